@@ -1,0 +1,139 @@
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { openStore, migrate } from './db/connection.ts';
+import { AppError, httpError, malformedJson } from './errors.ts';
+import type { AppContext, Services } from './http/context.ts';
+import { allowedMethods, mount } from './http/routes.ts';
+import { createLogger } from './logger.ts';
+import { apiRoutes } from './routes/api.ts';
+import { mountSunset } from './routes/sunset.ts';
+import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
+import type { JobQueue } from './jobs/jobQueue.ts';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  close(): Promise<void>;
+}
+
+const notFoundMessage =
+  'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.';
+
+/** Python's json accepts NaN and Infinity; turning them into strings lets validation name the field. */
+const specialNumbers = /(?<=[[,:]\s*)(-?Infinity|NaN)(?=\s*[,\]}])/g;
+
+/**
+ * Builds the Koa application over the given services.
+ * @param services store, settings, logger and job queue.
+ * @returns the Koa app.
+ */
+export function createApp(services: Services): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  Object.assign(app.context, { services });
+
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw httpError(404, notFoundMessage);
+    } catch (err) {
+      const e = err instanceof AppError ? err : toAppError(err, services.log, ctx.method, ctx.path);
+      ctx.status = e.status;
+      ctx.set(e.headers);
+      ctx.body = e.body;
+    }
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    services.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
+    // Clients decode every answer as JSON, 204s included; Koa strips Content-Type from empty
+    // statuses, so those are written by hand.
+    if (ctx.status === 204) {
+      ctx.respond = false;
+      ctx.res.writeHead(204, { 'Content-Type': 'application/json' });
+      ctx.res.end();
+    }
+  });
+
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      // Devices often post JSON without a content type; anything but a form upload is read as JSON.
+      detectJSON: (ctx) => !ctx.is('multipart/form-data') && !ctx.is('application/x-www-form-urlencoded'),
+      jsonLimit: '64mb',
+      encoding: 'utf-8',
+      jsonStrict: false,
+      onError: (err, ctx) => {
+        // co-body keeps the raw text on a parse error: retry once with NaN/Infinity quoted.
+        const raw = (err as { body?: unknown }).body;
+        try {
+          const quoted = typeof raw === 'string' ? raw.replace(specialNumbers, '"$1"') : raw;
+          if (typeof quoted !== 'string' || quoted === raw) throw err;
+          ctx.request.body = JSON.parse(quoted);
+        } catch {
+          throw malformedJson();
+        }
+      },
+    }),
+  );
+
+  const api = new Router({ prefix: '/api', strict: true });
+  mount(api, apiRoutes);
+  mount(api, v3Routes(), V3_PREFIX.slice('/api'.length));
+  if (services.config.legacyApi === 'sunset') mountSunset(api, services.config);
+  app.use(api.routes()).use(allowedMethods(api));
+  return app;
+}
+
+function toAppError(err: unknown, log: Logger, method: string, urlPath: string): AppError {
+  const status = (err as { status?: number }).status;
+  if (status && status >= 400 && status < 500) {
+    return httpError(status, (err as Error).message || 'Bad request');
+  }
+  log.error({ err, method, path: urlPath }, 'unhandled error');
+  return httpError(500, 'An internal error has occurred.');
+}
+
+/**
+ * Opens and migrates the store, then serves the API.
+ * @param config the settings.
+ * @param options a logger to use instead of a new one, and a job-queue factory.
+ * @returns the running server.
+ */
+export async function startServer(
+  config: Config,
+  options: { log?: Logger; jobs?: (db: Knex, config: Config, log: Logger) => JobQueue } = {},
+): Promise<RunningServer> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const db = openStore(path.join(config.dataDir, 'flexsite.sqlite'));
+  await migrate(db);
+  const jobs = options.jobs?.(db, config, log) ?? { ping: async () => undefined, close: async () => {} };
+  const services: Services = { db, config, log, jobs };
+  const app = createApp(services);
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  return {
+    url,
+    port,
+    services,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await jobs.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { parseIsoDuration } from './domain/time.ts';
+
+/**
+ * Every setting of the appliance, read from the environment. `PORT` and `HOST` keep their
+ * conventional names; everything else carries the `FLEXSITE_` prefix.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  logLevel: string;
+  /** Seconds a token stays valid. */
+  tokenMaxAgeS: number;
+  /** Default schedule length when a trigger sends no duration. */
+  planningHorizonMs: number;
+  /** Longest schedule: a number of steps of the sensor's resolution, or a fixed duration. */
+  maxPlanningHorizon: { steps: number } | { ms: number };
+  jobCacheTtlS: number;
+  /** Finished scheduling jobs are kept this long. */
+  planningTtlMs: number;
+  /** Queued jobs that did not start within this time expire. */
+  jobTtlMs: number;
+  allowDataOverwrite: boolean;
+  fallbackRedirect: boolean;
+  /** Worker threads for scheduling jobs. */
+  workerThreads: number;
+  /** Entity-address date codes per host, e.g. {"flexmeasures.io": "2021-01"}. */
+  hostsAndAuthStart: Record<string, string>;
+  legacyApi: 'sunset' | 'serve';
+  sunsetDate: string | null;
+  sunsetLink: string | null;
+}
+
+const bool = z
+  .string()
+  .regex(/^(1|0|true|false)$/i, 'expected 1, 0, true or false')
+  .transform((v) => v === '1' || v.toLowerCase() === 'true');
+const count = (min: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'expected a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`));
+const duration = z.string().transform((v, ctx) => {
+  const d = parseIsoDuration(v);
+  if (typeof d === 'string' || d.nominal) {
+    ctx.addIssue({ code: 'custom', message: `expected an ISO 8601 duration such as PT48H, got "${v}"` });
+    return z.NEVER;
+  }
+  return d.ms;
+});
+const stepsOrDuration = z.string().transform((v, ctx): Config['maxPlanningHorizon'] => {
+  if (/^\d+$/.test(v)) return { steps: Number(v) };
+  const d = parseIsoDuration(v);
+  if (typeof d === 'string' || d.nominal || d.ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `expected a number of steps or an ISO 8601 duration, got "${v}"` });
+    return z.NEVER;
+  }
+  return { ms: d.ms };
+});
+
+const schema = z.object({
+  PORT: count(0).default(5000).pipe(z.number().max(65535, 'must be at most 65535')),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  FLEXSITE_DATA_DIR: z.string().min(1).default('./data'),
+  FLEXSITE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FLEXSITE_TOKEN_MAX_AGE: count(1).default(21600),
+  FLEXSITE_PLANNING_HORIZON: duration.default(48 * 3600_000),
+  FLEXSITE_MAX_PLANNING_HORIZON: stepsOrDuration.default({ steps: 2520 }),
+  FLEXSITE_JOB_CACHE_TTL: count(0).default(3600),
+  FLEXSITE_PLANNING_TTL: duration.default(7 * 24 * 3600_000),
+  FLEXSITE_JOB_TTL: duration.default(24 * 3600_000),
+  FLEXSITE_ALLOW_DATA_OVERWRITE: bool.default(false),
+  FLEXSITE_FALLBACK_REDIRECT: bool.default(false),
+  FLEXSITE_WORKER_THREADS: count(1).default(1),
+  FLEXSITE_HOSTS_AND_AUTH_START: z
+    .string()
+    .transform((v, ctx) => {
+      try {
+        return z.record(z.string(), z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/)).parse(JSON.parse(v));
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'expected a JSON object of host → "YYYY-MM"' });
+        return z.NEVER;
+      }
+    })
+    .default({ 'flexmeasures.io': '2021-01' }),
+  FLEXSITE_LEGACY_API: z.enum(['sunset', 'serve']).default('sunset'),
+  FLEXSITE_API_SUNSET_DATE: z.string().optional(),
+  FLEXSITE_API_SUNSET_LINK: z.string().optional(),
+});
+
+/** Names and meanings of the settings, for the README and for error messages. */
+export const settingNames = Object.keys(schema.shape);
+
+/**
+ * Reads and validates the settings.
+ * @param env the environment to read, normally process.env.
+ * @returns the configuration, or throws ConfigError listing every bad value.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings count as unset, as a shell `FOO= cmd` usually means "default".
+  const present = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in schema.shape && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.FLEXSITE_DATA_DIR),
+    logLevel: e.FLEXSITE_LOG_LEVEL,
+    tokenMaxAgeS: e.FLEXSITE_TOKEN_MAX_AGE,
+    planningHorizonMs: e.FLEXSITE_PLANNING_HORIZON,
+    maxPlanningHorizon: e.FLEXSITE_MAX_PLANNING_HORIZON,
+    jobCacheTtlS: e.FLEXSITE_JOB_CACHE_TTL,
+    planningTtlMs: e.FLEXSITE_PLANNING_TTL,
+    jobTtlMs: e.FLEXSITE_JOB_TTL,
+    allowDataOverwrite: e.FLEXSITE_ALLOW_DATA_OVERWRITE,
+    fallbackRedirect: e.FLEXSITE_FALLBACK_REDIRECT,
+    workerThreads: e.FLEXSITE_WORKER_THREADS,
+    hostsAndAuthStart: e.FLEXSITE_HOSTS_AND_AUTH_START,
+    legacyApi: e.FLEXSITE_LEGACY_API,
+    sunsetDate: e.FLEXSITE_API_SUNSET_DATE ?? null,
+    sunsetLink: e.FLEXSITE_API_SUNSET_LINK ?? null,
+  };
+}
+
+/** A configuration that cannot be used; `problems` holds one line per bad setting. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import type { DateTime } from 'luxon';
+import { parseAwareDateTime, parseIsoDuration, type IsoDuration } from '../domain/time.ts';
+
+/** A timezone-aware ISO 8601 datetime; naive datetimes are refused. */
+export const awareDateTime = z
+  .string()
+  .transform((text, ctx): DateTime => {
+    const dt = parseAwareDateTime(text);
+    if (typeof dt !== 'string') return dt;
+    ctx.addIssue({
+      code: 'custom',
+      message: dt === 'naive' ? 'Not a valid aware datetime.' : 'Not a valid datetime.',
+    });
+    return z.NEVER;
+  })
+  .meta({ type: 'string', format: 'date-time' });
+
+/** An ISO 8601 duration in whole minutes (`PT15M`, `P0DT0H15M0S`, `P1D`, `-PT10M`). */
+export const isoDuration = z
+  .string()
+  .transform((text, ctx): IsoDuration => {
+    const d = parseIsoDuration(text);
+    if (typeof d === 'string') {
+      ctx.addIssue({ code: 'custom', message: `Cannot parse ${text} as ISO8601 duration: ${d}` });
+      return z.NEVER;
+    }
+    if (!d.nominal && d.ms % 60_000 !== 0) {
+      ctx.addIssue({ code: 'custom', message: 'FlexMeasures only support multiples of 1 minute.' });
+      return z.NEVER;
+    }
+    return d;
+  })
+  .meta({ type: 'string', format: 'duration' });
+
+/** A non-negative fixed-length duration, in milliseconds (sensor resolutions). */
+export const fixedDurationMs = isoDuration.transform((d, ctx) => {
+  if (d.nominal || d.ms < 0) {
+    ctx.addIssue({ code: 'custom', message: 'Only fixed, non-negative durations are supported here.' });
+    return z.NEVER;
+  }
+  return d.ms;
+});
+
+/** A JSON object carried as JSON text (`attributes` of sensors and assets travel this way). */
+export const jsonText = z
+  .string()
+  .transform((text, ctx): Record<string, unknown> => {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // fall through to the message below
+    }
+    ctx.addIssue({ code: 'custom', message: 'Not a valid JSON string.' });
+    return z.NEVER;
+  });
+
+/** A database id: a positive safe integer. */
+export const id = z.int().min(1);
+
+/** An integer from a URL part or query string; out-of-range or non-digit text is "Not a valid integer.". */
+export const intText = z.union([z.int(), z.string()]).transform((v, ctx) => {
+  const n = typeof v === 'number' ? v : /^-?\d{1,15}$/.test(v.trim()) ? Number(v) : NaN;
+  if (Number.isSafeInteger(n)) return n;
+  ctx.addIssue({ code: 'custom', message: 'Not a valid integer.' });
+  return z.NEVER;
+});
+
+const truthy = new Set(['true', '1', 'yes', 'y', 'on', 't']);
+const falsy = new Set(['false', '0', 'no', 'n', 'off', 'f']);
+/** A boolean from a query string, accepting Python-cased `True`/`False` as clients send them. */
+export const boolText = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'boolean') return v;
+  const key = v.trim().toLowerCase();
+  if (truthy.has(key)) return true;
+  if (falsy.has(key)) return false;
+  ctx.addIssue({ code: 'custom', message: 'Not a valid boolean.' });
+  return z.NEVER;
+});
+
+/** Names and other free text: bounded so a megabyte string is refused, not stored. */
+export const text = (max = 255) => z.string().trim().min(1).max(max);
+
+/** An IANA time zone name. */
+export const timezone = z.string().refine(
+  (tz) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { error: (iss) => `Timezone ${String(iss.input)} doesn't exist.` },
+);

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { fixedDurationMs, id, jsonText, text, timezone } from './fields.ts';
+import { isValidUnit } from '../domain/units.ts';
+
+const decimals = (v: number) => (String(v).split('.')[1] ?? '').replace(/e.*$/, '').length;
+
+const coordinate = (name: 'Latitude' | 'Longitude', limit: number) =>
+  z
+    .number()
+    .superRefine((v, ctx) => {
+      const lower = name.toLowerCase();
+      if (v < -limit) ctx.addIssue({ code: 'custom', message: `${name} ${v} exceeds the minimum ${lower} of -${limit} degrees.` });
+      if (v > limit) ctx.addIssue({ code: 'custom', message: `${name} ${v} exceeds the maximum ${lower} of ${limit} degrees.` });
+      if (decimals(v) > 7) ctx.addIssue({ code: 'custom', message: 'Latitudes and longitudes are limited to 7 decimal places.' });
+    })
+    .nullable();
+
+const assetFields = {
+  name: text(),
+  latitude: coordinate('Latitude', 90).optional(),
+  longitude: coordinate('Longitude', 180).optional(),
+  generic_asset_type_id: id,
+  attributes: jsonText.optional(),
+  parent_asset_id: id.nullable().optional(),
+};
+
+/** Body of POST /assets. Leaving out `account_id` makes a public asset (admins only). */
+export const assetCreate = z.strictObject({ ...assetFields, account_id: id.nullable().optional() });
+
+/** Body of PATCH /assets/<id>: any subset; `id` and `account_id` cannot change. */
+export const assetPatch = z.strictObject({
+  ...assetFields,
+  name: assetFields.name.optional(),
+  generic_asset_type_id: id.optional(),
+});
+
+const unit = z.string().max(80).refine(isValidUnit, { error: (iss) => `Unit '${String(iss.input)}' cannot be handled.` });
+
+/** Body of POST /sensors. */
+export const sensorCreate = z.strictObject({
+  name: text(),
+  unit,
+  event_resolution: fixedDurationMs,
+  generic_asset_id: id,
+  timezone: timezone.optional(),
+  attributes: jsonText.optional(),
+});
+
+/** Body of PATCH /sensors/<id>: descriptive fields only. */
+export const sensorPatch = z.strictObject({
+  name: text().optional(),
+  unit: unit.optional(),
+  event_resolution: fixedDurationMs.optional(),
+  timezone: timezone.optional(),
+  attributes: jsonText.optional(),
+});
+
+/** Body of PATCH /users/<id>. */
+export const userPatch = z.strictObject({
+  email: z.email().max(255).optional(),
+  username: text().optional(),
+  active: z.boolean().optional(),
+  timezone: timezone.optional(),
+  flexmeasures_roles: z.array(id).optional(),
+  last_login_at: z.string().nullable().optional(),
+  last_seen_at: z.string().nullable().optional(),
+});

@@ -1,0 +1,113 @@
+import type { Knex } from 'knex';
+
+/** Accounts, users with roles and tokens, asset types, assets and sensors. Times are UTC epoch ms. */
+export async function up(db: Knex): Promise<void> {
+  await db.schema.createTable('account', (t) => {
+    t.increments('id');
+    t.string('name', 100).notNullable().unique();
+    t.integer('consultancy_account_id').references('id').inTable('account').onDelete('SET NULL');
+  });
+  await db.schema.createTable('account_role', (t) => {
+    t.increments('id');
+    t.string('name', 80).notNullable().unique();
+    t.string('description', 255);
+  });
+  await db.schema.createTable('account_account_role', (t) => {
+    t.integer('account_id').notNullable().references('id').inTable('account').onDelete('CASCADE');
+    t.integer('account_role_id').notNullable().references('id').inTable('account_role').onDelete('CASCADE');
+    t.primary(['account_id', 'account_role_id']);
+  });
+  await db.schema.createTable('role', (t) => {
+    t.increments('id');
+    t.string('name', 80).notNullable().unique();
+    t.string('description', 255);
+  });
+  await db.schema.createTable('user', (t) => {
+    t.increments('id');
+    t.string('email', 255).notNullable().unique();
+    t.string('username', 255).notNullable().unique();
+    t.string('password_hash', 255).notNullable();
+    t.boolean('active').notNullable().defaultTo(true);
+    t.string('timezone', 64).notNullable().defaultTo('Europe/Amsterdam');
+    t.integer('account_id').notNullable().references('id').inTable('account').onDelete('CASCADE');
+    t.bigInteger('last_login_at');
+    t.bigInteger('last_seen_at');
+    t.index(['account_id']);
+  });
+  await db.schema.createTable('user_role', (t) => {
+    t.integer('user_id').notNullable().references('id').inTable('user').onDelete('CASCADE');
+    t.integer('role_id').notNullable().references('id').inTable('role').onDelete('CASCADE');
+    t.primary(['user_id', 'role_id']);
+  });
+  // Only a hash of each token is kept, so a copy of the database does not hand out sessions.
+  await db.schema.createTable('auth_token', (t) => {
+    t.string('token_hash', 64).primary();
+    t.integer('user_id').notNullable().references('id').inTable('user').onDelete('CASCADE');
+    t.bigInteger('expires_at').notNullable();
+    t.index(['user_id']);
+  });
+  await db.schema.createTable('generic_asset_type', (t) => {
+    t.increments('id');
+    t.string('name', 80).notNullable().unique();
+    t.string('description', 255);
+  });
+  await db.schema.createTable('generic_asset', (t) => {
+    t.increments('id');
+    t.string('name', 255).notNullable();
+    t.double('latitude');
+    t.double('longitude');
+    t.integer('generic_asset_type_id').notNullable().references('id').inTable('generic_asset_type');
+    // NULL account: a public asset.
+    t.integer('account_id').references('id').inTable('account').onDelete('CASCADE');
+    t.integer('parent_asset_id').references('id').inTable('generic_asset').onDelete('CASCADE');
+    t.text('attributes').notNullable().defaultTo('{}');
+    t.index(['account_id']);
+  });
+  await db.schema.createTable('sensor', (t) => {
+    t.increments('id');
+    t.string('name', 255).notNullable();
+    t.string('unit', 80).notNullable();
+    t.string('timezone', 64).notNullable().defaultTo('UTC');
+    t.bigInteger('event_resolution_ms').notNullable();
+    t.text('attributes').notNullable().defaultTo('{}');
+    t.integer('generic_asset_id').notNullable().references('id').inTable('generic_asset').onDelete('CASCADE');
+    t.index(['generic_asset_id']);
+  });
+
+  await db('role').insert([
+    { name: 'admin', description: 'Super user' },
+    { name: 'admin-reader', description: 'Can read everything' },
+    { name: 'account-admin', description: 'Can post and edit sensors and assets in their account' },
+    { name: 'consultant', description: 'Can read everything in consultancy client accounts' },
+  ]);
+  await db('account_role').insert(
+    ['Prosumer', 'MDC', 'Supplier', 'Aggregator', 'ESCO'].map((name) => ({ name })),
+  );
+  await db('generic_asset_type').insert([
+    { name: 'solar', description: 'solar panel(s)' },
+    { name: 'wind', description: 'wind turbine' },
+    { name: 'one-way_evse', description: 'uni-directional Electric Vehicle Supply Equipment' },
+    { name: 'two-way_evse', description: 'bi-directional Electric Vehicle Supply Equipment' },
+    { name: 'battery', description: 'stationary battery' },
+    { name: 'building', description: 'building' },
+    { name: 'process', description: 'process' },
+    { name: 'transmission zone', description: 'A grid regulated & balanced as a whole, usually a national grid.' },
+  ]);
+}
+
+export async function down(db: Knex): Promise<void> {
+  for (const table of [
+    'sensor',
+    'generic_asset',
+    'generic_asset_type',
+    'auth_token',
+    'user_role',
+    'user',
+    'role',
+    'account_account_role',
+    'account_role',
+    'account',
+  ]) {
+    await db.schema.dropTable(table);
+  }
+}

@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+import * as m0001 from './0001_accounts_users_assets_sensors.ts';
+
+interface Migration {
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/** Migrations in order. Listed in code so that bundled and packaged builds find them without a folder scan. */
+export const migrations: [string, Migration][] = [['0001_accounts_users_assets_sensors', m0001]];
+
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => migrations,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};

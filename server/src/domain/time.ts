@@ -1,0 +1,102 @@
+import { DateTime, Duration } from 'luxon';
+
+/** A parsed ISO 8601 duration. `nominal` durations (months, years) have no fixed length. */
+export interface IsoDuration {
+  ms: number;
+  nominal: boolean;
+  luxon: Duration;
+}
+
+/**
+ * Parses every ISO 8601 duration form clients send: `PT15M`, `P0DT0H15M0S` (pandas),
+ * `P1D`, `-PT10M`, fractional seconds.
+ * @param text the duration text.
+ * @returns the duration, or a human explanation of why it cannot be parsed.
+ */
+export function parseIsoDuration(text: string): IsoDuration | string {
+  const negative = text.startsWith('-');
+  const d = Duration.fromISO(negative ? text.slice(1) : text);
+  if (!d.isValid) return d.invalidExplanation ?? 'not an ISO 8601 duration';
+  const signed = negative ? d.negate() : d;
+  const nominal = d.years !== 0 || d.quarters !== 0 || d.months !== 0;
+  return { ms: signed.as('milliseconds'), nominal, luxon: signed };
+}
+
+/**
+ * Formats a duration with hours never folded into days (`PT48H`, `PT1H20M`, zero `PT0H`),
+ * as data and schedule messages do.
+ * @param ms the duration in milliseconds.
+ * @returns the ISO 8601 text.
+ */
+export function formatDurationHours(ms: number): string {
+  if (ms === 0) return 'PT0H';
+  const sign = ms < 0 ? '-' : '';
+  return sign + 'PT' + timeParts(Math.abs(ms), 'PT0H').slice(2);
+}
+
+/**
+ * Formats a sensor resolution with whole days (`PT15M`, `PT1H`, `P1D`, `P1DT2H`, zero `P0D`).
+ * @param ms the resolution in milliseconds.
+ * @returns the ISO 8601 text.
+ */
+export function formatResolution(ms: number): string {
+  if (ms === 0) return 'P0D';
+  const day = 86_400_000;
+  const days = Math.floor(ms / day);
+  const rest = ms - days * day;
+  if (rest === 0) return `P${days}D`;
+  return (days ? `P${days}D` : 'P') + timeParts(rest, '').slice(1);
+}
+
+function timeParts(ms: number, zero: string): string {
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  const text = (h ? `${h}H` : '') + (m ? `${m}M` : '') + (s ? `${s}S` : '');
+  return text ? `PT${text}` : zero;
+}
+
+/**
+ * Formats a duration as Python's timedelta prints it (`0:05:00`, `1 day, 0:00:00`), because
+ * resolution error messages of the reference use that form.
+ * @param ms the duration in milliseconds.
+ * @returns the text.
+ */
+export function formatTimedelta(ms: number): string {
+  const day = 86_400_000;
+  const days = Math.floor(ms / day);
+  let rest = ms - days * day;
+  const h = Math.floor(rest / 3_600_000);
+  rest -= h * 3_600_000;
+  const m = Math.floor(rest / 60_000);
+  const s = (rest - m * 60_000) / 1000;
+  const clock = `${h}:${String(m).padStart(2, '0')}:${String(Math.floor(s)).padStart(2, '0')}`;
+  const frac = s % 1 ? String(s % 1).slice(1).padEnd(7, '0') : '';
+  return (days ? `${days} day${days === 1 ? '' : 's'}, ` : '') + clock + frac;
+}
+
+const offsetAtEnd = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
+
+/**
+ * Parses an ISO 8601 datetime that must carry a UTC offset; the offset is kept for echoing.
+ * A space in place of `+` (an unescaped query string) is repaired.
+ * @param text the datetime text.
+ * @returns the datetime, or 'naive' / 'invalid'.
+ */
+export function parseAwareDateTime(text: string): DateTime | 'naive' | 'invalid' {
+  const fixed = text.trim().replace(/ (\d{2}(:?\d{2})?)$/, '+$1');
+  const dt = DateTime.fromISO(fixed, { setZone: true });
+  if (!dt.isValid) return 'invalid';
+  return offsetAtEnd.test(fixed) ? dt : 'naive';
+}
+
+/**
+ * Formats an instant as `YYYY-MM-DDTHH:MM:SS±HH:MM` in the given datetime's offset, a zero
+ * offset printed as `Z`, the way data and schedule messages report their start.
+ * @param dt the instant with the offset to show.
+ * @returns the text.
+ */
+export function formatStart(dt: DateTime): string {
+  const text = dt.toISO({ suppressMilliseconds: true, includeOffset: true }) ?? '';
+  return dt.offset === 0 ? text.replace(/(\+00:00|Z)$/, 'Z') : text;
+}

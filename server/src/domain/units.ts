@@ -1,0 +1,103 @@
+import { create, all, type Unit } from 'mathjs';
+
+/**
+ * Unit handling on top of mathjs' unit system: SI prefixes, energy, power, volume, flow,
+ * temperature, plus every three-letter currency code as its own base unit (EUR/MWh) and the
+ * dimensionless `%`, `‰` and `dimensionless`.
+ */
+const math = create(all, {});
+
+const dimensionless: Record<string, number> = { '': 1, dimensionless: 1, '%': 0.01, percent: 0.01, '‰': 0.001 };
+
+/** Rewrites the short scientific notation clients send into mathjs syntax. */
+function normalise(unit: string): string {
+  return unit
+    .trim()
+    .replace(/³/g, '^3')
+    .replace(/²/g, '^2')
+    .replace(/°C/g, 'degC')
+    .replace(/°F/g, 'degF')
+    .replace(/\*\*/g, '^')
+    .replace(/·/g, ' ');
+}
+
+/** Currencies become base units on first sight, so `EUR/MWh` and `KRW/kWh` parse but never inter-convert. */
+function ensureCurrencies(unit: string): void {
+  for (const code of unit.match(/\b[A-Z]{3}\b/g) ?? []) {
+    if (!math.Unit.isValuelessUnit(code)) math.createUnit(code);
+  }
+}
+
+function parse(unit: string): Unit | undefined {
+  const text = normalise(unit);
+  try {
+    ensureCurrencies(text);
+    return math.unit(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** @returns whether the unit can be handled at all. */
+export function isValidUnit(unit: string): boolean {
+  return unit.trim() in dimensionless || parse(unit) !== undefined;
+}
+
+/** A linear conversion `to = scale · from + offset` (offsets only occur for temperatures). */
+export interface Conversion {
+  scale: number;
+  offset: number;
+}
+
+/**
+ * Works out how to convert values from one unit to another, including stock ↔ flow conversions
+ * over one event of `resolutionMs` (kWh per 15 minutes ↔ kW: ×4).
+ * @param from the unit of the values.
+ * @param to the wanted unit.
+ * @param resolutionMs the event length; stock ↔ flow needs it non-zero.
+ * @returns the conversion, or undefined when the units are not convertible.
+ */
+export function conversion(from: string, to: string, resolutionMs: number): Conversion | undefined {
+  if (from.trim() === to.trim()) return { scale: 1, offset: 0 };
+  const df = dimensionless[from.trim()];
+  const dt = dimensionless[to.trim()];
+  if (df !== undefined || dt !== undefined) {
+    return df !== undefined && dt !== undefined ? { scale: df / dt, offset: 0 } : undefined;
+  }
+  const a = parse(from);
+  const b = parse(to);
+  if (!a || !b) return undefined;
+  const convert = (x: number): number | undefined => {
+    const value = math.unit(x, normalise(from));
+    if (value.equalBase(b)) return value.toNumber(normalise(to));
+    if (!resolutionMs) return undefined;
+    const step = math.unit(resolutionMs / 3_600_000, 'h');
+    const perStep = math.divide(value, step) as Unit; // stock → flow
+    if (perStep.equalBase(b)) return perStep.toNumber(normalise(to));
+    const overStep = math.multiply(value, step) as Unit; // flow → stock
+    if (overStep.equalBase(b)) return overStep.toNumber(normalise(to));
+    return undefined;
+  };
+  const zero = convert(0);
+  const one = convert(1);
+  if (zero === undefined || one === undefined) return undefined;
+  return { scale: one - zero, offset: zero };
+}
+
+/** @returns whether values in `unit` are a power (convertible to MW). */
+export function isPowerUnit(unit: string): boolean {
+  const u = parse(unit);
+  return Boolean(u && u.equalBase(math.unit('MW')));
+}
+
+/** @returns whether values in `unit` are an energy (convertible to MWh). */
+export function isEnergyUnit(unit: string): boolean {
+  const u = parse(unit);
+  return Boolean(u && u.equalBase(math.unit('MWh')));
+}
+
+/** @returns whether `unit` is a currency per energy unit, e.g. EUR/MWh. */
+export function isEnergyPriceUnit(unit: string): boolean {
+  const m = /^([A-Z]{3})\/(.+)$/.exec(unit.trim());
+  return Boolean(m && isEnergyUnit(m[2]));
+}

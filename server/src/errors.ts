@@ -1,0 +1,52 @@
+/**
+ * The one error representation of the server: an HTTP status and the exact JSON body that the
+ * reference implementation sends for that case. Handlers throw these; the error middleware
+ * renders them unchanged.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.message === 'string' ? body.message : JSON.stringify(body.message ?? body.status));
+    this.name = 'AppError';
+  }
+}
+
+/** Field messages per location, e.g. {"json": {"start": ["Not a valid aware datetime."]}}. */
+export type FieldErrors = Record<string, unknown>;
+export type Location = 'json' | 'query' | 'path' | 'args_and_json';
+
+export const unauthorized = () =>
+  new AppError(401, {
+    message: 'You could not be properly authenticated for this content or functionality.',
+    status: 'UNAUTHORIZED',
+  });
+
+export const forbidden = () =>
+  new AppError(403, {
+    result: 'Rejected',
+    status: 'INVALID_SENDER',
+    message: 'You cannot be authorized for this content or functionality.',
+  });
+
+/** Werkzeug-style HTTP error: `{"message", "status": <int>}`. */
+export const httpError = (status: number, message: string) => new AppError(status, { message, status });
+
+export const notFound = (message: string) => httpError(404, message);
+
+export const malformedJson = () =>
+  httpError(400, 'The browser (or proxy) sent a request that this server could not understand.');
+
+/** 422 with field messages under their request location. */
+export const unprocessable = (location: Location, fields: FieldErrors | string) =>
+  new AppError(422, { message: { [location]: fields }, result: 'Rejected', status: 'UNPROCESSABLE_ENTITY' });
+
+/** 422 for one field, the common case in handlers. */
+export const fieldError = (location: Location, field: string, message: string) =>
+  unprocessable(location, { [field]: [message] });
+
+/** USEF-style envelope error: `{"result": "Rejected", "status": NAME, "message"}`. */
+export const rejected = (httpStatus: number, statusName: string, message: string, resultKey = 'result') =>
+  new AppError(httpStatus, { [resultKey]: 'Rejected', status: statusName, message });

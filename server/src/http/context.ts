@@ -1,0 +1,20 @@
+import type Koa from 'koa';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { User } from '../store/users.ts';
+import type { JobQueue } from '../jobs/jobQueue.ts';
+
+/** What every request handler can reach. */
+export interface Services {
+  db: Knex;
+  config: Config;
+  log: Logger;
+  jobs: JobQueue;
+}
+
+export interface AppState {
+  user?: User;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState, { services: Services; params: Record<string, string> }>;

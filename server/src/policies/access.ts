@@ -1,0 +1,53 @@
+import { forbidden } from '../errors.ts';
+import type { User } from '../store/users.ts';
+
+export type Permission = 'create-children' | 'read' | 'update' | 'delete';
+
+/** What a permission is checked on. Sensors are judged by the account of their asset. */
+export type AccessContext =
+  | { kind: 'account'; id: number; consultancyAccountId: number | null }
+  | { kind: 'user'; id: number; accountId: number }
+  | { kind: 'asset'; accountId: number | null; consultancyAccountId: number | null }
+  | { kind: 'sensor'; accountId: number | null; consultancyAccountId: number | null };
+
+const isMember = (u: User, accountId: number | null) => accountId !== null && u.account_id === accountId;
+const isAccountAdmin = (u: User, accountId: number | null) => isMember(u, accountId) && u.roles.includes('account-admin');
+const isConsultantOf = (u: User, consultancyAccountId: number | null) =>
+  consultancyAccountId !== null && u.roles.includes('consultant') && u.account_id === consultancyAccountId;
+
+/**
+ * Decides one permission following the reference's access lists: admins may do everything,
+ * admin-readers may read everything, everyone else per the object's rules.
+ * @param user the authenticated caller.
+ * @param permission what the caller wants to do.
+ * @param ctx the object it is done to.
+ * @returns whether it is allowed.
+ */
+export function can(user: User, permission: Permission, ctx: AccessContext): boolean {
+  if (user.roles.includes('admin')) return true;
+  if (permission === 'read' && user.roles.includes('admin-reader')) return true;
+  switch (ctx.kind) {
+    case 'account':
+      if (permission === 'create-children') return isAccountAdmin(user, ctx.id);
+      if (permission === 'read') return isMember(user, ctx.id) || isConsultantOf(user, ctx.consultancyAccountId);
+      if (permission === 'update') return isMember(user, ctx.id);
+      return false;
+    case 'user':
+      if (permission === 'read') return isMember(user, ctx.accountId);
+      if (permission === 'update') return user.id === ctx.id || isAccountAdmin(user, ctx.accountId);
+      return false;
+    case 'asset':
+    case 'sensor':
+      // Public objects (no account) are readable by every logged-in user and writable by admins only.
+      if (ctx.accountId === null) return permission === 'read';
+      if (permission === 'read') return isMember(user, ctx.accountId) || isConsultantOf(user, ctx.consultancyAccountId);
+      if (permission === 'create-children') return isMember(user, ctx.accountId);
+      if (permission === 'update') return ctx.kind === 'asset' ? isMember(user, ctx.accountId) : isAccountAdmin(user, ctx.accountId);
+      return isAccountAdmin(user, ctx.accountId);
+  }
+}
+
+/** Throws the 403 answer unless `can` allows it. */
+export function authorize(user: User, permission: Permission, ctx: AccessContext): void {
+  if (!can(user, permission, ctx)) throw forbidden();
+}

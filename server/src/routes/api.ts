@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import { checkPassword } from '../domain/passwords.ts';
+import type { RouteSpec } from '../http/routes.ts';
+import type { AppContext } from '../http/context.ts';
+import { issueToken } from '../store/tokens.ts';
+import { getUserWithHashByEmail, updateUser } from '../store/users.ts';
+
+/** The FlexMeasures release whose wire behaviour this server reproduces (PEP 440). */
+export const FLEXMEASURES_VERSION = '0.18.1';
+
+const tokenRequest = z.object({ email: z.string(), password: z.string() });
+
+const tokenError = (status: number, message: string) => new AppError(status, { errors: [message], status });
+
+/** Version-independent endpoints under /api. */
+export const apiRoutes: RouteSpec[] = [
+  {
+    method: 'GET',
+    path: '/',
+    summary: 'List the available API versions',
+    public: true,
+    async handler(ctx) {
+      ctx.body = {
+        flexmeasures_version: FLEXMEASURES_VERSION,
+        message:
+          'For these API versions a public endpoint is available, listing its service. For example: /api/v3_0. ' +
+          'An authentication token can be requested at: /api/requestAuthToken',
+        status: 200,
+        versions: ['v3_0'],
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/requestAuthToken',
+    summary: 'Obtain an authentication token',
+    public: true,
+    request: { json: tokenRequest },
+    async handler(ctx) {
+      // Any Authorization header is ignored here: some clients resend a stale one when logging in again.
+      if (!ctx.is('application/json')) throw tokenError(400, 'Content-type of request must be application/json');
+      const body = (ctx.request.body ?? {}) as Record<string, unknown>;
+      if (typeof body.email !== 'string' || !body.email) throw tokenError(400, "Please provide the 'email' parameter.");
+      const { db, config } = ctx.services;
+      const user = await getUserWithHashByEmail(db, body.email);
+      if (!user) throw tokenError(404, `User with email '${body.email}' does not exist`);
+      if (typeof body.password !== 'string' || !body.password) {
+        throw tokenError(400, "Please provide the 'password' parameter.");
+      }
+      if (!(await checkPassword(body.password, user.passwordHash))) throw tokenError(401, 'User password does not match.');
+      const token = await db.transaction(async (trx) => {
+        await updateUser(trx, user.id, { last_login_at: Date.now() });
+        return issueToken(trx, user.id, config.tokenMaxAgeS);
+      });
+      ctx.body = { auth_token: token, user_id: user.id, status: 200 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/ops/ping',
+    summary: 'Check that the server answers',
+    public: true,
+    async handler(ctx) {
+      ctx.body = { message: 'ok', status: 200 };
+    },
+  },
+];
+
+/** Readiness of the stores, shared by the v3.0 route. */
+export async function readiness(ctx: AppContext): Promise<void> {
+  const { db, jobs } = ctx.services;
+  const sql = await Promise.race([
+    db.raw('select 1').then(
+      () => true,
+      () => false,
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref()),
+  ]);
+  const queue = await jobs.ping();
+  const body: Record<string, unknown> = { database_sql: sql };
+  if (queue !== undefined) body.database_redis = queue;
+  const ok = sql && queue !== false;
+  ctx.status = ok ? 200 : 503;
+  ctx.body = { ...body, status: ctx.status };
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import type { RouteSpec } from '../http/routes.ts';
+import { FLEXMEASURES_VERSION } from './api.ts';
+
+const toSchema = (schema: z.ZodType) =>
+  // `io: 'input'` describes what a client sends; transforms (datetimes, durations) stay strings.
+  z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+
+const errorBody = {
+  type: 'object',
+  properties: { message: {}, status: { type: ['string', 'integer'] }, result: { type: 'string' } },
+};
+
+/**
+ * Generates the OpenAPI 3.1 document from the route specs and the zod schemas that validate
+ * each request, so that the description cannot drift from what the server accepts.
+ * @param routes the endpoints.
+ * @param prefix the path prefix the routes are mounted under.
+ * @param origin the server's origin as the client reached it.
+ * @returns the OpenAPI document.
+ */
+export function openApiDocument(routes: RouteSpec[], prefix: string, origin: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = prefix + route.path.replace(/:(\w+)/g, '{$1}');
+    const parameters: unknown[] = [];
+    for (const [where, schema] of [
+      ['path', route.request?.params],
+      ['query', route.request?.query],
+    ] as const) {
+      if (!schema) continue;
+      const json = toSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
+      for (const [name, s] of Object.entries(json.properties ?? {})) {
+        parameters.push({ name, in: where, required: where === 'path' || Boolean(json.required?.includes(name)), schema: s });
+      }
+    }
+    const responses: Record<string, unknown> = {};
+    for (const [code, description] of Object.entries(route.responses ?? { 200: 'success' })) {
+      responses[code] = { description };
+    }
+    if (!route.public) {
+      responses['401'] = { description: 'missing, expired or invalid token', content: { 'application/json': { schema: errorBody } } };
+      responses['403'] = { description: 'not allowed for this caller', content: { 'application/json': { schema: errorBody } } };
+    }
+    if (route.request) {
+      responses['422'] = { description: 'invalid input, messages per field', content: { 'application/json': { schema: errorBody } } };
+    }
+    const body = route.request?.json
+      ? { required: true, content: { 'application/json': { schema: toSchema(route.request.json) } } }
+      : route.request?.multipart
+        ? { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } }
+        : undefined;
+    (paths[path] ??= {})[route.method.toLowerCase()] = {
+      summary: route.summary,
+      ...(parameters.length ? { parameters } : {}),
+      ...(body ? { requestBody: body } : {}),
+      responses,
+      ...(route.public ? { security: [] } : {}),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Flexsite API',
+      version: '3.0',
+      description: `Wire-compatible with FlexMeasures ${FLEXMEASURES_VERSION}. Send the token from POST /api/requestAuthToken in the Authorization header.`,
+    },
+    servers: [{ url: origin }],
+    components: {
+      securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization' } },
+    },
+    security: [{ token: [] }],
+    paths,
+  };
+}

@@ -1,0 +1,54 @@
+import type { RouteSpec } from '../../http/routes.ts';
+import { readiness } from '../api.ts';
+import { openApiDocument } from '../openapi.ts';
+import { accountRoutes } from './accounts.ts';
+import { assetRoutes } from './assets.ts';
+import { sensorRoutes } from './sensors.ts';
+import { userRoutes } from './users.ts';
+
+export const V3_PREFIX = '/api/v3_0';
+
+/** Koa `:id` placeholders written the way the reference lists them, `<id>`. */
+const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
+
+/** Every v3.0 endpoint. Order matters where paths overlap: `/assets/public` before `/assets/:id`. */
+export function v3Routes(): RouteSpec[] {
+  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes];
+  const all: RouteSpec[] = [
+    {
+      method: 'GET',
+      path: '',
+      summary: 'Obtain a service listing for this version',
+      public: true,
+      async handler(ctx) {
+        const root = `${ctx.protocol}://${ctx.host}`;
+        const services = all
+          .map((r) => ({
+            description: r.summary,
+            name: `${r.method} ${ruleOf(r.path)}`,
+            url: root + V3_PREFIX + ruleOf(r.path),
+          }))
+          .sort((a, b) => a.url.localeCompare(b.url) || a.name.localeCompare(b.name));
+        ctx.body = { message: 'Request has been processed.', services, status: 'PROCESSED', version: '3.0' };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/health/ready',
+      summary: 'Get readiness status',
+      public: true,
+      handler: readiness,
+    },
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      summary: 'OpenAPI 3.1 description of this API',
+      public: true,
+      async handler(ctx) {
+        ctx.body = openApiDocument(all, V3_PREFIX, `${ctx.protocol}://${ctx.host}`);
+      },
+    },
+    ...resources,
+  ];
+  return all;
+}

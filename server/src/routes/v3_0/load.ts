@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { fieldError, notFound } from '../../errors.ts';
+import { intText } from '../../contracts/fields.ts';
+import { parseInput } from '../../http/validate.ts';
+import type { AppContext } from '../../http/context.ts';
+import type { AccessContext } from '../../policies/access.ts';
+import { getAccount, type Account } from '../../store/accounts.ts';
+import { getAsset, type Asset } from '../../store/assets.ts';
+import { getSensor, type SensorInContext } from '../../store/sensors.ts';
+import { getUser, type User } from '../../store/users.ts';
+
+/** The `:id` path part as a number; anything but an integer is a 422 under `path`. */
+export const idParams = z.object({ id: intText });
+
+export function pathId(ctx: AppContext, key = 'id'): number {
+  return parseInput(z.object({ [key]: intText }), ctx.params, 'path')[key] as number;
+}
+
+/** Loads the asset of the path, 404 when unknown. */
+export async function loadAsset(ctx: AppContext, assetId = pathId(ctx)): Promise<Asset> {
+  const asset = await getAsset(ctx.services.db, assetId);
+  if (!asset) throw notFound(`GenericAsset ${assetId} not found`);
+  return asset;
+}
+
+/** Loads a sensor; unknown sensors are a 422 under the given field, as the reference answers. */
+export async function loadSensor(
+  ctx: AppContext,
+  sensorId = pathId(ctx),
+  where: { location: 'path' | 'json' | 'query'; field: string } = { location: 'path', field: 'id' },
+): Promise<SensorInContext> {
+  const sensor = await getSensor(ctx.services.db, sensorId);
+  if (!sensor) throw fieldError(where.location, where.field, `No sensor found with id ${sensorId}.`);
+  return sensor;
+}
+
+/** Loads the user of the path, 404 when unknown. */
+export async function loadUser(ctx: AppContext, userId = pathId(ctx)): Promise<User> {
+  const user = await getUser(ctx.services.db, userId);
+  if (!user) throw notFound(`User ${userId} not found`);
+  return user;
+}
+
+/** Loads an account, 404 when unknown. */
+export async function loadAccount(ctx: AppContext, accountId: number): Promise<Account> {
+  const account = await getAccount(ctx.services.db, accountId);
+  if (!account) throw notFound(`Account ${accountId} not found`);
+  return account;
+}
+
+/** The access context of an account. */
+export const accountAccess = (a: Account): AccessContext => ({
+  kind: 'account',
+  id: a.id,
+  consultancyAccountId: a.consultancy_account_id,
+});
+
+/** The access context of anything owned through an asset (the asset itself or its sensors). */
+export async function ownedAccess(
+  ctx: AppContext,
+  kind: 'asset' | 'sensor',
+  accountId: number | null,
+): Promise<AccessContext> {
+  const account = accountId === null ? undefined : await getAccount(ctx.services.db, accountId);
+  return { kind, accountId, consultancyAccountId: account?.consultancy_account_id ?? null };
+}

@@ -1,0 +1,63 @@
+import type { Knex } from 'knex';
+
+export interface Account {
+  id: number;
+  name: string;
+  consultancy_account_id: number | null;
+}
+
+export interface AccountRole {
+  id: number;
+  name: string;
+}
+
+/** @returns the account, or undefined. */
+export async function getAccount(db: Knex, id: number): Promise<Account | undefined> {
+  return db<Account>('account').where({ id }).first();
+}
+
+/** @returns every account, by id. */
+export async function listAccounts(db: Knex): Promise<Account[]> {
+  return db<Account>('account').orderBy('id');
+}
+
+/** @returns the accounts that have `consultancyId` as their consultancy. */
+export async function listClientAccounts(db: Knex, consultancyId: number): Promise<Account[]> {
+  return db<Account>('account').where({ consultancy_account_id: consultancyId }).orderBy('id');
+}
+
+/** @returns the account roles of each account id given. */
+export async function accountRoles(db: Knex, accountIds: number[]): Promise<Map<number, AccountRole[]>> {
+  const rows = await db('account_account_role as aar')
+    .join('account_role as r', 'r.id', 'aar.account_role_id')
+    .whereIn('aar.account_id', accountIds)
+    .orderBy('r.id')
+    .select<{ account_id: number; id: number; name: string }[]>('aar.account_id', 'r.id', 'r.name');
+  const byAccount = new Map<number, AccountRole[]>(accountIds.map((a) => [a, []]));
+  for (const r of rows) byAccount.get(r.account_id)?.push({ id: r.id, name: r.name });
+  return byAccount;
+}
+
+/**
+ * Creates an account with the named account roles (created when new).
+ * @returns the new account.
+ */
+export async function createAccount(
+  trx: Knex.Transaction,
+  props: { name: string; roles: string[]; consultancyAccountId: number | null },
+): Promise<Account> {
+  const [row] = await trx('account')
+    .insert({ name: props.name, consultancy_account_id: props.consultancyAccountId })
+    .returning<Account[]>(['id', 'name', 'consultancy_account_id']);
+  for (const name of props.roles) {
+    await trx('account_role').insert({ name }).onConflict('name').ignore();
+    const role = await trx('account_role').where({ name }).first<{ id: number }>('id');
+    await trx('account_account_role').insert({ account_id: row.id, account_role_id: role.id });
+  }
+  return row;
+}
+
+/** Deletes an account; its users, assets, sensors and their data go with it (foreign-key cascade). */
+export async function deleteAccount(trx: Knex.Transaction, id: number): Promise<boolean> {
+  return (await trx('account').where({ id }).delete()) > 0;
+}

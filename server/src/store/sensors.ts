@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import { defined } from './defined.ts';
+
+export interface Sensor {
+  id: number;
+  name: string;
+  unit: string;
+  timezone: string;
+  event_resolution_ms: number;
+  attributes: Record<string, unknown>;
+  generic_asset_id: number;
+}
+
+/** A sensor together with the account and type of its asset, which permissions and schedulers need. */
+export interface SensorInContext extends Sensor {
+  account_id: number | null;
+  asset_type: string;
+}
+
+type DbSensor = Omit<Sensor, 'attributes'> & { attributes: string };
+
+const fromRow = <T extends DbSensor>(r: T): Omit<T, 'attributes'> & { attributes: Record<string, unknown> } => ({
+  ...r,
+  event_resolution_ms: Number(r.event_resolution_ms),
+  attributes: JSON.parse(r.attributes) as Record<string, unknown>,
+});
+
+/** @returns the sensor with its asset's account and type, or undefined. */
+export async function getSensor(db: Knex, id: number): Promise<SensorInContext | undefined> {
+  const row = await db('sensor as s')
+    .join('generic_asset as a', 'a.id', 's.generic_asset_id')
+    .join('generic_asset_type as t', 't.id', 'a.generic_asset_type_id')
+    .where('s.id', id)
+    .first<(DbSensor & { account_id: number | null; asset_type: string }) | undefined>(
+      's.*',
+      'a.account_id',
+      't.name as asset_type',
+    );
+  return row && fromRow(row);
+}
+
+/** @returns the sensors on assets of the account. */
+export async function listSensors(db: Knex, filter: { accountId?: number; assetId?: number }): Promise<Sensor[]> {
+  const q = db('sensor as s').join('generic_asset as a', 'a.id', 's.generic_asset_id').select<DbSensor[]>('s.*');
+  if (filter.accountId !== undefined) q.where('a.account_id', filter.accountId);
+  if (filter.assetId !== undefined) q.where('s.generic_asset_id', filter.assetId);
+  return (await q.orderBy('s.id')).map(fromRow);
+}
+
+/** @returns the new sensor. */
+export async function createSensor(trx: Knex.Transaction, props: Omit<Sensor, 'id'>): Promise<Sensor> {
+  const [{ id }] = await trx('sensor')
+    .insert({ ...props, attributes: JSON.stringify(props.attributes) })
+    .returning<{ id: number }[]>('id');
+  return (await getSensor(trx, id))!;
+}
+
+/** Updates the given fields of a sensor. */
+export async function updateSensor(
+  trx: Knex.Transaction,
+  id: number,
+  changes: Partial<Pick<Sensor, 'name' | 'unit' | 'timezone' | 'event_resolution_ms' | 'attributes'>>,
+): Promise<void> {
+  const row: Record<string, unknown> = defined(changes);
+  if (changes.attributes) row.attributes = JSON.stringify(changes.attributes);
+  if (Object.keys(row).length) await trx('sensor').where({ id }).update(row);
+}
+
+/** Deletes a sensor; its data cascades. */
+export async function deleteSensor(trx: Knex.Transaction, id: number): Promise<boolean> {
+  return (await trx('sensor').where({ id }).delete()) > 0;
+}

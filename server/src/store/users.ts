@@ -1,0 +1,134 @@
+import type { Knex } from 'knex';
+import { defined } from './defined.ts';
+
+export interface User {
+  id: number;
+  email: string;
+  username: string;
+  active: boolean;
+  timezone: string;
+  account_id: number;
+  last_login_at: number | null;
+  last_seen_at: number | null;
+  /** Role names, e.g. ['account-admin']. */
+  roles: string[];
+  roleIds: number[];
+}
+
+interface DbUser extends Omit<User, 'roles' | 'roleIds' | 'active'> {
+  active: number | boolean;
+  password_hash: string;
+}
+
+const columns = ['id', 'email', 'username', 'active', 'timezone', 'account_id', 'last_login_at', 'last_seen_at'];
+
+async function withRoles(db: Knex, rows: DbUser[]): Promise<User[]> {
+  if (!rows.length) return [];
+  const roleRows = await db('user_role as ur')
+    .join('role as r', 'r.id', 'ur.role_id')
+    .whereIn(
+      'ur.user_id',
+      rows.map((r) => r.id),
+    )
+    .orderBy('r.id')
+    .select<{ user_id: number; id: number; name: string }[]>('ur.user_id', 'r.id', 'r.name');
+  return rows.map((r) => {
+    const mine = roleRows.filter((x) => x.user_id === r.id);
+    return {
+      id: r.id,
+      email: r.email,
+      username: r.username,
+      active: Boolean(r.active),
+      timezone: r.timezone,
+      account_id: r.account_id,
+      last_login_at: r.last_login_at === null ? null : Number(r.last_login_at),
+      last_seen_at: r.last_seen_at === null ? null : Number(r.last_seen_at),
+      roles: mine.map((x) => x.name),
+      roleIds: mine.map((x) => x.id),
+    };
+  });
+}
+
+/** @returns the user, or undefined. */
+export async function getUser(db: Knex, id: number): Promise<User | undefined> {
+  const rows = await db<DbUser>('user').where({ id }).select(columns);
+  return (await withRoles(db, rows))[0];
+}
+
+/** @returns the user with this email (case-insensitive) and the password hash, or undefined. */
+export async function getUserWithHashByEmail(
+  db: Knex,
+  email: string,
+): Promise<(User & { passwordHash: string }) | undefined> {
+  const row = await db<DbUser>('user').whereRaw('lower(email) = ?', [email.toLowerCase()]).first();
+  if (!row) return undefined;
+  const [user] = await withRoles(db, [row]);
+  return { ...user, passwordHash: row.password_hash };
+}
+
+/** @returns users of the accounts (all when undefined), active ones unless includeInactive. */
+export async function listUsers(
+  db: Knex,
+  filter: { accountId?: number; includeInactive?: boolean } = {},
+): Promise<User[]> {
+  const q = db<DbUser>('user').select(columns).orderBy('id');
+  if (filter.accountId !== undefined) q.where({ account_id: filter.accountId });
+  if (!filter.includeInactive) q.where({ active: true });
+  return withRoles(db, await q);
+}
+
+/** @returns every role as {id, name}. */
+export async function listRoles(db: Knex): Promise<{ id: number; name: string; description: string }[]> {
+  return db('role').orderBy('id').select('id', 'name', 'description');
+}
+
+/**
+ * Creates a user.
+ * @returns the new user.
+ */
+export async function createUser(
+  trx: Knex.Transaction,
+  props: {
+    email: string;
+    username: string;
+    passwordHash: string;
+    accountId: number;
+    roleIds: number[];
+    timezone?: string;
+    active?: boolean;
+  },
+): Promise<User> {
+  const [{ id }] = await trx('user')
+    .insert({
+      email: props.email,
+      username: props.username,
+      password_hash: props.passwordHash,
+      account_id: props.accountId,
+      timezone: props.timezone ?? 'Europe/Amsterdam',
+      active: props.active ?? true,
+    })
+    .returning<{ id: number }[]>('id');
+  await setRoles(trx, id, props.roleIds);
+  return (await getUser(trx, id))!;
+}
+
+/** Replaces the user's roles. */
+export async function setRoles(trx: Knex.Transaction, userId: number, roleIds: number[]): Promise<void> {
+  await trx('user_role').where({ user_id: userId }).delete();
+  if (roleIds.length) await trx('user_role').insert(roleIds.map((role_id) => ({ user_id: userId, role_id })));
+}
+
+/** Updates plain columns of a user. */
+export async function updateUser(
+  trx: Knex.Transaction,
+  id: number,
+  changes: Partial<{ email: string; username: string; active: boolean; timezone: string; password_hash: string; last_login_at: number }>,
+): Promise<void> {
+  const row = defined(changes);
+  if (Object.keys(row).length) await trx('user').where({ id }).update(row);
+}
+
+/** Deletes a user (tokens and roles cascade). */
+export async function deleteUser(trx: Knex.Transaction, id: number): Promise<boolean> {
+  return (await trx('user').where({ id }).delete()) > 0;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'server/src/**/*.test.ts', 'worker/src/**/*.test.ts'],
+    // Each test file starts its own server over its own SQLite file; files run in parallel processes.
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    env: { TZ: 'UTC' },
+  },
+});
