@@ -56,11 +56,14 @@ export const jsonText = z
     return z.NEVER;
   });
 
+/** An integer field; zod cannot tell "not an integer" from "not a number" on its own. */
+export const int = () => z.int({ error: 'Not a valid integer.' });
+
 /** A database id: a positive safe integer. */
-export const id = z.int().min(1);
+export const id = int().min(1);
 
 /** An integer from a URL part or query string; out-of-range or non-digit text is "Not a valid integer.". */
-export const intText = z.union([z.int(), z.string()]).transform((v, ctx) => {
+export const intText = z.union([int(), z.string()]).transform((v, ctx) => {
   const n = typeof v === 'number' ? v : /^-?\d{1,15}$/.test(v.trim()) ? Number(v) : NaN;
   if (Number.isSafeInteger(n)) return n;
   ctx.addIssue({ code: 'custom', message: 'Not a valid integer.' });

@@ -74,6 +74,8 @@ function messageOf(issue: Issue): string {
       if (issue.expected === 'number' && typeof issue.input === 'number') {
         return 'Special numeric values (nan or infinity) are not permitted.';
       }
+      // A schema-specific message (e.g. on integer fields) wins over the generic wording.
+      if (!issue.message.startsWith('Invalid input')) return issue.message;
       return typeMessages[issue.expected] ?? 'Invalid input type.';
     }
     case 'invalid_value':

@@ -1,0 +1,37 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.ts';
+import { CliError, createCliContext } from './context.ts';
+import { registerResourceCommands } from './resources.ts';
+
+/** The command line: `npm run --silent cli -- <command> [--json]`. */
+async function main(argv: string[]): Promise<number> {
+  const program = new Command('flexsite')
+    .description('Flexsite command line: manage accounts, users, assets, sensors and data')
+    .option('--json', 'print exactly one JSON object as the last line of stdout')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  const cli = createCliContext(() => Boolean(program.opts().json));
+  registerResourceCommands(program, cli);
+  for (const sub of program.commands) sub.exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof CliError || err instanceof ConfigError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await cli.close();
+  }
+}
+
+main(process.argv).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

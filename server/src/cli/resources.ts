@@ -1,0 +1,172 @@
+import readline from 'node:readline/promises';
+import type { Command } from 'commander';
+import { timezone } from '../contracts/fields.ts';
+import { hashPassword, randomPassword } from '../domain/passwords.ts';
+import { createToyAccount } from '../commands/toyAccount.ts';
+import * as accounts from '../store/accounts.ts';
+import { deleteAsset, getAsset, listAssets } from '../store/assets.ts';
+import { deleteSensor, getSensor, listSensors } from '../store/sensors.ts';
+import { revokeTokens } from '../store/tokens.ts';
+import * as users from '../store/users.ts';
+import { CliError, type CliContext } from './context.ts';
+
+const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+const int = (v: string) => {
+  if (!/^\d+$/.test(v)) throw new CliError(`expected a number, got "${v}"`);
+  return Number(v);
+};
+
+function table(rows: Record<string, unknown>[], columns: string[]): string {
+  const cells = [columns, ...rows.map((r) => columns.map((c) => String(r[c] ?? '')))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((row) => (row as string[])[i].length)));
+  return cells.map((row) => (row as string[]).map((c, i) => c.padEnd(widths[i])).join('  ')).join('\n');
+}
+
+async function confirm(question: string, yes: boolean): Promise<void> {
+  if (yes) return;
+  if (!process.stdin.isTTY) throw new CliError('refusing to delete without confirmation; pass --yes');
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+  const answer = await rl.question(`${question} [y/N] `);
+  rl.close();
+  if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('aborted');
+}
+
+/** `add account|user|toy-account`, `list …`, `delete …`, `set password`. */
+export function registerResourceCommands(program: Command, cli: CliContext): void {
+  const add = program.command('add').description('create things');
+  add
+    .command('account')
+    .requiredOption('--name <name>')
+    .option('--roles <roles>', 'account roles, comma-separated (Prosumer,Supplier,...)', list, [])
+    .option('--consultancy <accountId>', 'id of the consultancy account', int)
+    .action(async (o: { name: string; roles: string[]; consultancy?: number }) => {
+      const db = await cli.db();
+      if (o.consultancy !== undefined && !(await accounts.getAccount(db, o.consultancy))) {
+        throw new CliError(`Account ${o.consultancy} not found`);
+      }
+      if (await db('account').where({ name: o.name }).first()) throw new CliError(`Account "${o.name}" already exists`);
+      const account = await db.transaction((trx) =>
+        accounts.createAccount(trx, { name: o.name, roles: o.roles, consultancyAccountId: o.consultancy ?? null }),
+      );
+      cli.print({ ...account, account_roles: o.roles }, `Created account ${account.id} "${account.name}"`);
+    });
+  add
+    .command('user')
+    .requiredOption('--email <email>')
+    .requiredOption('--username <username>')
+    .option('--password <password>', 'the password; a random one is made and printed when left out')
+    .requiredOption('--account <accountId>', 'id of the account', int)
+    .option('--roles <roles>', 'admin,admin-reader,account-admin,consultant', list, [])
+    .option('--timezone <tz>', 'IANA time zone', 'Europe/Amsterdam')
+    .option('--inactive', 'create the user switched off')
+    .action(async (o: { email: string; username: string; password?: string; account: number; roles: string[]; timezone: string; inactive?: boolean }) => {
+      const db = await cli.db();
+      if (!/^[^@\s]+@[^@\s]+$/.test(o.email)) throw new CliError(`"${o.email}" is not a valid email address`);
+      if (!timezone.safeParse(o.timezone).success) throw new CliError(`Timezone ${o.timezone} doesn't exist.`);
+      if (!(await accounts.getAccount(db, o.account))) throw new CliError(`Account ${o.account} not found`);
+      const known = await users.listRoles(db);
+      const roleIds = o.roles.map((name) => {
+        const role = known.find((r) => r.name === name);
+        if (!role) throw new CliError(`Unknown role "${name}"; known: ${known.map((r) => r.name).join(', ')}`);
+        return role.id;
+      });
+      if (await db('user').whereRaw('lower(email) = ?', [o.email.toLowerCase()]).orWhere({ username: o.username }).first()) {
+        throw new CliError('A user with this email or username already exists');
+      }
+      const password = o.password ?? randomPassword();
+      if (password.length < 8) throw new CliError('The password must be at least 8 characters long');
+      const passwordHash = await hashPassword(password);
+      const user = await db.transaction((trx) =>
+        users.createUser(trx, {
+          email: o.email,
+          username: o.username,
+          passwordHash,
+          accountId: o.account,
+          roleIds,
+          timezone: o.timezone,
+          active: !o.inactive,
+        }),
+      );
+      const shown = { id: user.id, email: user.email, username: user.username, account_id: user.account_id, roles: user.roles, active: user.active };
+      cli.print(o.password ? shown : { ...shown, password }, `Created user ${user.id} <${user.email}>${o.password ? '' : ` with password ${password}`}`);
+    });
+  add
+    .command('toy-account')
+    .description('an account with a battery and a public day-ahead price sensor, for trying things out')
+    .option('--password <password>', 'password of toy-user@flexmeasures.io', 'toy-password')
+    .action(async (o: { password: string }) => {
+      const ids = await createToyAccount(await cli.db(), o.password);
+      cli.print({ ...ids }, `Toy account ready:\n${table([ids as unknown as Record<string, unknown>], Object.keys(ids))}`);
+    });
+
+  program
+    .command('list')
+    .argument('<what>', 'accounts, users, assets or sensors')
+    .action(async (what: string) => {
+      const db = await cli.db();
+      const rows: Record<string, unknown>[] = [];
+      let columns: string[];
+      if (what === 'accounts') {
+        rows.push(...(await accounts.listAccounts(db)));
+        columns = ['id', 'name', 'consultancy_account_id'];
+      } else if (what === 'users') {
+        rows.push(...(await users.listUsers(db, { includeInactive: true })).map((u) => ({ ...u, roles: u.roles.join(',') })));
+        columns = ['id', 'email', 'username', 'account_id', 'active', 'roles'];
+      } else if (what === 'assets') {
+        for (const a of await accounts.listAccounts(db)) rows.push(...(await listAssets(db, a.id)));
+        rows.push(...(await listAssets(db, null)));
+        columns = ['id', 'name', 'generic_asset_type_id', 'account_id', 'parent_asset_id'];
+      } else if (what === 'sensors') {
+        rows.push(...(await listSensors(db, {})).map((s) => ({ ...s, attributes: JSON.stringify(s.attributes) })));
+        columns = ['id', 'name', 'unit', 'event_resolution_ms', 'generic_asset_id', 'timezone'];
+      } else {
+        throw new CliError(`cannot list "${what}"; choose accounts, users, assets or sensors`);
+      }
+      rows.sort((a, b) => Number(a.id) - Number(b.id));
+      cli.print({ [what]: rows }, rows.length ? table(rows, columns) : `no ${what}`);
+    });
+
+  program
+    .command('delete')
+    .argument('<what>', 'user, account, asset or sensor')
+    .requiredOption('--id <id>', 'the id', int)
+    .option('--yes', 'do not ask for confirmation')
+    .action(async (what: string, o: { id: number; yes?: boolean }) => {
+      const db = await cli.db();
+      const targets: Record<string, { find: () => Promise<unknown>; remove: () => Promise<unknown>; note: string }> = {
+        user: { find: () => users.getUser(db, o.id), remove: () => db.transaction((t) => users.deleteUser(t, o.id)), note: '' },
+        account: {
+          find: () => accounts.getAccount(db, o.id),
+          remove: () => db.transaction((t) => accounts.deleteAccount(t, o.id)),
+          note: ' with its users, assets, sensors and data',
+        },
+        asset: { find: () => getAsset(db, o.id), remove: () => db.transaction((t) => deleteAsset(t, o.id)), note: ' with its sensors and data' },
+        sensor: { find: () => getSensor(db, o.id), remove: () => db.transaction((t) => deleteSensor(t, o.id)), note: ' with its data' },
+      };
+      const target = targets[what];
+      if (!target) throw new CliError(`cannot delete "${what}"; choose user, account, asset or sensor`);
+      if (!(await target.find())) throw new CliError(`${what} ${o.id} not found`);
+      await confirm(`Delete ${what} ${o.id}${target.note}?`, Boolean(o.yes));
+      await target.remove();
+      cli.print({ deleted: what, id: o.id }, `Deleted ${what} ${o.id}`);
+    });
+
+  program
+    .command('set')
+    .argument('<what>', 'password')
+    .requiredOption('--email <email>')
+    .requiredOption('--password <password>')
+    .action(async (what: string, o: { email: string; password: string }) => {
+      if (what !== 'password') throw new CliError(`cannot set "${what}"; only "password"`);
+      const db = await cli.db();
+      const user = await users.getUserWithHashByEmail(db, o.email);
+      if (!user) throw new CliError(`User with email '${o.email}' does not exist`);
+      if (o.password.length < 8) throw new CliError('The password must be at least 8 characters long');
+      const passwordHash = await hashPassword(o.password);
+      await db.transaction(async (trx) => {
+        await users.updateUser(trx, user.id, { password_hash: passwordHash });
+        await revokeTokens(trx, user.id);
+      });
+      cli.print({ id: user.id, email: user.email }, `Password of ${user.email} set; existing tokens revoked`);
+    });
+}

@@ -1,0 +1,97 @@
+import type { Knex } from 'knex';
+import { hashPassword } from '../domain/passwords.ts';
+import { createAccount } from '../store/accounts.ts';
+import { createAsset, ensureAssetType } from '../store/assets.ts';
+import { createSensor } from '../store/sensors.ts';
+import { createUser, listRoles } from '../store/users.ts';
+
+export interface ToyAccountIds {
+  account_id: number;
+  user_id: number;
+  battery_asset_id: number;
+  battery_power_sensor_id: number;
+  transmission_zone_asset_id: number;
+  day_ahead_prices_sensor_id: number;
+}
+
+/**
+ * Creates the toy account of the tutorials: an account with one user, a battery with a power
+ * sensor, and a public transmission zone with a day-ahead price sensor. Existing parts are reused.
+ * @param password the toy user's password.
+ * @returns every id involved.
+ */
+export async function createToyAccount(db: Knex, password: string): Promise<ToyAccountIds> {
+  const passwordHash = await hashPassword(password);
+  return db.transaction(async (trx) => {
+    const account =
+      (await trx('account').where({ name: 'Toy Account' }).first<{ id: number }>('id')) ??
+      (await createAccount(trx, { name: 'Toy Account', roles: ['Prosumer'], consultancyAccountId: null }));
+    const email = 'toy-user@flexmeasures.io';
+    const accountAdmin = (await listRoles(trx)).find((r) => r.name === 'account-admin')!;
+    const user =
+      (await trx('user').where({ email }).first<{ id: number }>('id')) ??
+      (await createUser(trx, { email, username: 'toy-user', passwordHash, accountId: account.id, roleIds: [accountAdmin.id] }));
+
+    const batteryType = await ensureAssetType(trx, 'battery', 'stationary battery');
+    const battery =
+      (await trx('generic_asset').where({ name: 'toy-battery', account_id: account.id }).first<{ id: number }>('id')) ??
+      (await createAsset(trx, {
+        name: 'toy-battery',
+        generic_asset_type_id: batteryType.id,
+        account_id: account.id,
+        parent_asset_id: null,
+        latitude: 52.374,
+        longitude: 4.88969,
+        attributes: { capacity_in_mw: 0.5, min_soc_in_mwh: 0.05, max_soc_in_mwh: 0.45 },
+      }));
+    const power =
+      (await trx('sensor').where({ generic_asset_id: battery.id, name: 'power' }).first<{ id: number }>('id')) ??
+      (await createSensor(trx, {
+        name: 'power',
+        unit: 'MW',
+        event_resolution_ms: 15 * 60_000,
+        timezone: 'Europe/Amsterdam',
+        generic_asset_id: battery.id,
+        attributes: { capacity_in_mw: 0.5 },
+      }));
+
+    const zoneType = await ensureAssetType(
+      trx,
+      'transmission zone',
+      'A grid regulated & balanced as a whole, usually a national grid.',
+    );
+    const zone =
+      (await trx('generic_asset').where({ name: 'NL transmission zone' }).whereNull('account_id').first<{ id: number }>('id')) ??
+      (await createAsset(trx, {
+        name: 'NL transmission zone',
+        generic_asset_type_id: zoneType.id,
+        account_id: null,
+        parent_asset_id: null,
+        latitude: 52.132633,
+        longitude: 5.291266,
+        attributes: {},
+      }));
+    const prices =
+      (await trx('sensor').where({ generic_asset_id: zone.id, name: 'day-ahead prices' }).first<{ id: number }>('id')) ??
+      (await createSensor(trx, {
+        name: 'day-ahead prices',
+        unit: 'EUR/MWh',
+        event_resolution_ms: 3600_000,
+        timezone: 'Europe/Amsterdam',
+        generic_asset_id: zone.id,
+        attributes: {},
+      }));
+    // The battery is priced by the public day-ahead market unless a flex-context says otherwise.
+    await trx('sensor').where({ id: power.id }).update({
+      attributes: JSON.stringify({ capacity_in_mw: 0.5, market_id: prices.id }),
+    });
+    return {
+      account_id: account.id,
+      user_id: user.id,
+      battery_asset_id: battery.id,
+      battery_power_sensor_id: power.id,
+      transmission_zone_asset_id: zone.id,
+      day_ahead_prices_sensor_id: prices.id,
+    };
+  });
+}

@@ -1,0 +1,82 @@
+import type { Knex } from 'knex';
+import { hashPassword } from '../../server/src/domain/passwords.ts';
+import { createAccount } from '../../server/src/store/accounts.ts';
+import { createAsset } from '../../server/src/store/assets.ts';
+import { createSensor, type Sensor } from '../../server/src/store/sensors.ts';
+import { issueToken } from '../../server/src/store/tokens.ts';
+import { createUser, listRoles, type User } from '../../server/src/store/users.ts';
+
+export const PASSWORD = 'test-password';
+// One hash for every test user: bcrypt is deliberately slow.
+let hashed: Promise<string> | undefined;
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
+
+/** Builders that write straight to the store, for arranging a test; the test then talks HTTP. */
+export function factories(db: Knex) {
+  return {
+    async account(props: { name?: string; roles?: string[]; consultancyAccountId?: number | null } = {}) {
+      return db.transaction((trx) =>
+        createAccount(trx, {
+          name: props.name ?? unique('account'),
+          roles: props.roles ?? [],
+          consultancyAccountId: props.consultancyAccountId ?? null,
+        }),
+      );
+    },
+    /** A user with a live token. */
+    async user(props: { accountId: number; roles?: string[]; email?: string; active?: boolean }): Promise<{ user: User; token: string }> {
+      const all = await listRoles(db);
+      const roleIds = (props.roles ?? []).map((name) => all.find((r) => r.name === name)!.id);
+      const name = unique('user');
+      const user = await db.transaction(async (trx) =>
+        createUser(trx, {
+          email: props.email ?? `${name}@example.com`,
+          username: name,
+          passwordHash: await (hashed ??= hashPassword(PASSWORD)),
+          accountId: props.accountId,
+          roleIds,
+          active: props.active ?? true,
+        }),
+      );
+      return { user, token: await issueToken(db, user.id, 3600) };
+    },
+    async assetType(name: string): Promise<number> {
+      return (await db('generic_asset_type').where({ name }).first<{ id: number }>('id')).id;
+    },
+    async asset(props: { accountId: number | null; type?: string; name?: string; attributes?: Record<string, unknown> }) {
+      const typeId = await this.assetType(props.type ?? 'battery');
+      return db.transaction((trx) =>
+        createAsset(trx, {
+          name: props.name ?? unique('asset'),
+          account_id: props.accountId,
+          generic_asset_type_id: typeId,
+          parent_asset_id: null,
+          latitude: null,
+          longitude: null,
+          attributes: props.attributes ?? {},
+        }),
+      );
+    },
+    async sensor(props: {
+      assetId: number;
+      unit?: string;
+      resolutionMinutes?: number;
+      timezone?: string;
+      name?: string;
+      attributes?: Record<string, unknown>;
+    }): Promise<Sensor> {
+      return db.transaction((trx) =>
+        createSensor(trx, {
+          name: props.name ?? unique('sensor'),
+          unit: props.unit ?? 'MW',
+          event_resolution_ms: (props.resolutionMinutes ?? 15) * 60_000,
+          timezone: props.timezone ?? 'UTC',
+          generic_asset_id: props.assetId,
+          attributes: props.attributes ?? {},
+        }),
+      );
+    },
+  };
+}
