@@ -1,0 +1,117 @@
+import highsPackage, { type Highs, type ModelData, type ModelStatusCode } from 'highs';
+import type { LpModel } from '../lpModel.ts';
+import type { LpOutcome, LpSolver, SolveLimits } from './lpSolver.ts';
+
+// The package ships one declaration file, which TypeScript reads as CommonJS and so types the
+// default import as the module object; the ESM build Node loads exports the loader itself.
+const loadHighs = typeof highsPackage === 'function' ? highsPackage : highsPackage.default;
+
+// One WASM instance per thread: loading costs ~60 ms and the memory it grows is kept anyway.
+let runtime: Promise<Highs> | undefined;
+
+/**
+ * The HiGHS runtime of this thread, loaded on first use.
+ *
+ * @returns the loaded runtime.
+ */
+export function highsRuntime(): Promise<Highs> {
+  runtime ??= loadHighs();
+  return runtime;
+}
+
+/**
+ * Converts a model into HiGHS' typed-array form. The typed-array path is used instead of LP text
+ * because HiGHS' LP reader silently misreads ranged rows.
+ *
+ * @param model the model.
+ * @returns HiGHS model data (row-wise matrix).
+ */
+export function toHighsModel(model: LpModel): ModelData {
+  return {
+    numCols: model.columnCount,
+    numRows: model.rowCount,
+    offset: model.objectiveConstant,
+    colCost: model.columnCost,
+    colLower: model.columnLower,
+    colUpper: model.columnUpper,
+    rowLower: model.rowLower,
+    rowUpper: model.rowUpper,
+    matrix: {
+      format: 'csr',
+      numRows: model.rowCount,
+      numCols: model.columnCount,
+      starts: model.rowStarts,
+      indices: model.rowColumns,
+      values: model.rowValues,
+    },
+    integrality: Int32Array.from(model.columnInteger),
+  };
+}
+
+const STATUS_TEXT: Record<ModelStatusCode, string> = {
+  0: 'not set',
+  1: 'load error',
+  2: 'invalid model',
+  3: 'presolve error',
+  4: 'solve error',
+  5: 'postsolve error',
+  6: 'empty model',
+  7: 'optimal',
+  8: 'infeasible',
+  9: 'infeasible or unbounded',
+  10: 'unbounded',
+  11: 'objective bound reached',
+  12: 'objective target reached',
+  13: 'time limit reached',
+  14: 'iteration limit reached',
+  15: 'unknown',
+  16: 'solution limit reached',
+  17: 'interrupted',
+};
+
+/** HiGHS (WebAssembly build from npm `highs`) fed with CSR typed arrays. */
+export const highsSolver: LpSolver = {
+  name: 'highs',
+  async solve(model: LpModel, limits: SolveLimits): Promise<LpOutcome> {
+    const highs = await highsRuntime();
+    const isMip = model.columnInteger.includes(1);
+    return highs.withModel(toHighsModel(model), (m): LpOutcome => {
+      m.options.set({
+        output_flag: false,
+        time_limit: Math.max(limits.timeLimitSeconds, 0.001),
+        mip_rel_gap: limits.mipRelGap,
+        // Tight integrality keeps big-M leakage (capacity × tolerance) far below the 1e-9 detection threshold.
+        mip_feasibility_tolerance: 1e-9,
+      });
+      const started = performance.now();
+      const { modelStatus } = m.run();
+      const solveMs = performance.now() - started;
+      const reason = `HiGHS: ${STATUS_TEXT[modelStatus]}`;
+      if (modelStatus === highs.constants.modelStatus.optimal) {
+        const gap = isMip ? Number(m.info.get('mip_gap')) : null;
+        return {
+          status: 'optimal',
+          x: m.getSolution().colValue,
+          objective: m.getObjectiveValue(),
+          mipGap: gap !== null && Number.isFinite(gap) ? gap : isMip ? 0 : null,
+          solveMs,
+        };
+      }
+      const status = highs.constants.modelStatus;
+      // Our models bound every column, so "infeasible or unbounded" can only mean infeasible.
+      if (modelStatus === status.infeasible || modelStatus === status.unboundedOrInfeasible) {
+        return { status: 'infeasible', reason, solveMs };
+      }
+      if (modelStatus === status.unbounded) return { status: 'unbounded', reason, solveMs };
+      const limitReached: readonly ModelStatusCode[] = [
+        status.objectiveBound,
+        status.objectiveTarget,
+        status.timeLimit,
+        status.iterationLimit,
+        status.solutionLimit,
+        status.interrupted,
+      ];
+      return { status: limitReached.includes(modelStatus) ? 'limit' : 'error', reason, solveMs };
+    });
+  },
+};
