@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001_accounts_users_assets_sensors.ts';
+import * as m0003 from './0003_jobs.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -7,7 +8,10 @@ interface Migration {
 }
 
 /** Migrations in order. Listed in code so that bundled and packaged builds find them without a folder scan. */
-export const migrations: [string, Migration][] = [['0001_accounts_users_assets_sensors', m0001]];
+export const migrations: [string, Migration][] = [
+  ['0001_accounts_users_assets_sensors', m0001],
+  ['0003_jobs', m0003],
+];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
   getMigrations: async () => migrations,
