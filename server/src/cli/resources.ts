@@ -107,14 +107,15 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
       const rows: Record<string, unknown>[] = [];
       let columns: string[];
       if (what === 'accounts') {
-        rows.push(...(await accounts.listAccounts(db)));
+        rows.push(...(await accounts.listAccounts(db)).map((a) => ({ ...a })));
         columns = ['id', 'name', 'consultancy_account_id'];
       } else if (what === 'users') {
         rows.push(...(await users.listUsers(db, { includeInactive: true })).map((u) => ({ ...u, roles: u.roles.join(',') })));
         columns = ['id', 'email', 'username', 'account_id', 'active', 'roles'];
       } else if (what === 'assets') {
-        for (const a of await accounts.listAccounts(db)) rows.push(...(await listAssets(db, a.id)));
-        rows.push(...(await listAssets(db, null)));
+        for (const owner of [...(await accounts.listAccounts(db)).map((a) => a.id), null]) {
+          rows.push(...(await listAssets(db, owner)).map((a) => ({ ...a })));
+        }
         columns = ['id', 'name', 'generic_asset_type_id', 'account_id', 'parent_asset_id'];
       } else if (what === 'sensors') {
         rows.push(...(await listSensors(db, {})).map((s) => ({ ...s, attributes: JSON.stringify(s.attributes) })));

@@ -101,3 +101,34 @@ export function isEnergyPriceUnit(unit: string): boolean {
   const m = /^([A-Z]{3})\/(.+)$/.exec(unit.trim());
   return Boolean(m && isEnergyUnit(m[2]));
 }
+
+/**
+ * Reads a quantity given as a bare number (in `defaultUnit`) or as text with a unit ("25kW",
+ * "2 MW", "90%", "0.2 EUR/kWh") and expresses it in `targetUnit`.
+ * @param value the quantity as sent.
+ * @param targetUnit the unit wanted.
+ * @param defaultUnit the unit of a bare number (and of text without a unit).
+ * @param resolutionMs event length for stock ↔ flow conversions (0 when not applicable).
+ * @returns the number in `targetUnit`, or an error message.
+ */
+export function readQuantity(
+  value: number | string,
+  targetUnit: string,
+  defaultUnit: string,
+  resolutionMs = 0,
+): number | { error: string } {
+  let amount: number;
+  let unit: string;
+  if (typeof value === 'number') {
+    amount = value;
+    unit = defaultUnit;
+  } else {
+    const m = /^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$/.exec(value);
+    if (!m) return { error: `Cannot convert value \`${value}\` to '${targetUnit}'` };
+    amount = Number(m[1]);
+    unit = m[2] === '' ? defaultUnit : m[2];
+  }
+  const c = Number.isFinite(amount) ? conversion(unit, targetUnit, resolutionMs) : undefined;
+  if (!c) return { error: `Cannot convert value \`${value}\` to '${targetUnit}'` };
+  return amount * c.scale + c.offset;
+}

@@ -51,7 +51,7 @@ async function withRoles(db: Knex, rows: DbUser[]): Promise<User[]> {
 
 /** @returns the user, or undefined. */
 export async function getUser(db: Knex, id: number): Promise<User | undefined> {
-  const rows = await db<DbUser>('user').where({ id }).select(columns);
+  const rows = await db('user').where({ id }).select<DbUser[]>(columns);
   return (await withRoles(db, rows))[0];
 }
 
@@ -71,7 +71,7 @@ export async function listUsers(
   db: Knex,
   filter: { accountId?: number; includeInactive?: boolean } = {},
 ): Promise<User[]> {
-  const q = db<DbUser>('user').select(columns).orderBy('id');
+  const q = db('user').select<DbUser[]>(columns).orderBy('id');
   if (filter.accountId !== undefined) q.where({ account_id: filter.accountId });
   if (!filter.includeInactive) q.where({ active: true });
   return withRoles(db, await q);
