@@ -3,6 +3,7 @@ import { readiness } from '../api.ts';
 import { openApiDocument } from '../openapi.ts';
 import { accountRoutes } from './accounts.ts';
 import { assetRoutes } from './assets.ts';
+import { jobRoutes } from './jobs.ts';
 import { sensorRoutes } from './sensors.ts';
 import { userRoutes } from './users.ts';
 
@@ -13,7 +14,7 @@ const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 
 /** Every v3.0 endpoint. Order matters where paths overlap: `/assets/public` before `/assets/:id`. */
 export function v3Routes(): RouteSpec[] {
-  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes];
+  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes];
   const all: RouteSpec[] = [
     {
       method: 'GET',
