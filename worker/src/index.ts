@@ -1,13 +1,15 @@
 /**
  * Piscina task module of the worker. Each export is a named task:
  * `pool.run(problem, { name: 'storageSchedule' })`. Inputs and outputs are plain, structured-clonable
- * objects; failures are thrown as Errors whose message carries every reason.
+ * objects. Failures are thrown as Errors whose message carries every reason, because crossing the
+ * thread boundary keeps only an error's message (not its class or extra fields).
  */
 import { runCustomScheduler } from './scheduling/customScheduler.ts';
+import { fallbackSchedule } from './scheduling/fallbackSchedule.ts';
 import { scheduleProcess, type ProcessProblem, type ProcessSchedule } from './scheduling/processScheduler.ts';
 import type { StorageSchedule } from './scheduling/scheduleResult.ts';
-import { solveStorage, type SolveStorageOptions } from './scheduling/solveStorage.ts';
-import type { StorageProblem } from './scheduling/storageProblem.ts';
+import { SchedulingError, solveStorage, type SolveStorageOptions } from './scheduling/solveStorage.ts';
+import { structuralErrors, type StorageProblem } from './scheduling/storageProblem.ts';
 
 /** Input of the `storageSchedule` task: the problem plus optional limits. */
 export interface StorageScheduleTask extends StorageProblem {
@@ -24,7 +26,21 @@ export interface StorageScheduleTask extends StorageProblem {
  */
 export async function storageSchedule(task: StorageScheduleTask): Promise<StorageSchedule> {
   const { timeLimitSeconds, mipRelGap, ...problem } = task;
-  return plainError(() => solveStorage(problem, { timeLimitSeconds, mipRelGap }));
+  return solveStorage(problem, { timeLimitSeconds, mipRelGap });
+}
+
+/**
+ * The simple v0.19 fallback policy: full power toward the first target or violated bound, then idle.
+ * Meant for problems the optimiser found infeasible.
+ *
+ * @param problem the problem.
+ * @returns the fallback schedule (`stats.solver = "fallback"`).
+ * @throws Error when the problem is malformed.
+ */
+export async function fallbackStorageSchedule(problem: StorageProblem): Promise<StorageSchedule> {
+  const errors = structuralErrors(problem);
+  if (errors.length > 0) throw new SchedulingError('invalid-problem', errors);
+  return fallbackSchedule(problem);
 }
 
 /**
@@ -34,7 +50,7 @@ export async function storageSchedule(task: StorageScheduleTask): Promise<Storag
  * @returns power per step and cost.
  */
 export async function processSchedule(problem: ProcessProblem): Promise<ProcessSchedule> {
-  return plainError(async () => scheduleProcess(problem));
+  return scheduleProcess(problem);
 }
 
 /**
@@ -44,20 +60,5 @@ export async function processSchedule(problem: ProcessProblem): Promise<ProcessS
  * @returns the custom scheduler's schedule, shape-checked.
  */
 export async function customStorageSchedule(task: { modulePath: string; problem: StorageProblem }): Promise<StorageSchedule> {
-  return plainError(() => runCustomScheduler(task.modulePath, task.problem));
-}
-
-// Structured cloning keeps only name/message/stack of an Error, so re-throw a plain Error whose
-// message says everything instead of relying on subclass fields.
-async function plainError<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof Error) {
-      const plain = new Error(error.message);
-      plain.name = error.name;
-      throw plain;
-    }
-    throw new Error(String(error));
-  }
+  return runCustomScheduler(task.modulePath, task.problem);
 }

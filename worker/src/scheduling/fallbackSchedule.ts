@@ -3,13 +3,14 @@ import { nextSocMwh, powerToReachMw } from './socDynamics.ts';
 import { siteLimitsMw, type StorageDevice, type StorageProblem } from './storageProblem.ts';
 
 /**
- * The SoC the fallback steers toward: the first soc-target; else the first minimum if it lies
- * above the start; else the first maximum if it lies below the start; else none (idle).
+ * The SoC the fallback steers toward: the first soc-target (kept within soc-min and soc-max);
+ * else the first minimum if it lies above the start; else the first maximum if it lies below the
+ * start; else none (idle).
  */
 function fallbackGoalMwh(device: StorageDevice): number | null {
   const firstOf = (series: readonly (number | null)[] | null): number | null => series?.find((v): v is number => v !== null) ?? null;
   const target = firstOf(device.socTargetsMwh);
-  if (target !== null) return target;
+  if (target !== null) return Math.min(device.socMaxMwh, Math.max(device.socMinMwh, target));
   const minimum = Math.max(device.socMinMwh, firstOf(device.socMinimaMwh) ?? -Infinity);
   if (minimum > device.socAtStartMwh) return minimum;
   const maximum = Math.min(device.socMaxMwh, firstOf(device.socMaximaMwh) ?? Infinity);

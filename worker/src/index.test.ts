@@ -1,0 +1,65 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { customStorageSchedule, fallbackStorageSchedule, processSchedule, storageSchedule } from './index.ts';
+import { battery, constant, site } from './scheduling/testFixtures.ts';
+
+describe('worker tasks', () => {
+  it('storageSchedule returns a structured-clonable schedule', async () => {
+    const problem = site([battery({ stepCount: 8, socAtStartMwh: 0.1, socMinMwh: 0.1, socMaxMwh: 1, powerMw: 1 })], [...constant(4, 90), ...constant(4, 100)], 1);
+    const schedule = await storageSchedule({ ...problem, timeLimitSeconds: 10 });
+    expect(structuredClone(schedule)).toEqual(schedule);
+    expect(schedule.totalCost).toBeCloseTo(-9, 9);
+  });
+
+  it('storageSchedule throws an Error whose message carries the reasons', async () => {
+    const problem = site([battery({ stepCount: 1, socAtStartMwh: 0, powerMw: 1 })], [10], null);
+    const failure = storageSchedule({ ...problem, devices: [{ ...problem.devices[0], socTargetsMwh: [2] }] });
+    await expect(failure).rejects.toThrow(/^The input data yields an infeasible problem:\n- soc-target 2 MWh at the end of step 0 cannot be reached/);
+    await expect(failure).rejects.toBeInstanceOf(Error);
+  });
+
+  it('fallbackStorageSchedule answers an infeasible problem with the simple policy', async () => {
+    const problem = site([battery({ stepCount: 4, socAtStartMwh: 0, socMaxMwh: 1, powerMw: 1 })], constant(4, 10), null);
+    const schedule = await fallbackStorageSchedule({ ...problem, devices: [{ ...problem.devices[0], socTargetsMwh: [2, null, null, null] }] });
+    // The target lies above soc-max, so the policy stops at soc-max.
+    expect(schedule.devices[0].powerMw).toEqual([1, 1, 1, 1]);
+    expect(schedule.devices[0].socMwh[4]).toBeCloseTo(1, 12);
+    await expect(fallbackStorageSchedule({ ...problem, inflexiblePowerMw: [] })).rejects.toThrow(/inflexiblePowerMw has 0 values/);
+  });
+
+  it('processSchedule runs the process scheduler', async () => {
+    const schedule = await processSchedule({
+      processType: 'SHIFTABLE',
+      consumptionPrice: [3, 1, 1, 3],
+      forbidden: [false, false, false, false],
+      powerMw: 2,
+      durationSteps: 2,
+      stepHours: 0.25,
+    });
+    expect(schedule).toEqual({ powerMw: [0, 2, 2, 0], totalCost: 1 });
+  });
+
+  it('customStorageSchedule runs a deployment module and checks the shape of its answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'custom-scheduler-'));
+    const good = join(dir, 'idle.mjs');
+    writeFileSync(
+      good,
+      `export function schedule(problem) {
+        const zeros = problem.inflexiblePowerMw.map(() => 0);
+        return {
+          devices: problem.devices.map((d) => ({ powerMw: zeros, socMwh: [d.socAtStartMwh, ...zeros.map(() => d.socAtStartMwh)] })),
+          sitePowerMw: problem.inflexiblePowerMw, costPerStep: zeros, totalCost: 0,
+          stats: { solver: 'idle', iterations: 0, binaries: 0, mipGap: null, objective: null, columns: 0, rows: 0, buildMs: 0, solveMs: 0, verifyMs: 0 },
+        };
+      }`,
+    );
+    const bad = join(dir, 'bad.mjs');
+    writeFileSync(bad, 'export function schedule() { return { devices: [], sitePowerMw: [], costPerStep: [], totalCost: 0, stats: {} }; }');
+    const problem = site([battery({ stepCount: 3 })], constant(3, 10), null);
+    const schedule = await customStorageSchedule({ modulePath: good, problem });
+    expect(schedule.stats.solver).toBe('idle');
+    await expect(customStorageSchedule({ modulePath: bad, problem })).rejects.toThrow(/returned a malformed schedule:\n- devices must hold 1 device schedules/);
+  });
+});
