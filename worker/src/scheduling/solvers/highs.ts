@@ -80,24 +80,25 @@ export const highsSolver: LpSolver = {
         output_flag: false,
         time_limit: Math.max(limits.timeLimitSeconds, 0.001),
         mip_rel_gap: limits.mipRelGap,
-        // Tight integrality keeps big-M leakage (capacity × tolerance) far below the 1e-9 detection threshold.
+        // With the default 1e-6, a "zero" binary would still let capacity × 1e-6 charge and discharge at once.
         mip_feasibility_tolerance: 1e-9,
       });
       const started = performance.now();
       const { modelStatus } = m.run();
       const solveMs = performance.now() - started;
       const reason = `HiGHS: ${STATUS_TEXT[modelStatus]}`;
-      if (modelStatus === highs.constants.modelStatus.optimal) {
-        const gap = isMip ? Number(m.info.get('mip_gap')) : null;
+      const status = highs.constants.modelStatus;
+      if (modelStatus === status.optimal) {
+        // Guard against a non-finite gap info value rather than pass it on to JSON.
+        const gap = isMip ? Number(m.info.get('mip_gap')) : Number.NaN;
         return {
           status: 'optimal',
           x: m.getSolution().colValue,
           objective: m.getObjectiveValue(),
-          mipGap: gap !== null && Number.isFinite(gap) ? gap : isMip ? 0 : null,
+          mipGap: isMip ? (Number.isFinite(gap) ? gap : 0) : null,
           solveMs,
         };
       }
-      const status = highs.constants.modelStatus;
       // Our models bound every column, so "infeasible or unbounded" can only mean infeasible.
       if (modelStatus === status.infeasible || modelStatus === status.unboundedOrInfeasible) {
         return { status: 'infeasible', reason, solveMs };
