@@ -1,10 +1,47 @@
+/** A job as stored and as the API reports it. */
+export interface JobRecord {
+  id: string;
+  queue: string;
+  status: 'queued' | 'started' | 'finished' | 'failed';
+  args: unknown;
+  accountId: number | null;
+  sensorId: number | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  attempts: number;
+  result: Record<string, unknown> | null;
+  /** `<ErrorName>: <message>` of a failed job. */
+  error: string | null;
+  fallbackJobId: string | null;
+}
+
+export interface EnqueueOptions {
+  accountId: number | null;
+  sensorId: number | null;
+  /** Return the job of identical arguments created within this many seconds, if any. */
+  reuseWithinS: number;
+  /** Always create a new job. */
+  force?: boolean;
+}
+
+/** Runs the jobs of one queue; returns the result summary stored with the job. */
+export type JobHandler = (job: JobRecord) => Promise<Record<string, unknown>>;
+
 /**
- * The scheduling job queue as the HTTP layer sees it. The in-process implementation runs jobs
- * in a piscina pool; a Redis-backed queue for multi-host sites implements the same interface.
+ * The job queue as the rest of the server sees it. The in-process implementation
+ * (`localJobQueue.ts`) persists jobs in the store and runs them in worker threads; a
+ * Redis-backed queue for multi-host sites implements the same interface.
  */
 export interface JobQueue {
-  /** Whether the queue's own store answers (for the readiness check); undefined when it has none of its own. */
+  enqueue(queue: string, args: unknown, options: EnqueueOptions): Promise<JobRecord>;
+  get(id: string): Promise<JobRecord | undefined>;
+  /** Newest first. */
+  list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]>;
+  /** Adds a job that runs after `failedJobId` failed, and links it as that job's fallback. */
+  enqueueFallback(failedJobId: string, queue: string, args: unknown): Promise<JobRecord>;
+  /** Whether the queue's own store answers (readiness); undefined when it has none of its own. */
   ping(): Promise<boolean | undefined>;
-  /** Stops taking jobs and lets running ones finish or re-queues them. */
+  /** Stops taking jobs, lets running ones finish for a while, re-queues the rest. */
   close(): Promise<void>;
 }

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { awareDateTime, id, isoDuration } from './fields.ts';
+
+/**
+ * Flex-model and flex-context of the trigger body: the 0.18 fields plus the later input forms
+ * current clients send (quantity strings such as "25 kW" or "90%", `{"sensor": id}` references,
+ * SoC constraints over a start/end window). Values are parsed here; unit conversion and sensor
+ * lookups happen in `scheduling/flexConfig.ts` because they need the sensor and the store.
+ */
+
+/** A quantity: a bare number (in a unit implied by the field) or a string with its unit. */
+export const quantity = z.union([z.number(), z.string().max(100)]);
+
+/** A reference to a sensor whose data supplies a value per step. */
+export const sensorRef = z.strictObject({ sensor: id });
+
+/** A quantity or a sensor reference, as the capacity and efficiency fields accept. */
+export const quantityOrSensor = z.union([sensorRef, quantity]);
+
+/** A SoC constraint at an instant, or over a window given by start and end or start and duration. */
+export const socConstraint = z.union([
+  z.strictObject({ value: quantity, datetime: awareDateTime }),
+  z.strictObject({ value: quantity, start: awareDateTime, end: awareDateTime }),
+  z.strictObject({ value: quantity, start: awareDateTime, duration: isoDuration }),
+]);
+
+export const storageFlexModel = z.strictObject({
+  'soc-at-start': quantity.optional(),
+  'soc-unit': z.enum(['kWh', 'MWh']).optional(),
+  'soc-min': quantity.optional(),
+  'soc-max': quantity.optional(),
+  'soc-targets': z.array(socConstraint).optional(),
+  'soc-minima': z.array(socConstraint).optional(),
+  'soc-maxima': z.array(socConstraint).optional(),
+  'roundtrip-efficiency': quantity.optional(),
+  'storage-efficiency': quantity.optional(),
+  'charging-efficiency': quantityOrSensor.optional(),
+  'discharging-efficiency': quantityOrSensor.optional(),
+  'prefer-charging-sooner': z.boolean().optional(),
+  'power-capacity': quantityOrSensor.optional(),
+  'consumption-capacity': quantityOrSensor.optional(),
+  'production-capacity': quantityOrSensor.optional(),
+  'soc-gain': z.array(quantityOrSensor).optional(),
+  'soc-usage': z.array(quantityOrSensor).optional(),
+  /** Output sensor for the scheduled state of charge. */
+  'state-of-charge': sensorRef.optional(),
+});
+export type StorageFlexModel = z.output<typeof storageFlexModel>;
+
+/** The process scheduler's flex-model (asset type `process`). */
+export const processFlexModel = z.strictObject({
+  duration: isoDuration,
+  power: z.number().min(0),
+  'process-type': z.enum(['INFLEXIBLE', 'BREAKABLE', 'SHIFTABLE']).optional(),
+  'time-restrictions': z.array(z.strictObject({ start: awareDateTime, duration: isoDuration })).optional(),
+  'optimization-sense': z.enum(['MAX', 'MIN']).optional(),
+});
+export type ProcessFlexModel = z.output<typeof processFlexModel>;
+
+const capacity = z.union([sensorRef, z.string().max(100)]);
+
+export const flexContext = z.strictObject({
+  'consumption-price-sensor': id.optional(),
+  'production-price-sensor': id.optional(),
+  'consumption-price': z.union([sensorRef, z.string().max(100)]).optional(),
+  'production-price': z.union([sensorRef, z.string().max(100)]).optional(),
+  'inflexible-device-sensors': z.array(id).optional(),
+  'site-power-capacity': capacity.optional(),
+  'site-consumption-capacity': capacity.optional(),
+  'site-production-capacity': capacity.optional(),
+});
+export type FlexContext = z.output<typeof flexContext>;
+
+/** Body of POST /sensors/<id>/schedules/trigger; the flex parts are validated on their own. */
+export const sensorTrigger = z.strictObject({
+  start: awareDateTime,
+  duration: isoDuration.optional(),
+  prior: awareDateTime.optional(),
+  'flex-model': z.record(z.string(), z.unknown()).optional(),
+  'flex-context': z.record(z.string(), z.unknown()).optional(),
+  'force-new-job-creation': z.boolean().optional(),
+  force_new_job_creation: z.boolean().optional(),
+});
+
+/** Body of POST /assets/<id>/schedules/trigger: one flex-model per scheduled sensor. */
+export const assetTrigger = sensorTrigger.extend({
+  'flex-model': z.array(z.record(z.string(), z.unknown())).min(1),
+});
+
+/** Query of GET /sensors/<id>/schedules/<uuid>. */
+export const scheduleQuery = z.object({ duration: isoDuration.optional() });

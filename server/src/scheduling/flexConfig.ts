@@ -1,0 +1,387 @@
+import type { DateTime } from 'luxon';
+import type { Knex } from 'knex';
+import type { z } from 'zod';
+import type { Config } from '../config.ts';
+import { unprocessable } from '../errors.ts';
+import {
+  flexContext,
+  processFlexModel,
+  storageFlexModel,
+  type FlexContext,
+  type StorageFlexModel,
+} from '../contracts/flexModel.ts';
+import { formatStart, type IsoDuration } from '../domain/time.ts';
+import { conversion, readQuantity } from '../domain/units.ts';
+import { fieldMessages } from '../http/validate.ts';
+import type { Asset } from '../store/assets.ts';
+import { getSensor, type SensorInContext } from '../store/sensors.ts';
+import type { JobSpec, ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageDeviceSpec, StorageJobSpec } from './jobSpec.ts';
+
+/** Asset types and the scheduler that serves them. */
+const storageTypes = new Set(['battery', 'one-way_evse', 'two-way_evse']);
+const processTypes = new Set(['process', 'load']);
+
+export interface TriggerInput {
+  start: DateTime;
+  duration?: IsoDuration;
+  prior?: DateTime;
+  flexContext: Record<string, unknown>;
+}
+
+/** Flex-model and flex-context errors: field messages straight under `json`, as the reference nests them. */
+const flexError = (fields: Record<string, unknown> | string) => unprocessable('json', fields);
+const fail = (field: string, message: string) => flexError({ [field]: [message] });
+
+function parseFlex<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value ?? {}, { reportInput: true });
+  if (!result.success) throw flexError(fieldMessages(result.error.issues));
+  return result.data;
+}
+
+/** A sensor attribute, falling back to the asset's attribute of the same name. */
+function attribute(sensor: SensorInContext, asset: Asset, name: string): unknown {
+  return sensor.attributes[name] ?? asset.attributes[name];
+}
+
+const asNumber = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** Stored flex config on the asset (attributes `flex-model` / `flex-context`), under the request's. */
+function stored(asset: Asset, key: 'flex-model' | 'flex-context'): Record<string, unknown> {
+  const v = asset.attributes[key];
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+async function referencedSensor(db: Knex, field: string, sensorId: number): Promise<SensorInContext> {
+  const s = await getSensor(db, sensorId);
+  if (!s) throw fail(field, `No sensor found with id ${sensorId}.`);
+  return s;
+}
+
+/**
+ * A quantity-or-sensor field as a series spec in `unit`.
+ * @returns the spec, or undefined when the field is absent.
+ */
+async function seriesOf(
+  db: Knex,
+  field: string,
+  value: number | string | { sensor: number } | undefined,
+  unit: string,
+  defaultUnit: string,
+): Promise<SeriesSpec | undefined> {
+  if (value === undefined) return undefined;
+  if (typeof value === 'object') {
+    const s = await referencedSensor(db, field, value.sensor);
+    if (!conversion(s.unit, unit, s.event_resolution_ms || 3600_000)) throw fail(field, `Cannot convert ${s.unit} to ${unit}`);
+    return { sensor: s.id, unit };
+  }
+  const n = readQuantity(value, unit, defaultUnit);
+  if (typeof n !== 'number') throw fail(field, n.error);
+  return { fixed: n };
+}
+
+/** A fraction field: 0.98 or "98%"; in (0, 1] unless `open` allows more (charging efficiencies may exceed 100 %). */
+function fractionOf(field: string, value: number | string, upTo = 1): number {
+  const n = readQuantity(value, 'dimensionless', 'dimensionless');
+  if (typeof n !== 'number') throw fail(field, n.error);
+  if (!(n > 0) || n > upTo) throw fail(field, 'Must be greater than 0 and less than or equal to 1.');
+  return n;
+}
+
+interface Horizon {
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+  maxEndMs: number;
+}
+
+function horizonOf(config: Config, input: TriggerInput, stepMs: number): Horizon {
+  const startMs = input.start.toMillis();
+  const durationMs = input.duration ? input.start.plus(input.duration.luxon).toMillis() - startMs : config.planningHorizonMs;
+  const max = config.maxPlanningHorizon;
+  const maxMs = 'steps' in max ? max.steps * stepMs : max.ms;
+  if (durationMs <= 0) throw fail('duration', 'The schedule duration must be positive.');
+  if (durationMs > maxMs) {
+    throw fail('duration', `Duration exceeds the maximum planning horizon of ${maxMs / stepMs} steps.`);
+  }
+  return { startMs, endMs: startMs + durationMs, stepMs, maxEndMs: startMs + maxMs };
+}
+
+/** Reads SoC constraints into MWh, checking windows and the planning horizon. */
+function socConstraints(
+  field: string,
+  list: StorageFlexModel['soc-targets'],
+  socUnit: 'MWh' | 'kWh',
+  horizon: Horizon,
+): SocConstraintSpec[] {
+  return (list ?? []).map((c, i) => {
+    const valueMwh = readQuantity(c.value, 'MWh', socUnit);
+    if (typeof valueMwh !== 'number') throw flexError({ [field]: { [i]: { value: [valueMwh.error] } } });
+    let spec: SocConstraintSpec;
+    if ('datetime' in c) spec = { valueMwh, atMs: c.datetime.toMillis() };
+    else {
+      const end = 'end' in c ? c.end : c.start.plus(c.duration.luxon);
+      if (c.start > end) throw flexError(`Start ${formatStart(c.start)} cannot be after end ${formatStart(end)}.`);
+      spec = { valueMwh, startMs: c.start.toMillis(), endMs: end.toMillis() };
+    }
+    const lastMs = 'atMs' in spec ? spec.atMs : spec.endMs;
+    if (lastMs > horizon.maxEndMs) {
+      throw flexError({
+        [field]: {
+          [i]: [`Target datetime exceeds the maximum planning horizon (${new Date(horizon.maxEndMs).toISOString()}).`],
+        },
+      });
+    }
+    return spec;
+  });
+}
+
+const lastInstant = (list: SocConstraintSpec[]) => Math.max(-Infinity, ...list.map((c) => ('atMs' in c ? c.atMs : c.endMs)));
+
+/** The SoC unit: as given, else implied by the power sensor's unit (a kW sensor means kWh). */
+function socUnitOf(model: StorageFlexModel, sensor: SensorInContext): 'MWh' | 'kWh' {
+  if (model['soc-unit']) return model['soc-unit'];
+  if (sensor.unit === 'kW' || sensor.unit === 'kWh') return 'kWh';
+  return 'MWh';
+}
+
+async function deviceSpec(
+  db: Knex,
+  sensor: SensorInContext,
+  asset: Asset,
+  model: StorageFlexModel,
+  horizon: Horizon,
+  start: DateTime,
+): Promise<StorageDeviceSpec> {
+  const socUnit = socUnitOf(model, sensor);
+  const inMwh = (field: string, v: number | string | undefined, fallbackMwh?: number): number | undefined => {
+    if (v === undefined) return fallbackMwh;
+    const n = readQuantity(v, 'MWh', socUnit);
+    if (typeof n !== 'number') throw fail(field, n.error);
+    return n;
+  };
+  const targets = socConstraints('soc-targets', model['soc-targets'], socUnit, horizon);
+  const minima = socConstraints('soc-minima', model['soc-minima'], socUnit, horizon);
+  const maxima = socConstraints('soc-maxima', model['soc-maxima'], socUnit, horizon);
+  const socMin = inMwh('soc-min', model['soc-min'], asNumber(attribute(sensor, asset, 'min_soc_in_mwh')) ?? 0)!;
+  if (socMin < 0) throw fail('soc-min', 'Must be greater than or equal to 0.');
+  const highestTarget = targets.length ? Math.max(...targets.map((t) => t.valueMwh)) : undefined;
+  const socMax = inMwh('soc-max', model['soc-max'], asNumber(attribute(sensor, asset, 'max_soc_in_mwh')) ?? highestTarget);
+  if (socMax === undefined) throw flexError('Need maximal permitted state of charge, please specify soc-max or some soc-targets.');
+  const socDatetime = attribute(sensor, asset, 'soc_datetime');
+  const storedSoc = typeof socDatetime === 'string' && Date.parse(socDatetime) === start.toMillis()
+    ? asNumber(attribute(sensor, asset, 'soc_in_mwh'))
+    : undefined;
+  const socAtStart = inMwh('soc-at-start', model['soc-at-start'], storedSoc ?? 0)!;
+
+  const roundtrip = model['roundtrip-efficiency'] ?? (asNumber(attribute(sensor, asset, 'roundtrip_efficiency')));
+  if (roundtrip !== undefined && (model['charging-efficiency'] !== undefined || model['discharging-efficiency'] !== undefined)) {
+    throw flexError({ _schema: ['Fields `charging_efficiency` and `roundtrip_efficiency` are mutually exclusive.'] });
+  }
+  const oneWay = roundtrip === undefined ? undefined : Math.sqrt(fractionOf('roundtrip-efficiency', roundtrip));
+  const efficiency = async (field: 'charging-efficiency' | 'discharging-efficiency', attr: string): Promise<SeriesSpec> => {
+    if (oneWay !== undefined) return { fixed: oneWay };
+    const given = model[field] ?? (attribute(sensor, asset, attr) as string | number | undefined);
+    const spec = await seriesOf(db, field, given, 'dimensionless', 'dimensionless');
+    if (spec && 'fixed' in spec && !(spec.fixed > 0)) throw fail(field, 'Must be greater than 0.');
+    return spec ?? { fixed: 1 };
+  };
+  const storage = model['storage-efficiency'] ?? asNumber(attribute(sensor, asset, 'storage_efficiency'));
+  const mw = (field: string, v: StorageFlexModel['power-capacity'], attrMw: unknown) =>
+    seriesOf(db, field, v ?? asNumber(attrMw), 'MW', 'MW');
+  const powerCapacity = await mw('power-capacity', model['power-capacity'], attribute(sensor, asset, 'capacity_in_mw'));
+  const gains = await Promise.all((model['soc-gain'] ?? []).map((g, i) => seriesOf(db, `soc-gain.${i}`, g, 'MW', 'MW')));
+  const usages = await Promise.all((model['soc-usage'] ?? []).map((g, i) => seriesOf(db, `soc-usage.${i}`, g, 'MW', 'MW')));
+  const socSensor = model['state-of-charge'] ? await referencedSensor(db, 'state-of-charge', model['state-of-charge'].sensor) : null;
+  const strictlyConsumer = sensor.attributes.is_consumer === true && sensor.attributes.is_producer === false;
+  const strictlyProducer = sensor.attributes.is_producer === true && sensor.attributes.is_consumer === false;
+  return {
+    sensorId: sensor.id,
+    name: sensor.name,
+    socAtStartMwh: socAtStart,
+    socMinMwh: socMin,
+    socMaxMwh: socMax,
+    socTargets: targets,
+    socMinima: minima,
+    socMaxima: maxima,
+    powerCapacityMw: powerCapacity ?? null,
+    consumptionCapacityMw: (await mw('consumption-capacity', model['consumption-capacity'], attribute(sensor, asset, 'consumption_capacity'))) ?? null,
+    productionCapacityMw: (await mw('production-capacity', model['production-capacity'], attribute(sensor, asset, 'production_capacity'))) ?? null,
+    chargingEfficiency: await efficiency('charging-efficiency', 'charging-efficiency'),
+    dischargingEfficiency: await efficiency('discharging-efficiency', 'discharging-efficiency'),
+    storageEfficiencyPerSensorStep: storage === undefined ? 1 : fractionOf('storage-efficiency', storage),
+    socGainMw: gains.filter((g): g is SeriesSpec => g !== undefined),
+    socUsageMw: usages.filter((g): g is SeriesSpec => g !== undefined),
+    canConsume: !strictlyProducer,
+    canProduce: !strictlyConsumer && sensor.asset_type !== 'one-way_evse',
+    socSensorId: socSensor?.id ?? null,
+  };
+}
+
+async function priceOf(
+  db: Knex,
+  context: FlexContext,
+  which: 'consumption' | 'production',
+  fallbackSensorId: number | undefined,
+): Promise<SeriesSpec | null> {
+  const modern = context[`${which}-price`];
+  const legacy = context[`${which}-price-sensor`];
+  if (modern !== undefined) {
+    const field = `${which}-price`;
+    if (typeof modern === 'object') {
+      const s = await referencedSensor(db, field, modern.sensor);
+      return { sensor: s.id, unit: s.unit.replace(/\/.*/, '/MWh') };
+    }
+    const m = /^\s*[-+\d.eE]+\s*([A-Z]{3})\/(.+)$/.exec(modern);
+    if (!m) throw fail(field, `Cannot convert value \`${modern}\` to a price per MWh`);
+    const n = readQuantity(modern, `${m[1]}/MWh`, `${m[1]}/MWh`);
+    if (typeof n !== 'number') throw fail(field, n.error);
+    return { fixed: n };
+  }
+  const sensorId = legacy ?? fallbackSensorId;
+  if (sensorId === undefined) return null;
+  const s = await referencedSensor(db, `${which}-price-sensor`, sensorId);
+  return { sensor: s.id, unit: s.unit.replace(/\/.*/, '/MWh') };
+}
+
+async function siteCapacity(
+  db: Knex,
+  context: FlexContext,
+  field: 'site-power-capacity' | 'site-consumption-capacity' | 'site-production-capacity',
+  attrMw: unknown,
+): Promise<SeriesSpec | undefined> {
+  const v = context[field];
+  if (v !== undefined) {
+    // A bare number has no unit: refuse it rather than guess between kW and MW.
+    const spec = await seriesOf(db, field, v, 'MW', 'dimensionless');
+    if (spec && 'fixed' in spec && spec.fixed < 0) throw fail(field, 'Must be greater than or equal to 0.');
+    return spec;
+  }
+  const n = asNumber(attrMw);
+  return n === undefined ? undefined : { fixed: n };
+}
+
+/** The smaller of two optional limits; sensor-valued limits are combined when the job runs. */
+const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSpec | null => {
+  if (!a || !b) return a ?? b ?? null;
+  if ('fixed' in a && 'fixed' in b) return { fixed: Math.min(a.fixed, b.fixed) };
+  return 'fixed' in b ? a : b;
+};
+
+/**
+ * Resolves a trigger for one or more storage devices into a job spec, answering every
+ * flex-model/flex-context error with a 422 before any job exists.
+ * @param devices the power sensors to schedule, each with its own flex-model.
+ * @param asset the asset whose site limits apply.
+ * @returns the job spec.
+ */
+export async function resolveStorageJob(
+  db: Knex,
+  config: Config,
+  input: TriggerInput,
+  devices: { sensor: SensorInContext; flexModel: unknown }[],
+  asset: Asset,
+): Promise<StorageJobSpec> {
+  const context = parseFlex(flexContext, { ...stored(asset, 'flex-context'), ...input.flexContext });
+  const stepMs = Math.min(...devices.map((d) => d.sensor.event_resolution_ms || Infinity));
+  if (!Number.isFinite(stepMs)) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
+  const horizon = horizonOf(config, input, stepMs);
+  const specs: StorageDeviceSpec[] = [];
+  let socUnit: 'MWh' | 'kWh' = 'MWh';
+  for (const d of devices) {
+    const raw = d.flexModel && typeof d.flexModel === 'object' ? d.flexModel : {};
+    const model = parseFlex(storageFlexModel, { ...stored(asset, 'flex-model'), ...raw });
+    socUnit = socUnitOf(model, d.sensor);
+    specs.push(await deviceSpec(db, d.sensor, asset, model, horizon, input.start));
+  }
+  // Targets beyond the requested end extend the schedule (within the maximum horizon).
+  const latestTarget = Math.max(...specs.map((s) => lastInstant(s.socTargets)));
+  const endMs = Math.max(horizon.endMs, Math.ceil((latestTarget - horizon.startMs) / stepMs) * stepMs + horizon.startMs);
+  if (endMs - horizon.startMs < stepMs) throw fail('duration', 'The schedule must cover at least one step of the sensor resolution.');
+  const first = devices[0].sensor;
+  const sitePower = await siteCapacity(db, context, 'site-power-capacity', asset.attributes.capacity_in_mw);
+  const siteConsumption = await siteCapacity(db, context, 'site-consumption-capacity', asset.attributes.consumption_capacity_in_mw);
+  const siteProduction = await siteCapacity(db, context, 'site-production-capacity', asset.attributes.production_capacity_in_mw);
+  const marketId = asNumber(attribute(first, asset, 'market_id'));
+  const inflexible = context['inflexible-device-sensors'] ?? [];
+  for (const [i, sensorId] of inflexible.entries()) await referencedSensor(db, `inflexible-device-sensors.${i}`, sensorId);
+  const customScheduler = attribute(first, asset, 'custom-scheduler');
+  const preferChargingSooner = devices.every((d) => (d.flexModel as Record<string, unknown> | null)?.['prefer-charging-sooner'] !== false);
+  return {
+    scheduler: 'StorageScheduler',
+    startMs: horizon.startMs,
+    endMs,
+    stepMs,
+    startIso: formatStart(input.start),
+    priorMs: input.prior?.toMillis() ?? null,
+    devices: specs,
+    consumptionPrice: await priceOf(db, context, 'consumption', marketId),
+    productionPrice: await priceOf(db, context, 'production', undefined),
+    inflexibleSensorIds: inflexible,
+    siteConsumptionCapacityMw: tighter(siteConsumption, sitePower),
+    siteProductionCapacityMw: tighter(siteProduction, sitePower),
+    preferChargingSooner,
+    socUnit,
+    customScheduler: typeof customScheduler === 'string' && customScheduler ? customScheduler : null,
+  };
+}
+
+/**
+ * Resolves a trigger for a process asset (INFLEXIBLE, SHIFTABLE or BREAKABLE load).
+ * @returns the job spec.
+ */
+export async function resolveProcessJob(
+  db: Knex,
+  config: Config,
+  input: TriggerInput,
+  sensor: SensorInContext,
+  asset: Asset,
+  rawModel: unknown,
+): Promise<ProcessJobSpec> {
+  const context = parseFlex(flexContext, { ...stored(asset, 'flex-context'), ...input.flexContext });
+  const model = parseFlex(processFlexModel, { ...stored(asset, 'flex-model'), ...(rawModel as object) });
+  const stepMs = sensor.event_resolution_ms;
+  if (!stepMs) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
+  const horizon = horizonOf(config, input, stepMs);
+  const durationSteps = Math.ceil(model.duration.ms / stepMs);
+  if (durationSteps * stepMs > horizon.endMs - horizon.startMs) {
+    throw fail('duration', 'The process duration is longer than the schedule.');
+  }
+  const processType = model['process-type'] ?? (attribute(sensor, asset, 'process-type') as ProcessJobSpec['processType'] | undefined) ?? 'INFLEXIBLE';
+  return {
+    scheduler: 'ProcessScheduler',
+    startMs: horizon.startMs,
+    endMs: horizon.endMs,
+    stepMs,
+    startIso: formatStart(input.start),
+    priorMs: input.prior?.toMillis() ?? null,
+    sensorId: sensor.id,
+    powerMw: model.power,
+    durationSteps,
+    processType,
+    optimizationSense: model['optimization-sense'] ?? 'MIN',
+    restrictions: (model['time-restrictions'] ?? []).map((r) => ({
+      startMs: r.start.toMillis(),
+      endMs: r.start.plus(r.duration.luxon).toMillis(),
+    })),
+    consumptionPrice: await priceOf(db, context, 'consumption', asNumber(attribute(sensor, asset, 'market_id'))),
+  };
+}
+
+/**
+ * Picks the scheduler for the asset type and resolves a single-sensor trigger.
+ * @returns the job spec; 422 for asset types nothing can schedule.
+ */
+export async function resolveSensorJob(
+  db: Knex,
+  config: Config,
+  input: TriggerInput,
+  sensor: SensorInContext,
+  asset: Asset,
+  flexModel: unknown,
+): Promise<JobSpec> {
+  if (processTypes.has(sensor.asset_type)) return resolveProcessJob(db, config, input, sensor, asset, flexModel);
+  if (storageTypes.has(sensor.asset_type) || typeof attribute(sensor, asset, 'custom-scheduler') === 'string') {
+    return resolveStorageJob(db, config, input, [{ sensor, flexModel }], asset);
+  }
+  throw flexError(`Scheduling is not (yet) supported for asset type ${sensor.asset_type}.`);
+}

@@ -1,0 +1,81 @@
+/**
+ * What a scheduling job needs, as resolved synchronously at trigger time. It is plain JSON: it is
+ * stored with the job, hashed for job reuse, and read back when the job runs (possibly after a
+ * restart). Time series that come from sensors stay references until the job runs, so that a
+ * job uses the data known at its belief time.
+ */
+
+/** A per-step value: fixed, or read from a sensor and converted into the wanted unit. */
+export type SeriesSpec = { fixed: number } | { sensor: number; unit: string };
+
+export type SocConstraintSpec = { valueMwh: number; atMs: number } | { valueMwh: number; startMs: number; endMs: number };
+
+export interface StorageDeviceSpec {
+  sensorId: number;
+  name: string;
+  socAtStartMwh: number;
+  socMinMwh: number;
+  socMaxMwh: number;
+  socTargets: SocConstraintSpec[];
+  socMinima: SocConstraintSpec[];
+  socMaxima: SocConstraintSpec[];
+  /** Set when neither the flex-model nor the attributes give a power capacity: the job then fails. */
+  powerCapacityMw: SeriesSpec | null;
+  consumptionCapacityMw: SeriesSpec | null;
+  productionCapacityMw: SeriesSpec | null;
+  chargingEfficiency: SeriesSpec;
+  dischargingEfficiency: SeriesSpec;
+  /** Fraction kept per step of the power sensor's resolution. */
+  storageEfficiencyPerSensorStep: number;
+  socGainMw: SeriesSpec[];
+  socUsageMw: SeriesSpec[];
+  /** Consumption-only or production-only devices (EV chargers, sensor attributes). */
+  canConsume: boolean;
+  canProduce: boolean;
+  /** Optional output sensor for the scheduled state of charge. */
+  socSensorId: number | null;
+}
+
+export interface StorageJobSpec {
+  scheduler: 'StorageScheduler';
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+  /** The start as the client sent it, for messages in the client's offset. */
+  startIso: string;
+  /** Belief time of inputs and outputs; null = when the job runs. */
+  priorMs: number | null;
+  devices: StorageDeviceSpec[];
+  consumptionPrice: SeriesSpec | null;
+  productionPrice: SeriesSpec | null;
+  inflexibleSensorIds: number[];
+  siteConsumptionCapacityMw: SeriesSpec | null;
+  siteProductionCapacityMw: SeriesSpec | null;
+  preferChargingSooner: boolean;
+  socUnit: 'MWh' | 'kWh';
+  /** A module named by the `custom-scheduler` attribute, run instead of the built-in solver. */
+  customScheduler: string | null;
+}
+
+export interface ProcessJobSpec {
+  scheduler: 'ProcessScheduler';
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+  startIso: string;
+  priorMs: number | null;
+  sensorId: number;
+  powerMw: number;
+  durationSteps: number;
+  processType: 'INFLEXIBLE' | 'BREAKABLE' | 'SHIFTABLE';
+  optimizationSense: 'MAX' | 'MIN';
+  /** Forbidden windows [startMs, endMs). */
+  restrictions: { startMs: number; endMs: number }[];
+  consumptionPrice: SeriesSpec | null;
+}
+
+export type JobSpec = StorageJobSpec | ProcessJobSpec;
+
+/** Sensors whose schedules a job writes, in order. */
+export const scheduledSensors = (spec: JobSpec): number[] =>
+  spec.scheduler === 'StorageScheduler' ? spec.devices.map((d) => d.sensorId) : [spec.sensorId];

@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+
+/**
+ * The worker file: the compiled bundle next to the compiled server when packaged, else the
+ * source loader (see worker/loader.mjs).
+ */
+function workerFile(): string {
+  const bundled = new URL('./worker.js', import.meta.url);
+  if (fs.existsSync(fileURLToPath(bundled))) return bundled.href;
+  return new URL('../../../worker/loader.mjs', import.meta.url).href;
+}
+
+/**
+ * One pool of scheduling threads per server. Threads stay alive between jobs so the solver's
+ * WebAssembly is compiled once per thread, not once per schedule.
+ * @param threads the number of worker threads.
+ */
+export function createWorkerPool(threads: number): Piscina {
+  return new Piscina({
+    filename: workerFile(),
+    minThreads: 1,
+    maxThreads: threads,
+    idleTimeout: 10 * 60_000,
+    // Big horizons with binaries use a few hundred MB in HiGHS; keep a bad job from taking the machine.
+    resourceLimits: { maxOldGenerationSizeMb: 2048 },
+  });
+}

@@ -1,0 +1,11 @@
+// Loads the TypeScript worker tasks when Flexsite runs from source: worker threads do not
+// inherit the main thread's TypeScript loader, so they import the tasks through tsx here.
+// Packaged builds point piscina at the compiled worker instead (see server/src/scheduling/workerPool.ts).
+import { tsImport } from 'tsx/esm/api';
+
+const tasks = await tsImport('./src/index.ts', import.meta.url);
+
+export const storageSchedule = tasks.storageSchedule;
+export const processSchedule = tasks.processSchedule;
+export const customStorageSchedule = tasks.customStorageSchedule;
+export const fallbackStorageSchedule = tasks.fallbackStorageSchedule;
