@@ -11,6 +11,7 @@ import { openStore, migrate } from './db/connection.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
 import type { AppContext, Services } from './http/context.ts';
 import { allowedMethods, mount } from './http/routes.ts';
+import { defaultUiDir, staticUi } from './http/staticUi.ts';
 import { createLogger } from './logger.ts';
 import { apiRoutes } from './routes/api.ts';
 import { mountSunset } from './routes/sunset.ts';
@@ -89,6 +90,8 @@ export function createApp(services: Services): Koa {
   mount(api, v3Routes(), V3_PREFIX.slice('/api'.length));
   if (services.config.legacyApi === 'sunset') mountSunset(api, services.config);
   app.use(api.routes()).use(allowedMethods(api));
+  // The web UI talks to the API above like any other client; it is only served from here.
+  app.use(staticUi(defaultUiDir));
   return app;
 }
 

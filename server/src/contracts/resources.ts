@@ -65,3 +65,26 @@ export const userPatch = z.strictObject({
   last_login_at: z.string().nullable().optional(),
   last_seen_at: z.string().nullable().optional(),
 });
+
+/** A new password: long enough to resist guessing, bounded so hashing stays cheap. */
+export const newPassword = z.string().min(8).max(200);
+
+/** Body of POST /users: a user in an account, with a password or without one (set later by a reset). */
+export const userCreate = z.strictObject({
+  email: z.email().max(255),
+  username: text(),
+  password: newPassword.optional(),
+  account_id: id,
+  active: z.boolean().optional(),
+  timezone: timezone.optional(),
+  flexmeasures_roles: z.array(id).optional(),
+});
+
+/** Body of POST /setup: the first account and its administrator. */
+export const firstSetup = z.strictObject({
+  account_name: text(),
+  email: z.email().max(255),
+  username: text(),
+  password: newPassword,
+  timezone: timezone.optional(),
+});

@@ -77,6 +77,31 @@ export async function listUsers(
   return withRoles(db, await q);
 }
 
+/** @returns whether any user exists (a fresh appliance has none until its first setup). */
+export async function anyUser(db: Knex): Promise<boolean> {
+  return Boolean(await db('user').first('id'));
+}
+
+/**
+ * Finds another user holding this email (case-insensitive) or username.
+ * @param except a user id to leave out (the user being edited).
+ * @returns which of the two is taken, or undefined when both are free.
+ */
+export async function takenIdentity(
+  db: Knex,
+  props: { email?: string; username?: string; except?: number },
+): Promise<'email' | 'username' | undefined> {
+  if (!props.email && !props.username) return undefined;
+  const q = db('user').andWhere((w) => {
+    if (props.email) w.orWhereRaw('lower(email) = ?', [props.email.toLowerCase()]);
+    if (props.username) w.orWhere({ username: props.username });
+  });
+  if (props.except !== undefined) q.whereNot({ id: props.except });
+  const row = await q.first<{ email: string } | undefined>('email');
+  if (!row) return undefined;
+  return props.email && row.email.toLowerCase() === props.email.toLowerCase() ? 'email' : 'username';
+}
+
 /** @returns every role as {id, name}. */
 export async function listRoles(db: Knex): Promise<{ id: number; name: string; description: string }[]> {
   return db('role').orderBy('id').select('id', 'name', 'description');

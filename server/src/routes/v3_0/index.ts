@@ -5,6 +5,7 @@ import { accountRoutes } from './accounts.ts';
 import { assetRoutes } from './assets.ts';
 import { jobRoutes } from './jobs.ts';
 import { sensorRoutes } from './sensors.ts';
+import { setupRoutes } from './setup.ts';
 import { userRoutes } from './users.ts';
 
 export const V3_PREFIX = '/api/v3_0';
@@ -14,7 +15,7 @@ const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 
 /** Every v3.0 endpoint. Order matters where paths overlap: `/assets/public` before `/assets/:id`. */
 export function v3Routes(): RouteSpec[] {
-  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes];
+  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...setupRoutes];
   const all: RouteSpec[] = [
     {
       method: 'GET',

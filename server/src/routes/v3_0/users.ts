@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AppError, forbidden, unprocessable } from '../../errors.ts';
-import { userPatch } from '../../contracts/resources.ts';
+import { AppError, fieldError, forbidden, unprocessable } from '../../errors.ts';
+import { userCreate, userPatch } from '../../contracts/resources.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
 import { hashPassword, randomPassword } from '../../domain/passwords.ts';
 import { parseInput } from '../../http/validate.ts';
@@ -8,11 +8,34 @@ import type { RouteSpec } from '../../http/routes.ts';
 import { authorize } from '../../policies/access.ts';
 import { presentUser } from '../../presenters/index.ts';
 import { sendMail } from '../../outbox.ts';
+import { getAccount } from '../../store/accounts.ts';
 import { revokeTokens } from '../../store/tokens.ts';
 import * as users from '../../store/users.ts';
+import type { AppContext } from '../../http/context.ts';
 import { accountAccess, idParams, loadAccount, loadUser } from './load.ts';
 
 const listQuery = z.object({ account_id: intText.optional(), include_inactive: boolText.optional() });
+
+/** Role ids must exist, and only admins may hand out the platform-wide roles. */
+async function checkRoles(ctx: AppContext, roleIds: number[], current: number[]): Promise<void> {
+  const roles = await users.listRoles(ctx.services.db);
+  const unknown = roleIds.filter((r) => !roles.some((role) => role.id === r));
+  if (unknown.length) throw unprocessable('json', { flexmeasures_roles: [`Unknown role id(s): ${unknown.join(', ')}.`] });
+  const platformWide = roles.filter((r) => r.name === 'admin' || r.name === 'admin-reader');
+  const handsOut = platformWide.some((r) => roleIds.includes(r.id) && !current.includes(r.id));
+  if (handsOut && !ctx.state.user!.roles.includes('admin')) throw forbidden();
+}
+
+/** Emails and usernames are unique; a clash is the reference's 400. */
+async function checkIdentityFree(ctx: AppContext, props: { email?: string; username?: string; except?: number }): Promise<void> {
+  const taken = await users.takenIdentity(ctx.services.db, props);
+  if (!taken) return;
+  throw new AppError(400, {
+    message: 'Duplicate user already exists',
+    detail: taken === 'email' ? `email ${props.email} is taken` : `username ${props.username} is taken`,
+    status: 400,
+  });
+}
 
 export const userRoutes: RouteSpec[] = [
   {
@@ -30,6 +53,46 @@ export const userRoutes: RouteSpec[] = [
         includeInactive: query.include_inactive ?? false,
       });
       ctx.body = list.map(presentUser);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/roles',
+    summary: 'List the user roles, whose ids users carry in flexmeasures_roles',
+    async handler(ctx) {
+      ctx.body = await users.listRoles(ctx.services.db);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/users',
+    summary: 'Create a new user',
+    request: { json: userCreate },
+    responses: { 201: 'the new user' },
+    async handler(ctx) {
+      const body = parseInput(userCreate, ctx.request.body, 'json');
+      const account = await getAccount(ctx.services.db, body.account_id);
+      if (!account) throw fieldError('json', 'account_id', `Account with Id ${body.account_id} doesn't exist.`);
+      // Admins add users anywhere; account-admins only to their own account.
+      authorize(ctx.state.user!, 'create-children', accountAccess(account));
+      const roleIds = body.flexmeasures_roles ?? [];
+      await checkRoles(ctx, roleIds, []);
+      await checkIdentityFree(ctx, { email: body.email, username: body.username });
+      // Without a password nobody can sign in as the new user until an admin resets it.
+      const passwordHash = await hashPassword(body.password ?? randomPassword());
+      const user = await ctx.services.db.transaction((trx) =>
+        users.createUser(trx, {
+          email: body.email,
+          username: body.username,
+          passwordHash,
+          accountId: account.id,
+          roleIds,
+          timezone: body.timezone,
+          active: body.active,
+        }),
+      );
+      ctx.status = 201;
+      ctx.body = presentUser(user);
     },
   },
   {
@@ -56,31 +119,8 @@ export const userRoutes: RouteSpec[] = [
       // Nobody, admins included, may switch off their own account or change their own roles.
       if (me.id === user.id && (body.active !== undefined || body.flexmeasures_roles !== undefined)) throw forbidden();
       const { db } = ctx.services;
-      if (body.flexmeasures_roles) {
-        const known = new Set((await users.listRoles(db)).map((r) => r.id));
-        const unknown = body.flexmeasures_roles.filter((r) => !known.has(r));
-        if (unknown.length) throw unprocessable('json', { flexmeasures_roles: [`Unknown role id(s): ${unknown.join(', ')}.`] });
-        // Only admins may hand out the platform-wide roles.
-        const adminRoles = (await users.listRoles(db)).filter((r) => r.name === 'admin' || r.name === 'admin-reader');
-        const handsOutAdmin = adminRoles.some((r) => body.flexmeasures_roles!.includes(r.id) && !user.roleIds.includes(r.id));
-        if (handsOutAdmin && !me.roles.includes('admin')) throw forbidden();
-      }
-      if (body.email || body.username) {
-        const taken = await db('user')
-          .whereNot({ id: user.id })
-          .andWhere((q) => {
-            if (body.email) q.orWhereRaw('lower(email) = ?', [body.email.toLowerCase()]);
-            if (body.username) q.orWhere({ username: body.username });
-          })
-          .first('email', 'username');
-        if (taken) {
-          throw new AppError(400, {
-            message: 'Duplicate user already exists',
-            detail: taken.email === body.email ? `email ${body.email} is taken` : `username ${body.username} is taken`,
-            status: 400,
-          });
-        }
-      }
+      if (body.flexmeasures_roles) await checkRoles(ctx, body.flexmeasures_roles, user.roleIds);
+      await checkIdentityFree(ctx, { email: body.email, username: body.username, except: user.id });
       await db.transaction(async (trx) => {
         await users.updateUser(trx, user.id, {
           email: body.email,

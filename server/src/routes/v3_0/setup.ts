@@ -1,0 +1,74 @@
+import { forbidden } from '../../errors.ts';
+import { firstSetup } from '../../contracts/resources.ts';
+import { hashPassword } from '../../domain/passwords.ts';
+import { parseInput } from '../../http/validate.ts';
+import type { AppContext } from '../../http/context.ts';
+import type { RouteSpec } from '../../http/routes.ts';
+import { presentAccount, presentUser } from '../../presenters/index.ts';
+import { createAccount } from '../../store/accounts.ts';
+import { issueToken } from '../../store/tokens.ts';
+import { anyUser, createUser, listRoles } from '../../store/users.ts';
+
+/**
+ * Whether the request comes from this machine. The socket address is used, never a forwarding
+ * header: a LAN device must not be able to claim to be local.
+ * @param ctx the request.
+ * @returns true for 127.0.0.0/8 and ::1, also in their IPv4-mapped IPv6 form.
+ */
+export function isLoopback(ctx: AppContext): boolean {
+  const address = ctx.req.socket.remoteAddress ?? '';
+  const v4 = address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+  return v4 === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+/**
+ * First start: an appliance without users offers to create the first account and its
+ * administrator, but only to someone sitting at the machine.
+ */
+export const setupRoutes: RouteSpec[] = [
+  {
+    method: 'GET',
+    path: '/setup',
+    summary: 'Whether the first account and administrator still have to be created',
+    public: true,
+    async handler(ctx) {
+      ctx.body = { needed: !(await anyUser(ctx.services.db)), local: isLoopback(ctx), status: 200 };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/setup',
+    summary: 'Create the first account and administrator (only from this machine, only while no user exists)',
+    public: true,
+    request: { json: firstSetup },
+    responses: { 201: 'the account, the administrator and a token for them' },
+    async handler(ctx) {
+      if (!isLoopback(ctx)) throw forbidden();
+      const body = parseInput(firstSetup, ctx.request.body, 'json');
+      const passwordHash = await hashPassword(body.password);
+      const { db, config } = ctx.services;
+      const created = await db.transaction(async (trx) => {
+        // Checked inside the transaction so two simultaneous set-ups cannot both succeed.
+        if (await anyUser(trx)) return undefined;
+        const account = await createAccount(trx, { name: body.account_name, roles: [], consultancyAccountId: null });
+        const admin = (await listRoles(trx)).find((r) => r.name === 'admin')!;
+        const user = await createUser(trx, {
+          email: body.email,
+          username: body.username,
+          passwordHash,
+          accountId: account.id,
+          roleIds: [admin.id],
+          timezone: body.timezone,
+        });
+        return { account, user, token: await issueToken(trx, user.id, config.tokenMaxAgeS) };
+      });
+      if (!created) throw forbidden();
+      ctx.status = 201;
+      ctx.body = {
+        account: presentAccount(created.account, []),
+        user: presentUser(created.user),
+        auth_token: created.token,
+      };
+    },
+  },
+];
