@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { hashPassword } from '../../server/src/domain/passwords.ts';
 import { createAccount } from '../../server/src/store/accounts.ts';
 import { createAsset } from '../../server/src/store/assets.ts';
+import { recordBeliefs } from '../../server/src/store/beliefs.ts';
+import { getOrCreateSource } from '../../server/src/store/sources.ts';
 import { createSensor, type Sensor } from '../../server/src/store/sensors.ts';
 import { issueToken } from '../../server/src/store/tokens.ts';
 import { createUser, listRoles, type User } from '../../server/src/store/users.ts';
@@ -58,6 +60,17 @@ export function factories(db: Knex) {
           attributes: props.attributes ?? {},
         }),
       );
+    },
+    /** Values at a fixed step from `startMs`, all known at `beliefTimeMs`, from a demo-script source. */
+    async beliefs(sensorId: number, startMs: number, stepMs: number, values: number[], beliefTimeMs: number) {
+      await db.transaction(async (trx) => {
+        const source = await getOrCreateSource(trx, { name: 'test fixtures', type: 'demo script' });
+        await recordBeliefs(
+          trx,
+          values.map((value, i) => ({ sensorId, eventStartMs: startMs + i * stepMs, beliefTimeMs, sourceId: source.id, value })),
+          { allowOverwrite: false },
+        );
+      });
     },
     async sensor(props: {
       assetId: number;

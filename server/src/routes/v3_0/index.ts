@@ -4,6 +4,7 @@ import { openApiDocument } from '../openapi.ts';
 import { accountRoutes } from './accounts.ts';
 import { assetRoutes } from './assets.ts';
 import { jobRoutes } from './jobs.ts';
+import { scheduleRoutes } from './schedules.ts';
 import { sensorRoutes } from './sensors.ts';
 import { setupRoutes } from './setup.ts';
 import { userRoutes } from './users.ts';
@@ -15,7 +16,7 @@ const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 
 /** Every v3.0 endpoint. Order matters where paths overlap: `/assets/public` before `/assets/:id`. */
 export function v3Routes(): RouteSpec[] {
-  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...setupRoutes];
+  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...setupRoutes];
   const all: RouteSpec[] = [
     {
       method: 'GET',

@@ -1,0 +1,194 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { conversion } from '../domain/units.ts';
+import { mostRecentBeliefs } from '../store/beliefs.ts';
+import { resampleToGrid } from '../domain/resample.ts';
+import { getSensor, type Sensor } from '../store/sensors.ts';
+import { socSeries, type StorageDevice, type StorageProblem } from '../../../worker/src/scheduling/storageProblem.ts';
+import type { ProcessProblem } from '../../../worker/src/scheduling/processScheduler.ts';
+import type { ProcessJobSpec, SeriesSpec, StorageJobSpec } from './jobSpec.ts';
+import { SchedulingFailure } from './failure.ts';
+
+/**
+ * Sign of consumption in a sensor's stored data. Power sensors store production as positive
+ * unless their attribute `consumption_is_positive` says otherwise; schedules and inflexible
+ * loads are handled consumption-positive, so values cross this boundary multiplied by it.
+ */
+export const consumptionSign = (sensor: Sensor): 1 | -1 => (sensor.attributes.consumption_is_positive === true ? 1 : -1);
+
+interface Grid {
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+  steps: number;
+}
+
+const gridOf = (spec: { startMs: number; endMs: number; stepMs: number }): Grid => ({
+  startMs: spec.startMs,
+  endMs: spec.startMs + Math.floor((spec.endMs - spec.startMs) / spec.stepMs) * spec.stepMs,
+  stepMs: spec.stepMs,
+  steps: Math.floor((spec.endMs - spec.startMs) / spec.stepMs),
+});
+
+/**
+ * A sensor's most recent beliefs (known at `beliefTimeMs`) on the schedule grid, in `unit`.
+ * @returns one value per step, null where nothing is known.
+ */
+async function sensorSeries(
+  db: Knex,
+  sensorId: number,
+  unit: string,
+  grid: Grid,
+  beliefTimeMs: number,
+  sign: 1 | -1 = 1,
+): Promise<(number | null)[]> {
+  const sensor = (await getSensor(db, sensorId))!;
+  const events = await mostRecentBeliefs(db, {
+    sensorId,
+    startMs: grid.startMs,
+    endMs: grid.endMs,
+    // An hourly price covers a schedule that starts at a quarter past.
+    overlapping: true,
+    beliefsBeforeMs: beliefTimeMs,
+  });
+  const values = resampleToGrid(events, {
+    startMs: grid.startMs,
+    endMs: grid.endMs,
+    stepMs: grid.stepMs,
+    eventResolutionMs: sensor.event_resolution_ms,
+  });
+  const c = conversion(sensor.unit, unit, grid.stepMs) ?? { scale: 1, offset: 0 };
+  return values.map((v) => (v === null ? null : sign * (v * c.scale + c.offset)));
+}
+
+async function series(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs: number): Promise<(number | null)[]> {
+  if ('fixed' in spec) return new Array<number>(grid.steps).fill(spec.fixed);
+  return sensorSeries(db, spec.sensor, spec.unit, grid, beliefTimeMs);
+}
+
+/** Fills gaps: nulls at the edges take the nearest known value, interior gaps the previous one. */
+function extendGaps(values: (number | null)[]): number[] | undefined {
+  const first = values.find((v) => v !== null);
+  if (first === undefined || first === null) return undefined;
+  let last = first;
+  return values.map((v) => (v === null ? last : (last = v)));
+}
+
+/** Prices per step (currency/MWh); the job fails when none at all are known. */
+async function prices(db: Knex, spec: SeriesSpec | null, grid: Grid, beliefTimeMs: number, log: Logger): Promise<number[]> {
+  if (!spec) throw new SchedulingFailure('UnknownPricesException', 'Prices unknown for planning window. (no price sensor or price in the flex-context)');
+  const raw = await series(db, spec, grid, beliefTimeMs);
+  const filled = extendGaps(raw);
+  if (!filled) throw new SchedulingFailure('UnknownPricesException', `Prices unknown for planning window. (sensor ${'sensor' in spec ? spec.sensor : '?'})`);
+  if (raw.includes(null)) log.warn({ sensor: 'sensor' in spec ? spec.sensor : null }, 'prices partially unknown; gaps filled');
+  return filled;
+}
+
+/** A limit per step; unknown steps stay unbounded (null). */
+async function limits(db: Knex, spec: SeriesSpec | null, grid: Grid, beliefTimeMs: number) {
+  return spec ? series(db, spec, grid, beliefTimeMs) : null;
+}
+
+async function filledSeries(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs: number, fallback: number): Promise<number[]> {
+  return (await series(db, spec, grid, beliefTimeMs)).map((v) => v ?? fallback);
+}
+
+/**
+ * Turns a resolved storage job into the solver-neutral problem of the worker, reading every
+ * sensor-valued input as known at the belief time.
+ * @returns the problem.
+ */
+export async function buildStorageProblem(db: Knex, spec: StorageJobSpec, beliefTimeMs: number, log: Logger): Promise<StorageProblem> {
+  const grid = gridOf(spec);
+  const consumptionPrice = await prices(db, spec.consumptionPrice, grid, beliefTimeMs, log);
+  const productionPrice = spec.productionPrice ? await prices(db, spec.productionPrice, grid, beliefTimeMs, log) : null;
+  const inflexible = new Array<number>(grid.steps).fill(0);
+  for (const sensorId of spec.inflexibleSensorIds) {
+    const sensor = (await getSensor(db, sensorId))!;
+    const values = await sensorSeries(db, sensorId, 'MW', grid, beliefTimeMs, consumptionSign(sensor));
+    if (values.includes(null)) log.warn({ sensor: sensorId }, 'assuming zero power where the inflexible device is unknown');
+    values.forEach((v, j) => (inflexible[j] += v ?? 0));
+  }
+  const devices: StorageDevice[] = [];
+  for (const d of spec.devices) {
+    if (!d.powerCapacityMw) {
+      throw new SchedulingFailure('ValueError', 'Power capacity is not defined in the sensor attributes or the flex-model.');
+    }
+    const power = await filledSeries(db, d.powerCapacityMw, grid, beliefTimeMs, 0);
+    const capped = async (s: SeriesSpec | null, allowed: boolean) => {
+      if (!allowed) return new Array<number>(grid.steps).fill(0);
+      const own = s ? await filledSeries(db, s, grid, beliefTimeMs, Infinity) : power;
+      return own.map((v, j) => Math.max(0, Math.min(v, power[j])));
+    };
+    const sensor = (await getSensor(db, d.sensorId))!;
+    const perSensorStep = sensor.event_resolution_ms ? spec.stepMs / sensor.event_resolution_ms : 1;
+    const stockDelta = new Array<number>(grid.steps).fill(0);
+    for (const [specs, sign] of [[d.socGainMw, 1], [d.socUsageMw, -1]] as const) {
+      for (const s of specs) (await filledSeries(db, s, grid, beliefTimeMs, 0)).forEach((v, j) => (stockDelta[j] += sign * v));
+    }
+    const place = (list: typeof d.socTargets, combine: 'max' | 'min' | 'last') =>
+      socSeries(
+        spec.startMs,
+        spec.stepMs,
+        grid.steps,
+        list.map((c) => ('atMs' in c ? { valueMwh: c.valueMwh, atMs: c.atMs } : c)),
+        combine,
+      );
+    devices.push({
+      name: d.name,
+      socAtStartMwh: d.socAtStartMwh,
+      socMinMwh: d.socMinMwh,
+      socMaxMwh: d.socMaxMwh,
+      socTargetsMwh: place(d.socTargets, 'last'),
+      socMinimaMwh: place(d.socMinima, 'max'),
+      socMaximaMwh: place(d.socMaxima, 'min'),
+      consumptionCapacityMw: await capped(d.consumptionCapacityMw, d.canConsume),
+      productionCapacityMw: await capped(d.productionCapacityMw, d.canProduce),
+      chargingEfficiency: await filledSeries(db, d.chargingEfficiency, grid, beliefTimeMs, 1),
+      dischargingEfficiency: await filledSeries(db, d.dischargingEfficiency, grid, beliefTimeMs, 1),
+      // Storage efficiency is given per sensor resolution; a step of another length keeps e^(Δ/r).
+      storageEfficiency: new Array<number>(grid.steps).fill(d.storageEfficiencyPerSensorStep ** perSensorStep),
+      stockDeltaMw: stockDelta.some((v) => v !== 0) ? stockDelta : null,
+    });
+  }
+  return {
+    stepCount: grid.steps,
+    stepHours: spec.stepMs / 3_600_000,
+    devices,
+    inflexiblePowerMw: inflexible,
+    siteConsumptionCapacityMw: await limits(db, spec.siteConsumptionCapacityMw, grid, beliefTimeMs),
+    siteProductionCapacityMw: await limits(db, spec.siteProductionCapacityMw, grid, beliefTimeMs),
+    consumptionPrice,
+    productionPrice,
+    preferChargingSooner: spec.preferChargingSooner,
+    display: { socUnit: spec.socUnit, startIso: spec.startIso },
+  };
+}
+
+/**
+ * Turns a resolved process job into the worker's process problem.
+ * @returns the problem.
+ */
+export async function buildProcessProblem(db: Knex, spec: ProcessJobSpec, beliefTimeMs: number): Promise<ProcessProblem> {
+  const grid = gridOf(spec);
+  const forbidden = Array.from({ length: grid.steps }, (_, j) => {
+    const t0 = spec.startMs + j * spec.stepMs;
+    const t1 = t0 + spec.stepMs;
+    return spec.restrictions.some((r) => r.startMs < t1 && t0 < r.endMs);
+  });
+  const raw = spec.consumptionPrice ? await series(db, spec.consumptionPrice, grid, beliefTimeMs) : [];
+  const consumptionPrice = extendGaps(raw);
+  if (!consumptionPrice) {
+    const sensor = spec.consumptionPrice && 'sensor' in spec.consumptionPrice ? spec.consumptionPrice.sensor : '?';
+    throw new SchedulingFailure('UnknownPricesException', `Prices unknown for planning window. (sensor ${sensor})`);
+  }
+  return {
+    processType: spec.processType,
+    consumptionPrice,
+    forbidden,
+    powerMw: spec.powerMw,
+    durationSteps: spec.durationSteps,
+    stepHours: spec.stepMs / 3_600_000,
+    optimizationSense: spec.optimizationSense,
+  };
+}
