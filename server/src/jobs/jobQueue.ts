@@ -36,6 +36,8 @@ export type JobHandler = (job: JobRecord) => Promise<Record<string, unknown>>;
 export interface JobQueue {
   enqueue(queue: string, args: unknown, options: EnqueueOptions): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | undefined>;
+  /** Resolves when the job has finished or failed, or after `timeoutMs`, whichever comes first. */
+  settled(id: string, timeoutMs: number): Promise<void>;
   /** Newest first. */
   list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]>;
   /** Adds a job that runs after `failedJobId` failed, and links it as that job's fallback. */

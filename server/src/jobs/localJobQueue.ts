@@ -56,6 +56,7 @@ const SHUTDOWN_GRACE_MS = 15_000;
  */
 export class LocalJobQueue implements JobQueue {
   private running = new Map<string, Promise<void>>();
+  private waiters = new Map<string, (() => void)[]>();
   private closing = false;
   private timer: NodeJS.Timeout;
 
@@ -131,6 +132,21 @@ export class LocalJobQueue implements JobQueue {
     return row && fromRow(row);
   }
 
+  async settled(id: string, timeoutMs: number): Promise<void> {
+    const job = await this.get(id);
+    if (!job || job.status === 'finished' || job.status === 'failed') return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      const list = this.waiters.get(id) ?? [];
+      list.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.waiters.set(id, list);
+    });
+  }
+
   async list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]> {
     const q = this.db<DbJob>('job').orderBy('created_at', 'desc').limit(filter.limit);
     if (filter.accountId !== undefined) q.where({ account_id: filter.accountId });
@@ -197,6 +213,8 @@ export class LocalJobQueue implements JobQueue {
     // A job re-queued at shutdown must not be marked done by its late result.
     if (this.closing && !this.running.has(job.id)) return;
     await this.db('job').where({ id: job.id, status: 'started' }).update(update);
+    for (const wake of this.waiters.get(job.id) ?? []) wake();
+    this.waiters.delete(job.id);
   }
 
   private async housekeeping(): Promise<void> {

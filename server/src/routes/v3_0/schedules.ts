@@ -18,9 +18,16 @@ import { idParams, loadAsset, loadSensor, ownedAccess } from './load.ts';
 
 const NO_SCHEDULE = 'No known schedule for this time period.';
 
-const processed = (ctx: AppContext, job: JobRecord) => {
+/**
+ * Clients poll right after triggering and back off for ten seconds or more when the schedule is
+ * not ready; most schedules take well under a second, so the trigger waits briefly for its job.
+ */
+const TRIGGER_WAIT_MS = 3000;
+
+async function processed(ctx: AppContext, job: JobRecord): Promise<void> {
+  await ctx.services.jobs.settled(job.id, TRIGGER_WAIT_MS);
   ctx.body = { schedule: job.id, status: 'PROCESSED', message: 'Request has been processed.' };
-};
+}
 
 async function enqueue(ctx: AppContext, args: SchedulingJobArgs, sensorId: number, accountId: number | null, force: boolean) {
   const { jobs, config } = ctx.services;
@@ -90,7 +97,7 @@ export const scheduleRoutes: RouteSpec[] = [
       const asset = (await getAsset(ctx.services.db, sensor.generic_asset_id))!;
       const spec = await resolveSensorJob(ctx.services.db, ctx.services.config, triggerInput(body), sensor, asset, body['flex-model'] ?? {});
       const force = Boolean(body['force-new-job-creation'] ?? body.force_new_job_creation);
-      processed(ctx, await enqueue(ctx, { spec }, sensor.id, sensor.account_id, force));
+      await processed(ctx, await enqueue(ctx, { spec }, sensor.id, sensor.account_id, force));
     },
   },
   {
@@ -117,7 +124,7 @@ export const scheduleRoutes: RouteSpec[] = [
       }
       const spec = await resolveStorageJob(ctx.services.db, ctx.services.config, triggerInput(body), devices, asset);
       const force = Boolean(body['force-new-job-creation'] ?? body.force_new_job_creation);
-      processed(ctx, await enqueue(ctx, { spec }, devices[0].sensor.id, asset.account_id, force));
+      await processed(ctx, await enqueue(ctx, { spec }, devices[0].sensor.id, asset.account_id, force));
     },
   },
   {
