@@ -96,6 +96,15 @@ export function isEnergyUnit(unit: string): boolean {
   return Boolean(u && u.equalBase(math.unit('MWh')));
 }
 
+/**
+ * @returns whether values in `unit` are amounts per event (energy, volume) rather than rates:
+ * such amounts add up when events are merged and split when events are divided.
+ */
+export function isStockUnit(unit: string): boolean {
+  const u = parse(unit);
+  return Boolean(u && (u.equalBase(math.unit('MWh')) || u.equalBase(math.unit('m^3'))));
+}
+
 /** @returns whether `unit` is a currency per energy unit, e.g. EUR/MWh. */
 export function isEnergyPriceUnit(unit: string): boolean {
   const m = /^([A-Z]{3})\/(.+)$/.exec(unit.trim());

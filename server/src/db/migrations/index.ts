@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001_accounts_users_assets_sensors.ts';
+import * as m0002 from './0002_beliefs.ts';
 import * as m0003 from './0003_jobs.ts';
 
 interface Migration {
@@ -10,6 +11,7 @@ interface Migration {
 /** Migrations in order. Listed in code so that bundled and packaged builds find them without a folder scan. */
 export const migrations: [string, Migration][] = [
   ['0001_accounts_users_assets_sensors', m0001],
+  ['0002_beliefs', m0002],
   ['0003_jobs', m0003],
 ];
 

@@ -1,0 +1,340 @@
+import type { Knex } from 'knex';
+
+/** One belief to record: a value for the event starting at `eventStartMs`, known at `beliefTimeMs`. */
+export interface BeliefInput {
+  sensorId: number;
+  eventStartMs: number;
+  beliefTimeMs: number;
+  sourceId: number;
+  /** 0.5 (the median) unless the belief is one quantile of a probabilistic forecast. */
+  cumulativeProbability?: number;
+  value: number;
+}
+
+/** What `recordBeliefs` did. */
+export interface RecordResult {
+  inserted: number;
+  /** Left out: the most recent earlier belief of the same source already said the same. */
+  unchanged: number;
+  /** Overwritten in place (only with `allowOverwrite`). */
+  replaced: number;
+}
+
+/**
+ * Thrown by `recordBeliefs` when beliefs would change a stored value with the same sensor, event,
+ * source, probability and belief time, and overwriting is not allowed. The transaction should
+ * be rolled back: nothing of the batch is meant to be stored.
+ */
+export class ReplacementError extends Error {
+  constructor(readonly count: number) {
+    super(`${count} belief(s) would replace stored beliefs with the same timing`);
+    this.name = 'ReplacementError';
+  }
+}
+
+const MEDIAN = 0.5;
+const COLUMNS = ['sensor_id', 'event_start', 'source_id', 'cumulative_probability', 'belief_time', 'event_value'];
+const KEY = COLUMNS.slice(0, 5).join(', ');
+// SQLite binds at most 32766 parameters per statement.
+const WRITE_CHUNK = 10_000;
+const LOOKUP_CHUNK = 8000;
+const EARLIEST = -Number.MAX_SAFE_INTEGER;
+
+interface Pending {
+  eventStartMs: number;
+  beliefTimeMs: number;
+  value: number;
+  /** Earliest belief time the most recent earlier belief may have to count as "the same kind". */
+  lowerMs: number;
+}
+
+/**
+ * Records beliefs in the caller's transaction. A belief equal to the most recent earlier belief of
+ * the same source for the same event (ex-ante beliefs compared with ex-ante ones, ex-post with
+ * ex-post) is left out as unchanged, so re-posting data stores nothing new. A belief with the
+ * exact timing of a stored one but another value is a replacement: it overwrites with
+ * `allowOverwrite`, else the whole call throws `ReplacementError`.
+ * @param trx an open transaction; the batch is only atomic if the caller commits or rolls back as a whole.
+ * @param rows the beliefs, in any order, for any sensors and sources.
+ * @param options whether replacements overwrite.
+ * @returns how many beliefs were inserted, left out, and overwritten.
+ */
+export async function recordBeliefs(
+  trx: Knex.Transaction,
+  rows: readonly BeliefInput[],
+  options: { allowOverwrite: boolean },
+): Promise<RecordResult> {
+  const result: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
+  if (!rows.length) return result;
+  const resolutions = await sensorResolutions(trx, [...new Set(rows.map((r) => r.sensorId))]);
+
+  const groups = new Map<string, { sensorId: number; sourceId: number; cp: number; rows: BeliefInput[] }>();
+  for (const row of rows) {
+    if (!Number.isFinite(row.value)) throw new RangeError(`Belief values must be finite numbers, got ${row.value}.`);
+    const cp = row.cumulativeProbability ?? MEDIAN;
+    const key = `${row.sensorId}/${row.sourceId}/${cp}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { sensorId: row.sensorId, sourceId: row.sourceId, cp, rows: [] }));
+    group.rows.push(row);
+  }
+
+  const inserts: Writes = [];
+  const replacements: Writes = [];
+  let conflicts = 0;
+  for (const { sensorId, sourceId, cp, rows: groupRows } of groups.values()) {
+    const resolution = resolutions.get(sensorId);
+    if (resolution === undefined) throw new RangeError(`No sensor with id ${sensorId}.`);
+    const pending = deduplicate(groupRows, resolution, options.allowOverwrite, result);
+    conflicts += pending.conflicts;
+    const stored = await mostRecentStored(trx, sensorId, sourceId, cp, pending.rows);
+    const toInsert: number[] = [];
+    const toReplace: number[] = [];
+    let previous: Pending | undefined;
+    for (const [i, row] of pending.rows.entries()) {
+      // The most recent earlier belief of the same kind: stored, or earlier in this batch.
+      let before = stored.get(i);
+      const inBatch = previous?.eventStartMs === row.eventStartMs && previous.beliefTimeMs >= row.lowerMs ? previous : undefined;
+      if (inBatch && (!before || inBatch.beliefTimeMs > before.beliefTimeMs)) {
+        before = { beliefTimeMs: inBatch.beliefTimeMs, value: inBatch.value };
+      }
+      previous = row;
+      if (before?.beliefTimeMs === row.beliefTimeMs && before.value !== row.value) {
+        if (options.allowOverwrite) toReplace.push(row.eventStartMs, row.beliefTimeMs, row.value);
+        else conflicts++;
+      } else if (before?.value === row.value) {
+        result.unchanged++;
+      } else {
+        toInsert.push(row.eventStartMs, row.beliefTimeMs, row.value);
+      }
+    }
+    if (toInsert.length) inserts.push({ sensorId, sourceId, cp, triples: toInsert });
+    if (toReplace.length) replacements.push({ sensorId, sourceId, cp, triples: toReplace });
+  }
+  if (conflicts) throw new ReplacementError(conflicts);
+
+  result.inserted = await write(trx, inserts, '');
+  result.replaced = await write(trx, replacements, ` ON CONFLICT (${KEY}) DO UPDATE SET event_value = excluded.event_value`);
+
+  const pairs = [...new Map([...groups.values()].map((g) => [`${g.sensorId}/${g.sourceId}`, g])).values()];
+  await trx('sensor_source')
+    .insert(pairs.map((g) => ({ sensor_id: g.sensorId, source_id: g.sourceId })))
+    .onConflict(['sensor_id', 'source_id'])
+    .ignore();
+  return result;
+}
+
+/**
+ * Sorts one sensor/source/probability group by event and belief time and folds exact
+ * duplicates: equal ones count as unchanged, differing ones as conflicts (the last one wins
+ * when overwriting is allowed).
+ */
+function deduplicate(rows: BeliefInput[], resolutionMs: number, allowOverwrite: boolean, result: RecordResult) {
+  const sorted = [...rows].sort((a, b) => a.eventStartMs - b.eventStartMs || a.beliefTimeMs - b.beliefTimeMs);
+  const out: Pending[] = [];
+  let conflicts = 0;
+  for (const row of sorted) {
+    const last = out[out.length - 1];
+    if (last && last.eventStartMs === row.eventStartMs && last.beliefTimeMs === row.beliefTimeMs) {
+      if (last.value === row.value) result.unchanged++;
+      else if (allowOverwrite) last.value = row.value;
+      else conflicts++;
+      continue;
+    }
+    const eventEndMs = row.eventStartMs + resolutionMs;
+    // Ex-ante beliefs (known before the event ended) are compared with every earlier belief,
+    // all of which are ex-ante too; ex-post beliefs only with ex-post ones.
+    const lowerMs = row.beliefTimeMs < eventEndMs ? EARLIEST : eventEndMs;
+    out.push({ eventStartMs: row.eventStartMs, beliefTimeMs: row.beliefTimeMs, value: row.value, lowerMs });
+  }
+  return { rows: out, conflicts };
+}
+
+/**
+ * For each pending belief, the most recent stored belief of the same sensor, source and
+ * probability with a belief time in [lowerMs, beliefTimeMs]: two index seeks per belief, done
+ * by the database in one statement per chunk.
+ * @returns stored belief time and value by index into `rows`.
+ */
+async function mostRecentStored(
+  trx: Knex.Transaction,
+  sensorId: number,
+  sourceId: number,
+  cp: number,
+  rows: Pending[],
+): Promise<Map<number, { beliefTimeMs: number; value: number }>> {
+  const found = new Map<number, { beliefTimeMs: number; value: number }>();
+  if (!rows.length) return found;
+  // Fresh data (the common case) has nothing stored in its window: one probe settles it.
+  const any = await trx('timed_belief')
+    .where({ sensor_id: sensorId })
+    .whereBetween('event_start', [rows[0].eventStartMs, rows[rows.length - 1].eventStartMs])
+    .first(trx.raw('1 AS x'));
+  if (!any) return found;
+  for (let offset = 0; offset < rows.length; offset += LOOKUP_CHUNK) {
+    const chunk = rows.slice(offset, offset + LOOKUP_CHUNK);
+    const bindings: number[] = [];
+    for (const [i, r] of chunk.entries()) bindings.push(offset + i, r.eventStartMs, r.lowerMs, r.beliefTimeMs);
+    const hits: { i: number; bt: number; value: number }[] = await trx.raw(
+      // MATERIALIZED: computed once per row; inlined, the subquery would run twice.
+      `WITH incoming (i, es, lo, hi) AS (VALUES ${valueRows(chunk.length, LOOKUP_ROW)}),
+       m AS MATERIALIZED (
+         SELECT incoming.i AS i, incoming.es AS es,
+           (SELECT MAX(t.belief_time) FROM timed_belief t
+            WHERE t.sensor_id = ? AND t.event_start = incoming.es AND t.source_id = ?
+              AND t.cumulative_probability = ? AND t.belief_time BETWEEN incoming.lo AND incoming.hi) AS bt
+         FROM incoming)
+       SELECT m.i AS i, m.bt AS bt, b.event_value AS value
+       FROM m
+       JOIN timed_belief b ON b.sensor_id = ? AND b.event_start = m.es AND b.source_id = ?
+         AND b.cumulative_probability = ? AND b.belief_time = m.bt`,
+      [...bindings, sensorId, sourceId, cp, sensorId, sourceId, cp],
+    );
+    for (const h of hits) found.set(Number(h.i), { beliefTimeMs: Number(h.bt), value: h.value });
+  }
+  return found;
+}
+
+/** Beliefs to write for one sensor, source and probability, as flat (event start, belief time, value) triples. */
+type Writes = { sensorId: number; sourceId: number; cp: number; triples: number[] }[];
+
+/**
+ * Inserts in multi-row statements. Sensor, source and probability are bound once per
+ * statement, which halves the parameters SQLite has to bind per belief.
+ * @returns the number of beliefs written.
+ */
+async function write(trx: Knex.Transaction, writes: Writes, onConflict: string): Promise<number> {
+  let count = 0;
+  for (const { sensorId, sourceId, cp, triples } of writes) {
+    for (let i = 0; i < triples.length; i += WRITE_CHUNK * 3) {
+      const chunk = triples.slice(i, i + WRITE_CHUNK * 3);
+      // WHERE keeps SQLite from reading ON CONFLICT as part of the SELECT; the typed first row
+      // tells PostgreSQL the column types.
+      await trx.raw(
+        `INSERT INTO timed_belief (${COLUMNS.join(', ')})
+         SELECT ?, column1, ?, ?, column2, column3 FROM (VALUES ${valueRows(chunk.length / 3, WRITE_ROW)}) AS v WHERE 1 = 1${onConflict}`,
+        [sensorId, sourceId, cp, ...chunk],
+      );
+      count += chunk.length / 3;
+    }
+  }
+  return count;
+}
+
+// The first row of a VALUES list carries casts: PostgreSQL infers the column types from it.
+const WRITE_ROW = { first: '(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))', next: '(?, ?, ?)' };
+const LOOKUP_ROW = { first: '(CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))', next: '(?, ?, ?, ?)' };
+
+const rowsCache = new Map<string, string>();
+/** The placeholder rows of a VALUES list, remembered for the few sizes that recur. */
+function valueRows(count: number, row: { first: string; next: string }): string {
+  const key = `${row.next}${count}`;
+  let text = rowsCache.get(key);
+  if (text === undefined) {
+    text = [row.first, ...new Array<string>(count - 1).fill(row.next)].join(', ');
+    if (rowsCache.size > 32) rowsCache.clear();
+    rowsCache.set(key, text);
+  }
+  return text;
+}
+
+async function sensorResolutions(db: Knex | Knex.Transaction, ids: number[]): Promise<Map<number, number>> {
+  const rows = await db('sensor').whereIn('id', ids).select<{ id: number; event_resolution_ms: number }[]>('id', 'event_resolution_ms');
+  return new Map(rows.map((r) => [r.id, Number(r.event_resolution_ms)]));
+}
+
+/** Which beliefs `mostRecentBeliefs` reads. */
+export interface BeliefQuery {
+  sensorId: number;
+  /**
+   * The window: events that lie within [startMs, endMs], i.e. start ≥ startMs and end ≤ endMs
+   * (an instantaneous event at endMs counts).
+   */
+  startMs: number;
+  endMs: number;
+  /** Also take events that only partly overlap the window (start < endMs, end > startMs). */
+  overlapping?: boolean;
+  /** Only beliefs formed at or before this time. */
+  beliefsBeforeMs?: number;
+  /** Only beliefs with a horizon (event end − belief time) of at least this. */
+  horizonAtLeastMs?: number;
+  /** Only beliefs with a horizon of at most this (0: measurements, known after the event). */
+  horizonAtMostMs?: number;
+  /** Only beliefs of these sources. */
+  sourceIds?: readonly number[];
+  /**
+   * One belief per event and source. Otherwise one per event: of each source's most recent
+   * belief, the one formed first (then the lowest source id), as the reference picks.
+   */
+  perSource?: boolean;
+}
+
+/** A stored belief as `mostRecentBeliefs` returns it. */
+export interface StoredBelief {
+  eventStartMs: number;
+  value: number;
+  sourceId: number;
+  beliefTimeMs: number;
+}
+
+/**
+ * Reads the most recent belief per event (per source) of one sensor in a window. Probabilistic
+ * beliefs give their median. The cost grows with the beliefs stored in the window, not with what
+ * the sensor or other sensors hold elsewhere.
+ * @param db the store.
+ * @param query sensor, window and filters.
+ * @returns the beliefs, sorted by event start (then belief time and source).
+ */
+export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: BeliefQuery): Promise<StoredBelief[]> {
+  const resolution = (await sensorResolutions(db, [query.sensorId])).get(query.sensorId);
+  if (resolution === undefined) return [];
+  const [first, last] = query.overlapping
+    ? [query.startMs - resolution + (resolution ? 1 : 0), query.endMs - (resolution ? 1 : 0)]
+    : [query.startMs, query.endMs - resolution];
+  if (last < first) return [];
+
+  const latest = db('timed_belief')
+    .select('event_start', 'source_id')
+    .max({ bt: 'belief_time' })
+    .where('sensor_id', query.sensorId)
+    .whereBetween('event_start', [first, last])
+    .groupBy('event_start', 'source_id');
+  if (query.beliefsBeforeMs !== undefined) latest.where('belief_time', '<=', query.beliefsBeforeMs);
+  // horizon = event_start + resolution − belief_time
+  if (query.horizonAtLeastMs !== undefined) latest.whereRaw('belief_time <= event_start + ?', [resolution - query.horizonAtLeastMs]);
+  if (query.horizonAtMostMs !== undefined) latest.whereRaw('belief_time >= event_start + ?', [resolution - query.horizonAtMostMs]);
+  if (query.sourceIds) latest.whereIn('source_id', [...query.sourceIds]);
+
+  const rows = await db
+    .from(latest.as('m'))
+    .join('timed_belief as b', (on) => {
+      on.on('b.event_start', 'm.event_start').andOn('b.source_id', 'm.source_id').andOn('b.belief_time', 'm.bt');
+      // The window again, so that the planner seeks the window rather than the whole sensor.
+      on.andOnVal('b.sensor_id', query.sensorId).andOnBetween('b.event_start', [first, last]);
+    })
+    .select<{ es: number; src: number; bt: number; cp: number; v: number }[]>({
+      es: 'b.event_start',
+      src: 'b.source_id',
+      bt: 'b.belief_time',
+      cp: 'b.cumulative_probability',
+      v: 'b.event_value',
+    })
+    .orderBy([{ column: 'b.event_start' }, { column: 'b.belief_time' }, { column: 'b.source_id' }, { column: 'b.cumulative_probability' }]);
+
+  const out: StoredBelief[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    // Rows of one event and source are adjacent (they share the belief time); take their median.
+    const { es, src } = rows[i];
+    let best = rows[i];
+    let j = i + 1;
+    for (; j < rows.length && rows[j].es === es && rows[j].src === src; j++) {
+      if (Math.abs(rows[j].cp - MEDIAN) < Math.abs(best.cp - MEDIAN)) best = rows[j];
+    }
+    const previous = out[out.length - 1];
+    if (query.perSource || previous?.eventStartMs !== Number(es)) {
+      out.push({ eventStartMs: Number(es), value: best.v, sourceId: Number(src), beliefTimeMs: Number(best.bt) });
+    }
+    i = j;
+  }
+  return out;
+}
