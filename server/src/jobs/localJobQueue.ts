@@ -133,18 +133,19 @@ export class LocalJobQueue implements JobQueue {
   }
 
   async settled(id: string, timeoutMs: number): Promise<void> {
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    // Listen before looking, so a job that ends in between is not missed.
+    this.waiters.set(id, [...(this.waiters.get(id) ?? []), wake]);
     const job = await this.get(id);
-    if (!job || job.status === 'finished' || job.status === 'failed') return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      timer.unref();
-      const list = this.waiters.get(id) ?? [];
-      list.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-      this.waiters.set(id, list);
-    });
+    if (job && job.status !== 'finished' && job.status !== 'failed') {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([woken, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+      clearTimeout(timer);
+    }
+    const left = (this.waiters.get(id) ?? []).filter((w) => w !== wake);
+    if (left.length) this.waiters.set(id, left);
+    else this.waiters.delete(id);
   }
 
   async list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]> {

@@ -25,6 +25,7 @@ const schedulerVersions: Record<string, string> = {
 };
 
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+const ms = (v: number) => Math.round(v * 10) / 10;
 
 /**
  * The handler of the `scheduling` queue: reads the inputs as known at the belief time, solves in
@@ -35,7 +36,9 @@ export function schedulingHandler(db: Knex, pool: Piscina, queue: () => JobQueue
     const { spec, fallback } = job.args as SchedulingJobArgs;
     const beliefTimeMs = spec.priorMs ?? Date.now();
     if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, spec, beliefTimeMs);
+    const started = performance.now();
     const problem = await buildStorageProblem(db, spec, beliefTimeMs, log);
+    const read = performance.now();
     const model = fallback ? 'StorageFallbackScheduler' : 'StorageScheduler';
     let schedule: StorageSchedule;
     try {
@@ -53,6 +56,7 @@ export function schedulingHandler(db: Knex, pool: Piscina, queue: () => JobQueue
       }
       throw new SchedulingFailure(fallback ? 'FallbackSchedulerError' : 'SchedulerError', message);
     }
+    const solved = performance.now();
     const source = await db.transaction(async (trx) => {
       const src = await getOrCreateSource(trx, {
         name: 'Flexsite',
@@ -81,6 +85,8 @@ export function schedulingHandler(db: Knex, pool: Piscina, queue: () => JobQueue
       soc_unit: spec.socUnit,
       total_cost: round6(schedule.totalCost),
       stats: schedule.stats,
+      // Where the job's time went: reading inputs, the worker thread, storing the result.
+      timing_ms: { read: ms(read - started), solve: ms(solved - read), store: ms(performance.now() - solved) },
       devices: spec.devices.map((d, i) => ({
         sensor_id: d.sensorId,
         power_mw: schedule.devices[i].powerMw.map(round6),
