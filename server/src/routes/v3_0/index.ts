@@ -3,6 +3,7 @@ import { readiness } from '../api.ts';
 import { openApiDocument } from '../openapi.ts';
 import { accountRoutes } from './accounts.ts';
 import { assetRoutes } from './assets.ts';
+import { chartRoutes } from './charts.ts';
 import { jobRoutes } from './jobs.ts';
 import { scheduleRoutes } from './schedules.ts';
 import { sensorRoutes } from './sensors.ts';
@@ -16,7 +17,7 @@ const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 
 /** Every v3.0 endpoint. Order matters where paths overlap: `/assets/public` before `/assets/:id`. */
 export function v3Routes(): RouteSpec[] {
-  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...setupRoutes];
+  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...setupRoutes, ...chartRoutes];
   const all: RouteSpec[] = [
     {
       method: 'GET',

@@ -1,0 +1,66 @@
+import { Navigate, Route, Routes, useLocation } from 'react-router';
+import type { ReactNode } from 'react';
+import { Loading } from '../components/Status.tsx';
+import { AccountPage } from '../pages/AccountPage.tsx';
+import { AccountsPage } from '../pages/AccountsPage.tsx';
+import { AssetPage } from '../pages/AssetPage.tsx';
+import { DashboardPage } from '../pages/DashboardPage.tsx';
+import { JobPage } from '../pages/JobPage.tsx';
+import { JobsPage } from '../pages/JobsPage.tsx';
+import { SensorPage } from '../pages/SensorPage.tsx';
+import { SetupPage } from '../pages/SetupPage.tsx';
+import { SignInPage } from '../pages/SignInPage.tsx';
+import { Layout } from './Layout.tsx';
+import { useSessionState } from './session.tsx';
+
+/** Pages behind the sign-in; anyone else is sent to sign in and brought back afterwards. */
+function RequireSession({ children }: { children: ReactNode }) {
+  const { session, restoring } = useSessionState();
+  const location = useLocation();
+  if (restoring) return <Loading what="Signing in" />;
+  if (!session) return <Navigate to={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  return <Layout>{children}</Layout>;
+}
+
+/** Pages for admins and account-admins only. */
+function RequireAccountAdmin({ children }: { children: ReactNode }) {
+  const { session } = useSessionState();
+  if (!session?.isAdmin && !session?.roles.includes('account-admin')) {
+    return (
+      <section className="page">
+        <h1>Not allowed</h1>
+        <p className="notice error" role="alert">
+          You do not have access to this page. Accounts and users are managed by administrators and account administrators.
+        </p>
+      </section>
+    );
+  }
+  return <>{children}</>;
+}
+
+/** The routes of the UI. */
+export function App() {
+  const guarded = (page: ReactNode) => <RequireSession>{page}</RequireSession>;
+  return (
+    <Routes>
+      <Route path="/signin" element={<SignInPage />} />
+      <Route path="/setup" element={<SetupPage />} />
+      <Route path="/" element={guarded(<DashboardPage />)} />
+      <Route path="/assets/:id" element={guarded(<AssetPage />)} />
+      <Route path="/sensors/:id" element={guarded(<SensorPage />)} />
+      <Route path="/jobs" element={guarded(<JobsPage />)} />
+      <Route path="/jobs/:id" element={guarded(<JobPage />)} />
+      <Route path="/accounts" element={guarded(<RequireAccountAdmin><AccountsPage /></RequireAccountAdmin>)} />
+      <Route path="/accounts/:id" element={guarded(<RequireAccountAdmin><AccountPage /></RequireAccountAdmin>)} />
+      <Route
+        path="*"
+        element={guarded(
+          <section className="page">
+            <h1>Page not found</h1>
+            <p>There is no page at this address.</p>
+          </section>,
+        )}
+      />
+    </Routes>
+  );
+}

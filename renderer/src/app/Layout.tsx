@@ -1,0 +1,38 @@
+import type { ReactNode } from 'react';
+import { NavLink } from 'react-router';
+import { useSession, useSessionState } from './session.tsx';
+
+/** The frame of every signed-in page: a skip link, the navigation and who is signed in. */
+export function Layout({ children }: { children: ReactNode }) {
+  const session = useSession();
+  const { signOut } = useSessionState();
+  const managesAccounts = session.isAdmin || session.roles.includes('account-admin');
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <NavLink to="/" className="brand">
+          Flexsite
+        </NavLink>
+        <nav aria-label="Main">
+          <NavLink to="/" end>
+            Dashboard
+          </NavLink>
+          <NavLink to="/jobs">Jobs</NavLink>
+          {managesAccounts && <NavLink to="/accounts">Accounts</NavLink>}
+        </nav>
+        <div className="who">
+          <span title={session.user.email}>{session.user.username}</span>
+          <button type="button" className="link" onClick={() => signOut('You have signed out.')}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

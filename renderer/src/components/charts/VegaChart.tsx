@@ -1,0 +1,53 @@
+import { useEffect, useRef, useState } from 'react';
+import { ErrorNotice, Loading } from '../Status.tsx';
+
+interface Props {
+  /** The Vega-Lite spec with its data; undefined while it loads. */
+  spec: Record<string, unknown> | undefined;
+  /** What the chart shows, for screen readers and tests. */
+  label: string;
+}
+
+/**
+ * A Vega-Lite chart. The container tells its state in `data-state` (`loading`, `ready`,
+ * `error`), which the browser tests wait for before they look at the marks.
+ */
+export function VegaChart({ spec, label }: Props) {
+  const container = useRef<HTMLDivElement>(null);
+  const [state, setState] = useState<'loading' | 'ready' | 'error'>('loading');
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    const element = container.current;
+    if (!spec || !element) return;
+    let finalize: (() => void) | undefined;
+    let cancelled = false;
+    setState('loading');
+    import('./embed.ts')
+      .then(({ drawChart }) => drawChart(element, spec))
+      .then(
+        (result) => {
+          if (cancelled) return result.finalize();
+          finalize = () => result.finalize();
+          setState('ready');
+        },
+        (err: unknown) => {
+          if (cancelled) return;
+          setError(err);
+          setState('error');
+        },
+      );
+    return () => {
+      cancelled = true;
+      finalize?.();
+    };
+  }, [spec]);
+
+  return (
+    <figure className="chart" aria-label={label} data-state={spec ? state : 'loading'}>
+      {(!spec || state === 'loading') && <Loading what="Drawing the chart" />}
+      {state === 'error' && <ErrorNotice error={error} />}
+      <div ref={container} className="chart-canvas" />
+    </figure>
+  );
+}

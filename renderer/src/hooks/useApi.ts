@@ -1,0 +1,43 @@
+import { useCallback, useEffect, useState } from 'react';
+import { request, type RequestOptions } from '../api/client.ts';
+import { ApiError } from '../api/errors.ts';
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ApiError | undefined;
+  loading: boolean;
+  /** Fetches again, keeping the current data on screen meanwhile. */
+  reload: () => void;
+}
+
+/**
+ * Reads an API path, again whenever the path or query changes; stale answers are dropped.
+ * @param path the path, or null to read nothing (yet).
+ * @param query query parameters.
+ * @returns the data, error and loading state.
+ */
+export function useApi<T>(path: string | null, query?: RequestOptions['query']): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: path !== null });
+  const [generation, setGeneration] = useState(0);
+  const queryKey = JSON.stringify(query ?? {});
+
+  useEffect(() => {
+    if (path === null) {
+      setState({ loading: false });
+      return;
+    }
+    const abort = new AbortController();
+    setState((s) => ({ ...s, loading: true }));
+    request<T>(path, { query: JSON.parse(queryKey) as RequestOptions['query'], signal: abort.signal }).then(
+      (data) => setState({ data, loading: false }),
+      (error: unknown) => {
+        if (abort.signal.aborted) return;
+        setState({ error: error instanceof ApiError ? error : new ApiError(0, { message: String(error) }), loading: false });
+      },
+    );
+    return () => abort.abort();
+  }, [path, queryKey, generation]);
+
+  const reload = useCallback(() => setGeneration((g) => g + 1), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}

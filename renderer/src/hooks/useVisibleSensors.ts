@@ -1,0 +1,27 @@
+import { useEffect, useState } from 'react';
+import { API, request } from '../api/client.ts';
+import type { Asset, Sensor } from '../api/types.ts';
+
+/**
+ * The sensors a user can pick from in forms (price sensors, inflexible devices): those of
+ * their account and those on public assets.
+ * @returns the sensors, or undefined while they load.
+ */
+export function useVisibleSensors(): Sensor[] | undefined {
+  const [sensors, setSensors] = useState<Sensor[]>();
+  useEffect(() => {
+    const abort = new AbortController();
+    const { signal } = abort;
+    Promise.all([
+      request<Sensor[]>(`${API}/sensors`, { signal }),
+      request<Asset[]>(`${API}/assets/public`, { signal }).then((assets) =>
+        Promise.all(assets.map((a) => request<Sensor[]>(`${API}/sensors`, { query: { asset_id: a.id }, signal }))),
+      ),
+    ]).then(
+      ([own, pub]) => setSensors([...own, ...pub.flat()]),
+      () => !signal.aborted && setSensors([]),
+    );
+    return () => abort.abort();
+  }, []);
+  return sensors;
+}

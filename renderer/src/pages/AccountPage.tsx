@@ -1,0 +1,240 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router';
+import { API, request } from '../api/client.ts';
+import { ApiError } from '../api/errors.ts';
+import type { AccountOverview, Role, User } from '../api/types.ts';
+import { useSession } from '../app/session.tsx';
+import { Field } from '../components/Field.tsx';
+import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { useApi } from '../hooks/useApi.ts';
+import { formatTime } from '../lib/time.ts';
+
+/** An account's overview: its assets, its users and their roles, with user management for its admins. */
+export function AccountPage() {
+  const { id } = useParams();
+  const session = useSession();
+  const account = useApi<AccountOverview>(`${API}/accounts/${id}`);
+  if (account.error) return <ErrorNotice error={account.error} />;
+  if (!account.data) return <Loading what="Loading the account" />;
+  const a = account.data;
+  const manages = session.canAdminAccount(a.id);
+  return (
+    <article className="page" aria-labelledby="account-title">
+      <div className="page-head">
+        <h1 id="account-title">{a.name}</h1>
+        <span className="muted">{a.account_roles.map((r) => r.name).join(', ')}</span>
+      </div>
+      <section className="card" aria-labelledby="account-assets">
+        <h2 id="account-assets">Assets</h2>
+        {a.assets.length === 0 ? (
+          <Empty>No assets.</Empty>
+        ) : (
+          <ul className="plain">
+            {a.assets.map((asset) => (
+              <li key={asset.id}>
+                <Link to={`/assets/${asset.id}`}>{asset.name}</Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="card" aria-labelledby="account-users">
+        <h2 id="account-users">Users</h2>
+        <UserTable users={a.users} roles={session.allRoles} manages={manages} onChanged={account.reload} />
+        {manages && <NewUser accountId={a.id} roles={session.allRoles} onCreated={account.reload} />}
+      </section>
+    </article>
+  );
+}
+
+const assignable = (roles: Role[], isAdmin: boolean) => roles.filter((r) => isAdmin || (r.name !== 'admin' && r.name !== 'admin-reader'));
+
+function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles: Role[]; manages: boolean; onChanged: () => void }) {
+  const session = useSession();
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [editing, setEditing] = useState<number | null>(null);
+  const roleNames = (u: User) => roles.filter((r) => u.flexmeasures_roles.includes(r.id)).map((r) => r.name).join(', ') || '–';
+
+  async function act(what: () => Promise<unknown>, done: string) {
+    setError(null);
+    setNotice(null);
+    try {
+      await what();
+      setNotice(done);
+      onChanged();
+    } catch (err) {
+      setError(err);
+    }
+  }
+  const patch = (u: User, json: Record<string, unknown>) => request(`${API}/users/${u.id}`, { method: 'PATCH', json });
+
+  return (
+    <>
+      <ErrorNotice error={error} />
+      {notice && (
+        <p className="notice ok" role="status">
+          {notice}
+        </p>
+      )}
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">User</th>
+              <th scope="col">Email</th>
+              <th scope="col">Roles</th>
+              <th scope="col">Active</th>
+              <th scope="col">Last login</th>
+              {manages && <th scope="col">Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => {
+              const self = u.id === session.user.id;
+              return (
+                <tr key={u.id} className={u.active ? '' : 'inactive'}>
+                  <th scope="row">{u.username}</th>
+                  <td>{u.email}</td>
+                  <td>
+                    {editing === u.id ? (
+                      <RoleEditor
+                        user={u}
+                        roles={assignable(roles, session.isAdmin)}
+                        onCancel={() => setEditing(null)}
+                        onSave={(ids) => {
+                          setEditing(null);
+                          void act(() => patch(u, { flexmeasures_roles: ids }), `Roles of ${u.username} saved.`);
+                        }}
+                      />
+                    ) : (
+                      roleNames(u)
+                    )}
+                  </td>
+                  <td>{u.active ? 'yes' : 'no'}</td>
+                  <td>{u.last_login_at ? formatTime(`${u.last_login_at}Z`, session.user.timezone) : 'never'}</td>
+                  {manages && (
+                    <td className="row-actions">
+                      {!self && (
+                        <button type="button" onClick={() => setEditing(u.id)} aria-label={`Edit roles of ${u.username}`}>
+                          Roles
+                        </button>
+                      )}
+                      {!self && (
+                        <button
+                          type="button"
+                          onClick={() => void act(() => patch(u, { active: !u.active }), `${u.username} ${u.active ? 'deactivated' : 'activated'}.`)}
+                          aria-label={`${u.active ? 'Deactivate' : 'Activate'} ${u.username}`}
+                        >
+                          {u.active ? 'Deactivate' : 'Activate'}
+                        </button>
+                      )}
+                      {(session.isAdmin || self) && (
+                        <button
+                          type="button"
+                          aria-label={`Reset the password of ${u.username}`}
+                          onClick={() => {
+                            if (!window.confirm(`Reset the password of ${u.username}? They are signed out everywhere and receive an email.`)) return;
+                            void act(() => request(`${API}/users/${u.id}/password-reset`, { method: 'PATCH' }), `Password of ${u.username} reset.`);
+                          }}
+                        >
+                          Reset password
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+function RoleEditor({ user, roles, onSave, onCancel }: { user: User; roles: Role[]; onSave: (ids: number[]) => void; onCancel: () => void }) {
+  const [ids, setIds] = useState(user.flexmeasures_roles);
+  return (
+    <fieldset className="role-editor">
+      <legend>Roles of {user.username}</legend>
+      {roles.map((r) => (
+        <label key={r.id} className="checkbox">
+          <input type="checkbox" checked={ids.includes(r.id)} onChange={(e) => setIds(e.target.checked ? [...ids, r.id] : ids.filter((x) => x !== r.id))} /> {r.name}
+        </label>
+      ))}
+      <button type="button" className="primary" onClick={() => onSave(ids)}>
+        Save roles
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </fieldset>
+  );
+}
+
+function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Role[]; onCreated: () => void }) {
+  const session = useSession();
+  const [form, setForm] = useState({ email: '', username: '', password: '' });
+  const [roleIds, setRoleIds] = useState<number[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const [created, setCreated] = useState<string | null>(null);
+  const fields = error instanceof ApiError ? error.fields : {};
+  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setError(null);
+    setCreated(null);
+    try {
+      const user = await request<User>(`${API}/users`, {
+        method: 'POST',
+        json: { ...form, password: form.password || undefined, account_id: accountId, flexmeasures_roles: roleIds },
+      });
+      setCreated(`Created ${user.username}.`);
+      setForm({ email: '', username: '', password: '' });
+      setRoleIds([]);
+      onCreated();
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  return (
+    <details>
+      <summary>Add a user</summary>
+      <form className="grid-form" onSubmit={submit} aria-label="New user">
+        <Field label="Email" errors={fields.email}>
+          <input type="email" required value={form.email} onChange={set('email')} />
+        </Field>
+        <Field label="Username" errors={fields.username}>
+          <input required value={form.username} onChange={set('username')} />
+        </Field>
+        <Field label="Password" errors={fields.password} hint="At least 8 characters; leave empty to have it reset later.">
+          <input type="password" autoComplete="new-password" value={form.password} onChange={set('password')} />
+        </Field>
+        <fieldset className="field">
+          <legend>Roles</legend>
+          {fields.flexmeasures_roles && <small className="field-error">{fields.flexmeasures_roles.join(' ')}</small>}
+          {assignable(roles, session.isAdmin).map((r) => (
+            <label key={r.id} className="checkbox">
+              <input type="checkbox" checked={roleIds.includes(r.id)} onChange={(e) => setRoleIds(e.target.checked ? [...roleIds, r.id] : roleIds.filter((x) => x !== r.id))} />{' '}
+              {r.name}
+            </label>
+          ))}
+        </fieldset>
+        {Object.keys(fields).length === 0 && <ErrorNotice error={error} />}
+        {created && (
+          <p className="notice ok" role="status">
+            {created}
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" className="primary">
+            Create user
+          </button>
+        </div>
+      </form>
+    </details>
+  );
+}

@@ -1,0 +1,69 @@
+import { useParams } from 'react-router';
+import { API } from '../api/client.ts';
+import type { Asset, AssetType, Sensor } from '../api/types.ts';
+import { useSession } from '../app/session.tsx';
+import { AssetChart } from '../components/asset/AssetChart.tsx';
+import { AssetProperties } from '../components/asset/AssetProperties.tsx';
+import { SensorList } from '../components/asset/SensorList.tsx';
+import { StoredFlexConfig } from '../components/asset/StoredFlexConfig.tsx';
+import { SchedulePanel } from '../components/schedule/SchedulePanel.tsx';
+import { ErrorNotice, Loading } from '../components/Status.tsx';
+import { useApi } from '../hooks/useApi.ts';
+
+/** One asset: properties, sensors, chart, stored flex config and the Schedule panel. */
+export function AssetPage() {
+  const { id } = useParams();
+  const session = useSession();
+  const asset = useApi<Asset>(`${API}/assets/${id}`);
+  const sensors = useApi<Sensor[]>(`${API}/sensors`, { asset_id: id });
+  const types = useApi<AssetType[]>(`${API}/assets/types`);
+
+  if (asset.error) return <ErrorNotice error={asset.error} />;
+  if (!asset.data || !sensors.data) return <Loading what="Loading the asset" />;
+  const a = asset.data;
+  const list = sensors.data;
+  // The site's time zone: that of its sensors (assets have none of their own).
+  const zone = list[0]?.timezone ?? 'UTC';
+  const member = session.isMemberOf(a.account_id);
+  const typeName = types.data?.find((t) => t.id === a.generic_asset_type_id)?.name ?? '';
+  const reload = () => {
+    asset.reload();
+    sensors.reload();
+  };
+
+  return (
+    <article className="page" aria-labelledby="asset-title">
+      <div className="page-head">
+        <h1 id="asset-title">{a.name}</h1>
+        <span className="muted">{typeName}</span>
+      </div>
+      <section className="card" aria-labelledby="props-title">
+        <h2 id="props-title">Properties</h2>
+        <AssetProperties
+          asset={a}
+          types={types.data ?? []}
+          sensors={list}
+          canEdit={member}
+          canDelete={session.canAdminAccount(a.account_id)}
+          onSaved={reload}
+        />
+      </section>
+      <section className="card" aria-labelledby="chart-title">
+        <h2 id="chart-title">Chart</h2>
+        <AssetChart assetId={a.id} zone={zone} hasSensors={list.length > 0} key={a.attributes} />
+      </section>
+      <section className="card" aria-labelledby="sensors-title">
+        <h2 id="sensors-title">Sensors</h2>
+        <SensorList assetId={a.id} sensors={list} canAdd={member} onAdded={sensors.reload} />
+      </section>
+      <section className="card" aria-labelledby="flex-title">
+        <h2 id="flex-title">Stored flex-model and flex-context</h2>
+        <StoredFlexConfig asset={a} />
+      </section>
+      <section className="card" aria-labelledby="schedule-title">
+        <h2 id="schedule-title">Schedule</h2>
+        <SchedulePanel asset={a} assetType={typeName} sensors={list} zone={zone} canSchedule={member} onStored={asset.reload} />
+      </section>
+    </article>
+  );
+}

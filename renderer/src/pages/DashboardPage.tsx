@@ -1,0 +1,181 @@
+import { useMemo, useState, type FormEvent } from 'react';
+import { DateTime } from 'luxon';
+import { Link, useNavigate } from 'react-router';
+import { API, request } from '../api/client.ts';
+import { ApiError } from '../api/errors.ts';
+import type { Asset, AssetType, ChartRecord, Job, Sensor } from '../api/types.ts';
+import { useSession } from '../app/session.tsx';
+import { Sparkline } from '../components/charts/Sparkline.tsx';
+import { Field } from '../components/Field.tsx';
+import { JobStatus } from '../components/JobStatus.tsx';
+import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { useApi } from '../hooks/useApi.ts';
+import { parseAttributes, sensorsToShow } from '../lib/attributes.ts';
+import { formatTime } from '../lib/time.ts';
+
+/** The sites of the account and the public ones, each with its main sensor's recent values and latest job. */
+export function DashboardPage() {
+  const session = useSession();
+  const own = useApi<Asset[]>(`${API}/assets`);
+  const pub = useApi<Asset[]>(`${API}/assets/public`);
+  const types = useApi<AssetType[]>(`${API}/assets/types`);
+  const jobs = useApi<Job[]>(`${API}/jobs`, { limit: 200 });
+  const typeName = (id: number) => types.data?.find((t) => t.id === id)?.name ?? `type ${id}`;
+  const canCreate = session.canAdminAccount(session.user.account_id);
+
+  return (
+    <section className="page" aria-labelledby="dashboard-title">
+      <div className="page-head">
+        <h1 id="dashboard-title">Sites</h1>
+      </div>
+      <ErrorNotice error={own.error ?? pub.error} />
+      {own.loading && !own.data ? (
+        <Loading what="Loading sites" />
+      ) : (
+        <AssetTable title="Your account" assets={own.data ?? []} typeName={typeName} jobs={jobs.data ?? []} empty="Your account has no assets yet." />
+      )}
+      {pub.data && pub.data.length > 0 && (
+        <AssetTable title="Public" assets={pub.data} typeName={typeName} jobs={[]} empty="" />
+      )}
+      {canCreate && <NewAsset types={types.data ?? []} accountId={session.user.account_id} />}
+    </section>
+  );
+}
+
+function AssetTable(props: { title: string; assets: Asset[]; typeName: (id: number) => string; jobs: Job[]; empty: string }) {
+  return (
+    <section className="card" aria-label={props.title}>
+      <h2>{props.title}</h2>
+      {props.assets.length === 0 ? (
+        <Empty>{props.empty}</Empty>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Site</th>
+                <th scope="col">Type</th>
+                <th scope="col">Main sensor, last 7 days</th>
+                <th scope="col">Latest schedule</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.assets.map((a) => (
+                <AssetRow key={a.id} asset={a} typeName={props.typeName(a.generic_asset_type_id)} jobs={props.jobs} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: string; jobs: Job[] }) {
+  const sensors = useApi<Sensor[]>(`${API}/sensors`, { asset_id: asset.id });
+  const main = useMemo(() => {
+    const shown = sensorsToShow(parseAttributes(asset.attributes));
+    return sensors.data?.find((s) => s.id === shown[0]) ?? sensors.data?.[0];
+  }, [asset.attributes, sensors.data]);
+  const ids = new Set(sensors.data?.map((s) => s.id));
+  const latest = jobs.find((j) => j.sensor_id !== null && ids.has(j.sensor_id));
+  return (
+    <tr>
+      <th scope="row">
+        <Link to={`/assets/${asset.id}`}>{asset.name}</Link>
+      </th>
+      <td>{typeName}</td>
+      <td>{main ? <MainSensorSparkline sensor={main} /> : <span className="muted">{sensors.loading ? '…' : 'no sensors'}</span>}</td>
+      <td>
+        {latest ? (
+          <Link to={`/jobs/${latest.id}`} className="job-link">
+            <JobStatus status={latest.status} /> <span className="muted">{formatTime(latest.created_at, main?.timezone ?? 'UTC')}</span>
+          </Link>
+        ) : (
+          <span className="muted">none</span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function MainSensorSparkline({ sensor }: { sensor: Sensor }) {
+  const span = useMemo(() => {
+    const now = DateTime.now().startOf('hour');
+    return { event_starts_after: now.minus({ days: 7 }).toISO(), event_ends_before: now.plus({ hours: 1 }).toISO() };
+  }, []);
+  const data = useApi<ChartRecord[]>(`${API}/sensors/${sensor.id}/chart_data/`, span);
+  const values = useMemo(() => (data.data ?? []).map((r) => ({ t: Date.parse(r.event_start), v: r.event_value })), [data.data]);
+  if (data.loading && !data.data) return <span className="muted">…</span>;
+  return (
+    <span className="spark">
+      <Sparkline values={values} label={`${sensor.name} over the last 7 days`} /> <span className="muted">{sensor.name}</span>
+    </span>
+  );
+}
+
+function NewAsset({ types, accountId }: { types: AssetType[]; accountId: number }) {
+  const navigate = useNavigate();
+  const [form, setForm] = useState({ name: '', type: '', latitude: '', longitude: '' });
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const fields = error instanceof ApiError ? error.fields : {};
+  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const asset = await request<Asset>(`${API}/assets`, {
+        method: 'POST',
+        json: {
+          name: form.name,
+          generic_asset_type_id: Number(form.type),
+          account_id: accountId,
+          ...(form.latitude ? { latitude: Number(form.latitude) } : {}),
+          ...(form.longitude ? { longitude: Number(form.longitude) } : {}),
+        },
+      });
+      navigate(`/assets/${asset.id}`);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <details className="card">
+      <summary>
+        <h2>New asset</h2>
+      </summary>
+      <form onSubmit={submit} className="grid-form" aria-label="New asset">
+        <Field label="Name" errors={fields.name}>
+          <input required value={form.name} onChange={set('name')} />
+        </Field>
+        <Field label="Type" errors={fields.generic_asset_type_id}>
+          <select required value={form.type} onChange={set('type')}>
+            <option value="">Choose a type</option>
+            {types.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Latitude" errors={fields.latitude}>
+          <input type="number" step="any" value={form.latitude} onChange={set('latitude')} />
+        </Field>
+        <Field label="Longitude" errors={fields.longitude}>
+          <input type="number" step="any" value={form.longitude} onChange={set('longitude')} />
+        </Field>
+        {Object.keys(fields).length === 0 && <ErrorNotice error={error} />}
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create asset'}
+          </button>
+        </div>
+      </form>
+    </details>
+  );
+}

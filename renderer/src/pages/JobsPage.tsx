@@ -1,0 +1,78 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { API } from '../api/client.ts';
+import type { Account, Job } from '../api/types.ts';
+import { useSession } from '../app/session.tsx';
+import { Field } from '../components/Field.tsx';
+import { JobStatus } from '../components/JobStatus.tsx';
+import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { useApi } from '../hooks/useApi.ts';
+import { jobDuration, jobSummary } from '../lib/jobs.ts';
+import { formatTime } from '../lib/time.ts';
+
+/** The scheduling jobs of an account, newest first, with state, timing, arguments and error. */
+export function JobsPage() {
+  const session = useSession();
+  const zone = session.user.timezone;
+  const [accountId, setAccountId] = useState(session.user.account_id);
+  const accounts = useApi<Account[]>(session.isAdmin ? `${API}/accounts` : null);
+  const jobs = useApi<Job[]>(`${API}/jobs`, { account_id: accountId, limit: 200 });
+  return (
+    <section className="page" aria-labelledby="jobs-title">
+      <div className="page-head">
+        <h1 id="jobs-title">Scheduling jobs</h1>
+        <button type="button" onClick={jobs.reload}>
+          Refresh
+        </button>
+      </div>
+      {accounts.data && accounts.data.length > 1 && (
+        <Field label="Account">
+          <select value={accountId} onChange={(e) => setAccountId(Number(e.target.value))}>
+            {accounts.data.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      <ErrorNotice error={jobs.error} />
+      {!jobs.data ? (
+        jobs.loading && <Loading what="Loading jobs" />
+      ) : jobs.data.length === 0 ? (
+        <Empty>No scheduling jobs yet. Trigger one from an asset's Schedule panel.</Empty>
+      ) : (
+        <div className="card table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Created ({zone})</th>
+                <th scope="col">State</th>
+                <th scope="col">Sensor</th>
+                <th scope="col">Asked for</th>
+                <th scope="col">Ran for</th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.data.map((j) => (
+                <tr key={j.id}>
+                  <th scope="row">
+                    <Link to={`/jobs/${j.id}`}>{formatTime(j.created_at, zone)}</Link>
+                  </th>
+                  <td>
+                    <JobStatus status={j.status} />
+                  </td>
+                  <td>{j.sensor_id === null ? '–' : <Link to={`/sensors/${j.sensor_id}`}>#{j.sensor_id}</Link>}</td>
+                  <td>{jobSummary(j, zone)}</td>
+                  <td>{jobDuration(j)}</td>
+                  <td className="error-cell">{j.error ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { API } from '../api/client.ts';
+import type { Asset, ChartRecord, ChartSpec, Sensor } from '../api/types.ts';
+import { useSession } from '../app/session.tsx';
+import { VegaChart } from '../components/charts/VegaChart.tsx';
+import { Field } from '../components/Field.tsx';
+import { RangeControls } from '../components/RangeControls.tsx';
+import { CsvUpload } from '../components/sensor/CsvUpload.tsx';
+import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { useApi } from '../hooks/useApi.ts';
+import { useRange } from '../hooks/useRange.ts';
+import { download, toCsv } from '../lib/csv.ts';
+import { formatTime, localInputToIso, rangeQuery } from '../lib/time.ts';
+
+/** One sensor: its data over a window as known at a chosen time, as chart or table; upload and download. */
+export function SensorPage() {
+  const { id } = useParams();
+  const session = useSession();
+  const sensor = useApi<Sensor>(`${API}/sensors/${id}`);
+  const asset = useApi<Asset>(sensor.data ? `${API}/assets/${sensor.data.generic_asset_id}` : null);
+  if (sensor.error) return <ErrorNotice error={sensor.error} />;
+  if (!sensor.data) return <Loading what="Loading the sensor" />;
+  return <SensorView sensor={sensor.data} asset={asset.data} canUpload={session.isMemberOf(asset.data?.account_id ?? null)} />;
+}
+
+function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset | undefined; canUpload: boolean }) {
+  const zone = sensor.timezone;
+  const { size, anchor, range, setRange } = useRange(zone, 'day');
+  const [knownAt, setKnownAt] = useState('');
+  const [view, setView] = useState<'chart' | 'table'>('chart');
+  const query = { ...rangeQuery(range), beliefs_before: localInputToIso(knownAt, zone) };
+  const chart = useApi<ChartSpec>(view === 'chart' ? `${API}/sensors/${sensor.id}/chart/` : null, { ...query, include_data: true, width: 'container' });
+  const records = useApi<ChartRecord[]>(`${API}/sensors/${sensor.id}/chart_data/`, query);
+  const reload = () => {
+    chart.reload();
+    records.reload();
+  };
+
+  function saveCsv() {
+    const rows = (records.data ?? []).map((r) => [r.event_start, r.event_value, r.unit, r.source, r.belief_time]);
+    const day = range.start.toISODate();
+    download(`${sensor.name}-${day}-${size}.csv`, toCsv([['event_start', 'event_value', 'unit', 'source', 'belief_time'], ...rows]));
+  }
+
+  return (
+    <article className="page" aria-labelledby="sensor-title">
+      <div className="page-head">
+        <h1 id="sensor-title">{sensor.name}</h1>
+        <span className="muted">
+          {sensor.unit} · {sensor.event_resolution} · {asset ? <Link to={`/assets/${asset.id}`}>{asset.name}</Link> : '…'}
+        </span>
+      </div>
+      <section className="card" aria-labelledby="data-title">
+        <h2 id="data-title">Data</h2>
+        <RangeControls size={size} anchor={anchor} zone={zone} onChange={setRange} />
+        <div className="toolbar">
+          <Field label={`As known at (${zone})`} hint="Leave empty for the latest knowledge.">
+            <input type="datetime-local" value={knownAt} onChange={(e) => setKnownAt(e.target.value)} />
+          </Field>
+          <div className="segmented" role="radiogroup" aria-label="View">
+            {(['chart', 'table'] as const).map((v) => (
+              <label key={v} className={v === view ? 'active' : ''}>
+                <input type="radio" name="view" value={v} checked={v === view} onChange={() => setView(v)} />
+                {v === 'chart' ? 'Chart' : 'Table'}
+              </label>
+            ))}
+          </div>
+          <button type="button" onClick={saveCsv} disabled={!records.data?.length}>
+            Download CSV
+          </button>
+        </div>
+        <ErrorNotice error={chart.error ?? records.error} />
+        {records.data && records.data.length === 0 && <Empty>No data in this window{knownAt ? ' as known at that time' : ''}.</Empty>}
+        {view === 'chart' ? (
+          records.data?.length !== 0 && <VegaChart spec={chart.data} label="Sensor chart" />
+        ) : (
+          <DataTable records={records.data} zone={zone} />
+        )}
+      </section>
+      {canUpload && (
+        <section className="card" aria-labelledby="upload-title">
+          <h2 id="upload-title">Upload data</h2>
+          <CsvUpload sensor={sensor} onUploaded={reload} />
+        </section>
+      )}
+    </article>
+  );
+}
+
+function DataTable({ records, zone }: { records: ChartRecord[] | undefined; zone: string }) {
+  if (!records) return <Loading what="Loading data" />;
+  if (!records.length) return null;
+  return (
+    <div className="table-wrap tall">
+      <table aria-label="Sensor data">
+        <thead>
+          <tr>
+            <th scope="col">Event start ({zone})</th>
+            <th scope="col">Value</th>
+            <th scope="col">Source</th>
+            <th scope="col">Belief time</th>
+          </tr>
+        </thead>
+        <tbody>
+          {records.map((r) => (
+            <tr key={`${r.event_start}|${r.source_id}|${r.belief_time}`}>
+              <td>{formatTime(r.event_start, zone)}</td>
+              <td className="num">
+                {r.event_value} {r.unit}
+              </td>
+              <td>{r.source}</td>
+              <td>{formatTime(r.belief_time, zone)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
+import { API, request } from '../api/client.ts';
+import { useSessionState } from '../app/session.tsx';
+import { Field } from '../components/Field.tsx';
+import { ErrorNotice } from '../components/Status.tsx';
+import { useApi } from '../hooks/useApi.ts';
+
+/** Sign in with email and password; sends a fresh appliance to its first set-up. */
+export function SignInPage() {
+  const { session, notice, signIn } = useSessionState();
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const setup = useApi<{ needed: boolean; local: boolean }>(`${API}/setup`);
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const next = params.get('next') || '/';
+
+  useEffect(() => {
+    if (setup.data?.needed && setup.data.local) navigate('/setup', { replace: true });
+  }, [setup.data, navigate]);
+
+  if (session) return <Navigate to={next.startsWith('/') ? next : '/'} replace />;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await request<{ auth_token: string; user_id: number }>('/api/requestAuthToken', {
+        method: 'POST',
+        json: { email, password },
+      });
+      await signIn(answer.auth_token, answer.user_id);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <main id="main" className="auth-page">
+      <form className="card auth" onSubmit={submit} aria-labelledby="signin-title">
+        <h1 id="signin-title">Sign in to Flexsite</h1>
+        {notice && (
+          <p className="notice info" role="status">
+            {notice}
+          </p>
+        )}
+        {setup.data?.needed && !setup.data.local && (
+          <p className="notice info">
+            This appliance has no users yet. Open this page on the machine itself (http://127.0.0.1) to create the first administrator.
+          </p>
+        )}
+        <Field label="Email">
+          <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+        </Field>
+        <Field label="Password">
+          <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </Field>
+        <ErrorNotice error={error} />
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        {setup.data?.needed && setup.data.local && <Link to="/setup">Set up this appliance</Link>}
+      </form>
+    </main>
+  );
+}

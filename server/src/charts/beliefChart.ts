@@ -1,0 +1,147 @@
+import { DateTime } from 'luxon';
+
+/**
+ * Vega-Lite specifications of belief time series, as `GET /assets/<id>/chart/` and
+ * `GET /sensors/<id>/chart/` return them and the web UI draws them. Pure: the routes load the
+ * beliefs and pass them in as chart records.
+ */
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+
+/** One belief as a chart record (`chart_data/` answers with a list of these). */
+export interface ChartRecord {
+  sensor_id: number;
+  sensor: string;
+  unit: string;
+  /** Event start in the site's time zone, ISO 8601 with offset. */
+  event_start: string;
+  event_value: number;
+  /** When the value was known, in the site's time zone. */
+  belief_time: string;
+  source: string;
+  source_id: number;
+  source_type: string;
+  /**
+   * The event start as wall-clock time of the site, encoded as if it were UTC (epoch ms): a
+   * `utc` time scale then labels the axis in the site's time, whatever the viewer's zone.
+   */
+  local_time: number;
+}
+
+/** A sensor as the chart needs it. */
+export interface ChartSensor {
+  id: number;
+  name: string;
+  unit: string;
+  /** Instantaneous sensors (resolution zero) are drawn as straight lines, others as steps. */
+  instantaneous: boolean;
+}
+
+/** One plot of the chart: the sensors drawn in it (an entry of `sensors_to_show`). */
+export interface ChartRow {
+  title: string;
+  sensors: ChartSensor[];
+}
+
+export interface ChartOptions {
+  /** IANA zone the time axis is labelled in. */
+  zone: string;
+  /** Pixels, or `container` to fill the element the chart is drawn in. */
+  width: number | 'container';
+  height: number;
+  datasetName: string;
+  /** The records to embed in the spec; left out, the spec names a dataset to be filled by the client. */
+  records?: ChartRecord[];
+  title?: string;
+}
+
+/**
+ * The wall-clock time of an instant in a zone, encoded as UTC epoch milliseconds.
+ * @param ms epoch milliseconds.
+ * @param zone IANA time zone.
+ * @returns shifted milliseconds, for plotting only.
+ */
+export function wallClockMs(ms: number, zone: string): number {
+  return ms + DateTime.fromMillis(ms, { zone }).offset * 60_000;
+}
+
+/**
+ * An ISO 8601 text of an instant in a zone, without milliseconds.
+ * @param ms epoch milliseconds.
+ * @param zone IANA time zone.
+ * @returns e.g. `2025-03-01T13:00:00+01:00`.
+ */
+export function isoInZone(ms: number, zone: string): string {
+  return DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
+}
+
+const unitsOf = (sensors: ChartSensor[]) => [...new Set(sensors.map((s) => s.unit))].join(', ') || 'value';
+
+function plot(row: ChartRow, options: ChartOptions) {
+  const many = row.sensors.length > 1;
+  const time = {
+    field: 'local_time',
+    type: 'temporal',
+    scale: { type: 'utc' },
+    axis: { title: `Time (${options.zone})`, formatType: 'utc', labelOverlap: true, grid: true },
+  };
+  const value = { field: 'event_value', type: 'quantitative', title: unitsOf(row.sensors) };
+  // Several sensors in one plot are told apart by colour; one sensor's sources are.
+  const series = { field: 'series', type: 'nominal', title: many ? 'Sensor · source' : 'Source', legend: { orient: 'bottom' } };
+  return {
+    title: row.title,
+    width: options.width,
+    height: options.height,
+    transform: [
+      { filter: { field: 'sensor_id', oneOf: row.sensors.map((s) => s.id) } },
+      { calculate: many ? "datum.sensor + ' · ' + datum.source" : 'datum.source', as: 'series' },
+    ],
+    layer: [
+      {
+        mark: {
+          type: 'line',
+          interpolate: row.sensors.every((s) => s.instantaneous) ? 'linear' : 'step-after',
+          strokeWidth: 2,
+          clip: true,
+        },
+        encoding: { x: time, y: value, color: series },
+      },
+      {
+        // Points carry the tooltips (and, in SVG, an aria label per value).
+        mark: { type: 'point', filled: true, size: 36, opacity: 0, clip: true },
+        encoding: {
+          x: time,
+          y: value,
+          color: series,
+          tooltip: [
+            { field: 'sensor', title: 'Sensor' },
+            { field: 'local_time', type: 'temporal', title: 'Time', format: '%Y-%m-%d %H:%M', formatType: 'utc' },
+            { field: 'event_value', type: 'quantitative', title: 'Value', format: ',.6~g' },
+            { field: 'unit', title: 'Unit' },
+            { field: 'source', title: 'Source' },
+            { field: 'belief_time', title: 'Known at' },
+          ],
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * A chart of beliefs: one plot per row, stacked, sharing the time axis.
+ * @param rows the plots and their sensors.
+ * @param options size, time zone, dataset name and optionally the data.
+ * @returns the Vega-Lite specification.
+ */
+export function beliefChartSpec(rows: ChartRow[], options: ChartOptions): Record<string, unknown> {
+  return {
+    $schema: SCHEMA,
+    description: 'Sensor data over time, one plot per group of sensors; times in ' + options.zone,
+    ...(options.title ? { title: options.title } : {}),
+    data: { name: options.datasetName },
+    ...(options.records ? { datasets: { [options.datasetName]: options.records } } : {}),
+    vconcat: rows.map((row) => plot(row, options)),
+    resolve: { scale: { x: 'shared' } },
+    config: { legend: { orient: 'bottom' } },
+  };
+}

@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import { awareDateTime, boolText, intText } from '../../contracts/fields.ts';
+import { beliefChartSpec, isoInZone, wallClockMs, type ChartRecord, type ChartRow, type ChartSensor } from '../../charts/beliefChart.ts';
+import { fieldError } from '../../errors.ts';
+import { parseInput } from '../../http/validate.ts';
+import type { AppContext } from '../../http/context.ts';
+import type { RouteSpec } from '../../http/routes.ts';
+import { authorize, can } from '../../policies/access.ts';
+import type { Asset } from '../../store/assets.ts';
+import { beliefHistory } from '../../store/beliefHistory.ts';
+import { mostRecentBeliefs } from '../../store/beliefs.ts';
+import { getAccount } from '../../store/accounts.ts';
+import { getSensor, listSensors, type SensorInContext } from '../../store/sensors.ts';
+import { listSources } from '../../store/sources.ts';
+import { idParams, loadAsset, loadSensor, ownedAccess } from './load.ts';
+
+const DAY_MS = 86_400_000;
+const MAX_WINDOW_MS = 366 * DAY_MS;
+
+/** Query of the `chart_data/` endpoints: the event window and the belief-time filters. */
+const chartDataQuery = z.object({
+  event_starts_after: awareDateTime.optional(),
+  event_ends_before: awareDateTime.optional(),
+  beliefs_after: awareDateTime.optional(),
+  beliefs_before: awareDateTime.optional(),
+  most_recent_beliefs_only: boolText.optional(),
+});
+
+const size = (max: number) => intText.pipe(z.number().int().min(10).max(max));
+
+/** Query of the `chart/` endpoints: the same, plus how to draw. */
+const chartQuery = chartDataQuery.extend({
+  include_data: boolText.optional(),
+  dataset_name: z.string().regex(/^\w{1,64}$/, 'Use 1 to 64 letters, digits or underscores.').optional(),
+  width: z.union([z.literal('container'), size(4000)]).optional(),
+  height: size(2000).optional(),
+});
+
+type DataQuery = z.output<typeof chartDataQuery>;
+
+/** The event window; without bounds, the last six days and the coming one. */
+function windowOf(query: DataQuery): { startMs: number; endMs: number } {
+  const now = Date.now();
+  const endMs = query.event_ends_before?.toMillis() ?? (query.event_starts_after ? query.event_starts_after.toMillis() + 7 * DAY_MS : now + DAY_MS);
+  const startMs = query.event_starts_after?.toMillis() ?? endMs - 7 * DAY_MS;
+  if (endMs <= startMs) throw fieldError('query', 'event_ends_before', 'Must be later than event_starts_after.');
+  if (endMs - startMs > MAX_WINDOW_MS) throw fieldError('query', 'event_ends_before', 'A chart covers at most 366 days.');
+  return { startMs, endMs };
+}
+
+/**
+ * The beliefs of the sensors in the window as chart records: by default the most recent belief
+ * per event and source, else every belief (how the knowledge changed).
+ */
+async function chartRecords(ctx: AppContext, sensors: SensorInContext[], query: DataQuery, zone: string): Promise<ChartRecord[]> {
+  const { db } = ctx.services;
+  const { startMs, endMs } = windowOf(query);
+  const afterMs = query.beliefs_after?.toMillis();
+  const beforeMs = query.beliefs_before?.toMillis();
+  const perSensor = await Promise.all(
+    sensors.map(async (sensor) => {
+      const beliefs =
+        query.most_recent_beliefs_only === false
+          ? await beliefHistory(db, { sensorId: sensor.id, resolutionMs: sensor.event_resolution_ms, startMs, endMs, beliefsAfterMs: afterMs, beliefsBeforeMs: beforeMs })
+          : // A most recent belief formed after `beliefs_after` is exactly one that passes both filters.
+            (await mostRecentBeliefs(db, { sensorId: sensor.id, startMs, endMs, beliefsBeforeMs: beforeMs, perSource: true })).filter(
+              (b) => afterMs === undefined || b.beliefTimeMs >= afterMs,
+            );
+      return { sensor, beliefs };
+    }),
+  );
+  const sourceIds = [...new Set(perSensor.flatMap((p) => p.beliefs.map((b) => b.sourceId)))];
+  const sources = new Map((sourceIds.length ? await listSources(db, { ids: sourceIds }) : []).map((s) => [s.id, s]));
+  return perSensor.flatMap(({ sensor, beliefs }) =>
+    beliefs.map((b) => {
+      const source = sources.get(b.sourceId);
+      return {
+        sensor_id: sensor.id,
+        sensor: sensor.name,
+        unit: sensor.unit,
+        event_start: isoInZone(b.eventStartMs, zone),
+        event_value: b.value,
+        belief_time: isoInZone(b.beliefTimeMs, zone),
+        source: source?.name ?? `source ${b.sourceId}`,
+        source_id: b.sourceId,
+        source_type: source?.type ?? '',
+        local_time: wallClockMs(b.eventStartMs, zone),
+      };
+    }),
+  );
+}
+
+/**
+ * The plots of an asset's chart: one per entry of its `sensors_to_show` (an entry may be a
+ * list of sensors sharing a plot), or one per sensor of the asset when it names none. Sensors
+ * that are gone or that the caller may not read are left out.
+ */
+async function assetRows(ctx: AppContext, asset: Asset): Promise<{ rows: ChartRow[]; sensors: SensorInContext[] }> {
+  const { db } = ctx.services;
+  const listed = asset.attributes.sensors_to_show;
+  const groups: number[][] = Array.isArray(listed)
+    ? listed.map((entry: unknown) => (Array.isArray(entry) ? entry : [entry]).filter((v): v is number => Number.isSafeInteger(v)))
+    : (await listSensors(db, { assetId: asset.id })).map((s) => [s.id]);
+  const user = ctx.state.user!;
+  const readable = new Map<number, SensorInContext>();
+  for (const id of new Set(groups.flat())) {
+    const sensor = await getSensor(db, id);
+    if (sensor && can(user, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id))) readable.set(id, sensor);
+  }
+  const rows = groups
+    .map((ids) => ids.flatMap((id) => (readable.has(id) ? [readable.get(id)!] : [])))
+    .filter((sensors) => sensors.length > 0)
+    .map((sensors) => ({ title: sensors.map((s) => s.name).join(', '), sensors: sensors.map(chartSensor) }));
+  return { rows, sensors: [...readable.values()] };
+}
+
+const chartSensor = (s: SensorInContext): ChartSensor => ({ id: s.id, name: s.name, unit: s.unit, instantaneous: s.event_resolution_ms === 0 });
+
+/** The site's time zone: that of the first sensor shown (assets have none of their own). */
+const zoneOf = (sensors: SensorInContext[]) => sensors[0]?.timezone ?? 'UTC';
+
+async function readableAsset(ctx: AppContext): Promise<Asset> {
+  const asset = await loadAsset(ctx);
+  authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'asset', asset.account_id));
+  return asset;
+}
+
+async function readableSensor(ctx: AppContext): Promise<SensorInContext> {
+  const sensor = await loadSensor(ctx);
+  authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
+  return sensor;
+}
+
+async function chartAnswer(ctx: AppContext, rows: ChartRow[], sensors: SensorInContext[], title: string): Promise<void> {
+  const query = parseInput(chartQuery, ctx.query, 'query');
+  const zone = zoneOf(sensors);
+  const records = query.include_data ? await chartRecords(ctx, sensors, query, zone) : undefined;
+  if (!query.include_data) windowOf(query);
+  ctx.body = beliefChartSpec(rows, {
+    zone,
+    width: query.width ?? 'container',
+    height: query.height ?? 220,
+    datasetName: query.dataset_name ?? 'chart_data',
+    records,
+    title,
+  });
+}
+
+/** The reference declares these routes with a trailing slash and redirects the bare form. */
+const slashRedirect = (path: string, summary: string): RouteSpec => ({
+  method: 'GET',
+  path,
+  summary,
+  request: { params: idParams },
+  async handler(ctx) {
+    ctx.redirect(`${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+    ctx.status = 308;
+  },
+});
+
+/** Charts of assets and sensors: Vega-Lite specs and the records they draw. */
+export const chartRoutes: RouteSpec[] = [
+  {
+    method: 'GET',
+    path: '/assets/:id/chart/',
+    summary: 'Download a chart with time series',
+    request: { params: idParams, query: chartQuery },
+    async handler(ctx) {
+      const asset = await readableAsset(ctx);
+      const { rows, sensors } = await assetRows(ctx, asset);
+      await chartAnswer(ctx, rows, sensors, asset.name);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/assets/:id/chart_data/',
+    summary: 'Download time series for use in charts',
+    request: { params: idParams, query: chartDataQuery },
+    async handler(ctx) {
+      const asset = await readableAsset(ctx);
+      const query = parseInput(chartDataQuery, ctx.query, 'query');
+      const { sensors } = await assetRows(ctx, asset);
+      ctx.body = await chartRecords(ctx, sensors, query, zoneOf(sensors));
+    },
+  },
+  slashRedirect('/assets/:id/chart', 'Redirect to /assets/<id>/chart/'),
+  slashRedirect('/assets/:id/chart_data', 'Redirect to /assets/<id>/chart_data/'),
+  {
+    method: 'GET',
+    path: '/sensors/:id/chart/',
+    summary: "Download a chart of a sensor's time series, one line per data source",
+    request: { params: idParams, query: chartQuery },
+    async handler(ctx) {
+      const sensor = await readableSensor(ctx);
+      await chartAnswer(ctx, [{ title: sensor.name, sensors: [chartSensor(sensor)] }], [sensor], sensor.name);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/sensors/:id/chart_data/',
+    summary: "Download a sensor's time series for use in charts",
+    request: { params: idParams, query: chartDataQuery },
+    async handler(ctx) {
+      const sensor = await readableSensor(ctx);
+      const query = parseInput(chartDataQuery, ctx.query, 'query');
+      ctx.body = await chartRecords(ctx, [sensor], query, sensor.timezone);
+    },
+  },
+];
