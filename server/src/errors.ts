@@ -16,7 +16,7 @@ export class AppError extends Error {
 
 /** Field messages per location, e.g. {"json": {"start": ["Not a valid aware datetime."]}}. */
 export type FieldErrors = Record<string, unknown>;
-export type Location = 'json' | 'query' | 'path' | 'args_and_json';
+export type Location = 'json' | 'query' | 'path' | 'args_and_json' | 'form';
 
 export const unauthorized = () =>
   new AppError(401, {
@@ -50,3 +50,12 @@ export const fieldError = (location: Location, field: string, message: string) =
 /** USEF-style envelope error: `{"result": "Rejected", "status": NAME, "message"}`. */
 export const rejected = (httpStatus: number, statusName: string, message: string, resultKey = 'result') =>
   new AppError(httpStatus, { [resultKey]: 'Rejected', status: statusName, message });
+
+/** 403 for data that would change stored values with the same belief timing (note `results`). */
+export const invalidReplacement = () =>
+  rejected(
+    403,
+    'INVALID_REPLACEMENT',
+    'Some of the data represents a replacement, which is reserved for servers in play mode. Enable play mode or update the prior in your request.',
+    'results',
+  );

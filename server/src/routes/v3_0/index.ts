@@ -6,18 +6,22 @@ import { assetRoutes } from './assets.ts';
 import { chartRoutes } from './charts.ts';
 import { jobRoutes } from './jobs.ts';
 import { scheduleRoutes } from './schedules.ts';
+import { sensorDataRoutes } from './sensorData.ts';
 import { sensorRoutes } from './sensors.ts';
 import { setupRoutes } from './setup.ts';
+import { sourceRoutes } from './sources.ts';
 import { userRoutes } from './users.ts';
 
 export const V3_PREFIX = '/api/v3_0';
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Koa `:id` placeholders written the way the reference lists them, `<id>`. */
 const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 
 /** Every v3.0 endpoint. Order matters where paths overlap: `/assets/public` before `/assets/:id`. */
 export function v3Routes(): RouteSpec[] {
-  const resources: RouteSpec[] = [...assetRoutes, ...sensorRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...setupRoutes, ...chartRoutes];
+  const resources: RouteSpec[] = [...assetRoutes, ...sensorDataRoutes, ...sensorRoutes, ...sourceRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...setupRoutes, ...chartRoutes];
   const all: RouteSpec[] = [
     {
       method: 'GET',
@@ -32,7 +36,8 @@ export function v3Routes(): RouteSpec[] {
             name: `${r.method} ${ruleOf(r.path)}`,
             url: root + V3_PREFIX + ruleOf(r.path),
           }))
-          .sort((a, b) => a.url.localeCompare(b.url) || a.name.localeCompare(b.name));
+          // Code-point order, as Python sorts (`/` before `_`), not the locale's.
+          .sort((a, b) => compare(a.url, b.url) || compare(a.name, b.name));
         ctx.body = { message: 'Request has been processed.', services, status: 'PROCESSED', version: '3.0' };
       },
     },
