@@ -85,6 +85,15 @@ export function createApp(services: Services): Koa {
     }),
   );
 
+  // `/api/` is declared with its slash; asked for without it, the reference (Werkzeug) redirects.
+  app.use(async (ctx, next) => {
+    if (ctx.path !== '/api' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    const target = `${ctx.protocol}://${ctx.host}/api/${ctx.search}`;
+    ctx.status = 308;
+    ctx.set('Location', target);
+    ctx.body = { message: `Redirecting to ${target}`, status: 308 };
+  });
+
   const api = new Router({ prefix: '/api', strict: true });
   mount(api, apiRoutes);
   mount(api, v3Routes(), V3_PREFIX.slice('/api'.length));

@@ -1,3 +1,4 @@
+import type Koa from 'koa';
 import Router from '@koa/router';
 import type { z } from 'zod';
 import { httpError } from '../errors.ts';
@@ -42,11 +43,19 @@ export function mount(router: Router, specs: RouteSpec[], prefix = ''): void {
   }
 }
 
-/** Answers 405 for a known path asked with the wrong method, 501 for an unknown verb. */
-export function allowedMethods(router: Router) {
-  return router.allowedMethods({
+/**
+ * Answers 405 for a known path asked with the wrong method, 501 for an unknown verb, and
+ * OPTIONS with the `Allow` header.
+ */
+export function allowedMethods(router: Router): Koa.Middleware {
+  const answer = router.allowedMethods({
     throw: true,
     methodNotAllowed: () => httpError(405, 'The method is not allowed for the requested URL.'),
     notImplemented: () => httpError(501, 'The server does not support the action requested by the browser.'),
   });
+  return async (ctx, next) => {
+    await answer(ctx, next);
+    // The router answers OPTIONS with an empty text body; clients decode every answer as JSON.
+    if (ctx.method === 'OPTIONS' && ctx.response.get('Allow')) ctx.type = 'application/json';
+  };
 }
