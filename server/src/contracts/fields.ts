@@ -2,9 +2,14 @@ import { z } from 'zod';
 import type { DateTime } from 'luxon';
 import { parseAwareDateTime, parseIsoDuration, type IsoDuration } from '../domain/time.ts';
 
+/**
+ * Longest text a datetime, duration or time zone name can sensibly have. Checked first and
+ * aborting, so an oversized value is refused without being parsed or echoed in the message.
+ */
+const shortText = () => z.string().max(64, { abort: true });
+
 /** A timezone-aware ISO 8601 datetime; naive datetimes are refused. */
-export const awareDateTime = z
-  .string()
+export const awareDateTime = shortText()
   .transform((text, ctx): DateTime => {
     const dt = parseAwareDateTime(text);
     if (typeof dt !== 'string') return dt;
@@ -17,8 +22,7 @@ export const awareDateTime = z
   .meta({ type: 'string', format: 'date-time' });
 
 /** An ISO 8601 duration in whole minutes (`PT15M`, `P0DT0H15M0S`, `P1D`, `-PT10M`). */
-export const isoDuration = z
-  .string()
+export const isoDuration = shortText()
   .transform((text, ctx): IsoDuration => {
     const d = parseIsoDuration(text);
     if (typeof d === 'string') {
@@ -42,9 +46,10 @@ export const fixedDurationMs = isoDuration.transform((d, ctx) => {
   return d.ms;
 });
 
-/** A JSON object carried as JSON text (`attributes` of sensors and assets travel this way). */
+/** A JSON object carried as JSON text (`attributes` of sensors and assets travel this way), at most 64 KiB. */
 export const jsonText = z
   .string()
+  .max(65_536, { abort: true })
   .transform((text, ctx): Record<string, unknown> => {
     try {
       const value: unknown = JSON.parse(text);
@@ -64,7 +69,7 @@ export const id = int().min(1);
 
 /** An integer from a URL part or query string; out-of-range or non-digit text is "Not a valid integer.". */
 export const intText = z.union([int(), z.string()]).transform((v, ctx) => {
-  const n = typeof v === 'number' ? v : /^-?\d{1,15}$/.test(v.trim()) ? Number(v) : NaN;
+  const n = typeof v === 'number' ? v : /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
   if (Number.isSafeInteger(n)) return n;
   ctx.addIssue({ code: 'custom', message: 'Not a valid integer.' });
   return z.NEVER;
@@ -86,7 +91,7 @@ export const boolText = z.union([z.boolean(), z.string()]).transform((v, ctx) =>
 export const text = (max = 255) => z.string().trim().min(1).max(max);
 
 /** An IANA time zone name. */
-export const timezone = z.string().refine(
+export const timezone = shortText().refine(
   (tz) => {
     try {
       new Intl.DateTimeFormat('en', { timeZone: tz });

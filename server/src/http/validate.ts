@@ -26,7 +26,11 @@ export function parseInput<S extends z.ZodType>(schema: S, data: unknown, locati
  */
 export function fieldMessages(issues: readonly Issue[]): FieldTree {
   const tree: FieldTree = {};
+  // zod still runs length checks on a wrongly typed value (an array for a string); the type
+  // error says it all, as in marshmallow.
+  const wrongType = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => JSON.stringify(i.path)));
   for (const issue of issues) {
+    if (issue.code !== 'invalid_type' && wrongType.has(JSON.stringify(issue.path))) continue;
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) add(tree, [...issue.path, key], 'Unknown field.');
     } else if (issue.code === 'invalid_union' && issue.errors.length) {
