@@ -1,6 +1,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
@@ -85,6 +86,12 @@ export function createApp(services: Services): Koa {
     }),
   );
 
+  // Clients send `Content-Type: application/json` with an empty body on every method: no fields.
+  app.use(async (ctx, next) => {
+    if (ctx.request.body === '') ctx.request.body = {};
+    await next();
+  });
+
   // `/api/` is declared with its slash; asked for without it, the reference (Werkzeug) redirects.
   app.use(async (ctx, next) => {
     if (ctx.path !== '/api' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
@@ -113,6 +120,26 @@ function toAppError(err: unknown, log: Logger, method: string, urlPath: string):
   return httpError(500, 'An internal error has occurred.');
 }
 
+/** Requests Node refuses before Koa sees them (oversized headers, broken HTTP) still get a JSON answer. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    message: tooLarge
+      ? 'One or more header fields exceeds the maximum size.'
+      : 'The browser (or proxy) sent a request that this server could not understand.',
+    status,
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /**
  * Opens and migrates the store, then serves the API.
  * @param config the settings.
@@ -130,6 +157,7 @@ export async function startServer(
   const services: Services = { db, config, log, jobs };
   const app = createApp(services);
   const server = http.createServer(app.callback());
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, resolve);
