@@ -142,8 +142,8 @@ export const userRoutes: RouteSpec[] = [
     async handler(ctx) {
       const me = ctx.state.user!;
       const user = await loadUser(ctx);
-      // The user themselves, or an admin; account-admins may not take over other accounts' logins.
-      if (me.id !== user.id && !me.roles.includes('admin')) throw forbidden();
+      // As for PATCH: the user themselves, account-admins of their account, admins.
+      authorize(me, 'update', { kind: 'user', id: user.id, accountId: user.account_id });
       const passwordHash = await hashPassword(randomPassword());
       await ctx.services.db.transaction(async (trx) => {
         await trx('user').where({ id: user.id }).update({ password_hash: passwordHash });
