@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
-import { CliError, createCliContext } from './context.ts';
+import { CliError, createCliContext, type CliContext } from './context.ts';
 import { registerResourceCommands } from './resources.ts';
 
 /** The command line: `npm run --silent cli -- <command> [--json]`. */
@@ -10,10 +10,12 @@ async function main(argv: string[]): Promise<number> {
     .option('--json', 'print exactly one JSON object as the last line of stdout')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  const cli = createCliContext(() => Boolean(program.opts().json));
-  registerResourceCommands(program, cli);
-  for (const sub of program.commands) sub.exitOverride();
+  let cli: CliContext | undefined;
   try {
+    // Inside the try: a bad setting is an operator error, reported like the others.
+    cli = createCliContext(() => Boolean(program.opts().json));
+    registerResourceCommands(program, cli);
+    for (const sub of program.commands) sub.exitOverride();
     await program.parseAsync(argv);
     return 0;
   } catch (err) {
@@ -24,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   } finally {
-    await cli.close();
+    await cli?.close();
   }
 }
 
