@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
@@ -10,6 +11,23 @@ export interface ApiResponse<T = any> {
   status: number;
   body: T;
   headers: Headers;
+}
+
+/** An answer as it came over the wire: repeated header lines stay separate (`Link`). */
+export interface RawResponse {
+  status: number;
+  /** Alternating names and values, as Node received them. */
+  rawHeaders: string[];
+  text: string;
+}
+
+/** @returns the values of one header in arrival order, repeated lines kept separate. */
+export function headerLines(res: RawResponse, name: string): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < res.rawHeaders.length; i += 2) {
+    if (res.rawHeaders[i].toLowerCase() === name.toLowerCase()) lines.push(res.rawHeaders[i + 1]);
+  }
+  return lines;
 }
 
 export interface RequestOptions {
@@ -28,6 +46,8 @@ export interface TestServer {
   db: Knex;
   server: RunningServer;
   request<T = any>(method: string, urlPath: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** A request through node:http, which (unlike fetch) may send a body with a GET. */
+  rawRequest(method: string, urlPath: string, headers?: Record<string, string>, body?: string): Promise<RawResponse>;
   close(): Promise<void>;
 }
 
@@ -67,6 +87,19 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
         // keep the text
       }
       return { status: res.status, body: parsed as any, headers: res.headers };
+    },
+    rawRequest(method, urlPath, headers = {}, body) {
+      return new Promise((resolve, reject) => {
+        const length = body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(body)) };
+        const req = http.request(url + urlPath, { method, headers: { ...length, ...headers } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
     },
     async close() {
       await server.close();
