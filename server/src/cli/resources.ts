@@ -11,7 +11,8 @@ import * as users from '../store/users.ts';
 import { CliError, type CliContext } from './context.ts';
 
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
-const int = (v: string) => {
+/** Parses a whole-number option. */
+export const int = (v: string) => {
   if (!/^\d+$/.test(v)) throw new CliError(`expected a number, got "${v}"`);
   return Number(v);
 };

@@ -11,7 +11,7 @@ const PROGRESS_CHUNK = 10_000;
  * @param db the store.
  * @param props the sensor, the source (created on first use), the events, whether replacements
  *   overwrite, and a progress callback (which makes the work go in chunks).
- * @returns what was stored.
+ * @returns what was stored, and the id of the source.
  */
 export async function saveSensorData(
   db: Knex,
@@ -22,7 +22,7 @@ export async function saveSensorData(
     allowOverwrite: boolean;
     onProgress?: (done: number, total: number) => void;
   },
-): Promise<RecordResult> {
+): Promise<RecordResult & { sourceId: number }> {
   const { events, onProgress } = props;
   return db.transaction(async (trx) => {
     const source = await getOrCreateSource(trx, props.source);
@@ -38,7 +38,7 @@ export async function saveSensorData(
       total.replaced += done.replaced;
       onProgress?.(Math.min(i + step, sorted.length), sorted.length);
     }
-    return total;
+    return { ...total, sourceId: source.id };
   });
 }
 
