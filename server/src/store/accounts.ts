@@ -57,7 +57,20 @@ export async function createAccount(
   return row;
 }
 
-/** Deletes an account; its users, assets, sensors and their data go with it (foreign-key cascade). */
+/**
+ * Deletes an account; its users, assets, sensors and their data go with it (foreign-key cascade).
+ * Its data sources go too, unless they still hold data on another account's sensors: left behind
+ * without user and account, they would pass for system sources that every account may see.
+ */
 export async function deleteAccount(trx: Knex.Transaction, id: number): Promise<boolean> {
-  return (await trx('account').where({ id }).delete()) > 0;
+  const sourceIds = await trx('data_source')
+    .where({ account_id: id })
+    .orWhereIn('user_id', trx('user').select('id').where({ account_id: id }))
+    .pluck('id');
+  const deleted = (await trx('account').where({ id }).delete()) > 0;
+  await trx('data_source')
+    .whereIn('id', sourceIds)
+    .whereNotExists(trx('sensor_source').select('source_id').whereRaw('sensor_source.source_id = data_source.id'))
+    .delete();
+  return deleted;
 }
