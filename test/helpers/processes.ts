@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+export interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a child: this one's, without settings that leaked in, plus the given ones. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('FLEXSITE_') && k !== 'PORT' && k !== 'HOST'),
+  );
+  return { ...clean, FLEXSITE_LOG_LEVEL: 'silent', ...env };
+}
+
+/**
+ * Runs `npm run --silent <script> -- <args>` in the project, as an operator would, with stdin
+ * closed (so no TTY) and waits for it to exit.
+ * @param env settings for the child, e.g. FLEXSITE_DATA_DIR.
+ * @returns exit code and output.
+ */
+export function runNpmScript(script: string, args: string[], env: Record<string, string>): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: root, env: childEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.end();
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `npm run --silent cli -- <args>`. */
+export const runCli = (args: string[], env: Record<string, string>) => runNpmScript('cli', args, env);
+
+/**
+ * @returns the JSON object on the last line of stdout, which `--json` promises.
+ */
+export function lastJsonLine(stdout: string): any {
+  const lines = stdout.trimEnd().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+/**
+ * Starts `npm start` in its own process group, so that stopping it also stops the server
+ * process npm started.
+ * @param env settings for the server.
+ * @returns the child; end it with `stopProcess`.
+ */
+export function startNpm(env: Record<string, string>): ChildProcess {
+  return spawn('npm', ['--silent', 'start'], { cwd: root, env: childEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** @returns the first stdout line that matches, or rejects with everything seen when the process exits first. */
+export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const line = seen.split('\n').find((l) => pattern.test(l));
+      if (line !== undefined) resolve(line);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    child.on('close', (code) => reject(new Error(`exited with ${code} before printing ${pattern}:\n${seen}`)));
+  });
+}
+
+/** Stops a process group started by `startNpm` and waits until it is gone. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  process.kill(-child.pid!, 'SIGTERM');
+  await closed;
+}
