@@ -1,5 +1,4 @@
 import http from 'node:http';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import Koa from 'koa';
@@ -8,11 +7,14 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { dataFolder } from './dataFolder.ts';
 import { openStore, migrate } from './db/connection.ts';
+import { lockStore } from './db/storeLock.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
 import type { AppContext, Services } from './http/context.ts';
 import { allowedMethods, mount } from './http/routes.ts';
 import { defaultUiDir, staticUi } from './http/staticUi.ts';
+import { openLogFile } from './logFile.ts';
 import { createLogger } from './logger.ts';
 import { apiRoutes } from './routes/api.ts';
 import { mountSunset } from './routes/sunset.ts';
@@ -150,18 +152,34 @@ export async function startServer(
   config: Config,
   options: { log?: Logger; jobs?: (db: Knex, config: Config, log: Logger) => JobQueue } = {},
 ): Promise<RunningServer> {
-  const log = options.log ?? createLogger(config.logLevel);
-  const db = openStore(path.join(config.dataDir, 'flexsite.sqlite'));
-  await migrate(db);
+  const folder = dataFolder(config.dataDir);
+  // One server per data folder: a second one would run the same jobs and fight over the store.
+  const lock = await lockStore(folder.lock);
+  // A logger handed in (tests, the CLI) stays as it is; the server's own also writes the data folder's log.
+  const logFile = options.log || config.logLevel === 'silent' ? undefined : openLogFile(folder.logFile);
+  const log = options.log ?? createLogger(config.logLevel, logFile);
+  const db = openStore(folder.store);
   const jobs = options.jobs?.(db, config, log) ?? { ping: async () => undefined, close: async () => {} };
+  const release = async () => {
+    await db.destroy();
+    logFile?.close();
+    await lock.release();
+  };
   const services: Services = { db, config, log, jobs };
-  const app = createApp(services);
-  const server = http.createServer(app.callback());
+  const server = http.createServer(createApp(services).callback());
   server.on('clientError', answerClientError);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, resolve);
-  });
+  try {
+    await migrate(db);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, resolve);
+    });
+  } catch (err) {
+    // Leave the folder free for another attempt (the desktop app retries on another port).
+    await jobs.close();
+    await release();
+    throw err;
+  }
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
@@ -173,7 +191,7 @@ export async function startServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await jobs.close();
-      await db.destroy();
+      await release();
     },
   };
 }

@@ -1,8 +1,8 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './app.ts';
-import { createLogger } from './logger.ts';
+import { StoreBusyError } from './db/storeLock.ts';
 
-/** Headless entry point: `npm start`. */
+/** Headless entry point: `npm start`, and what the systemd unit runs. */
 async function main(): Promise<void> {
   let config;
   try {
@@ -14,9 +14,27 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(config.logLevel);
-  const server = await startServer(config, { log });
+  let server;
+  try {
+    // Logs go to stdout and to logs/flexsite.log in the data folder.
+    server = await startServer(config);
+  } catch (err) {
+    if (err instanceof StoreBusyError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const { log } = server.services;
   log.info({ url: server.url, dataDir: config.dataDir }, `Flexsite listening on ${server.url}`);
+  // A crash is logged with its stack before the process ends; the supervisor (systemd) restarts it,
+  // and interrupted jobs are resumed then.
+  const crash = (err: unknown) => {
+    log.fatal({ err }, 'crashed');
+    process.exit(1);
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -1,6 +1,6 @@
-import path from 'node:path';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../config.ts';
+import { dataFolder } from '../dataFolder.ts';
 import { migrate, openStore } from '../db/connection.ts';
 
 /** What every CLI command works with: the settings and the migrated store of the data folder. */
@@ -19,7 +19,7 @@ export function createCliContext(json: () => boolean): CliContext {
     config,
     async db() {
       if (!store) {
-        store = openStore(path.join(config.dataDir, 'flexsite.sqlite'));
+        store = openStore(dataFolder(config.dataDir).store);
         await migrate(store);
       }
       return store;

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { registerBeliefCommands } from './beliefs.ts';
 import { CliError, createCliContext, type CliContext } from './context.ts';
+import { registerDbCommands } from './db.ts';
 import { registerResourceCommands } from './resources.ts';
 
 /** The command line: `npm run --silent cli -- <command> [--json]`. */
@@ -16,6 +17,7 @@ async function main(argv: string[]): Promise<number> {
     // Inside the try: a bad setting is an operator error, reported like the others.
     cli = createCliContext(() => Boolean(program.opts().json));
     registerResourceCommands(program, cli);
+    registerDbCommands(program, cli);
     registerBeliefCommands(program, cli);
     for (const sub of program.commands) sub.exitOverride();
     await program.parseAsync(argv);
