@@ -111,7 +111,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
         rows.push(...(await accounts.listAccounts(db)).map((a) => ({ ...a })));
         columns = ['id', 'name', 'consultancy_account_id'];
       } else if (what === 'users') {
-        rows.push(...(await users.listUsers(db, { includeInactive: true })).map((u) => ({ ...u, roles: u.roles.join(',') })));
+        rows.push(...(await users.listUsers(db, { includeInactive: true })).map((u) => ({ ...u })));
         columns = ['id', 'email', 'username', 'account_id', 'active', 'roles'];
       } else if (what === 'assets') {
         for (const owner of [...(await accounts.listAccounts(db)).map((a) => a.id), null]) {
@@ -119,7 +119,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
         }
         columns = ['id', 'name', 'generic_asset_type_id', 'account_id', 'parent_asset_id'];
       } else if (what === 'sensors') {
-        rows.push(...(await listSensors(db, {})).map((s) => ({ ...s, attributes: JSON.stringify(s.attributes) })));
+        rows.push(...(await listSensors(db, {})).map((s) => ({ ...s })));
         columns = ['id', 'name', 'unit', 'event_resolution_ms', 'generic_asset_id', 'timezone'];
       } else {
         throw new CliError(`cannot list "${what}"; choose accounts, users, assets or sensors`);
