@@ -3,8 +3,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 
-/** Where `vite build` writes the web UI (`renderer/dist` at the project root). */
-export const defaultUiDir = fileURLToPath(new URL('../../../renderer/dist', import.meta.url));
+/**
+ * Where `vite build` writes the web UI: `renderer/dist` at the project root, which is one folder
+ * above the bundled server of the desktop app (`dist/server.js`), else three above this file.
+ */
+const bundledUiDir = fileURLToPath(new URL('../renderer/dist', import.meta.url));
+export const defaultUiDir = fs.existsSync(bundledUiDir) ? bundledUiDir : fileURLToPath(new URL('../../../renderer/dist', import.meta.url));
 
 const notBuilt =
   '<!doctype html><meta charset="utf-8"><title>Flexsite</title>' +
