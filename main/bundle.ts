@@ -4,6 +4,7 @@
  * its own worker file); `electron` is provided by Electron itself.
  */
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type BuildOptions } from 'esbuild';
@@ -27,14 +28,19 @@ export const runtimeFiles = {
   /** The web UI (`vite build`), found by the server one folder above itself (server/src/http/staticUi.ts). */
   ui: 'renderer/dist/index.html',
   icon: 'main/resources/icon.png',
+  sqlite: 'node_modules/sqlite3/lib/sqlite3.js',
   sqliteBinding: 'node_modules/sqlite3/build/Release/node_sqlite3.node',
+  /** What sqlite3 finds its binary with. */
+  sqliteLoader: 'node_modules/bindings/bindings.js',
+  sqliteLoaderHelper: 'node_modules/file-uri-to-path/index.js',
+  piscina: 'node_modules/piscina/dist/index.js',
   piscinaWorker: 'node_modules/piscina/dist/worker.js',
 } as const;
 
 /** Left to node_modules: native, self-spawning, or provided by Electron. */
 const external = ['electron', 'sqlite3', 'piscina'];
 /** knex's other dialects load their drivers lazily; Flexsite only ever uses sqlite3. */
-const unusedDrivers = ['pg', 'pg-query-stream', 'pg-native', 'mysql', 'mysql2', 'mariadb', 'mariadb/*', 'oracledb', 'tedious', 'better-sqlite3'];
+export const unusedDrivers = ['pg', 'pg-query-stream', 'pg-native', 'mysql', 'mysql2', 'mariadb', 'mariadb/*', 'oracledb', 'tedious', 'better-sqlite3'];
 
 // Bundled CommonJS dependencies call require() and read __dirname; ES module output has neither.
 const esmBanner = [
@@ -58,17 +64,21 @@ const common: BuildOptions = {
 /**
  * Builds `dist/`: main.js, preload.cjs, server.js, worker.js and highs.wasm.
  * @param outDir the output folder, `dist` in the project root unless given.
+ * @returns the packages the bundles import from node_modules (or Electron) at run time.
  */
-export async function bundleApp(outDir = path.join(root, 'dist')): Promise<void> {
+export async function bundleApp(outDir = path.join(root, 'dist')): Promise<{ externalImports: string[] }> {
   fs.rmSync(outDir, { recursive: true, force: true });
-  const esm: BuildOptions = { ...common, format: 'esm', banner: { js: esmBanner }, external: [...external, ...unusedDrivers] };
-  await Promise.all([
+  const esm: BuildOptions = { ...common, metafile: true, format: 'esm', banner: { js: esmBanner }, external: [...external, ...unusedDrivers] };
+  const results = await Promise.all([
     build({ ...esm, entryPoints: { main: 'main/src/main.ts' }, outdir: outDir }),
     build({ ...esm, entryPoints: { server: 'main/src/serverProcess.ts' }, outdir: outDir }),
     build({ ...esm, entryPoints: { worker: 'worker/src/index.ts' }, outdir: outDir }),
-    build({ ...common, format: 'cjs', external: ['electron'], entryPoints: ['main/src/preload.ts'], outfile: path.join(outDir, 'preload.cjs') }),
+    build({ ...common, metafile: true, format: 'cjs', external: ['electron'], entryPoints: ['main/src/preload.ts'], outfile: path.join(outDir, 'preload.cjs') }),
   ]);
   fs.copyFileSync(path.join(root, 'node_modules/highs/build/highs.wasm'), path.join(outDir, 'highs.wasm'));
+  const imports = results.flatMap((r) => Object.values(r.metafile?.outputs ?? {}).flatMap((o) => o.imports));
+  const packages = imports.filter((i) => i.external && !isBuiltin(i.path)).map((i) => i.path);
+  return { externalImports: [...new Set(packages)].sort() };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
