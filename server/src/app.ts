@@ -4,7 +4,6 @@ import type { Duplex } from 'node:stream';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { dataFolder } from './dataFolder.ts';
@@ -19,7 +18,9 @@ import { createLogger } from './logger.ts';
 import { apiRoutes } from './routes/api.ts';
 import { mountSunset } from './routes/sunset.ts';
 import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
-import type { JobQueue } from './jobs/jobQueue.ts';
+import { LocalJobQueue } from './jobs/localJobQueue.ts';
+import { schedulingHandler } from './scheduling/runJob.ts';
+import { createWorkerPool } from './scheduling/workerPool.ts';
 
 export interface RunningServer {
   url: string;
@@ -145,13 +146,10 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 /**
  * Opens and migrates the store, then serves the API.
  * @param config the settings.
- * @param options a logger to use instead of a new one, and a job-queue factory.
+ * @param options a logger to use instead of a new one.
  * @returns the running server.
  */
-export async function startServer(
-  config: Config,
-  options: { log?: Logger; jobs?: (db: Knex, config: Config, log: Logger) => JobQueue } = {},
-): Promise<RunningServer> {
+export async function startServer(config: Config, options: { log?: Logger } = {}): Promise<RunningServer> {
   const folder = dataFolder(config.dataDir);
   // One server per data folder: a second one would run the same jobs and fight over the store.
   const lock = await lockStore(folder.lock);
@@ -159,7 +157,14 @@ export async function startServer(
   const logFile = options.log || config.logLevel === 'silent' ? undefined : openLogFile(folder.logFile);
   const log = options.log ?? createLogger(config.logLevel, logFile);
   const db = openStore(folder.store);
-  const jobs = options.jobs?.(db, config, log) ?? { ping: async () => undefined, close: async () => {} };
+  const pool = createWorkerPool(config.workerThreads);
+  const jobs: LocalJobQueue = new LocalJobQueue(
+    db,
+    config,
+    log,
+    { scheduling: schedulingHandler(db, pool, () => jobs, log) },
+    () => pool.destroy(),
+  );
   const release = async () => {
     await db.destroy();
     logFile?.close();
@@ -170,6 +175,7 @@ export async function startServer(
   server.on('clientError', answerClientError);
   try {
     await migrate(db);
+    await jobs.start();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
