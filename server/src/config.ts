@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseIsoDuration } from './domain/time.ts';
@@ -45,25 +46,31 @@ const count = (min: number) =>
     .pipe(z.number().int().min(min, `must be at least ${min}`));
 const duration = z.string().transform((v, ctx) => {
   const d = parseIsoDuration(v);
-  if (typeof d === 'string' || d.nominal) {
-    ctx.addIssue({ code: 'custom', message: `expected an ISO 8601 duration such as PT48H, got "${v}"` });
+  if (typeof d === 'string' || d.nominal || d.ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `expected a positive ISO 8601 duration such as PT48H, got "${v}"` });
     return z.NEVER;
   }
   return d.ms;
 });
 const stepsOrDuration = z.string().transform((v, ctx): Config['maxPlanningHorizon'] => {
-  if (/^\d+$/.test(v)) return { steps: Number(v) };
-  const d = parseIsoDuration(v);
-  if (typeof d === 'string' || d.nominal || d.ms <= 0) {
-    ctx.addIssue({ code: 'custom', message: `expected a number of steps or an ISO 8601 duration, got "${v}"` });
-    return z.NEVER;
+  if (/^\d+$/.test(v)) {
+    if (Number(v) >= 1) return { steps: Number(v) };
+  } else {
+    const d = parseIsoDuration(v);
+    if (typeof d !== 'string' && !d.nominal && d.ms > 0) return { ms: d.ms };
   }
-  return { ms: d.ms };
+  ctx.addIssue({ code: 'custom', message: `expected a positive number of steps or ISO 8601 duration, got "${v}"` });
+  return z.NEVER;
 });
+
+const hostName = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
 
 const schema = z.object({
   PORT: count(0).default(5000).pipe(z.number().max(65535, 'must be at most 65535')),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  HOST: z
+    .string()
+    .refine((v) => net.isIP(v) !== 0 || hostName.test(v), 'expected an IP address or a host name, such as 127.0.0.1 or 0.0.0.0')
+    .default('127.0.0.1'),
   FLEXSITE_DATA_DIR: z.string().min(1).default('./data'),
   FLEXSITE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FLEXSITE_TOKEN_MAX_AGE: count(1).default(21600),
