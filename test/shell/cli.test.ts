@@ -6,7 +6,8 @@ import { lastJsonLine, runCli } from '../helpers/processes.ts';
 import { tempDir } from '../helpers/shell.ts';
 import { startTestServer } from '../helpers/testServer.ts';
 
-describe('npm run cli -- db backup / db restore', () => {
+// Six CLI runs, each a new npm + tsx process: generous time when the suite runs in parallel.
+describe('npm run cli -- db backup / db restore', { timeout: 180_000 }, () => {
   it('backs up a running server, refuses to restore under it, and restores once it is stopped', async () => {
     const dataDir = tempDir();
     const env = { FLEXSITE_DATA_DIR: dataDir };
