@@ -1,4 +1,3 @@
-import type Koa from 'koa';
 import Router from '@koa/router';
 import type { z } from 'zod';
 import { httpError } from '../errors.ts';
@@ -47,7 +46,7 @@ export function mount(router: Router, specs: RouteSpec[], prefix = ''): void {
  * Answers 405 for a known path asked with the wrong method, 501 for an unknown verb, and
  * OPTIONS with the `Allow` header.
  */
-export function allowedMethods(router: Router): Koa.Middleware {
+export function allowedMethods(router: Router): ReturnType<Router['allowedMethods']> {
   const answer = router.allowedMethods({
     throw: true,
     methodNotAllowed: () => httpError(405, 'The method is not allowed for the requested URL.'),
