@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { TZ: 'UTC' },
+    // The browser tests need the built web UI; this builds it once per run when it is missing or stale.
+    globalSetup: ['test/e2e/globalSetup.ts'],
   },
 });

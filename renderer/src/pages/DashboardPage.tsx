@@ -55,7 +55,7 @@ function AssetTable(props: { title: string; assets: Asset[]; typeName: (id: numb
               <tr>
                 <th scope="col">Site</th>
                 <th scope="col">Type</th>
-                <th scope="col">Main sensor, last 7 days</th>
+                <th scope="col">Main sensor, past week and next days</th>
                 <th scope="col">Latest schedule</th>
               </tr>
             </thead>
@@ -102,14 +102,15 @@ function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: string; j
 function MainSensorSparkline({ sensor }: { sensor: Sensor }) {
   const span = useMemo(() => {
     const now = DateTime.now().startOf('hour');
-    return { event_starts_after: now.minus({ days: 7 }).toISO(), event_ends_before: now.plus({ hours: 1 }).toISO() };
+    // The past week and what is already known of the next two days (forecasts, prices).
+    return { event_starts_after: now.minus({ days: 7 }).toISO(), event_ends_before: now.plus({ days: 2 }).toISO() };
   }, []);
   const data = useApi<ChartRecord[]>(`${API}/sensors/${sensor.id}/chart_data/`, span);
   const values = useMemo(() => (data.data ?? []).map((r) => ({ t: Date.parse(r.event_start), v: r.event_value })), [data.data]);
   if (data.loading && !data.data) return <span className="muted">…</span>;
   return (
     <span className="spark">
-      <Sparkline values={values} label={`${sensor.name} over the last 7 days`} /> <span className="muted">{sensor.name}</span>
+      <Sparkline values={values} label={`${sensor.name}, past week and next days`} /> <span className="muted">{sensor.name}</span>
     </span>
   );
 }

@@ -60,7 +60,8 @@ export const jobRoutes: RouteSpec[] = [
       } else {
         authorize(ctx.state.user!, 'read', accountAccess(await loadAccount(ctx, job.accountId)));
       }
-      ctx.body = { ...presentJob(job, true), status: 200 };
+      // No flask-json `status: 200` here: `status` is the job's state.
+      ctx.body = presentJob(job, true);
     },
   },
 ];
