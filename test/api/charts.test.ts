@@ -166,3 +166,13 @@ describe('sensor charts', () => {
     expect(chart.body.datasets.chart_data).toHaveLength(3);
   });
 });
+
+describe('chart time axis', () => {
+  it("spans the asked window in the site's wall-clock time", async () => {
+    const res = await t.request('GET', `/api/v3_0/assets/${assetId}/chart/`, { token: memberToken, query: window });
+    expect(res.body.vconcat[0].layer[0].encoding.x.scale).toEqual({
+      type: 'utc',
+      domain: [Date.parse('2025-03-01T01:00:00Z'), Date.parse('2025-03-02T01:00:00Z')],
+    });
+  });
+});

@@ -129,18 +129,16 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
                           {u.active ? 'Deactivate' : 'Activate'}
                         </button>
                       )}
-                      {(session.isAdmin || self) && (
-                        <button
-                          type="button"
-                          aria-label={`Reset the password of ${u.username}`}
-                          onClick={() => {
-                            if (!window.confirm(`Reset the password of ${u.username}? They are signed out everywhere and receive an email.`)) return;
-                            void act(() => request(`${API}/users/${u.id}/password-reset`, { method: 'PATCH' }), `Password of ${u.username} reset.`);
-                          }}
-                        >
-                          Reset password
-                        </button>
-                      )}
+                      <button
+                        type="button"
+                        aria-label={`Reset the password of ${u.username}`}
+                        onClick={() => {
+                          if (!window.confirm(`Reset the password of ${u.username}? They are signed out everywhere and receive an email.`)) return;
+                          void act(() => request(`${API}/users/${u.id}/password-reset`, { method: 'PATCH' }), `Password of ${u.username} reset.`);
+                        }}
+                      >
+                        Reset password
+                      </button>
                     </td>
                   )}
                 </tr>

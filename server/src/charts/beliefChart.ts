@@ -53,6 +53,8 @@ export interface ChartOptions {
   /** The records to embed in the spec; left out, the spec names a dataset to be filled by the client. */
   records?: ChartRecord[];
   title?: string;
+  /** The event window as wall-clock milliseconds (see `wallClockMs`), so that the axis spans it even where data is missing. */
+  domain?: [number, number];
 }
 
 /**
@@ -82,7 +84,7 @@ function plot(row: ChartRow, options: ChartOptions) {
   const time = {
     field: 'local_time',
     type: 'temporal',
-    scale: { type: 'utc' },
+    scale: { type: 'utc', ...(options.domain ? { domain: options.domain } : {}) },
     axis: { title: `Time (${options.zone})`, formatType: 'utc', labelOverlap: true, grid: true },
   };
   const value = { field: 'event_value', type: 'quantitative', title: unitsOf(row.sensors) };

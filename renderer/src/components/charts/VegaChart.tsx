@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { ErrorNotice, Loading } from '../Status.tsx';
+import { fitWidth } from './fitWidth.ts';
 
 interface Props {
   /** The Vega-Lite spec with its data; undefined while it loads. */
@@ -8,23 +9,36 @@ interface Props {
   label: string;
 }
 
+/** Widths are rounded to this step, so that small resizes do not redraw the chart. */
+const WIDTH_STEP_PX = 40;
+
 /**
- * A Vega-Lite chart. The container tells its state in `data-state` (`loading`, `ready`,
- * `error`), which the browser tests wait for before they look at the marks.
+ * A Vega-Lite chart that fits its container and is redrawn when the container's width changes.
+ * The container tells its state in `data-state` (`loading`, `ready`, `error`), which the
+ * browser tests wait for before they look at the marks.
  */
 export function VegaChart({ spec, label }: Props) {
   const container = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
   const [state, setState] = useState<'loading' | 'ready' | 'error'>('loading');
   const [error, setError] = useState<unknown>(null);
 
   useEffect(() => {
     const element = container.current;
-    if (!spec || !element) return;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => setWidth(Math.floor(entry.contentRect.width / WIDTH_STEP_PX) * WIDTH_STEP_PX));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  useEffect(() => {
+    const element = container.current;
+    if (!spec || !element || !width) return;
     let finalize: (() => void) | undefined;
     let cancelled = false;
     setState('loading');
     import('./embed.ts')
-      .then(({ drawChart }) => drawChart(element, spec))
+      .then(({ drawChart }) => drawChart(element, fitWidth(spec, width)))
       .then(
         (result) => {
           if (cancelled) return result.finalize();
@@ -41,7 +55,7 @@ export function VegaChart({ spec, label }: Props) {
       cancelled = true;
       finalize?.();
     };
-  }, [spec]);
+  }, [spec, width]);
 
   return (
     <figure className="chart" aria-label={label} data-state={spec ? state : 'loading'}>

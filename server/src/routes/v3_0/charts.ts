@@ -131,18 +131,18 @@ async function readableSensor(ctx: AppContext): Promise<SensorInContext> {
   return sensor;
 }
 
-async function chartAnswer(ctx: AppContext, rows: ChartRow[], sensors: SensorInContext[], title: string): Promise<void> {
+async function chartAnswer(ctx: AppContext, rows: ChartRow[], sensors: SensorInContext[], title?: string): Promise<void> {
   const query = parseInput(chartQuery, ctx.query, 'query');
   const zone = zoneOf(sensors);
-  const records = query.include_data ? await chartRecords(ctx, sensors, query, zone) : undefined;
-  if (!query.include_data) windowOf(query);
+  const { startMs, endMs } = windowOf(query);
   ctx.body = beliefChartSpec(rows, {
     zone,
     width: query.width ?? 'container',
     height: query.height ?? 220,
     datasetName: query.dataset_name ?? 'chart_data',
-    records,
+    records: query.include_data ? await chartRecords(ctx, sensors, query, zone) : undefined,
     title,
+    domain: [wallClockMs(startMs, zone), wallClockMs(endMs, zone)],
   });
 }
 
@@ -192,7 +192,7 @@ export const chartRoutes: RouteSpec[] = [
     request: { params: idParams, query: chartQuery },
     async handler(ctx) {
       const sensor = await readableSensor(ctx);
-      await chartAnswer(ctx, [{ title: sensor.name, sensors: [chartSensor(sensor)] }], [sensor], sensor.name);
+      await chartAnswer(ctx, [{ title: sensor.name, sensors: [chartSensor(sensor)] }], [sensor]);
     },
   },
   {
