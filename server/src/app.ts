@@ -157,6 +157,9 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
   const logFile = options.log || config.logLevel === 'silent' ? undefined : openLogFile(folder.logFile);
   const log = options.log ?? createLogger(config.logLevel, logFile);
   const db = openStore(folder.store);
+  // Readiness gets its own connection: it must not queue behind a job's write transaction on
+  // the main one, and SQLite's WAL mode lets it read while that transaction runs.
+  const probe = openStore(folder.store);
   const pool = createWorkerPool(config.workerThreads);
   const jobs: LocalJobQueue = new LocalJobQueue(
     db,
@@ -166,11 +169,12 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     () => pool.destroy(),
   );
   const release = async () => {
+    await probe.destroy();
     await db.destroy();
     logFile?.close();
     await lock.release();
   };
-  const services: Services = { db, config, log, jobs };
+  const services: Services = { db, probe, config, log, jobs };
   const server = http.createServer(createApp(services).callback());
   server.on('clientError', answerClientError);
   try {

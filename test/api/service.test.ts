@@ -117,7 +117,7 @@ describe('GET /api/v3_0/health/ready', () => {
   it('answers 503 when the store cannot be reached', async () => {
     const broken = await startTestServer();
     try {
-      await broken.db.destroy();
+      await broken.server.services.probe.destroy();
       const res = await broken.request('GET', '/api/v3_0/health/ready');
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);

@@ -8,6 +8,8 @@ import type { JobQueue } from '../jobs/jobQueue.ts';
 /** What every request handler can reach. */
 export interface Services {
   db: Knex;
+  /** A second connection to the same store, for the readiness check only. */
+  probe: Knex;
   config: Config;
   log: Logger;
   jobs: JobQueue;

@@ -69,9 +69,9 @@ export const apiRoutes: RouteSpec[] = [
 
 /** Readiness of the stores, shared by the v3.0 route. */
 export async function readiness(ctx: AppContext): Promise<void> {
-  const { db, jobs } = ctx.services;
+  const { probe, jobs } = ctx.services;
   const sql = await Promise.race([
-    db.raw('select 1').then(
+    probe.raw('select 1').then(
       () => true,
       () => false,
     ),
