@@ -33,6 +33,14 @@ export class ReplacementError extends Error {
 }
 
 const MEDIAN = 0.5;
+
+interface Group {
+  sensorId: number;
+  sourceId: number;
+  cp: number;
+  rows: BeliefInput[];
+}
+
 const COLUMNS = ['sensor_id', 'event_start', 'source_id', 'cumulative_probability', 'belief_time', 'event_value'];
 const KEY = COLUMNS.slice(0, 5).join(', ');
 // SQLite binds at most 32766 parameters per statement.
@@ -68,13 +76,17 @@ export async function recordBeliefs(
   if (!rows.length) return result;
   const resolutions = await sensorResolutions(trx, [...new Set(rows.map((r) => r.sensorId))]);
 
-  const groups = new Map<string, { sensorId: number; sourceId: number; cp: number; rows: BeliefInput[] }>();
+  const groups = new Map<string, Group>();
+  let group: Group | undefined;
   for (const row of rows) {
     if (!Number.isFinite(row.value)) throw new RangeError(`Belief values must be finite numbers, got ${row.value}.`);
     const cp = row.cumulativeProbability ?? MEDIAN;
-    const key = `${row.sensorId}/${row.sourceId}/${cp}`;
-    let group = groups.get(key);
-    if (!group) groups.set(key, (group = { sensorId: row.sensorId, sourceId: row.sourceId, cp, rows: [] }));
+    // Batches usually hold one sensor and source: only a change of group costs a lookup.
+    if (!group || group.sensorId !== row.sensorId || group.sourceId !== row.sourceId || group.cp !== cp) {
+      const key = `${row.sensorId}/${row.sourceId}/${cp}`;
+      group = groups.get(key);
+      if (!group) groups.set(key, (group = { sensorId: row.sensorId, sourceId: row.sourceId, cp, rows: [] }));
+    }
     group.rows.push(row);
   }
 
@@ -129,7 +141,9 @@ export async function recordBeliefs(
  * when overwriting is allowed).
  */
 function deduplicate(rows: BeliefInput[], resolutionMs: number, allowOverwrite: boolean, result: RecordResult) {
-  const sorted = [...rows].sort((a, b) => a.eventStartMs - b.eventStartMs || a.beliefTimeMs - b.beliefTimeMs);
+  const order = (a: BeliefInput, b: BeliefInput) => a.eventStartMs - b.eventStartMs || a.beliefTimeMs - b.beliefTimeMs;
+  // Uploads arrive in order; checking is cheaper than sorting.
+  const sorted = rows.every((r, i) => i === 0 || order(rows[i - 1], r) <= 0) ? rows : [...rows].sort(order);
   const out: Pending[] = [];
   let conflicts = 0;
   for (const row of sorted) {
@@ -282,7 +296,7 @@ export interface StoredBelief {
  * the sensor or other sensors hold elsewhere.
  * @param db the store.
  * @param query sensor, window and filters.
- * @returns the beliefs, sorted by event start (then belief time and source).
+ * @returns the beliefs, sorted by event start (then source).
  */
 export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: BeliefQuery): Promise<StoredBelief[]> {
   const resolution = (await sensorResolutions(db, [query.sensorId])).get(query.sensorId);
@@ -304,37 +318,40 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
   if (query.horizonAtMostMs !== undefined) latest.whereRaw('belief_time >= event_start + ?', [resolution - query.horizonAtMostMs]);
   if (query.sourceIds) latest.whereIn('source_id', [...query.sourceIds]);
 
+  // Each event's latest belief per source, then a key seek for its value. CROSS JOIN makes
+  // SQLite loop over that small result and seek into the table (an inner join lets it scan the
+  // table and build an index on the result instead); other databases treat it as an inner join.
   const rows = await db
     .from(latest.as('m'))
-    .join('timed_belief as b', (on) => {
-      on.on('b.event_start', 'm.event_start').andOn('b.source_id', 'm.source_id').andOn('b.belief_time', 'm.bt');
-      // The window again, so that the planner seeks the window rather than the whole sensor.
-      on.andOnVal('b.sensor_id', query.sensorId).andOnBetween('b.event_start', [first, last]);
-    })
-    .select<{ es: number; src: number; bt: number; cp: number; v: number }[]>({
-      es: 'b.event_start',
-      src: 'b.source_id',
-      bt: 'b.belief_time',
-      cp: 'b.cumulative_probability',
-      v: 'b.event_value',
-    })
-    .orderBy([{ column: 'b.event_start' }, { column: 'b.belief_time' }, { column: 'b.source_id' }, { column: 'b.cumulative_probability' }]);
+    .crossJoin(db.raw('timed_belief AS b'))
+    .where('b.sensor_id', query.sensorId)
+    .where('b.event_start', db.ref('m.event_start'))
+    .where('b.source_id', db.ref('m.source_id'))
+    .where('b.belief_time', db.ref('m.bt'))
+    .select<Row[]>({ es: 'b.event_start', src: 'b.source_id', bt: 'b.belief_time', cp: 'b.cumulative_probability', v: 'b.event_value' });
+  // The group order comes out as is; sorting here costs nothing then, and keeps the order certain.
+  if (!rows.every((r, i) => i === 0 || byEventAndSource(rows[i - 1], r) <= 0)) rows.sort(byEventAndSource);
 
   const out: StoredBelief[] = [];
   let i = 0;
   while (i < rows.length) {
-    // Rows of one event and source are adjacent (they share the belief time); take their median.
-    const { es, src } = rows[i];
-    let best = rows[i];
-    let j = i + 1;
-    for (; j < rows.length && rows[j].es === es && rows[j].src === src; j++) {
-      if (Math.abs(rows[j].cp - MEDIAN) < Math.abs(best.cp - MEDIAN)) best = rows[j];
+    const es = rows[i].es;
+    let pick: Row | undefined;
+    // One event: each source's median belief; keep the one formed first (then the lowest source).
+    while (i < rows.length && rows[i].es === es) {
+      const src = rows[i].src;
+      let median = rows[i];
+      for (i++; i < rows.length && rows[i].es === es && rows[i].src === src; i++) {
+        if (Math.abs(rows[i].cp - MEDIAN) < Math.abs(median.cp - MEDIAN)) median = rows[i];
+      }
+      if (query.perSource) out.push(stored(median));
+      else if (!pick || median.bt < pick.bt) pick = median;
     }
-    const previous = out[out.length - 1];
-    if (query.perSource || previous?.eventStartMs !== Number(es)) {
-      out.push({ eventStartMs: Number(es), value: best.v, sourceId: Number(src), beliefTimeMs: Number(best.bt) });
-    }
-    i = j;
+    if (pick) out.push(stored(pick));
   }
   return out;
 }
+
+type Row = { es: number; src: number; bt: number; cp: number; v: number };
+const byEventAndSource = (a: Row, b: Row) => a.es - b.es || a.src - b.src || a.cp - b.cp;
+const stored = (r: Row): StoredBelief => ({ eventStartMs: Number(r.es), value: r.v, sourceId: Number(r.src), beliefTimeMs: Number(r.bt) });
