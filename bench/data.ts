@@ -1,0 +1,285 @@
+/**
+ * Sensor data benchmark: the server runs in its own process on 127.0.0.1 over a fresh data
+ * folder; this script prints figures, no asserts.
+ *
+ * 1. One upload of 35,040 values (a year at 15 minutes) over HTTP, against inserting the same
+ *    rows straight into SQLite in one transaction (same file, same table).
+ * 2. Downloads of that year at PT15M and PT1H.
+ * 3. Downloads from a sensor holding 100 revisions per day of a 2-day forecast (7 million beliefs)
+ *    for windows of a day up to a year: the time follows the beliefs in the window.
+ * 4. 50 concurrent clients posting small uploads for 30 seconds.
+ *
+ * Run with `npx tsx bench/data.ts` (BENCH_QUICK=1: fewer revisions and a 5-second load test).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sqlite3 from 'sqlite3';
+import { dataFolder } from '../server/src/dataFolder.ts';
+import { migrate, openStore } from '../server/src/db/connection.ts';
+import { hashPassword } from '../server/src/domain/passwords.ts';
+import { createAccount } from '../server/src/store/accounts.ts';
+import { createAsset } from '../server/src/store/assets.ts';
+import { createSensor } from '../server/src/store/sensors.ts';
+import { getOrCreateSource } from '../server/src/store/sources.ts';
+import { issueToken } from '../server/src/store/tokens.ts';
+import { createUser } from '../server/src/store/users.ts';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const RUNS = 5;
+const YEAR_VALUES = 35_040;
+const QUARTER = 900_000;
+const DAY = 86_400_000;
+const YEAR_START = Date.UTC(2023, 0, 1);
+const REVISIONS_PER_DAY = 100;
+const REVISION_DAYS = QUICK ? 30 : 365;
+const FORECAST_MS = 2 * DAY;
+const CLIENTS = 50;
+const LOAD_SECONDS = QUICK ? 5 : 30;
+const LOAD_MAX_REQUESTS = 500_000;
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-'));
+const storeFile = dataFolder(dir).store;
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = seeded(7);
+const value = () => Math.round(random() * 100_000) / 100;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
+const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+
+/** Accounts, a user with a token, sensors and the forecast revisions, written before the server starts. */
+async function prepare() {
+  const db = openStore(storeFile);
+  await migrate(db);
+  const made = await db.transaction(async (trx) => {
+    const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
+    const user = await createUser(trx, { email: 'bench@example.com', username: 'bench', passwordHash: await hashPassword('bench-password'), accountId: account.id, roleIds: [] });
+    const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
+    const asset = await createAsset(trx, { name: 'site', account_id: account.id, generic_asset_type_id: type.id, parent_asset_id: null, latitude: null, longitude: null, attributes: {} });
+    const sensor = (name: string) => createSensor(trx, { name, unit: 'kW', event_resolution_ms: QUARTER, timezone: 'Europe/Amsterdam', generic_asset_id: asset.id, attributes: {} });
+    const uploads = [];
+    for (let i = 0; i < RUNS; i++) uploads.push((await sensor(`upload ${i}`)).id);
+    const raws = [];
+    for (let i = 0; i < RUNS; i++) raws.push((await sensor(`raw ${i}`)).id);
+    const clients = [];
+    for (let i = 0; i < CLIENTS; i++) clients.push((await sensor(`client ${i}`)).id);
+    const forecast = (await sensor('forecast')).id;
+    const forecaster = await getOrCreateSource(trx, { name: 'bench', type: 'forecaster', model: 'revisions', version: '1' });
+    const userSource = await getOrCreateSource(trx, { name: user.username, type: 'user', userId: user.id, accountId: account.id });
+    return { user, uploads, raws, clients, forecast, forecasterId: forecaster.id, userSourceId: userSource.id };
+  });
+  const token = await issueToken(db, made.user.id, 24 * 3600);
+
+  // Revision j is made at T0 + j · 14.4 min and covers the 2 days from the next quarter hour.
+  // Written event by event, in key order, the way a bulk load would.
+  const started = performance.now();
+  const step = DAY / REVISIONS_PER_DAY;
+  const revisions = REVISION_DAYS * REVISIONS_PER_DAY;
+  const coverStart = (j: number) => Math.ceil((YEAR_START + j * step) / QUARTER) * QUARTER;
+  const lastEvent = coverStart(revisions - 1) + FORECAST_MS;
+  let total = 0;
+  let lo = 0;
+  let hi = 0;
+  let batch: number[] = [];
+  const flush = async (trx: typeof db) => {
+    for (let i = 0; i < batch.length; i += 30_000) {
+      const chunk = batch.slice(i, i + 30_000);
+      const rows = new Array<string>(chunk.length / 3).fill('(?, ?, ?)').join(', ');
+      await trx.raw(
+        `INSERT INTO timed_belief (sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value)
+         SELECT ?, column1, ?, 0.5, column2, column3 FROM (VALUES ${rows})`,
+        [made.forecast, made.forecasterId, ...chunk],
+      );
+    }
+    batch = [];
+  };
+  await db.transaction(async (trx) => {
+    for (let t = coverStart(0); t < lastEvent; t += QUARTER) {
+      while (hi < revisions && coverStart(hi) <= t) hi++;
+      while (lo < hi && coverStart(lo) + FORECAST_MS <= t) lo++;
+      for (let j = lo; j < hi; j++) batch.push(t, YEAR_START + j * step, value());
+      total += hi - lo;
+      if (batch.length >= 1_500_000) await flush(trx);
+    }
+    await flush(trx);
+    await trx('sensor_source').insert({ sensor_id: made.forecast, source_id: made.forecasterId });
+  });
+  const setupMs = performance.now() - started;
+  await db.destroy();
+  return { ...made, token, revisionBeliefs: total, setupMs };
+}
+
+/** Starts `server/src/serve.ts` in its own process and waits for its address. */
+async function startServer(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_DATA_DIR: dir, FLEXSITE_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+      if (m) resolve(m[1]);
+      if (seen.length > 1e6) seen = seen.slice(-1000);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { child, url };
+}
+
+/** Inserts rows with all six columns bound, in multi-row statements inside one transaction. */
+async function rawInsert(rows: number[][]): Promise<number> {
+  const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
+    const c = new sqlite3.Database(storeFile, (err) => (err ? reject(err) : resolve(c)));
+  });
+  const run = (sql: string, params: unknown[] = []) =>
+    new Promise<void>((resolve, reject) => conn.run(sql, params, (err) => (err ? reject(err) : resolve())));
+  await run('PRAGMA synchronous = NORMAL');
+  await run('PRAGMA foreign_keys = ON');
+  await run('PRAGMA busy_timeout = 10000');
+  const started = performance.now();
+  await run('BEGIN');
+  for (let i = 0; i < rows.length; i += 5000) {
+    const chunk = rows.slice(i, i + 5000);
+    await run(
+      `INSERT INTO timed_belief (sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+      chunk.flat(),
+    );
+  }
+  await run('COMMIT');
+  const ms = performance.now() - started;
+  await new Promise((resolve) => conn.close(resolve));
+  return ms;
+}
+
+async function timed(fn: () => Promise<Response>): Promise<{ ms: number; status: number; body: { values?: unknown[] } }> {
+  const started = performance.now();
+  const res = await fn();
+  const body = (await res.json()) as { values?: unknown[] };
+  return { ms: performance.now() - started, status: res.status, body };
+}
+
+async function main() {
+  console.log(`data folder ${dir}${QUICK ? ' (quick run)' : ''}`);
+  const fx = await prepare();
+  console.log(
+    `setup: ${fx.revisionBeliefs.toLocaleString('en')} forecast beliefs (${REVISION_DAYS} days × ${REVISIONS_PER_DAY} revisions × 2 days) ` +
+      `bulk-loaded in ${(fx.setupMs / 1000).toFixed(1)} s (${rate(fx.revisionBeliefs, fx.setupMs)})`,
+  );
+  const { child, url } = await startServer();
+  const headers = { Authorization: fx.token, 'Content-Type': 'application/json' };
+  try {
+    // 1. A year of quarter hours in one upload, against the same rows inserted straight.
+    const values = Array.from({ length: YEAR_VALUES }, value);
+    const body = JSON.stringify({ values, start: '2023-01-01T00:00:00+01:00', duration: 'PT8760H', unit: 'kW', horizon: 'PT0H' });
+    const uploadMs: number[] = [];
+    const rawMs: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const r = await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.uploads[i]}/data`, { method: 'POST', headers, body }));
+      if (r.status !== 200) throw new Error(`upload answered ${r.status}: ${JSON.stringify(r.body)}`);
+      uploadMs.push(r.ms);
+      const start = Date.parse('2022-12-31T23:00:00Z');
+      const rows = values.map((v, k) => [fx.raws[i], start + k * QUARTER, fx.userSourceId, 0.5, start + (k + 1) * QUARTER, v]);
+      rawMs.push(await rawInsert(rows));
+    }
+    const up = median(uploadMs);
+    const raw = median(rawMs);
+    console.log('\n1. upload of 35,040 values (median of 5; each into a fresh sensor)');
+    console.log(`   HTTP upload       ${fmt(up)}  ${rate(YEAR_VALUES, up)}   [${uploadMs.map((m) => m.toFixed(0)).join(', ')}]  target < 500 ms: ${mark(up < 500)}`);
+    console.log(`   straight INSERT   ${fmt(raw)}  ${rate(YEAR_VALUES, raw)}   [${rawMs.map((m) => m.toFixed(0)).join(', ')}]`);
+    console.log(`   upload rate / insert rate = ${(raw / up).toFixed(2)}  target ≥ 0.5: ${mark(raw / up >= 0.5)}`);
+
+    // 2. Downloads of that year.
+    console.log('\n2. download of that year (median of 5)');
+    for (const resolution of ['PT15M', 'PT1H']) {
+      const q = new URLSearchParams({ start: '2023-01-01T00:00:00+01:00', duration: 'PT8760H', unit: 'kW', resolution });
+      const runs = [];
+      let count = 0;
+      for (let i = 0; i < RUNS; i++) {
+        const r = await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.uploads[0]}/data?${q}`, { headers }));
+        count = r.body.values?.length ?? 0;
+        runs.push(r.ms);
+      }
+      console.log(`   ${resolution.padEnd(6)} ${count} values  ${fmt(median(runs))}  target < 200 ms: ${mark(median(runs) < 200)}`);
+    }
+
+    // 3. Windows of the forecast sensor: time per belief in the window stays flat.
+    console.log(`\n3. download from the forecast sensor (table: ${(fx.revisionBeliefs + 2 * RUNS * YEAR_VALUES).toLocaleString('en')} beliefs; median of 3)`);
+    const windows = [
+      ['1 day', 'PT24H'],
+      ['1 week', 'PT168H'],
+      ['30 days', 'PT720H'],
+      ...(QUICK ? [] : [['1 year', 'PT8760H']]),
+    ];
+    for (const [label, duration] of windows) {
+      const startMs = YEAR_START + 3 * DAY;
+      const durationMs = Number(/PT(\d+)H/.exec(duration)![1]) * 3_600_000;
+      const inWindow = Math.min(durationMs, REVISION_DAYS * DAY - 3 * DAY) / QUARTER * 2 * REVISIONS_PER_DAY;
+      const q = new URLSearchParams({ start: new Date(startMs).toISOString(), duration, unit: 'kW', resolution: 'PT15M' });
+      const runs = [];
+      for (let i = 0; i < 3; i++) runs.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.forecast}/data?${q}`, { headers }))).ms);
+      const ms = median(runs);
+      console.log(`   ${label.padEnd(8)} ~${Math.round(inWindow).toLocaleString('en').padStart(10)} beliefs in window  ${fmt(ms).padStart(10)}  ${((ms * 1000) / inWindow).toFixed(2)} µs per belief`);
+    }
+    const weekQ = new URLSearchParams({ start: '2023-03-01T00:00:00Z', duration: 'PT168H', unit: 'kW' });
+    const week = [];
+    for (let i = 0; i < 3; i++) week.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.uploads[0]}/data?${weekQ}`, { headers }))).ms);
+    console.log(`   a week of the plain sensor next to them: ${fmt(median(week))}`);
+
+    // 4. Many devices posting a few values each.
+    console.log(`\n4. ${CLIENTS} clients posting 4 values each, for ${LOAD_SECONDS} s`);
+    const latencies: number[] = [];
+    let errors = 0;
+    const until = performance.now() + LOAD_SECONDS * 1000;
+    await Promise.all(
+      fx.clients.map(async (sensorId) => {
+        for (let k = 0; performance.now() < until && latencies.length + errors < LOAD_MAX_REQUESTS; k++) {
+          const start = new Date(YEAR_START + k * 3_600_000).toISOString();
+          const payload = JSON.stringify({ values: [value(), value(), value(), value()], start, duration: 'PT1H', unit: 'kW' });
+          try {
+            const r = await timed(() => fetch(`${url}/api/v3_0/sensors/${sensorId}/data`, { method: 'POST', headers, body: payload }));
+            if (r.status === 200) latencies.push(r.ms);
+            else errors++;
+          } catch {
+            errors++;
+          }
+        }
+      }),
+    );
+    latencies.sort((a, b) => a - b);
+    console.log(
+      `   ${latencies.length.toLocaleString('en')} requests, ${(latencies.length / LOAD_SECONDS).toFixed(0)} requests/s, ` +
+        `p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, errors ${errors}: ${mark(errors === 0)}`,
+    );
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exit(1);
+});
