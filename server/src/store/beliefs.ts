@@ -74,7 +74,6 @@ export async function recordBeliefs(
 ): Promise<RecordResult> {
   const result: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
   if (!rows.length) return result;
-  const resolutions = await sensorResolutions(trx, [...new Set(rows.map((r) => r.sensorId))]);
 
   const groups = new Map<string, Group>();
   let group: Group | undefined;
@@ -89,6 +88,7 @@ export async function recordBeliefs(
     }
     group.rows.push(row);
   }
+  const resolutions = await sensorResolutions(trx, [...new Set([...groups.values()].map((g) => g.sensorId))]);
 
   const inserts: Writes = [];
   const replacements: Writes = [];
@@ -102,7 +102,8 @@ export async function recordBeliefs(
     const toInsert: number[] = [];
     const toReplace: number[] = [];
     let previous: Pending | undefined;
-    for (const [i, row] of pending.rows.entries()) {
+    for (let i = 0; i < pending.rows.length; i++) {
+      const row = pending.rows[i];
       // The most recent earlier belief of the same kind: stored, or earlier in this batch.
       let before = stored.get(i);
       const inBatch = previous?.eventStartMs === row.eventStartMs && previous.beliefTimeMs >= row.lowerMs ? previous : undefined;
@@ -220,15 +221,16 @@ async function write(trx: Knex.Transaction, writes: Writes, onConflict: string):
   let count = 0;
   for (const { sensorId, sourceId, cp, triples } of writes) {
     for (let i = 0; i < triples.length; i += WRITE_CHUNK * 3) {
-      const chunk = triples.slice(i, i + WRITE_CHUNK * 3);
-      // WHERE keeps SQLite from reading ON CONFLICT as part of the SELECT; the typed first row
-      // tells PostgreSQL the column types.
+      const end = Math.min(triples.length, i + WRITE_CHUNK * 3);
+      const bindings = [sensorId, sourceId, cp];
+      for (let k = i; k < end; k++) bindings.push(triples[k]);
+      // WHERE keeps SQLite from reading ON CONFLICT as part of the SELECT.
       await trx.raw(
         `INSERT INTO timed_belief (${COLUMNS.join(', ')})
-         SELECT ?, column1, ?, ?, column2, column3 FROM (VALUES ${valueRows(chunk.length / 3, WRITE_ROW)}) AS v WHERE 1 = 1${onConflict}`,
-        [sensorId, sourceId, cp, ...chunk],
+         SELECT ?, column1, ?, ?, column2, column3 FROM (VALUES ${valueRows((end - i) / 3, WRITE_ROW)}) AS v WHERE 1 = 1${onConflict}`,
+        bindings,
       );
-      count += chunk.length / 3;
+      count += (end - i) / 3;
     }
   }
   return count;
