@@ -6,7 +6,8 @@
  *    rows straight into SQLite in one transaction (same file, same table).
  * 2. Downloads of that year at PT15M and PT1H.
  * 3. Downloads from a sensor holding 100 revisions per day of a 2-day forecast (7 million beliefs)
- *    for windows of a day up to a year: the time follows the beliefs in the window.
+ *    for windows of a day up to a year: the time follows the beliefs in the window; and one
+ *    week from a sensor holding a week against one holding ten years.
  * 4. 50 concurrent clients posting small uploads for 30 seconds.
  *
  * Run with `npx tsx bench/data.ts` (BENCH_QUICK=1: fewer revisions and a 5-second load test).
@@ -81,10 +82,30 @@ async function prepare() {
     const clients = [];
     for (let i = 0; i < CLIENTS; i++) clients.push((await sensor(`client ${i}`)).id);
     const forecast = (await sensor('forecast')).id;
+    const week = (await sensor('a week')).id;
+    const decade = (await sensor('ten years')).id;
     const forecaster = await getOrCreateSource(trx, { name: 'bench', type: 'forecaster', model: 'revisions', version: '1' });
     const userSource = await getOrCreateSource(trx, { name: user.username, type: 'user', userId: user.id, accountId: account.id });
-    return { user, uploads, raws, clients, forecast, forecasterId: forecaster.id, userSourceId: userSource.id };
+    return { user, uploads, raws, clients, forecast, week, decade, forecasterId: forecaster.id, userSourceId: userSource.id };
   });
+  // One sensor holding a week, one holding ten years of quarter hours, ending at the same time.
+  for (const [sensorId, days] of [
+    [made.week, 7],
+    [made.decade, 3652],
+  ]) {
+    await db.transaction(async (trx) => {
+      const first = YEAR_START - (days - 7) * DAY;
+      for (let k = 0; k < (days * DAY) / QUARTER; k += 10_000) {
+        const n = Math.min(10_000, (days * DAY) / QUARTER - k);
+        const triples = Array.from({ length: n }, (_, i) => [first + (k + i) * QUARTER, first + (k + i + 1) * QUARTER, value()]).flat();
+        await trx.raw(
+          `INSERT INTO timed_belief (sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value)
+           SELECT ?, column1, ?, 0.5, column2, column3 FROM (VALUES ${new Array<string>(n).fill('(?, ?, ?)').join(', ')})`,
+          [sensorId, made.userSourceId, ...triples],
+        );
+      }
+    });
+  }
   const token = await issueToken(db, made.user.id, 24 * 3600);
 
   // Revision j is made at T0 + j · 14.4 min and covers the 2 days from the next quarter hour.
@@ -223,7 +244,8 @@ async function main() {
     }
 
     // 3. Windows of the forecast sensor: time per belief in the window stays flat.
-    console.log(`\n3. download from the forecast sensor (table: ${(fx.revisionBeliefs + 2 * RUNS * YEAR_VALUES).toLocaleString('en')} beliefs; median of 3)`);
+    const tableSize = fx.revisionBeliefs + 2 * RUNS * YEAR_VALUES + (3652 + 7) * 96;
+    console.log(`\n3. download from the forecast sensor (table: ${tableSize.toLocaleString('en')} beliefs; median of 3)`);
     const windows = [
       ['1 day', 'PT24H'],
       ['1 week', 'PT168H'],
@@ -240,10 +262,16 @@ async function main() {
       const ms = median(runs);
       console.log(`   ${label.padEnd(8)} ~${Math.round(inWindow).toLocaleString('en').padStart(10)} beliefs in window  ${fmt(ms).padStart(10)}  ${((ms * 1000) / inWindow).toFixed(2)} µs per belief`);
     }
-    const weekQ = new URLSearchParams({ start: '2023-03-01T00:00:00Z', duration: 'PT168H', unit: 'kW' });
-    const week = [];
-    for (let i = 0; i < 3; i++) week.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.uploads[0]}/data?${weekQ}`, { headers }))).ms);
-    console.log(`   a week of the plain sensor next to them: ${fmt(median(week))}`);
+    // The same week from a sensor holding only that week and from one holding ten years.
+    const weekQ = new URLSearchParams({ start: new Date(YEAR_START).toISOString(), duration: 'PT168H', unit: 'kW' });
+    for (const [label, sensorId] of [
+      ['holding one week', fx.week],
+      ['holding ten years', fx.decade],
+    ] as const) {
+      const runs = [];
+      for (let i = 0; i < 5; i++) runs.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${sensorId}/data?${weekQ}`, { headers }))).ms);
+      console.log(`   one week (672 values) from a sensor ${label.padEnd(17)} ${fmt(median(runs))}`);
+    }
 
     // 4. Many devices posting a few values each.
     console.log(`\n4. ${CLIENTS} clients posting 4 values each, for ${LOAD_SECONDS} s`);
