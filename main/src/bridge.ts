@@ -7,8 +7,8 @@
 /** Whether devices on the LAN may reach the API, and the addresses to give them. */
 export interface LanState {
   allowLan: boolean;
-  /** The API address on this computer. */
-  localUrl: string;
+  /** The API address on this computer; null while the server is not running. */
+  localUrl: string | null;
   /** The API addresses for devices on the LAN; empty while LAN access is off. */
   lanUrls: string[];
 }

@@ -9,7 +9,7 @@ import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, shel
 import { channels, type LanState } from './bridge.ts';
 import { lanUrls, localUrl } from './lanUrls.ts';
 import { shellLayout } from './layout.ts';
-import { applicationMenu, shellMenuItems, type MenuActions, type MenuState } from './menu.ts';
+import { applicationMenu, shellMenuItems, type MenuActions } from './menu.ts';
 import { choosePort } from './ports.ts';
 import { bindHost, readSettings, serverEnv, writeSettings, type ShellSettings } from './settings.ts';
 import type { HostReply } from './serverHost.ts';
@@ -31,8 +31,16 @@ const layout = shellLayout(app.getPath('userData'));
 const supervisor = new ServerSupervisor(forkServer, {
   onCrash: (code) => {
     if (stopped) return;
-    dialog.showErrorBox('The Flexsite server stopped', `It ended with code ${code} and is being restarted. The logs are in ${layout.dataDir}.`);
-    void runServer().then(refresh, fail);
+    refresh();
+    // Asking rather than restarting by itself: a server that fails at every start would loop.
+    const answer = dialog.showMessageBoxSync({
+      type: 'error',
+      buttons: ['Restart', 'Quit'],
+      message: 'The Flexsite server stopped',
+      detail: `It ended with code ${code}. The logs are in ${path.join(layout.dataDir, 'logs')}.`,
+    });
+    if (answer === 0) void runServer().then(refresh, fail);
+    else app.quit();
   },
 });
 
@@ -46,16 +54,16 @@ function forkServer(): ServerChannel {
   };
 }
 
-async function runServer(port?: number) {
-  const chosen = port ?? (await choosePort(settings.port, bindHost(settings)));
-  return supervisor.start(serverEnv(settings, layout.dataDir, chosen));
+async function runServer() {
+  const port = await choosePort(settings.port, bindHost(settings));
+  return supervisor.start(serverEnv(settings, layout.dataDir, port));
 }
 
 function lanState(): LanState {
   const port = supervisor.current?.port;
   return {
     allowLan: settings.allowLan,
-    localUrl: port ? localUrl(port) : '',
+    localUrl: port ? localUrl(port) : null,
     lanUrls: port && settings.allowLan ? lanUrls(port) : [],
   };
 }
@@ -126,13 +134,8 @@ async function restore(): Promise<void> {
   await dialog.showMessageBox({ type: 'info', message: 'Backup restored', detail: previous ? `The previous data was kept as ${previous}.` : '' });
 }
 
-function menuState(): MenuState {
-  const state = lanState();
-  return { localUrl: state.localUrl || null, allowLan: state.allowLan, lanUrls: state.lanUrls };
-}
-
 function refresh(): void {
-  const state = menuState();
+  const state = lanState();
   Menu.setApplicationMenu(Menu.buildFromTemplate(applicationMenu(state, actions, process.platform)));
   tray ??= new Tray(nativeImage.createFromPath(iconFile).resize({ width: 16, height: 16 }));
   tray.setToolTip(state.localUrl ? `Flexsite — ${state.localUrl}` : 'Flexsite');
@@ -177,10 +180,17 @@ function showWindow(): void {
 }
 
 function registerIpc(): void {
-  ipcMain.handle(channels.version, () => app.getVersion());
-  ipcMain.handle(channels.dataFolder, () => layout.dataDir);
-  ipcMain.handle(channels.lan, () => lanState());
-  ipcMain.handle(channels.setAllowLan, (_event, allow: unknown) => setAllowLan(allow === true));
+  // Only the Flexsite page may use the bridge, whatever else a frame might come to show.
+  const handle = <T>(channel: string, answer: (arg: unknown) => T) =>
+    ipcMain.handle(channel, (event, arg: unknown) => {
+      const port = supervisor.current?.port;
+      if (!port || !event.senderFrame || new URL(event.senderFrame.url).origin !== localUrl(port)) throw new Error('Not allowed.');
+      return answer(arg);
+    });
+  handle(channels.version, () => app.getVersion());
+  handle(channels.dataFolder, () => layout.dataDir);
+  handle(channels.lan, () => lanState());
+  handle(channels.setAllowLan, (allow) => setAllowLan(allow === true));
 }
 
 async function boot(): Promise<void> {

@@ -1,12 +1,5 @@
 import type { MenuItemConstructorOptions } from 'electron';
-
-/** What the menus show. */
-export interface MenuState {
-  /** The API address on this computer; null while the server is not running. */
-  localUrl: string | null;
-  allowLan: boolean;
-  lanUrls: string[];
-}
+import type { LanState } from './bridge.ts';
 
 /** What the menu items do; main.ts implements them with Electron. */
 export interface MenuActions {
@@ -26,7 +19,7 @@ export interface MenuActions {
  * @param actions what the items do.
  * @returns the menu template.
  */
-export function shellMenuItems(state: MenuState, actions: MenuActions): MenuItemConstructorOptions[] {
+export function shellMenuItems(state: LanState, actions: MenuActions): MenuItemConstructorOptions[] {
   const address = (url: string, label: string): MenuItemConstructorOptions => ({ label: `${label}: ${url}`, click: () => actions.copy(url) });
   const lan: MenuItemConstructorOptions[] = state.allowLan
     ? state.lanUrls.length
@@ -60,7 +53,7 @@ export function shellMenuItems(state: MenuState, actions: MenuActions): MenuItem
  * @param platform process.platform.
  * @returns the menu template.
  */
-export function applicationMenu(state: MenuState, actions: MenuActions, platform: NodeJS.Platform): MenuItemConstructorOptions[] {
+export function applicationMenu(state: LanState, actions: MenuActions, platform: NodeJS.Platform): MenuItemConstructorOptions[] {
   return [
     ...(platform === 'darwin' ? [{ role: 'appMenu' } satisfies MenuItemConstructorOptions] : []),
     { label: 'File', submenu: shellMenuItems(state, actions) },
