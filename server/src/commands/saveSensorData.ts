@@ -5,6 +5,12 @@ import { getOrCreateSource, type SourceProps } from '../store/sources.ts';
 
 const PROGRESS_CHUNK = 10_000;
 
+/** The events of one upload for one sensor. */
+export interface SensorUpload {
+  sensorId: number;
+  events: readonly UploadEvent[];
+}
+
 /**
  * Stores the events of one upload as beliefs of one source, in one transaction: all of them or,
  * on a replacement that is not allowed (`ReplacementError`), none.
@@ -23,16 +29,37 @@ export async function saveSensorData(
     onProgress?: (done: number, total: number) => void;
   },
 ): Promise<RecordResult & { sourceId: number }> {
-  const { events, onProgress } = props;
+  const { sensorId, events, ...rest } = props;
+  return saveUploads(db, { ...rest, uploads: [{ sensorId, events }] });
+}
+
+/**
+ * Stores uploads for several sensors as beliefs of one source, in one transaction: all of them
+ * or, on a replacement that is not allowed (`ReplacementError`), none.
+ * @param db the store.
+ * @param props the uploads, the source (created on first use), whether replacements overwrite,
+ *   and a progress callback (which makes the work go in chunks).
+ * @returns what was stored, and the id of the source.
+ */
+export async function saveUploads(
+  db: Knex,
+  props: {
+    uploads: readonly SensorUpload[];
+    source: SourceProps;
+    allowOverwrite: boolean;
+    onProgress?: (done: number, total: number) => void;
+  },
+): Promise<RecordResult & { sourceId: number }> {
+  const { onProgress } = props;
   return db.transaction(async (trx) => {
     const source = await getOrCreateSource(trx, props.source);
     const total: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
+    const all = props.uploads.flatMap((u) => u.events.map((e) => ({ ...e, sensorId: u.sensorId, sourceId: source.id })));
     // In event order, so that each chunk compares with what earlier chunks stored.
-    const sorted = onProgress ? [...events].sort((a, b) => a.eventStartMs - b.eventStartMs) : events;
+    const sorted = onProgress ? all.sort((a, b) => a.eventStartMs - b.eventStartMs) : all;
     const step = onProgress ? PROGRESS_CHUNK : Math.max(1, sorted.length);
     for (let i = 0; i < sorted.length; i += step) {
-      const rows = sorted.slice(i, i + step).map((e) => ({ ...e, sensorId: props.sensorId, sourceId: source.id }));
-      const done = await recordBeliefs(trx, rows, { allowOverwrite: props.allowOverwrite });
+      const done = await recordBeliefs(trx, sorted.slice(i, i + step), { allowOverwrite: props.allowOverwrite });
       total.inserted += done.inserted;
       total.unchanged += done.unchanged;
       total.replaced += done.replaced;

@@ -1,10 +1,26 @@
 import { DateTime } from 'luxon';
 
 /**
- * Builds a sensor's entity address `ea1.<YYYY-MM>.<reversed host>:fm1.<id>`.
+ * The naming-authority part of entity addresses issued by this host, `ea1.<YYYY-MM>.<reversed host>`.
  * The date code is the one configured for the host; for localhost and for hosts nobody
  * configured (a LAN address of the appliance) it is the month after the current one, so that
  * every sensor has an address devices can use.
+ * @param host the request's Host header (a port is ignored).
+ * @param hostsAndAuthStart configured date codes per host.
+ * @param now the current instant.
+ * @returns the scheme, date code and reversed host.
+ */
+export function entityAddressAuthority(host: string, hostsAndAuthStart: Record<string, string>, now = DateTime.utc()): string {
+  let name = host.replace(/^\[?([^\]]*?)\]?(:\d+)?$/, '$1').replace(/^[w.]+/, '').toLowerCase();
+  if (name.startsWith('127.') || name === '::1' || name === '') name = 'localhost';
+  const reversed = name.includes(':') || /^[\d.]+$/.test(name) ? name : name.split('.').reverse().join('.');
+  const configured = Object.entries(hostsAndAuthStart).find(([h]) => name === h || name.endsWith(`.${h}`));
+  const dateCode = configured?.[1] ?? now.startOf('month').plus({ months: 1 }).toFormat('yyyy-MM');
+  return `ea1.${dateCode}.${reversed.replace(/:/g, '-')}`;
+}
+
+/**
+ * Builds a sensor's entity address `ea1.<YYYY-MM>.<reversed host>:fm1.<id>`.
  * @param host the request's Host header (a port is ignored).
  * @param sensorId the sensor id.
  * @param hostsAndAuthStart configured date codes per host.
@@ -17,12 +33,7 @@ export function buildEntityAddress(
   hostsAndAuthStart: Record<string, string>,
   now = DateTime.utc(),
 ): string {
-  let name = host.replace(/^\[?([^\]]*?)\]?(:\d+)?$/, '$1').replace(/^[w.]+/, '').toLowerCase();
-  if (name.startsWith('127.') || name === '::1' || name === '') name = 'localhost';
-  const reversed = name.includes(':') || /^[\d.]+$/.test(name) ? name : name.split('.').reverse().join('.');
-  const configured = Object.entries(hostsAndAuthStart).find(([h]) => name === h || name.endsWith(`.${h}`));
-  const dateCode = configured?.[1] ?? now.startOf('month').plus({ months: 1 }).toFormat('yyyy-MM');
-  return `ea1.${dateCode}.${reversed.replace(/:/g, '-')}:fm1.${sensorId}`;
+  return `${entityAddressAuthority(host, hostsAndAuthStart, now)}:fm1.${sensorId}`;
 }
 
 /**

@@ -45,11 +45,16 @@ export function mount(router: Router, specs: RouteSpec[], prefix = ''): void {
 /**
  * Answers 405 for a known path asked with the wrong method, 501 for an unknown verb, and
  * OPTIONS with the `Allow` header.
+ * @param router the router whose paths are known.
+ * @param methodNotAllowed the 405 answer; by default the Werkzeug-style one.
  */
-export function allowedMethods(router: Router): ReturnType<Router['allowedMethods']> {
+export function allowedMethods(
+  router: Router,
+  methodNotAllowed = () => httpError(405, 'The method is not allowed for the requested URL.'),
+): ReturnType<Router['allowedMethods']> {
   const answer = router.allowedMethods({
     throw: true,
-    methodNotAllowed: () => httpError(405, 'The method is not allowed for the requested URL.'),
+    methodNotAllowed,
     notImplemented: () => httpError(501, 'The server does not support the action requested by the browser.'),
   });
   return async (ctx, next) => {

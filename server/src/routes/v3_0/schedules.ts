@@ -1,31 +1,20 @@
 import { z } from 'zod';
-import { DateTime } from 'luxon';
 import { AppError, fieldError, rejected } from '../../errors.ts';
 import { assetTrigger, scheduleQuery, sensorTrigger } from '../../contracts/flexModel.ts';
-import { formatDurationHours, formatStart } from '../../domain/time.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { AppContext } from '../../http/context.ts';
 import type { RouteSpec } from '../../http/routes.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
 import { authorize } from '../../policies/access.ts';
-import { consumptionSign } from '../../scheduling/buildProblem.ts';
 import { resolveSensorJob, resolveStorageJob, type TriggerInput } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
-import { mostRecentBeliefs } from '../../store/beliefs.ts';
 import { getAsset } from '../../store/assets.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
+import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly } from '../scheduleResults.ts';
 import { idParams, loadAsset, loadSensor, ownedAccess } from './load.ts';
 
-const NO_SCHEDULE = 'No known schedule for this time period.';
-
-/**
- * Clients poll right after triggering and back off for ten seconds or more when the schedule is
- * not ready; most schedules take well under a second, so the trigger waits briefly for its job.
- */
-const TRIGGER_WAIT_MS = 3000;
-
 async function processed(ctx: AppContext, job: JobRecord): Promise<void> {
-  await ctx.services.jobs.settled(job.id, TRIGGER_WAIT_MS);
+  await settleBriefly(ctx, job);
   ctx.body = { schedule: job.id, status: 'PROCESSED', message: 'Request has been processed.' };
 }
 
@@ -40,49 +29,6 @@ const triggerInput = (body: Pick<z.output<typeof sensorTrigger>, 'start' | 'dura
   prior: body.prior,
   flexContext: body['flex-context'] ?? {},
 });
-
-/** The scheduler a job's messages name: "<Name> was used." (empty while it has not run yet). */
-function schedulerName(job: JobRecord): string {
-  if (job.status === 'queued' || job.status === 'started') return '';
-  const info = job.result?.scheduler_info as { scheduler?: string } | undefined;
-  if (info?.scheduler) return info.scheduler;
-  const args = job.args as SchedulingJobArgs;
-  return args.fallback ? 'StorageFallbackScheduler' : args.spec.scheduler;
-}
-
-const unknownSchedule = (message: string, job: JobRecord) =>
-  rejected(400, 'UNKNOWN_SCHEDULE', `${NO_SCHEDULE} ${message} ${schedulerName(job)} was used.`);
-
-async function scheduleValues(ctx: AppContext, sensor: SensorInContext, job: JobRecord, durationMs: number) {
-  const result = job.result as { data_source_id: number; start_ms: number };
-  const windowMs = Math.min(durationMs, ctx.services.config.planningHorizonMs);
-  const beliefs = await mostRecentBeliefs(ctx.services.db, {
-    sensorId: sensor.id,
-    startMs: result.start_ms,
-    endMs: result.start_ms + windowMs,
-    sourceIds: [result.data_source_id],
-  });
-  if (!beliefs.length) {
-    throw unknownSchedule('A scheduling job has been processed with your job ID, but  the schedule was not found in the database.', job);
-  }
-  const step = sensor.event_resolution_ms;
-  const firstMs = beliefs[0].eventStartMs;
-  const lastEndMs = beliefs[beliefs.length - 1].eventStartMs + step;
-  const spanMs = Math.min(windowMs, durationMs, lastEndMs - firstMs);
-  const count = Math.floor(spanMs / step);
-  const values: (number | null)[] = new Array<number | null>(count).fill(null);
-  const sign = consumptionSign(sensor);
-  for (const b of beliefs) {
-    const i = (b.eventStartMs - firstMs) / step;
-    if (Number.isInteger(i) && i < count) values[i] = Math.round(sign * b.value * 1e6) / 1e6;
-  }
-  return {
-    values,
-    start: formatStart(DateTime.fromMillis(firstMs, { zone: sensor.timezone })),
-    duration: formatDurationHours(count * step),
-    unit: sensor.unit,
-  };
-}
 
 export const scheduleRoutes: RouteSpec[] = [
   {
@@ -149,15 +95,9 @@ export const scheduleRoutes: RouteSpec[] = [
             { Location: location },
           );
         }
-        const fallback = await jobs.get(job.fallbackJobId);
-        if (!fallback) {
-          throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${job.fallbackJobId}, type = fallback-job) is not known.`);
-        }
-        job = fallback;
+        job = await fallbackOf(jobs, job.fallbackJobId);
       }
-      if (job.status === 'queued') throw unknownSchedule('Scheduling job waiting to be processed.', job);
-      if (job.status === 'started') throw unknownSchedule('Scheduling job in progress.', job);
-      if (job.status === 'failed') throw unknownSchedule(`Scheduling job failed with ${job.error}.`, job);
+      assertFinished(job);
       const durationMs = query.duration ? Math.max(0, query.duration.ms) : 6 * 3600_000;
       const name = schedulerName(job);
       ctx.body = {

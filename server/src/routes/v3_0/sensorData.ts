@@ -1,29 +1,22 @@
 import type { z } from 'zod';
 import { readSensorData } from '../../commands/readSensorData.ts';
-import { alreadyReceived, saveSensorData } from '../../commands/saveSensorData.ts';
 import { getSensorData, getSensorDataById, postSensorData, postSensorDataById } from '../../contracts/sensorData.ts';
 import { csvEvents, parseBeliefsCsv } from '../../domain/beliefsCsv.ts';
 import { parseEntityAddress } from '../../domain/entityAddress.ts';
 import { downloadProblems, evenlySpacedEvents, type BeliefTiming, type UploadEvent } from '../../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../../domain/time.ts';
 import { isValidUnit } from '../../domain/units.ts';
-import { fieldError, invalidReplacement, unprocessable } from '../../errors.ts';
+import { fieldError, unprocessable } from '../../errors.ts';
 import type { AppContext } from '../../http/context.ts';
 import { readFormData } from '../../http/multipart.ts';
 import type { RouteSpec } from '../../http/routes.ts';
 import { fieldMessages } from '../../http/validate.ts';
 import { authorize } from '../../policies/access.ts';
-import { ReplacementError } from '../../store/beliefs.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { listSources } from '../../store/sources.ts';
+import { PROCESSED, storeUploads } from '../sensorUploads.ts';
 import { idParams, loadSensor, ownedAccess } from './load.ts';
 
-const PROCESSED = { status: 'PROCESSED', message: 'Request has been processed.' };
-const ALREADY_RECEIVED = {
-  results: 'PROCESSED',
-  status: 'ALREADY_RECEIVED_AND_SUCCESSFULLY_PROCESSED',
-  message: 'Some of the data has already been received and successfully processed.',
-};
 const UPLOAD_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
@@ -58,18 +51,7 @@ async function validated<S extends z.ZodType>(
 
 /** Stores an upload as beliefs of the caller's own data source and answers as the reference does. */
 async function store(ctx: AppContext, sensor: SensorInContext, events: UploadEvent[]): Promise<void> {
-  const user = ctx.state.user!;
-  try {
-    const result = await saveSensorData(ctx.services.db, {
-      sensorId: sensor.id,
-      source: { name: user.username, type: 'user', userId: user.id, accountId: user.account_id },
-      events,
-      allowOverwrite: ctx.services.config.allowDataOverwrite,
-    });
-    ctx.body = alreadyReceived(result) ? ALREADY_RECEIVED : PROCESSED;
-  } catch (err) {
-    throw err instanceof ReplacementError ? invalidReplacement() : err;
-  }
+  ctx.body = await storeUploads(ctx, [{ sensorId: sensor.id, events }]);
 }
 
 async function postData(ctx: AppContext, byPath: boolean): Promise<void> {

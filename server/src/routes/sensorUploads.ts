@@ -1,0 +1,36 @@
+import { alreadyReceived, saveUploads, type SensorUpload } from '../commands/saveSensorData.ts';
+import { invalidReplacement } from '../errors.ts';
+import type { AppContext } from '../http/context.ts';
+import { ReplacementError } from '../store/beliefs.ts';
+
+/** The answer to an upload whose values were all new. */
+export const PROCESSED = { status: 'PROCESSED', message: 'Request has been processed.' } as const;
+
+/** The answer to an upload of which something was already known (note `results`). */
+export const ALREADY_RECEIVED = {
+  results: 'PROCESSED',
+  status: 'ALREADY_RECEIVED_AND_SUCCESSFULLY_PROCESSED',
+  message: 'Some of the data has already been received and successfully processed.',
+} as const;
+
+/**
+ * Stores checked uploads as beliefs of the caller's own data source, all or nothing; shared by
+ * the v3.0 data endpoints and the legacy message endpoints.
+ * @param ctx the request, whose user is the source.
+ * @param uploads the events per sensor, already in the sensors' units and resolutions.
+ * @returns PROCESSED, or ALREADY_RECEIVED when something was left out as unchanged; throws the
+ *   403 INVALID_REPLACEMENT answer when a value would change without overwriting allowed.
+ */
+export async function storeUploads(ctx: AppContext, uploads: SensorUpload[]): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
+  const user = ctx.state.user!;
+  try {
+    const result = await saveUploads(ctx.services.db, {
+      uploads,
+      source: { name: user.username, type: 'user', userId: user.id, accountId: user.account_id },
+      allowOverwrite: ctx.services.config.allowDataOverwrite,
+    });
+    return alreadyReceived(result) ? ALREADY_RECEIVED : PROCESSED;
+  } catch (err) {
+    throw err instanceof ReplacementError ? invalidReplacement() : err;
+  }
+}
