@@ -22,7 +22,7 @@ export async function ensureUiBuilt(): Promise<boolean> {
   const builtAt = fs.statSync(built, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   if (builtAt > Math.max(...sources.map(newestMtimeMs))) return false;
   const { build } = await import('vite');
-  await build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'warn' });
+  await build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'info' });
   return true;
 }
 

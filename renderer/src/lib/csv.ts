@@ -90,15 +90,3 @@ const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` 
 export function toCsv(rows: (string | number | null)[][]): string {
   return rows.map((r) => r.map((v) => quote(v === null ? '' : String(v))).join(',')).join('\r\n') + '\r\n';
 }
-
-/** Lets the browser save text as a file. */
-export function download(filename: string, text: string, type = 'text/csv'): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}

@@ -10,7 +10,8 @@ import { CsvUpload } from '../components/sensor/CsvUpload.tsx';
 import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { useRange } from '../hooks/useRange.ts';
-import { download, toCsv } from '../lib/csv.ts';
+import { toCsv } from '../lib/csv.ts';
+import { download } from '../lib/download.ts';
 import { formatTime, localInputToIso, rangeQuery } from '../lib/time.ts';
 
 /** One sensor: its data over a window as known at a chosen time, as chart or table; upload and download. */

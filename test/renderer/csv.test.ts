@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { checkDataRows, parseCsv, toCsv } from '../../renderer/src/lib/csv.ts';
+
+describe('CSV in the UI', () => {
+  it('reads quoted cells, CRLF lines and the delimiter the file uses', () => {
+    expect(parseCsv('a,"b, c","say ""hi"""\r\n1,2,3\r\n\r\n')).toEqual([
+      ['a', 'b, c', 'say "hi"'],
+      ['1', '2', '3'],
+    ]);
+    expect(parseCsv('x;y\n2025-01-01 00:00;1,5\n')).toEqual([
+      ['x', 'y'],
+      ['2025-01-01 00:00', '1,5'],
+    ]);
+    expect(parseCsv('x\ty\n1\t2')).toEqual([
+      ['x', 'y'],
+      ['1', '2'],
+    ]);
+  });
+
+  it('checks upload rows as the server reads them and names each problem by line', () => {
+    const checked = checkDataRows(
+      parseCsv(
+        'event_start,event_value\n2025-03-01T00:00:00+01:00,20\n2025-03-01 01:00,\nyesterday,22\n2025-03-01T03:00,abc\n2025-03-01T04:00,1,soon\n2025-03-01T05:00\n',
+      ),
+    );
+    expect(checked.header).toEqual(['event_start', 'event_value']);
+    expect(checked.rows.map((r) => [r.line, r.error ?? null])).toEqual([
+      [2, null],
+      [3, null],
+      [4, '"yesterday" is not a date and time.'],
+      [5, '"abc" is not a number.'],
+      [6, '"soon" is not a date and time.'],
+      [7, 'Needs two columns: the event start and the value.'],
+    ]);
+    expect(checkDataRows(parseCsv('2025-03-01T00:00Z,1\n')).header).toBeNull();
+  });
+
+  it('writes CSV that reads back the same', () => {
+    const rows = [
+      ['event_start', 'source'],
+      ['2025-03-01T00:00:00+01:00', 'a "quoted", name'],
+    ];
+    expect(parseCsv(toCsv(rows))).toEqual(rows);
+  });
+});
