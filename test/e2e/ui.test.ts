@@ -156,6 +156,13 @@ run('the web UI', () => {
     });
     expect(csv.split('\r\n')[0]).toBe('event_start,event_value,unit,source,belief_time');
     expect(csv.trim().split('\r\n')).toHaveLength(25);
+
+    // As known a day ago, nothing of the upload was known yet.
+    const dayAgo = DateTime.now().setZone(ZONE).minus({ days: 1 }).toFormat("yyyy-LL-dd'T'HH:mm");
+    await page.getByLabel(`As known at (${ZONE})`).fill(dayAgo);
+    await page.getByText('No data in this window as known at that time.').waitFor();
+    await page.getByLabel(`As known at (${ZONE})`).fill('');
+    await page.getByRole('table', { name: 'Sensor data' }).waitFor();
     expect(errors).toEqual([]);
   }, 90_000);
 
@@ -251,6 +258,14 @@ run('the web UI', () => {
     await page.getByRole('link', { name: 'Home battery' }).waitFor();
     await page.locator('svg.sparkline').first().waitFor();
     await screenshot(page, 'dashboard');
+    // After a page change, focus is on the content; on a fresh load, the first Tab offers to skip the navigation.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await page.reload();
+    await page.getByRole('link', { name: 'Home battery' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
     expect(errors).toEqual([]);
   }, 60_000);
 

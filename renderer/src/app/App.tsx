@@ -1,4 +1,4 @@
-import { Navigate, Route, Routes, useLocation } from 'react-router';
+import { Navigate, Outlet, Route, Routes, useLocation } from 'react-router';
 import type { ReactNode } from 'react';
 import { Loading } from '../components/Status.tsx';
 import { AccountPage } from '../pages/AccountPage.tsx';
@@ -13,13 +13,17 @@ import { SignInPage } from '../pages/SignInPage.tsx';
 import { Layout } from './Layout.tsx';
 import { useSessionState } from './session.tsx';
 
-/** Pages behind the sign-in; anyone else is sent to sign in and brought back afterwards. */
-function RequireSession({ children }: { children: ReactNode }) {
+/** The frame of the pages behind the sign-in; anyone else is sent to sign in and brought back afterwards. */
+function RequireSession() {
   const { session, restoring } = useSessionState();
   const location = useLocation();
   if (restoring) return <Loading what="Signing in" />;
   if (!session) return <Navigate to={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
-  return <Layout>{children}</Layout>;
+  return (
+    <Layout>
+      <Outlet />
+    </Layout>
+  );
 }
 
 /** Pages for admins and account-admins only. */
@@ -40,27 +44,28 @@ function RequireAccountAdmin({ children }: { children: ReactNode }) {
 
 /** The routes of the UI. */
 export function App() {
-  const guarded = (page: ReactNode) => <RequireSession>{page}</RequireSession>;
   return (
     <Routes>
       <Route path="/signin" element={<SignInPage />} />
       <Route path="/setup" element={<SetupPage />} />
-      <Route path="/" element={guarded(<DashboardPage />)} />
-      <Route path="/assets/:id" element={guarded(<AssetPage />)} />
-      <Route path="/sensors/:id" element={guarded(<SensorPage />)} />
-      <Route path="/jobs" element={guarded(<JobsPage />)} />
-      <Route path="/jobs/:id" element={guarded(<JobPage />)} />
-      <Route path="/accounts" element={guarded(<RequireAccountAdmin><AccountsPage /></RequireAccountAdmin>)} />
-      <Route path="/accounts/:id" element={guarded(<RequireAccountAdmin><AccountPage /></RequireAccountAdmin>)} />
-      <Route
-        path="*"
-        element={guarded(
-          <section className="page">
-            <h1>Page not found</h1>
-            <p>There is no page at this address.</p>
-          </section>,
-        )}
-      />
+      <Route element={<RequireSession />}>
+        <Route path="/" element={<DashboardPage />} />
+        <Route path="/assets/:id" element={<AssetPage />} />
+        <Route path="/sensors/:id" element={<SensorPage />} />
+        <Route path="/jobs" element={<JobsPage />} />
+        <Route path="/jobs/:id" element={<JobPage />} />
+        <Route path="/accounts" element={<RequireAccountAdmin><AccountsPage /></RequireAccountAdmin>} />
+        <Route path="/accounts/:id" element={<RequireAccountAdmin><AccountPage /></RequireAccountAdmin>} />
+        <Route
+          path="*"
+          element={
+            <section className="page">
+              <h1>Page not found</h1>
+              <p>There is no page at this address.</p>
+            </section>
+          }
+        />
+      </Route>
     </Routes>
   );
 }

@@ -1,5 +1,5 @@
-import type { ReactNode } from 'react';
-import { NavLink } from 'react-router';
+import { useEffect, useRef, type ReactNode } from 'react';
+import { NavLink, useLocation } from 'react-router';
 import { useSession, useSessionState } from './session.tsx';
 
 /** The frame of every signed-in page: a skip link, the navigation and who is signed in. */
@@ -7,6 +7,15 @@ export function Layout({ children }: { children: ReactNode }) {
   const session = useSession();
   const { signOut } = useSessionState();
   const managesAccounts = session.isAdmin || session.roles.includes('account-admin');
+  const { pathname } = useLocation();
+  const main = useRef<HTMLElement>(null);
+  const shown = useRef(pathname);
+  // After moving to another page, keyboard and screen-reader users continue at its content.
+  useEffect(() => {
+    if (shown.current === pathname) return;
+    shown.current = pathname;
+    main.current?.focus();
+  }, [pathname]);
   return (
     <>
       <a className="skip-link" href="#main">
@@ -30,7 +39,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={main}>
         {children}
       </main>
     </>
