@@ -298,7 +298,7 @@ export interface StoredBelief {
  * the sensor or other sensors hold elsewhere.
  * @param db the store.
  * @param query sensor, window and filters.
- * @returns the beliefs, sorted by event start (then source).
+ * @returns the beliefs, sorted by event start (then belief time and source).
  */
 export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: BeliefQuery): Promise<StoredBelief[]> {
   const resolution = (await sensorResolutions(db, [query.sensorId])).get(query.sensorId);
@@ -335,21 +335,23 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
   if (!rows.every((r, i) => i === 0 || byEventAndSource(rows[i - 1], r) <= 0)) rows.sort(byEventAndSource);
 
   const out: StoredBelief[] = [];
+  const medians: Row[] = [];
   let i = 0;
   while (i < rows.length) {
     const es = rows[i].es;
-    let pick: Row | undefined;
-    // One event: each source's median belief; keep the one formed first (then the lowest source).
+    // One event: each source's median belief, in the order they were formed (then by source).
+    medians.length = 0;
     while (i < rows.length && rows[i].es === es) {
       const src = rows[i].src;
       let median = rows[i];
       for (i++; i < rows.length && rows[i].es === es && rows[i].src === src; i++) {
         if (Math.abs(rows[i].cp - MEDIAN) < Math.abs(median.cp - MEDIAN)) median = rows[i];
       }
-      if (query.perSource) out.push(stored(median));
-      else if (!pick || median.bt < pick.bt) pick = median;
+      medians.push(median);
     }
-    if (pick) out.push(stored(pick));
+    if (medians.length > 1) medians.sort((a, b) => a.bt - b.bt || a.src - b.src);
+    if (query.perSource) for (const m of medians) out.push(stored(m));
+    else out.push(stored(medians[0]));
   }
   return out;
 }
