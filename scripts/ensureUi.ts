@@ -22,7 +22,16 @@ export async function ensureUiBuilt(): Promise<boolean> {
   const builtAt = fs.statSync(built, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   if (builtAt > Math.max(...sources.map(newestMtimeMs))) return false;
   const { build } = await import('vite');
-  await build({ configFile: path.join(root, 'vite.config.ts'), logLevel: 'info' });
+  // Vite builds React for whatever NODE_ENV says, and test runners set it to `test`: the UI
+  // served and tested must be the production build.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: path.join(root, 'vite.config.ts'), mode: 'production', logLevel: 'info' });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   return true;
 }
 

@@ -8,7 +8,7 @@ import type { RouteSpec } from '../../http/routes.ts';
 import { authorize, can } from '../../policies/access.ts';
 import type { Asset } from '../../store/assets.ts';
 import { beliefHistory } from '../../store/beliefHistory.ts';
-import { mostRecentBeliefs } from '../../store/beliefs.ts';
+import { mostRecentBeliefs, type StoredBelief } from '../../store/beliefs.ts';
 import { getAccount } from '../../store/accounts.ts';
 import { getSensor, listSensors, type SensorInContext } from '../../store/sensors.ts';
 import { listSources } from '../../store/sources.ts';
@@ -71,8 +71,10 @@ async function chartRecords(ctx: AppContext, sensors: SensorInContext[], query: 
   );
   const sourceIds = [...new Set(perSensor.flatMap((p) => p.beliefs.map((b) => b.sourceId)))];
   const sources = new Map((sourceIds.length ? await listSources(db, { ids: sourceIds }) : []).map((s) => [s.id, s]));
+  // Per sensor in the order shown, then by event, belief time and source.
+  const order = (a: StoredBelief, b: StoredBelief) => a.eventStartMs - b.eventStartMs || a.beliefTimeMs - b.beliefTimeMs || a.sourceId - b.sourceId;
   return perSensor.flatMap(({ sensor, beliefs }) =>
-    beliefs.map((b) => {
+    [...beliefs].sort(order).map((b) => {
       const source = sources.get(b.sourceId);
       return {
         sensor_id: sensor.id,
