@@ -148,6 +148,8 @@ describe('npm start', () => {
     const db = openStore(dataFolder(dataDir).store);
     try {
       expect(await db('knex_migrations').orderBy('id').pluck('name')).toEqual(migrations.map(([name]) => name));
+      // No default credentials: the first user is made with the command line.
+      expect(await db('user').pluck('id')).toEqual([]);
     } finally {
       await db.destroy();
     }

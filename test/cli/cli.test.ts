@@ -1,13 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PASSWORD } from '../helpers/factories.ts';
 import { runCli, type CommandResult } from '../helpers/processes.ts';
 import { startTestServer } from '../helpers/testServer.ts';
 
 /** The command line, run as operators and tools run it, against one data folder for the whole file. */
 let dataDir: string;
+
+// Each command is a fresh npm + Node process; a test runs several of them in a row.
+vi.setConfig({ testTimeout: 180_000 });
 
 beforeAll(() => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-cli-'));
@@ -107,10 +110,13 @@ describe('add user', () => {
       password: expect.stringMatching(/^.{20,}$/),
     });
     ids.member = out.id;
-    const login = await withServer((t) =>
-      t.request('POST', '/api/requestAuthToken', { json: { email: 'member@example.com', password: out.password } }),
-    );
-    expect(login.status).toBe(200);
+    await withServer(async (t) => {
+      const login = await t.request('POST', '/api/requestAuthToken', { json: { email: 'member@example.com', password: out.password } });
+      expect(login.status).toBe(200);
+      // Only a bcrypt hash is stored.
+      const hashes = await t.db('user').pluck('password_hash');
+      for (const hash of hashes) expect(hash).toMatch(/^\$2[aby]\$1[0-9]\$[./A-Za-z0-9]{53}$/);
+    });
   });
 
   it('refuses what cannot be a user, and stores nothing', async () => {
