@@ -177,8 +177,16 @@ describe('GET /api/v3_0/openapi.json', () => {
     const userPatch = bodyOf('/api/v3_0/users/{id}', 'patch');
     expect(userPatch.properties).toHaveProperty('flexmeasures_roles');
     expect(userPatch.properties).not.toHaveProperty('password');
-    const userList = doc.paths['/api/v3_0/users'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
-    expect(userList.sort()).toEqual(['query:account_id', 'query:include_inactive']);
+    const userList = doc.paths['/api/v3_0/users'].get.parameters;
+    expect(userList.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(['query:account_id', 'query:include_inactive']);
+    // Parameters show the typed value a client sends, though the server also parses it from text.
+    expect(userList.find((p: { name: string }) => p.name === 'include_inactive').schema).toEqual({ type: 'boolean' });
+    expect(userList.find((p: { name: string }) => p.name === 'account_id').schema).toMatchObject({ type: 'integer' });
+    for (const path of ['/api/v3_0/assets/{id}', '/api/v3_0/sensors/{id}', '/api/v3_0/users/{id}', '/api/v3_0/accounts/{id}']) {
+      expect(doc.paths[path].get.parameters, path).toEqual([
+        { name: 'id', in: 'path', required: true, schema: expect.objectContaining({ type: 'integer' }) },
+      ]);
+    }
   });
 });
 

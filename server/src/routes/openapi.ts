@@ -6,6 +6,25 @@ const toSchema = (schema: z.ZodType) =>
   // `io: 'input'` describes what a client sends; transforms (datetimes, durations) stay strings.
   z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
 
+type JsonSchema = { type?: string | string[]; anyOf?: JsonSchema[] } & Record<string, unknown>;
+
+/**
+ * Path and query values arrive as text, which fields like `intText` and `boolText` accept next to
+ * the typed value; a client sends the typed value, so that is what its parameter shows.
+ */
+function typedParameter(schema: JsonSchema): JsonSchema {
+  const typed = (t: unknown) => t === 'integer' || t === 'number' || t === 'boolean';
+  if (schema.anyOf?.length === 2 && schema.anyOf.some((s) => s.type === 'string')) {
+    const other = schema.anyOf.find((s) => s.type !== 'string')!;
+    if (typed(other.type)) return other;
+  }
+  if (Array.isArray(schema.type) && schema.type.length === 2 && schema.type.includes('string')) {
+    const other = schema.type.find((t) => t !== 'string');
+    if (typed(other)) return { ...schema, type: other };
+  }
+  return schema;
+}
+
 const errorBody = {
   type: 'object',
   properties: { message: {}, status: { type: ['string', 'integer'] }, result: { type: 'string' } },
@@ -29,9 +48,14 @@ export function openApiDocument(routes: RouteSpec[], prefix: string, origin: str
       ['query', route.request?.query],
     ] as const) {
       if (!schema) continue;
-      const json = toSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
+      const json = toSchema(schema) as { properties?: Record<string, JsonSchema>; required?: string[] };
       for (const [name, s] of Object.entries(json.properties ?? {})) {
-        parameters.push({ name, in: where, required: where === 'path' || Boolean(json.required?.includes(name)), schema: s });
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || Boolean(json.required?.includes(name)),
+          schema: typedParameter(s),
+        });
       }
     }
     const responses: Record<string, unknown> = {};
