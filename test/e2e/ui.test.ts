@@ -142,6 +142,7 @@ run('the web UI', () => {
     await page.locator('.csv-upload .notice.ok').waitFor();
 
     await expect.poll(() => chartValues(page, 'Sensor chart', 'Value'), { timeout: 20_000 }).toEqual(PRICES);
+    await page.getByLabel('Data sources').filter({ hasText: 'admin (user)' }).waitFor();
     const line = page.locator('figure[aria-label="Sensor chart"] g.mark-line path');
     expect(await line.count()).toBeGreaterThan(0);
     await screenshot(page, 'sensor');

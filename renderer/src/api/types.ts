@@ -127,8 +127,8 @@ export interface Source {
   id: number;
   name: string;
   type: string;
-  model?: string | null;
-  version?: string | null;
+  model: string | null;
+  version: string | null;
 }
 
 /** A Vega-Lite specification as the chart endpoints return it. */

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { API } from '../api/client.ts';
-import type { Asset, ChartRecord, ChartSpec, Sensor } from '../api/types.ts';
+import type { Asset, ChartRecord, ChartSpec, Sensor, Source } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { VegaChart } from '../components/charts/VegaChart.tsx';
 import { Field } from '../components/Field.tsx';
@@ -33,9 +33,11 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
   const query = { ...rangeQuery(range), beliefs_before: localInputToIso(knownAt, zone) };
   const chart = useApi<ChartSpec>(view === 'chart' ? `${API}/sensors/${sensor.id}/chart/` : null, { ...query, include_data: true, width: 'container' });
   const records = useApi<ChartRecord[]>(`${API}/sensors/${sensor.id}/chart_data/`, query);
+  const sources = useApi<{ sources: Source[] }>(`${API}/sources`, { sensor_id: sensor.id });
   const reload = () => {
     chart.reload();
     records.reload();
+    sources.reload();
   };
 
   function saveCsv() {
@@ -71,6 +73,12 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
             Download CSV
           </button>
         </div>
+        {sources.data && sources.data.sources.length > 0 && (
+          <p className="muted" aria-label="Data sources">
+            Data from{' '}
+            {sources.data.sources.map((s) => `${s.name} (${[s.type, s.model, s.version].filter(Boolean).join(' ')})`).join(', ')}.
+          </p>
+        )}
         <ErrorNotice error={chart.error ?? records.error} />
         {records.data && records.data.length === 0 && <Empty>No data in this window{knownAt ? ' as known at that time' : ''}.</Empty>}
         {view === 'chart' ? (
