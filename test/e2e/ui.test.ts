@@ -283,6 +283,20 @@ run('the web UI', () => {
     await form.getByLabel('Password').fill(OPERATOR.password);
     await form.getByRole('button', { name: 'Create user' }).click();
     await page.getByRole('rowheader', { name: 'operator' }).waitFor();
+
+    // A second user gets a role, then is switched off.
+    await form.getByLabel('Email').fill('helper@example.com');
+    await form.getByLabel('Username').fill('helper');
+    await form.getByRole('button', { name: 'Create user' }).click();
+    const helper = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'helper' }) });
+    await page.getByRole('button', { name: 'Edit roles of helper' }).click();
+    await helper.getByRole('checkbox', { name: 'account-admin' }).check();
+    await helper.getByRole('button', { name: 'Save roles' }).click();
+    await page.getByText('Roles of helper saved.').waitFor();
+    await helper.getByRole('cell', { name: 'account-admin' }).waitFor();
+    await page.getByRole('button', { name: 'Deactivate helper' }).click();
+    await page.getByText('helper deactivated.').waitFor();
+    await page.getByRole('button', { name: 'Activate helper' }).waitFor();
     await screenshot(page, 'account');
     await page.getByRole('link', { name: 'Accounts' }).click();
     await page.getByRole('heading', { name: 'Accounts' }).waitFor();
