@@ -54,7 +54,10 @@ export async function saveUploads(
   return db.transaction(async (trx) => {
     const source = await getOrCreateSource(trx, props.source);
     const total: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
-    const all = props.uploads.flatMap((u) => u.events.map((e) => ({ ...e, sensorId: u.sensorId, sourceId: source.id })));
+    // Plain literals, not spreads: an upload can hold half a million events.
+    const all = props.uploads.flatMap((u) =>
+      u.events.map((e) => ({ sensorId: u.sensorId, eventStartMs: e.eventStartMs, beliefTimeMs: e.beliefTimeMs, sourceId: source.id, value: e.value })),
+    );
     // In event order, so that each chunk compares with what earlier chunks stored.
     const sorted = onProgress ? all.sort((a, b) => a.eventStartMs - b.eventStartMs) : all;
     const step = onProgress ? PROGRESS_CHUNK : Math.max(1, sorted.length);
