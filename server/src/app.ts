@@ -16,6 +16,7 @@ import { defaultUiDir, staticUi } from './http/staticUi.ts';
 import { openLogFile } from './logFile.ts';
 import { createLogger } from './logger.ts';
 import { apiRoutes } from './routes/api.ts';
+import { legacyApi } from './routes/legacy/index.ts';
 import { mountSunset } from './routes/sunset.ts';
 import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
 import { LocalJobQueue } from './jobs/localJobQueue.ts';
@@ -108,6 +109,7 @@ export function createApp(services: Services): Koa {
   mount(api, apiRoutes);
   mount(api, v3Routes(), V3_PREFIX.slice('/api'.length));
   if (services.config.legacyApi === 'sunset') mountSunset(api, services.config);
+  else app.use(legacyApi(services.config));
   app.use(api.routes()).use(allowedMethods(api));
   // The web UI talks to the API above like any other client; it is only served from here.
   app.use(staticUi(defaultUiDir));

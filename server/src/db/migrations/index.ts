@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as m0001 from './0001_accounts_users_assets_sensors.ts';
 import * as m0002 from './0002_beliefs.ts';
 import * as m0003 from './0003_jobs.ts';
+import * as m0004 from './0004_udi_events.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -13,6 +14,7 @@ export const migrations: [string, Migration][] = [
   ['0001_accounts_users_assets_sensors', m0001],
   ['0002_beliefs', m0002],
   ['0003_jobs', m0003],
+  ['0004_udi_events', m0004],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,0 +1,247 @@
+import { z } from 'zod';
+import type { Knex } from 'knex';
+import { awareDateTime, id, int, text } from '../../contracts/fields.ts';
+import { formatStart } from '../../domain/time.ts';
+import { isEnergyPriceUnit, isPowerUnit } from '../../domain/units.ts';
+import { fieldError, forbidden, notFound, unprocessable } from '../../errors.ts';
+import type { AppContext } from '../../http/context.ts';
+import { parseInput } from '../../http/validate.ts';
+import { authorize } from '../../policies/access.ts';
+import { getAccount } from '../../store/accounts.ts';
+import * as assets from '../../store/assets.ts';
+import { defined } from '../../store/defined.ts';
+import * as sensors from '../../store/sensors.ts';
+import type { User } from '../../store/users.ts';
+import { accountAccess, loadAccount } from '../v3_0/load.ts';
+import { readPathId } from './message.ts';
+import { legacyError } from './responses.ts';
+
+/**
+ * Version 2.0's assets. A 2.0 asset is a device connection: a power sensor (its id is the asset
+ * id) together with the asset it sits on. `name`, `unit` and `event_resolution` (minutes) are
+ * the sensor's; `display_name`, `asset_type`, the location and `owner_id` (the account) are the
+ * asset's; capacity, market, SoC limits and the last UDI state of charge are sensor attributes
+ * (falling back to the asset's), which the storage scheduler reads.
+ */
+
+const ATTRIBUTES = ['capacity_in_mw', 'market_id', 'min_soc_in_mwh', 'max_soc_in_mwh', 'soc_datetime', 'soc_in_mwh', 'soc_udi_event_id'] as const;
+
+const coordinate = (limit: number) => z.number().min(-limit).max(limit);
+const powerUnit = z.string().max(80).refine(isPowerUnit, { error: 'Must be a power unit such as MW or kW.' });
+
+const settable = {
+  name: text(),
+  display_name: text(),
+  asset_type: text(80),
+  unit: powerUnit,
+  market_id: id.nullable(),
+  event_resolution: int().min(1).max(10_080),
+  capacity_in_mw: z.number().min(0),
+  latitude: coordinate(90),
+  longitude: coordinate(180),
+  min_soc_in_mwh: z.number().min(0),
+  max_soc_in_mwh: z.number().min(0),
+};
+
+/** Body of POST /assets (2.0). */
+const assetCreate = z.strictObject({
+  ...settable,
+  owner_id: id,
+  display_name: settable.display_name.optional(),
+  market_id: settable.market_id.optional(),
+  min_soc_in_mwh: settable.min_soc_in_mwh.optional(),
+  max_soc_in_mwh: settable.max_soc_in_mwh.optional(),
+});
+
+/** Body of PATCH /asset/<id> (2.0): any subset; `id` and `owner_id` are ignored. */
+const assetPatch = z.strictObject({
+  ...z.object(settable).partial().shape,
+  soc_datetime: awareDateTime.nullable().optional(),
+  soc_in_mwh: z.number().nullable().optional(),
+  soc_udi_event_id: int().nullable().optional(),
+  id: z.unknown().optional(),
+  owner_id: z.unknown().optional(),
+});
+
+const listQuery = z.object({ owner_id: z.string().optional() });
+
+/** A 2.0 asset as its endpoints show it. */
+function presentAsset(sensor: sensors.Sensor, asset: assets.Asset, assetType: string) {
+  const attribute = (name: (typeof ATTRIBUTES)[number]) => sensor.attributes[name] ?? asset.attributes[name] ?? null;
+  return {
+    id: sensor.id,
+    name: sensor.name,
+    display_name: asset.name,
+    asset_type: assetType,
+    unit: sensor.unit,
+    event_resolution: sensor.event_resolution_ms / 60_000,
+    latitude: asset.latitude,
+    longitude: asset.longitude,
+    owner_id: asset.account_id,
+    ...Object.fromEntries(ATTRIBUTES.map((name) => [name, attribute(name)])),
+  };
+}
+
+/** The account's members own its assets; admins act for every owner (and admin-readers read). */
+function checkOwner(user: User, accountId: number | null, reading = false): void {
+  const admin = user.roles.includes('admin') || (reading && user.roles.includes('admin-reader'));
+  if (!admin && (accountId === null || user.account_id !== accountId)) throw forbidden();
+}
+
+async function typeNames(db: Knex): Promise<Map<number, string>> {
+  return new Map((await assets.listAssetTypes(db)).map((t) => [t.id, t.name]));
+}
+
+/** The 2.0 asset of the path: 400 INVALID_REQUEST for a malformed id, 404 when no power sensor has it. */
+async function loadV2Asset(ctx: AppContext) {
+  const assetId = readPathId(ctx, 'asset');
+  const sensor = await sensors.getSensor(ctx.services.db, assetId);
+  if (!sensor || !isPowerUnit(sensor.unit)) throw notFound(`Asset ${assetId} not found`);
+  const asset = (await assets.getAsset(ctx.services.db, sensor.generic_asset_id))!;
+  return { sensor, asset };
+}
+
+async function present(ctx: AppContext, sensorId: number) {
+  const { db } = ctx.services;
+  const sensor = (await sensors.getSensor(db, sensorId))!;
+  return presentAsset(sensor, (await assets.getAsset(db, sensor.generic_asset_id))!, sensor.asset_type);
+}
+
+/** Checks the references of a body: asset type by name, market sensor, owner account. */
+async function checkReferences(ctx: AppContext, body: { asset_type?: string; market_id?: number | null; owner_id?: number }) {
+  const { db } = ctx.services;
+  let typeId: number | undefined;
+  if (body.asset_type !== undefined) {
+    typeId = [...(await typeNames(db))].find(([, name]) => name === body.asset_type)?.[0];
+    if (typeId === undefined) throw fieldError('json', 'asset_type', `Unknown asset type '${body.asset_type}'.`);
+  }
+  if (body.market_id) {
+    const market = await sensors.getSensor(db, body.market_id);
+    if (!market || !isEnergyPriceUnit(market.unit)) throw fieldError('json', 'market_id', `No market (price sensor) with id ${body.market_id}.`);
+  }
+  if (body.owner_id !== undefined && !(await getAccount(db, body.owner_id))) {
+    throw fieldError('json', 'owner_id', `Account with id ${body.owner_id} doesn't exist.`);
+  }
+  return typeId;
+}
+
+/** Sensor attributes after a patch: given values set, nulls removed. */
+function patchedAttributes(current: Record<string, unknown>, body: z.output<typeof assetPatch>): Record<string, unknown> {
+  const next = { ...current };
+  for (const name of ATTRIBUTES) {
+    if (!(name in body)) continue;
+    const value = body[name];
+    if (value === null) delete next[name];
+    else if (value !== undefined) next[name] = typeof value === 'object' ? formatStart(value) : value;
+  }
+  return next;
+}
+
+async function listAssets(ctx: AppContext): Promise<void> {
+  const user = ctx.state.user!;
+  const { owner_id } = parseInput(listQuery, ctx.query, 'query');
+  if (owner_id !== undefined && !/^\d{1,15}$/.test(owner_id)) throw legacyError('INVALID_REQUEST', `The owner_id '${owner_id}' is not an integer.`);
+  const account = await loadAccount(ctx, owner_id === undefined ? user.account_id : Number(owner_id));
+  authorize(user, 'read', accountAccess(account));
+  const { db } = ctx.services;
+  const types = await typeNames(db);
+  const byId = new Map((await assets.listAssets(db, account.id)).map((a) => [a.id, a]));
+  const power = (await sensors.listSensors(db, { accountId: account.id })).filter((s) => isPowerUnit(s.unit));
+  ctx.body = power.map((s) => {
+    const asset = byId.get(s.generic_asset_id)!;
+    return presentAsset(s, asset, types.get(asset.generic_asset_type_id) ?? '');
+  });
+}
+
+async function createAsset(ctx: AppContext): Promise<void> {
+  if (!ctx.state.user!.roles.includes('admin')) throw forbidden();
+  const body = parseInput(assetCreate, ctx.request.body, 'json');
+  const typeId = (await checkReferences(ctx, body))!;
+  if (body.asset_type === 'battery') {
+    const missing = (['min_soc_in_mwh', 'max_soc_in_mwh'] as const).filter((f) => body[f] === undefined);
+    if (missing.length) throw unprocessable('json', Object.fromEntries(missing.map((f) => [f, ['Required for battery assets.']])));
+  }
+  const displayName = body.display_name ?? body.name;
+  const { db } = ctx.services;
+  if (await assets.assetNameTaken(db, { name: displayName, parentId: null, accountId: body.owner_id })) {
+    throw fieldError('json', body.display_name ? 'display_name' : 'name', `An asset named '${displayName}' already exists in account ${body.owner_id}.`);
+  }
+  const sensor = await db.transaction(async (trx) => {
+    const asset = await assets.createAsset(trx, {
+      name: displayName,
+      latitude: body.latitude,
+      longitude: body.longitude,
+      generic_asset_type_id: typeId,
+      account_id: body.owner_id,
+      parent_asset_id: null,
+      attributes: {},
+    });
+    const attributes = defined({
+      capacity_in_mw: body.capacity_in_mw,
+      market_id: body.market_id ?? undefined,
+      min_soc_in_mwh: body.min_soc_in_mwh,
+      max_soc_in_mwh: body.max_soc_in_mwh,
+    });
+    return sensors.createSensor(trx, {
+      name: body.name,
+      unit: body.unit,
+      event_resolution_ms: body.event_resolution * 60_000,
+      timezone: 'UTC',
+      generic_asset_id: asset.id,
+      attributes,
+    });
+  });
+  ctx.status = 201;
+  ctx.body = await present(ctx, sensor.id);
+}
+
+async function getAsset(ctx: AppContext): Promise<void> {
+  const { sensor } = await loadV2Asset(ctx);
+  checkOwner(ctx.state.user!, sensor.account_id, true);
+  ctx.body = await present(ctx, sensor.id);
+}
+
+async function patchAsset(ctx: AppContext): Promise<void> {
+  const { sensor, asset } = await loadV2Asset(ctx);
+  checkOwner(ctx.state.user!, sensor.account_id);
+  const body = parseInput(assetPatch, ctx.request.body, 'json');
+  const typeId = await checkReferences(ctx, { asset_type: body.asset_type, market_id: body.market_id });
+  const { db } = ctx.services;
+  await db.transaction(async (trx) => {
+    await sensors.updateSensor(trx, sensor.id, {
+      name: body.name,
+      unit: body.unit,
+      event_resolution_ms: body.event_resolution === undefined ? undefined : body.event_resolution * 60_000,
+      attributes: patchedAttributes(sensor.attributes, body),
+    });
+    await assets.updateAsset(trx, asset.id, {
+      name: body.display_name,
+      latitude: body.latitude,
+      longitude: body.longitude,
+      generic_asset_type_id: typeId,
+    });
+  });
+  ctx.body = await present(ctx, sensor.id);
+}
+
+async function deleteAsset(ctx: AppContext): Promise<void> {
+  const { sensor, asset } = await loadV2Asset(ctx);
+  checkOwner(ctx.state.user!, sensor.account_id);
+  await ctx.services.db.transaction(async (trx) => {
+    await sensors.deleteSensor(trx, sensor.id);
+    // The asset goes too when it held only this device.
+    const rest = await sensors.listSensors(trx, { assetId: asset.id });
+    const children = await trx('generic_asset').where({ parent_asset_id: asset.id }).first('id');
+    if (!rest.length && !children) await assets.deleteAsset(trx, asset.id);
+  });
+  ctx.status = 204;
+}
+
+/** The 2.0 asset endpoints, by method and route. */
+export const v2AssetEndpoints = {
+  'GET assets': listAssets,
+  'POST assets': createAsset,
+  'GET asset/:id': getAsset,
+  'PATCH asset/:id': patchAsset,
+  'DELETE asset/:id': deleteAsset,
+};

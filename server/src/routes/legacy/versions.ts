@@ -1,0 +1,25 @@
+import type { Method } from '../../http/routes.ts';
+import { legacyVersions } from '../sunset.ts';
+
+export type VersionName = '1.0' | '1.1' | '1.2' | '1.3' | '2.0';
+
+/** One legacy version: its path prefix, its number, its documentation page and its routes. */
+export interface LegacyVersion {
+  prefix: string;
+  version: VersionName;
+  doc: string;
+  routes: [Method, string][];
+}
+
+/**
+ * The served versions: the sunset route table, plus version 2.0's power chart, which the
+ * sunset blueprints of the reference never kept (it answers 404 there, not 410).
+ */
+export const servedVersions: LegacyVersion[] = legacyVersions.map((v) => ({
+  ...v,
+  version: v.version as VersionName,
+  routes: v.prefix === 'v2_0' ? [...v.routes, ['GET', 'charts/power']] : v.routes,
+}));
+
+/** Whether a version is the given one or later ('1.0' < '1.1' < … < '2.0' compare as text). */
+export const atLeast = (v: LegacyVersion, version: VersionName) => v.version >= version;
