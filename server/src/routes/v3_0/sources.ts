@@ -19,6 +19,7 @@ const presentSource = (s: DataSource) => ({
   user_id: s.user_id,
 });
 
+/** `GET /sources`: the ids that the `source` filter of a data download takes. */
 export const sourceRoutes: RouteSpec[] = [
   {
     method: 'GET',
