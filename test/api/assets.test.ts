@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unauthorized, unprocessable } from '../helpers/bodies.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
@@ -21,10 +22,7 @@ describe('assets', () => {
   it('refuses anonymous callers', async () => {
     const res = await t.request('GET', '/api/v3_0/assets');
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({
-      message: 'You could not be properly authenticated for this content or functionality.',
-      status: 'UNAUTHORIZED',
-    });
+    expect(res.body).toEqual(unauthorized);
   });
 
   it('creates, reads, patches and deletes an asset', async () => {
@@ -79,17 +77,13 @@ describe('assets', () => {
       json: { name: 'x', generic_asset_type_id: 'battery', latitude: 91, account_id: accountId, colour: 'red' },
     });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({
-      message: {
-        json: {
-          generic_asset_type_id: ['Not a valid integer.'],
-          latitude: ['Latitude 91 exceeds the maximum latitude of 90 degrees.'],
-          colour: ['Unknown field.'],
-        },
-      },
-      result: 'Rejected',
-      status: 'UNPROCESSABLE_ENTITY',
-    });
+    expect(res.body).toEqual(
+      unprocessable('json', {
+        generic_asset_type_id: ['Not a valid integer.'],
+        latitude: ['Latitude 91 exceeds the maximum latitude of 90 degrees.'],
+        colour: ['Unknown field.'],
+      }),
+    );
     expect(await t.db('generic_asset').count<{ n: number }[]>({ n: '*' })).toEqual(before);
   });
 
@@ -217,7 +211,7 @@ describe('asset bodies', () => {
     const before = await t.db('generic_asset').count<{ n: number }[]>({ n: '*' });
     const res = await t.request('POST', '/api/v3_0/assets', { token: adminToken, json: body });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ message: { json: messages }, result: 'Rejected', status: 'UNPROCESSABLE_ENTITY' });
+    expect(res.body).toEqual(unprocessable('json', messages));
     expect(await t.db('generic_asset').count<{ n: number }[]>({ n: '*' })).toEqual(before);
   });
 

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { factories, PASSWORD } from '../helpers/factories.ts';
+import { forbidden, unauthorized } from '../helpers/bodies.ts';
 import { snapshot } from '../helpers/db.ts';
+import { factories, PASSWORD } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 const MAX_AGE_S = 120;
@@ -20,11 +21,6 @@ afterAll(() => t.close());
 afterEach(() => {
   vi.useRealTimers();
 });
-
-const unauthorized = {
-  message: 'You could not be properly authenticated for this content or functionality.',
-  status: 'UNAUTHORIZED',
-};
 
 const login = (json: unknown, headers: Record<string, string> = {}) => t.request('POST', '/api/requestAuthToken', { json, headers });
 
@@ -226,11 +222,7 @@ describe('self-edits', () => {
     for (const json of [{ active: false }, { active: true }, { flexmeasures_roles: [] }, { flexmeasures_roles: user.roleIds }]) {
       const res = await t.request('PATCH', `/api/v3_0/users/${user.id}`, { token, json });
       expect(res.status, JSON.stringify(json)).toBe(403);
-      expect(res.body).toEqual({
-        result: 'Rejected',
-        status: 'INVALID_SENDER',
-        message: 'You cannot be authorized for this content or functionality.',
-      });
+      expect(res.body).toEqual(forbidden);
     }
     expect(await snapshot(t.db)).toEqual(before);
     expect((await t.request('GET', '/api/v3_0/assets', { token })).status).toBe(200);

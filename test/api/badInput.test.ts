@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { unprocessable } from '../helpers/bodies.ts';
 import { snapshot } from '../helpers/db.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
@@ -32,12 +33,6 @@ async function expectUnchanged(): Promise<void> {
   expect(await snapshot(t.db)).toEqual(before);
 }
 
-const rejected = (location: string, fields: unknown) => ({
-  message: { [location]: fields },
-  result: 'Rejected',
-  status: 'UNPROCESSABLE_ENTITY',
-});
-
 function expectJson(res: ApiResponse): void {
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
 }
@@ -63,7 +58,7 @@ describe('ids in the path', () => {
   it.each(unknownIds)('GET /sensors/%s → 422 under path.id', async (id) => {
     const res = await t.request('GET', `/api/v3_0/sensors/${id}`, { token: adminToken });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual(rejected('path', { id: [`No sensor found with id ${id}.`] }));
+    expect(res.body).toEqual(unprocessable('path', { id: [`No sensor found with id ${id}.`] }));
   });
 
   it.each(['/assets', '/users', '/accounts', '/sensors'].flatMap((p) => nonIntegers.map((id) => [p, id] as const)))(
@@ -72,7 +67,7 @@ describe('ids in the path', () => {
       const res = await t.request('GET', `/api/v3_0${path}/${id}`, { token: adminToken });
       expect(res.status).toBe(422);
       expectJson(res);
-      expect(res.body).toEqual(rejected('path', { id: ['Not a valid integer.'] }));
+      expect(res.body).toEqual(unprocessable('path', { id: ['Not a valid integer.'] }));
     },
   );
 
@@ -95,7 +90,7 @@ describe('ids in the path', () => {
     expect((await t.request('PATCH', '/api/v3_0/users/999999', { token: adminToken, json: {} })).status).toBe(404);
     const sensor = await t.request('DELETE', '/api/v3_0/sensors/999999', { token: adminToken });
     expect(sensor.status).toBe(422);
-    expect(sensor.body).toEqual(rejected('path', { id: ['No sensor found with id 999999.'] }));
+    expect(sensor.body).toEqual(unprocessable('path', { id: ['No sensor found with id 999999.'] }));
     await expectUnchanged();
   });
 });
@@ -105,7 +100,7 @@ describe('ids in the query', () => {
     for (const bad of ['abc', '1.5', '']) {
       const res = await t.request('GET', `/api/v3_0${path}?account_id=${bad}`, { token: adminToken });
       expect(res.status, bad).toBe(422);
-      expect(res.body).toEqual(rejected('query', { account_id: ['Not a valid integer.'] }));
+      expect(res.body).toEqual(unprocessable('query', { account_id: ['Not a valid integer.'] }));
     }
     for (const unknown of ['-1', '999999']) {
       const res = await t.request('GET', `/api/v3_0${path}`, { token: adminToken, query: { account_id: unknown } });
@@ -143,7 +138,7 @@ describe('bodies', () => {
     for (const raw of ['[]', '[{"name": "x"}]', '"text"', '5', 'true']) {
       const res = await t.request(method, path(), { token: adminToken, raw });
       expect(res.status, raw).toBe(422);
-      expect(res.body).toEqual(rejected('json', { _schema: ['Invalid input type.'] }));
+      expect(res.body).toEqual(unprocessable('json', { _schema: ['Invalid input type.'] }));
     }
     await expectUnchanged();
   });
@@ -188,7 +183,7 @@ describe('bodies', () => {
   ])('%s %s: wrong types → 422 per field', async (method, path, json, messages) => {
     const res = await t.request(method, path(), { token: adminToken, json });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual(rejected('json', messages));
+    expect(res.body).toEqual(unprocessable('json', messages));
     await expectUnchanged();
   });
 
@@ -237,7 +232,7 @@ describe('a 1 MB string', () => {
     const res = await t.request(method, path(), { token: adminToken, json: json() });
     expect(res.status).toBe(422);
     expectJson(res);
-    expect(res.body).toEqual(rejected('json', messages));
+    expect(res.body).toEqual(unprocessable('json', messages));
     await expectUnchanged();
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../server/src/store/tokens.ts';
 import { v3Routes } from '../../server/src/routes/v3_0/index.ts';
+import { forbidden, unauthorized } from '../helpers/bodies.ts';
 import { snapshot } from '../helpers/db.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -82,11 +83,10 @@ interface Case {
   path: (w: World) => string;
   query?: (w: World) => Record<string, number>;
   json?: (w: World) => unknown;
-  /** Expected status per role; `all` for cases every authenticated caller passes. */
+  /** Expected status per role, or one status for every authenticated caller. */
   expect: Record<Role, number> | number;
 }
 
-const same = (status: number): Record<Role, number> => Object.fromEntries(roles.map((r) => [r, status])) as Record<Role, number>;
 /** Statuses in the order member, accountAdmin, consultant, consultancyMember, admin, adminReader. */
 const by = (...s: [number, number, number, number, number, number]) =>
   Object.fromEntries(roles.map((r, i) => [r, s[i]])) as Record<Role, number>;
@@ -177,16 +177,6 @@ const cases: Case[] = [
   { name: 'GET /accounts/<B>', method: 'GET', path: (w) => `/accounts/${w.B}`, expect: readB },
 ];
 
-const unauthorizedBody = {
-  message: 'You could not be properly authenticated for this content or functionality.',
-  status: 'UNAUTHORIZED',
-};
-const forbiddenBody = {
-  result: 'Rejected',
-  status: 'INVALID_SENDER',
-  message: 'You cannot be authorized for this content or functionality.',
-};
-
 function expectedStatus(c: Case, who: Caller): number {
   if (unauthenticated.includes(who)) return 401;
   const role: Role = who === 'bearer' ? 'member' : (who as Role);
@@ -227,8 +217,8 @@ describe('permission matrix', () => {
 
     expect(res.status, JSON.stringify(res.body)).toBe(want);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    if (want === 401) expect(res.body).toEqual(unauthorizedBody);
-    if (want === 403) expect(res.body).toEqual(forbiddenBody);
+    if (want === 401) expect(res.body).toEqual(unauthorized);
+    if (want === 403) expect(res.body).toEqual(forbidden);
     // A refused request leaves every table as it was.
     if (before) expect(await snapshot(t.db)).toEqual(before);
   });
@@ -245,7 +235,7 @@ describe('every authenticated route', () => {
         json: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
       });
       expect(res.status).toBe(401);
-      expect(res.body).toEqual(unauthorizedBody);
+      expect(res.body).toEqual(unauthorized);
     },
   );
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unprocessable } from '../helpers/bodies.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
@@ -124,7 +125,7 @@ describe('POST /api/v3_0/sensors', () => {
       json: { name: 'bad', unit: 'MW', event_resolution: 'PT15M', generic_asset_id: assetId, ...change },
     });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ message: { json: messages }, result: 'Rejected', status: 'UNPROCESSABLE_ENTITY' });
+    expect(res.body).toEqual(unprocessable('json', messages));
     expect(await t.db('sensor').count<{ n: number }[]>({ n: '*' })).toEqual(before);
   });
 
@@ -283,7 +284,7 @@ describe('GET, PATCH and DELETE /api/v3_0/sensors/<id>', () => {
     const before = await t.db('sensor').where({ id: s.id }).first();
     const res = await t.request('PATCH', `/api/v3_0/sensors/${s.id}`, { token: adminToken, json: { [field]: 1 } });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ message: { json: { [field]: ['Unknown field.'] } }, result: 'Rejected', status: 'UNPROCESSABLE_ENTITY' });
+    expect(res.body).toEqual(unprocessable('json', { [field]: ['Unknown field.'] }));
     expect(await t.db('sensor').where({ id: s.id }).first()).toEqual(before);
   });
 
@@ -296,10 +297,6 @@ describe('GET, PATCH and DELETE /api/v3_0/sensors/<id>', () => {
     expect(await t.db('sensor').where({ id: s.id }).first()).toBeUndefined();
     const again = await t.request('GET', `/api/v3_0/sensors/${s.id}`, { token: adminToken });
     expect(again.status).toBe(422);
-    expect(again.body).toEqual({
-      message: { path: { id: [`No sensor found with id ${s.id}.`] } },
-      result: 'Rejected',
-      status: 'UNPROCESSABLE_ENTITY',
-    });
+    expect(again.body).toEqual(unprocessable('path', { id: [`No sensor found with id ${s.id}.`] }));
   });
 });

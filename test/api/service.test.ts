@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { v3Routes } from '../../server/src/routes/v3_0/index.ts';
+import { methodNotAllowed, routeNotFound } from '../helpers/bodies.ts';
 import { headerLines, startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 let t: TestServer;
@@ -9,12 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const notFound = {
-  message:
-    'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.',
-  status: 404,
-};
-const methodNotAllowed = { message: 'The method is not allowed for the requested URL.', status: 405 };
 
 describe('GET /api/', () => {
   it('lists the versions', async () => {
@@ -102,7 +97,7 @@ describe('GET /api/v3_0 (service listing)', () => {
       const res = await t.request(method, path, method === 'GET' ? {} : { json: {} });
       expect(res.status, s.name).not.toBe(405);
       expect(res.status, s.name).toBeLessThan(500);
-      if (res.status === 404) expect(res.body, s.name).not.toEqual(notFound);
+      if (res.status === 404) expect(res.body, s.name).not.toEqual(routeNotFound);
     }
   });
 });
@@ -248,7 +243,7 @@ describe('sunset API versions', () => {
   it.each(versions.map((v) => v.prefix))('/api/%s: unknown routes are 404, wrong methods 405, without deprecation headers', async (prefix) => {
     const missing = await t.rawRequest('GET', `/api/${prefix}/getSomethingElse`);
     expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.text)).toEqual(notFound);
+    expect(JSON.parse(missing.text)).toEqual(routeNotFound);
     expect(headerLines(missing, 'deprecation')).toEqual([]);
     const wrong = await t.rawRequest('DELETE', `/api/${prefix}/getService`);
     expect(wrong.status).toBe(405);
@@ -282,7 +277,7 @@ describe('routing errors', () => {
       const res = await t.request('GET', path);
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
-      expect(res.body, path).toEqual(notFound);
+      expect(res.body, path).toEqual(routeNotFound);
     }
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../server/src/store/users.ts';
+import { unprocessable } from '../helpers/bodies.ts';
 import { factories, PASSWORD } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
@@ -54,11 +55,7 @@ describe('GET /api/v3_0/users', () => {
     const { token } = await f.user({ accountId: (await f.account()).id });
     const bad = await t.request('GET', '/api/v3_0/users', { token, query: { include_inactive: 'maybe' } });
     expect(bad.status).toBe(422);
-    expect(bad.body).toEqual({
-      message: { query: { include_inactive: ['Not a valid boolean.'] } },
-      result: 'Rejected',
-      status: 'UNPROCESSABLE_ENTITY',
-    });
+    expect(bad.body).toEqual(unprocessable('query', { include_inactive: ['Not a valid boolean.'] }));
     const unknown = await t.request('GET', '/api/v3_0/users', { token, query: { account_id: 999_999 } });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ message: 'Account 999999 not found', status: 404 });
@@ -198,7 +195,7 @@ describe('PATCH /api/v3_0/users/<id>', () => {
     const before = await t.db('user').where({ id: user.id }).first();
     const res = await t.request('PATCH', `/api/v3_0/users/${user.id}`, { token: admin.token, json: body });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ message: { json: messages }, result: 'Rejected', status: 'UNPROCESSABLE_ENTITY' });
+    expect(res.body).toEqual(unprocessable('json', messages));
     expect(await t.db('user').where({ id: user.id }).first()).toEqual(before);
   });
 });
