@@ -77,6 +77,9 @@ export function createApp(services: Services): Koa {
       encoding: 'utf-8',
       jsonStrict: false,
       onError: (err, ctx) => {
+        if ((err as { status?: number }).status === 413) {
+          throw httpError(413, 'The data value transmitted exceeds the capacity limit.');
+        }
         // co-body keeps the raw text on a parse error: retry once with NaN/Infinity quoted.
         const raw = (err as { body?: unknown }).body;
         try {

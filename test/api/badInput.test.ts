@@ -199,6 +199,15 @@ describe('bodies', () => {
     expect(await t.db('sensor').where({ id: s.id }).first()).toBeUndefined();
   });
 
+  it('a body over the 64 MB limit → 413, nothing stored', async () => {
+    const raw = JSON.stringify({ name: 'x'.repeat(65 * 1024 * 1024), unit: 'MW', event_resolution: 'PT15M', generic_asset_id: assetId });
+    const res = await t.request('POST', '/api/v3_0/sensors', { token: adminToken, raw });
+    expect(res.status).toBe(413);
+    expectJson(res);
+    expect(res.body).toEqual({ message: 'The data value transmitted exceeds the capacity limit.', status: 413 });
+    await expectUnchanged();
+  });
+
   it('an empty PATCH body counts as no change', async () => {
     const res = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, { token: adminToken, raw: '' });
     expect(res.status).toBe(200);
