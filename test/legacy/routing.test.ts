@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSIONS, expectDeprecationHeaders, legacySite, type LegacySite, type Prefix } from '../helpers/legacy.ts';
+import { VERSIONS, expectDeprecationHeaders, fm1, legacySite, type LegacySite, type Prefix } from '../helpers/legacy.ts';
 import { headerLines, startTestServer } from '../helpers/testServer.ts';
 
 /** The endpoint tables of the legacy spec, per version, written out independently of the server. */
@@ -83,6 +83,21 @@ describe('served legacy versions: routing', () => {
     expect(res.status).toBe(405);
     expect(JSON.parse(res.text)).toEqual({ result: 'Rejected', status: 'INVALID_METHOD', message: expect.any(String) });
     expectDeprecationHeaders(res, prefix);
+  });
+
+  it.each(VERSIONS.map((v) => v.prefix))('/api/%s: a stored upload answers with the headers', async (prefix) => {
+    const sensor = await site.battery();
+    const message = { type: 'PostMeterDataRequest', connection: fm1(sensor.id), values: [1], start: '2015-01-01T00:00:00Z', duration: 'PT15M', unit: 'MW' };
+    const res = await site.t.rawRequest('POST', `/api/${prefix}/postMeterData`, { Authorization: site.member.token, 'Content-Type': 'application/json' }, JSON.stringify(message));
+    expect(res.status).toBe(200);
+    expectDeprecationHeaders(res, prefix);
+  });
+
+  it('a 204 (an asset deleted) carries the headers too', async () => {
+    const sensor = await site.battery();
+    const res = await site.t.rawRequest('DELETE', `/api/v2_0/asset/${sensor.id}`, { Authorization: site.member.token });
+    expect(res.status).toBe(204);
+    expectDeprecationHeaders(res, 'v2_0');
   });
 
   it.each(VERSIONS.map((v) => v.prefix))('/api/%s: a message without a valid token is 401, with the headers', async (prefix) => {

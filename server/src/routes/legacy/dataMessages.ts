@@ -1,8 +1,8 @@
 import { readSensorData } from '../../commands/readSensorData.ts';
 import type { SensorUpload } from '../../commands/saveSensorData.ts';
-import { evenlySpacedEvents, unitMismatch, type Problems } from '../../domain/sensorData.ts';
+import { evenlySpacedEvents, unitMismatch, type Problems, type UploadEvent } from '../../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../../domain/time.ts';
-import { conversion, isEnergyPriceUnit, isPowerUnit } from '../../domain/units.ts';
+import { isEnergyPriceUnit, isPowerUnit } from '../../domain/units.ts';
 import type { AppContext } from '../../http/context.ts';
 import { authorize } from '../../policies/access.ts';
 import { consumptionSign } from '../../scheduling/buildProblem.ts';
@@ -122,11 +122,9 @@ async function upload(ctx: AppContext, v: LegacyVersion, kind: UploadKind): Prom
         const text = Object.values(built.problems).flat().join(' ');
         throw legacyError(problemName(built.problems, unitMismatch(sensor, unit)), `${address}: ${text}`);
       }
-      const res = sensor.event_resolution_ms;
-      const wrongSide = built.events.some((e) =>
-        kind.knownWhen === 'after' ? e.beliefTimeMs < e.eventStartMs + res : e.beliefTimeMs > e.eventStartMs + res,
-      );
-      if (stated && kind.knownWhen && wrongSide) {
+      const endMs = (e: { eventStartMs: number }) => e.eventStartMs + sensor.event_resolution_ms;
+      const wrongSide = kind.knownWhen === 'after' ? (e: UploadEvent) => e.beliefTimeMs < endMs(e) : (e: UploadEvent) => e.beliefTimeMs > endMs(e);
+      if (stated && kind.knownWhen && built.events.some(wrongSide)) {
         throw legacyError(
           'INVALID_HORIZON',
           kind.knownWhen === 'after'

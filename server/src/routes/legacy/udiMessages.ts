@@ -70,7 +70,7 @@ function readTargets(msg: Message, start: DateTime, toMwh: number, stepMs: numbe
         `Target ${i} at ${formatStart(at)} should lie after the state of charge and within the planning horizon of ${horizonMs / 3600_000} hours.`,
       );
     }
-    if (offsetMs % stepMs !== 0) {
+    if (stepMs > 0 && offsetMs % stepMs !== 0) {
       throw legacyError('PTUS_INCOMPLETE', `Target ${i} at ${formatStart(at)} is not at the end of a ${stepMs / 60_000}-minute step of the device.`);
     }
     return { value, datetime: formatStart(at) };
