@@ -227,6 +227,24 @@ describe('asset bodies', () => {
     expect(await t.db('generic_asset').where({ id: asset.id }).first()).toEqual(before);
   });
 
+  it('keeps parents inside the account: another account\'s asset is refused, an unreadable one looks unknown', async () => {
+    const { token: admin } = await f.user({ accountId, roles: ['admin'] });
+    const elsewhere = await f.asset({ accountId: (await f.account()).id });
+    const own = await f.asset({ accountId });
+    const before = await t.db('generic_asset').count<{ n: number }[]>({ n: '*' });
+    const body = { name: `child ${Math.random()}`, generic_asset_type_id: 5, account_id: accountId, parent_asset_id: elsewhere.id };
+    const hidden = await t.request('POST', '/api/v3_0/assets', { token: adminToken, json: body });
+    expect(hidden.status).toBe(422);
+    expect(hidden.body).toEqual(unprocessable('json', { parent_asset_id: [`GenericAsset with id ${elsewhere.id} doesn't exist.`] }));
+    const visible = await t.request('POST', '/api/v3_0/assets', { token: admin, json: body });
+    expect(visible.status).toBe(422);
+    expect(visible.body).toEqual(unprocessable('json', { parent_asset_id: ['A parent asset must belong to the same account.'] }));
+    const patched = await t.request('PATCH', `/api/v3_0/assets/${own.id}`, { token: admin, json: { parent_asset_id: elsewhere.id } });
+    expect(patched.status).toBe(422);
+    expect(await t.db('generic_asset').count<{ n: number }[]>({ n: '*' })).toEqual(before);
+    expect((await t.db('generic_asset').where({ id: own.id }).first()).parent_asset_id).toBeNull();
+  });
+
   it('refuses to make an asset its own parent, or to rename it onto a sibling', async () => {
     const asset = await f.asset({ accountId });
     const sibling = await f.asset({ accountId });

@@ -5,7 +5,7 @@ import { intText } from '../../contracts/fields.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { RouteSpec } from '../../http/routes.ts';
 import type { AppContext } from '../../http/context.ts';
-import { authorize } from '../../policies/access.ts';
+import { authorize, can } from '../../policies/access.ts';
 import { presentAsset } from '../../presenters/index.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
@@ -35,9 +35,18 @@ async function checkType(ctx: AppContext, typeId: number | undefined): Promise<v
   }
 }
 
-async function checkParent(ctx: AppContext, parentId: number | null | undefined): Promise<void> {
-  if (parentId && !(await assets.getAsset(ctx.services.db, parentId))) {
+/**
+ * A parent must exist, be visible to the caller and sit in the same account: deleting a parent
+ * deletes its children, which must not reach into another account.
+ */
+async function checkParent(ctx: AppContext, parentId: number | null | undefined, accountId: number | null): Promise<void> {
+  if (!parentId) return;
+  const parent = await assets.getAsset(ctx.services.db, parentId);
+  if (!parent || !can(ctx.state.user!, 'read', await ownedAccess(ctx, 'asset', parent.account_id))) {
     throw fieldError('json', 'parent_asset_id', `GenericAsset with id ${parentId} doesn't exist.`);
+  }
+  if (parent.account_id !== accountId) {
+    throw fieldError('json', 'parent_asset_id', 'A parent asset must belong to the same account.');
   }
 }
 
@@ -108,7 +117,7 @@ export const assetRoutes: RouteSpec[] = [
         }
       }
       await checkType(ctx, body.generic_asset_type_id);
-      await checkParent(ctx, body.parent_asset_id);
+      await checkParent(ctx, body.parent_asset_id, accountId);
       await checkSensorsToShow(ctx, body.attributes);
       const parentId = body.parent_asset_id ?? null;
       await checkNameFree(ctx, { name: body.name, parentId, accountId });
@@ -151,7 +160,7 @@ export const assetRoutes: RouteSpec[] = [
       if (body.parent_asset_id === asset.id) {
         throw unprocessable('json', { parent_asset_id: ['An asset cannot be its own parent.'] });
       }
-      await checkParent(ctx, body.parent_asset_id);
+      await checkParent(ctx, body.parent_asset_id, asset.account_id);
       await checkSensorsToShow(ctx, body.attributes);
       if (body.name !== undefined || body.parent_asset_id !== undefined) {
         await checkNameFree(ctx, {
