@@ -7,6 +7,7 @@ import { dataFolder } from '../server/src/dataFolder.ts';
 import { openStore } from '../server/src/db/connection.ts';
 import { migrations } from '../server/src/db/migrations/index.ts';
 import { runNpmScript, startNpm, stopProcess, waitForLine } from './helpers/processes.ts';
+import { startTestServer } from './helpers/testServer.ts';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -116,6 +117,19 @@ describe('loadConfig', () => {
   it('is documented: the README lists every setting', () => {
     const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
     for (const name of settingNames) expect(readme, name).toContain(`\`${name}\``);
+  });
+});
+
+describe('HOST', () => {
+  it('0.0.0.0 listens on every interface and shows a URL that works from this machine', async () => {
+    const t = await startTestServer({ HOST: '0.0.0.0' });
+    try {
+      expect(t.url).toMatch(/^http:\/\/localhost:\d+$/);
+      const viaLoopback = await fetch(`http://127.0.0.1:${t.server.port}/api/ops/ping`);
+      expect(viaLoopback.status).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });
 
