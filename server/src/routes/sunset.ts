@@ -49,6 +49,8 @@ export const legacyVersions: { prefix: string; version: string; doc: string; rou
       ['PATCH', 'user/:id/password-reset'],
       ...meterAndService,
       ...udi,
+      // Not among the reference's sunset routes, but a 2.0 endpoint all the same: answered like the others.
+      ['GET', 'charts/power'],
     ],
   },
 ];

@@ -11,15 +11,8 @@ export interface LegacyVersion {
   routes: [Method, string][];
 }
 
-/**
- * The served versions: the sunset route table, plus version 2.0's power chart, which the
- * sunset blueprints of the reference never kept (it answers 404 there, not 410).
- */
-export const servedVersions: LegacyVersion[] = legacyVersions.map((v) => ({
-  ...v,
-  version: v.version as VersionName,
-  routes: v.prefix === 'v2_0' ? [...v.routes, ['GET', 'charts/power']] : v.routes,
-}));
+/** The served versions: the same route table as the sunset ones. */
+export const servedVersions: LegacyVersion[] = legacyVersions.map((v) => ({ ...v, version: v.version as VersionName }));
 
 /** Whether a version is the given one or later ('1.0' < '1.1' < … < '2.0' compare as text). */
 export const atLeast = (v: LegacyVersion, version: VersionName) => v.version >= version;
