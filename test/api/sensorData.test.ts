@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -54,6 +55,20 @@ async function stored(sensorId: number) {
     .orderBy(['event_start', 'belief_time', 'source_id'])
     .select<{ event_start: number; belief_time: number; source_id: number; event_value: number; cumulative_probability: number }[]>();
   return rows.map((r) => ({ start: new Date(r.event_start).toISOString(), beliefTime: new Date(r.belief_time).toISOString(), value: r.event_value, source: r.source_id }));
+}
+
+/** A GET with a JSON body, which fetch refuses to send. */
+function getWithBody(path: string, json: unknown): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(json);
+    const req = http.request(t.url + path, { method: 'GET', headers: { Authorization: memberToken, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } }, (res) => {
+      let data = '';
+      res.on('data', (chunk: Buffer) => (data += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
 }
 
 const post = (sensorId: number, json: unknown, token = memberToken) => t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, { token, json });
@@ -345,6 +360,22 @@ describe('GET sensor data', () => {
     });
     const native = await get(s.id, { start: '2021-05-01T22:00:00Z', duration: 'PT40M', unit: 'l/h' });
     expect(native.body).toMatchObject({ values: [91300, 91700, 92100, null], start: '2021-05-01T22:00:00Z', resolution: 'PT10M' });
+  });
+
+  it('reads a JSON body when a GET has no query string, as the spec describes it', async () => {
+    const s = await sensor({ unit: 'kW', resolutionMinutes: 15 });
+    await post(s.id, { values: [1, 2], start: '2021-05-02T00:00:00Z', duration: 'PT30M', unit: 'kW' });
+    const source = (await t.db('data_source').where({ user_id: memberId }).first()).id;
+    const res = await getWithBody('/api/v3_0/sensors/data', {
+      sensor: `ea1.2021-01.io.flexmeasures:fm1.${s.id}`,
+      start: '2021-05-02T00:00:00Z',
+      duration: 'PT30M',
+      unit: 'W',
+      source: [source],
+    });
+    expect(res.body).toMatchObject({ values: [1000, 2000], resolution: 'PT15M', status: 'PROCESSED' });
+    const bad = await getWithBody(`/api/v3_0/sensors/${s.id}/data`, { start: '2021-05-02T00:00:00', duration: 'PT30M', unit: 'kW' });
+    expect(bad.body).toEqual(unprocessable('json', { start: ['Not a valid aware datetime.'] }));
   });
 
   it('takes the sensor as an entity address in the query string', async () => {

@@ -91,11 +91,11 @@ export const postSensorData = z.strictObject({ sensor: entityAddress, ...uploadF
 /** Body of POST /sensors/<id>/data; a `sensor` is allowed if it names the sensor of the path. */
 export const postSensorDataById = z.strictObject({ sensor: entityAddress.optional(), ...uploadFields });
 
-/** `source` of a download: one id, repeated ids or a comma-separated list. */
+/** `source` of a download: one id, repeated ids, a comma-separated list, or (in a JSON body) a list. */
 const sourceIds = z
-  .union([z.string(), z.array(z.string()), z.number()])
+  .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
   .transform((v, ctx): number[] => {
-    const parts = (Array.isArray(v) ? v : [String(v)]).flatMap((s) => s.replace(/^\[|\]$/g, '').split(','));
+    const parts = (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).replace(/^\[|\]$/g, '').split(','));
     const ids = parts.map((s) => s.trim()).filter(Boolean);
     if (ids.length && ids.every((s) => /^\d{1,15}$/.test(s))) return ids.map(Number);
     ctx.addIssue({ code: 'custom', message: 'Not a valid integer.' });

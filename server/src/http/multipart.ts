@@ -1,5 +1,6 @@
-import { httpError, malformedJson } from '../errors.ts';
+import { malformedJson } from '../errors.ts';
 import type { AppContext } from './context.ts';
+import { readRawBody } from './rawBody.ts';
 
 /**
  * Reads a `multipart/form-data` body with the runtime's own parser (undici's `FormData`).
@@ -9,17 +10,9 @@ import type { AppContext } from './context.ts';
  */
 export async function readFormData(ctx: AppContext, limitBytes: number): Promise<FormData | undefined> {
   if (!ctx.is('multipart/form-data')) return undefined;
-  const tooLarge = () => httpError(413, 'The data value transmitted exceeds the capacity limit.');
-  if (Number(ctx.get('Content-Length') || 0) > limitBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > limitBytes) throw tooLarge();
-    chunks.push(chunk as Buffer);
-  }
+  const body = await readRawBody(ctx, limitBytes);
   try {
-    return await new Response(Buffer.concat(chunks), { headers: { 'content-type': ctx.get('Content-Type') } }).formData();
+    return await new Response(body, { headers: { 'content-type': ctx.get('Content-Type') } }).formData();
   } catch {
     // Werkzeug's generic 400 wording, as for a body that is not valid JSON.
     throw malformedJson();

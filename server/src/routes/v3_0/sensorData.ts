@@ -6,9 +6,10 @@ import { parseEntityAddress } from '../../domain/entityAddress.ts';
 import { downloadProblems, evenlySpacedEvents, type BeliefTiming, type UploadEvent } from '../../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../../domain/time.ts';
 import { isValidUnit } from '../../domain/units.ts';
-import { fieldError, unprocessable } from '../../errors.ts';
+import { fieldError, malformedJson, unprocessable } from '../../errors.ts';
 import type { AppContext } from '../../http/context.ts';
 import { readFormData } from '../../http/multipart.ts';
+import { readRawBody } from '../../http/rawBody.ts';
 import type { RouteSpec } from '../../http/routes.ts';
 import { fieldMessages } from '../../http/validate.ts';
 import { authorize } from '../../policies/access.ts';
@@ -18,6 +19,7 @@ import { PROCESSED, storeUploads } from '../sensorUploads.ts';
 import { idParams, loadSensor, ownedAccess } from './load.ts';
 
 const UPLOAD_LIMIT_BYTES = 64 * 1024 * 1024;
+const GET_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * Validates a data message, reporting the sensor's existence among the field messages as the
@@ -76,18 +78,35 @@ async function postData(ctx: AppContext, byPath: boolean): Promise<void> {
   await store(ctx, sensor, built.events);
 }
 
+/** The JSON object a GET carries as its body (the body parser only reads those of POST and PATCH). */
+async function jsonBodyOfGet(ctx: AppContext): Promise<Record<string, unknown> | undefined> {
+  const text = (await readRawBody(ctx, GET_BODY_LIMIT_BYTES)).toString('utf8').trim();
+  if (!text) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw malformedJson();
+  }
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+}
+
 async function getData(ctx: AppContext, byPath: boolean): Promise<void> {
   const pathSensor = byPath ? await loadSensor(ctx) : undefined;
   const schema = byPath ? getSensorDataById : getSensorData;
-  const { input, sensor } = await validated(ctx, schema, ctx.query, 'query', pathSensor);
+  // The reference reads the query string; the spec speaks of a JSON body, so a GET without a
+  // query string is read from its body, if it has one.
+  const body = Object.keys(ctx.query).length ? undefined : await jsonBodyOfGet(ctx);
+  const location = body ? 'json' : 'query';
+  const { input, sensor } = await validated(ctx, schema, body ?? ctx.query, location, pathSensor);
   const { db } = ctx.services;
   if (input.source) {
     const known = new Set((await listSources(db, { ids: input.source })).map((s) => s.id));
     const unknown = input.source.find((id) => !known.has(id));
-    if (unknown !== undefined) throw fieldError('query', 'source', `No data source found with id ${unknown}.`);
+    if (unknown !== undefined) throw fieldError(location, 'source', `No data source found with id ${unknown}.`);
   }
   const problems = downloadProblems(sensor, input.unit, input.type);
-  if (problems.length) throw unprocessable('query', { _schema: problems });
+  if (problems.length) throw unprocessable(location, { _schema: problems });
   const startMs = input.start.toMillis();
   const data = await readSensorData(db, sensor, {
     startMs,
@@ -99,7 +118,7 @@ async function getData(ctx: AppContext, byPath: boolean): Promise<void> {
     sourceIds: input.source,
     type: input.type,
   });
-  if ('problems' in data) throw unprocessable('query', data.problems);
+  if ('problems' in data) throw unprocessable(location, data.problems);
   authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
   ctx.body = {
     values: data.values,
