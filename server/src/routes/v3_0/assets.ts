@@ -10,7 +10,7 @@ import { presentAsset } from '../../presenters/index.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { getSensor } from '../../store/sensors.ts';
-import { accountAccess, idParams, loadAccount, loadAsset, ownedAccess } from './load.ts';
+import { accountAccess, idParams, loadAccount, loadAsset, ownedAccess, readableAccount } from './load.ts';
 
 const listQuery = z.object({ account_id: intText.optional() });
 
@@ -70,10 +70,8 @@ export const assetRoutes: RouteSpec[] = [
     summary: 'Download asset list',
     request: { query: listQuery },
     async handler(ctx) {
-      const user = ctx.state.user!;
       const { account_id } = parseInput(listQuery, ctx.query, 'query');
-      const account = await loadAccount(ctx, account_id ?? user.account_id);
-      authorize(user, 'read', accountAccess(account));
+      const account = await readableAccount(ctx, account_id);
       ctx.body = (await assets.listAssets(ctx.services.db, account.id)).map(presentAsset);
     },
   },

@@ -5,7 +5,7 @@ import { parseInput } from '../../http/validate.ts';
 import type { RouteSpec } from '../../http/routes.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
 import { authorize } from '../../policies/access.ts';
-import { accountAccess, loadAccount } from './load.ts';
+import { accountAccess, loadAccount, readableAccount } from './load.ts';
 
 const listQuery = z.object({ account_id: intText.optional(), limit: intText.optional() });
 
@@ -36,10 +36,8 @@ export const jobRoutes: RouteSpec[] = [
     summary: 'List the scheduling jobs of an account, newest first',
     request: { query: listQuery },
     async handler(ctx) {
-      const me = ctx.state.user!;
       const query = parseInput(listQuery, ctx.query, 'query');
-      const account = await loadAccount(ctx, query.account_id ?? me.account_id);
-      authorize(me, 'read', accountAccess(account));
+      const account = await readableAccount(ctx, query.account_id);
       const limit = Math.min(Math.max(query.limit ?? 100, 1), 1000);
       const jobs = await ctx.services.jobs.list({ accountId: account.id, limit });
       ctx.body = jobs.map((j) => presentJob(j, false));

@@ -3,7 +3,7 @@ import { fieldError, notFound } from '../../errors.ts';
 import { intText } from '../../contracts/fields.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { AppContext } from '../../http/context.ts';
-import type { AccessContext } from '../../policies/access.ts';
+import { authorize, type AccessContext } from '../../policies/access.ts';
 import { getAccount, type Account } from '../../store/accounts.ts';
 import { getAsset, type Asset } from '../../store/assets.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
@@ -45,6 +45,17 @@ export async function loadUser(ctx: AppContext, userId = pathId(ctx)): Promise<U
 export async function loadAccount(ctx: AppContext, accountId: number): Promise<Account> {
   const account = await getAccount(ctx.services.db, accountId);
   if (!account) throw notFound(`Account ${accountId} not found`);
+  return account;
+}
+
+/**
+ * The account a listing is about: the one asked for, else the caller's own; 404 when unknown,
+ * 403 when the caller may not read it.
+ */
+export async function readableAccount(ctx: AppContext, accountId: number | undefined): Promise<Account> {
+  const user = ctx.state.user!;
+  const account = await loadAccount(ctx, accountId ?? user.account_id);
+  authorize(user, 'read', accountAccess(account));
   return account;
 }
 

@@ -10,7 +10,7 @@ import { authorize } from '../../policies/access.ts';
 import { presentSensor } from '../../presenters/index.ts';
 import { getAsset } from '../../store/assets.ts';
 import * as sensors from '../../store/sensors.ts';
-import { accountAccess, idParams, loadAccount, loadAsset, loadSensor, ownedAccess } from './load.ts';
+import { idParams, loadAsset, loadSensor, ownedAccess, readableAccount } from './load.ts';
 
 const listQuery = z.object({ account_id: intText.optional(), asset_id: intText.optional() });
 
@@ -33,8 +33,7 @@ export const sensorRoutes: RouteSpec[] = [
         ctx.body = (await sensors.listSensors(ctx.services.db, { assetId: asset.id })).map((s) => sensorJson(ctx, s));
         return;
       }
-      const account = await loadAccount(ctx, query.account_id ?? user.account_id);
-      authorize(user, 'read', accountAccess(account));
+      const account = await readableAccount(ctx, query.account_id);
       ctx.body = (await sensors.listSensors(ctx.services.db, { accountId: account.id })).map((s) => sensorJson(ctx, s));
     },
   },

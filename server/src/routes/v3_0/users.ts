@@ -12,7 +12,7 @@ import { getAccount } from '../../store/accounts.ts';
 import { revokeTokens } from '../../store/tokens.ts';
 import * as users from '../../store/users.ts';
 import type { AppContext } from '../../http/context.ts';
-import { accountAccess, idParams, loadAccount, loadUser } from './load.ts';
+import { accountAccess, idParams, loadUser, readableAccount } from './load.ts';
 
 const listQuery = z.object({ account_id: intText.optional(), include_inactive: boolText.optional() });
 
@@ -44,10 +44,8 @@ export const userRoutes: RouteSpec[] = [
     summary: 'Download user list',
     request: { query: listQuery },
     async handler(ctx) {
-      const me = ctx.state.user!;
       const query = parseInput(listQuery, ctx.query, 'query');
-      const account = await loadAccount(ctx, query.account_id ?? me.account_id);
-      authorize(me, 'read', accountAccess(account));
+      const account = await readableAccount(ctx, query.account_id);
       const list = await users.listUsers(ctx.services.db, {
         accountId: account.id,
         includeInactive: query.include_inactive ?? false,
