@@ -96,13 +96,16 @@ export function isEnergyUnit(unit: string): boolean {
   return Boolean(u && u.equalBase(math.unit('MWh')));
 }
 
+// Parsed once: parsing a unit costs more than comparing two.
+const stockBases = [math.unit('MWh'), math.unit('m^3')];
+
 /**
  * @returns whether values in `unit` are amounts per event (energy, volume) rather than rates:
  * such amounts add up when events are merged and split when events are divided.
  */
 export function isStockUnit(unit: string): boolean {
   const u = parse(unit);
-  return Boolean(u && (u.equalBase(math.unit('MWh')) || u.equalBase(math.unit('m^3'))));
+  return Boolean(u && stockBases.some((base) => u.equalBase(base)));
 }
 
 /** @returns whether `unit` is a currency per energy unit, e.g. EUR/MWh. */
