@@ -199,6 +199,7 @@ describe('trigger validation', () => {
     ['no soc-max and no targets', {}, 'Need maximal permitted state of charge, please specify soc-max or some soc-targets.'],
     ['a roundtrip efficiency above 1', { 'soc-max': 1, 'roundtrip-efficiency': 1.2 }, { 'roundtrip-efficiency': ['Must be greater than 0 and less than or equal to 1.'] }],
     ['an unconvertible capacity', { 'soc-max': 1, 'power-capacity': '2 m/s' }, { 'power-capacity': ["Cannot convert value `2 m/s` to 'MW'"] }],
+    ['a reference without a sensor', { 'soc-max': 1, 'power-capacity': { id: 3 } }, { 'power-capacity': ['Dictionary provided but `sensor` key not found.'] }],
     ['an unknown sensor reference', { 'soc-max': 1, 'power-capacity': { sensor: 999999 } }, { 'power-capacity': ['No sensor found with id 999999.'] }],
   ];
   it.each(cases)('rejects %s with 422 and creates no job', async (_, flexModel, message) => {

@@ -12,7 +12,12 @@ import { awareDateTime, id, isoDuration } from './fields.ts';
 export const quantity = z.union([z.number(), z.string().max(100)]);
 
 /** A reference to a sensor whose data supplies a value per step. */
-export const sensorRef = z.strictObject({ sensor: id });
+export const sensorRef = z
+  .record(z.string(), z.unknown())
+  .superRefine((value, ctx) => {
+    if (!('sensor' in value)) ctx.addIssue({ code: 'custom', message: 'Dictionary provided but `sensor` key not found.' });
+  })
+  .pipe(z.strictObject({ sensor: id }));
 
 /** A quantity or a sensor reference, as the capacity and efficiency fields accept. */
 export const quantityOrSensor = z.union([sensorRef, quantity]);
