@@ -6,6 +6,7 @@ import { ApiError } from '../api/errors.ts';
 import type { Asset, AssetType, ChartRecord, Job, Sensor } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { Sparkline } from '../components/charts/Sparkline.tsx';
+import { AssetKindFields } from '../components/asset/AssetKindFields.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
 import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
@@ -154,22 +155,7 @@ function NewAsset({ types, accountId }: { types: AssetType[]; accountId: number 
         <Field label="Name" errors={fields.name}>
           <input required value={form.name} onChange={set('name')} />
         </Field>
-        <Field label="Type" errors={fields.generic_asset_type_id}>
-          <select required value={form.type} onChange={set('type')}>
-            <option value="">Choose a type</option>
-            {types.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Latitude" errors={fields.latitude}>
-          <input type="number" step="any" value={form.latitude} onChange={set('latitude')} />
-        </Field>
-        <Field label="Longitude" errors={fields.longitude}>
-          <input type="number" step="any" value={form.longitude} onChange={set('longitude')} />
-        </Field>
+        <AssetKindFields form={form} set={set} fields={fields} types={types} choose />
         {Object.keys(fields).length === 0 && <ErrorNotice error={error} />}
         <div className="actions">
           <button type="submit" className="primary" disabled={busy}>

@@ -4,6 +4,7 @@ import { API, request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
 import type { Asset, AssetType, Sensor } from '../../api/types.ts';
 import { parseAttributes, sensorsToShow } from '../../lib/attributes.ts';
+import { AssetKindFields } from './AssetKindFields.tsx';
 import { Field } from '../Field.tsx';
 import { ErrorNotice } from '../Status.tsx';
 
@@ -77,21 +78,7 @@ export function AssetProperties({ asset, types, sensors, canEdit, canDelete, onS
         <Field label="Name" errors={fields.name}>
           <input required value={form.name} onChange={set('name')} />
         </Field>
-        <Field label="Type" errors={fields.generic_asset_type_id}>
-          <select value={form.type} onChange={set('type')}>
-            {types.map((t) => (
-              <option key={t.id} value={t.id}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Latitude" errors={fields.latitude}>
-          <input type="number" step="any" value={form.latitude} onChange={set('latitude')} />
-        </Field>
-        <Field label="Longitude" errors={fields.longitude}>
-          <input type="number" step="any" value={form.longitude} onChange={set('longitude')} />
-        </Field>
+        <AssetKindFields form={form} set={set} fields={fields} types={types} />
         <fieldset className="field wide">
           <legend>Sensors shown in the chart</legend>
           {fields.attributes && <small className="field-error">{fields.attributes.join(' ')}</small>}
