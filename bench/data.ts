@@ -27,6 +27,7 @@ import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
 import { createUser } from '../server/src/store/users.ts';
+import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = 5;
@@ -45,22 +46,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-'));
 const storeFile = dataFolder(dir).store;
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = seeded(7);
 const value = () => Math.round(random() * 100_000) / 100;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 const rate = (n: number, ms: number) => `${Math.round((n / ms) * 1000).toLocaleString('en')}/s`;
 const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
@@ -293,7 +281,6 @@ async function main() {
         }
       }),
     );
-    latencies.sort((a, b) => a - b);
     console.log(
       `   ${latencies.length.toLocaleString('en')} requests, ${(latencies.length / LOAD_SECONDS).toFixed(0)} requests/s, ` +
         `p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, errors ${errors}: ${mark(errors === 0)}`,

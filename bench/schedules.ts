@@ -17,13 +17,12 @@ import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
 import { createUser, listRoles } from '../server/src/store/users.ts';
+import { median, percentile } from './_stats.ts';
 
 const STEP_MS = 15 * 60_000;
 const START = Date.parse('2026-01-05T00:00:00Z');
 const HORIZON_STEPS = 2520;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 async function prepare(dataDir: string) {

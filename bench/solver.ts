@@ -13,21 +13,11 @@ import { buildStorageModel } from '../worker/src/scheduling/lpModel.ts';
 import { solveStorage } from '../worker/src/scheduling/solveStorage.ts';
 import { highsRuntime } from '../worker/src/scheduling/solvers/highs.ts';
 import type { StorageProblem } from '../worker/src/scheduling/storageProblem.ts';
+import { median, seeded } from './_stats.ts';
 
 const HORIZONS = [96, 192, 672, 2520];
 const RUNS = 5;
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A day-shaped price with evening peak, a midday dip that turns negative on sunny days, and noise. */
 function benchProblem(stepCount: number, variant: 'split' | 'single'): StorageProblem {
@@ -72,7 +62,6 @@ function benchProblem(stepCount: number, variant: 'split' | 'single'): StoragePr
   };
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = (value: number): string => `${value.toFixed(1)} ms`.padStart(11);
 
 await highsRuntime();
