@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { v3Routes } from '../../server/src/routes/v3_0/index.ts';
 import { methodNotAllowed, routeNotFound } from '../helpers/bodies.ts';
+import { LEGACY_ROUTES, VERSIONS } from '../helpers/legacy.ts';
 import { headerLines, startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 let t: TestServer;
@@ -187,42 +188,7 @@ describe('GET /api/v3_0/openapi.json', () => {
 
 describe('sunset API versions', () => {
   const docs = 'https://flexmeasures.readthedocs.io/en/v0.13.0/api';
-  const meterAndService = [
-    'GET getConnection',
-    'POST postPriceData',
-    'POST postWeatherData',
-    'GET getPrognosis',
-    'POST postPrognosis',
-    'GET getMeterData',
-    'POST postMeterData',
-    'GET getService',
-  ];
-  const udi = ['GET getDeviceMessage', 'POST postUdiEvent'];
-  // Reference §5.5, written out independently of the server's own table.
-  const versions: { prefix: string; version: string; routes: string[] }[] = [
-    { prefix: 'v1', version: '1.0', routes: ['GET getMeterData', 'POST getMeterData', 'POST postMeterData', 'GET getService'] },
-    { prefix: 'v1_1', version: '1.1', routes: meterAndService },
-    { prefix: 'v1_2', version: '1.2', routes: [...udi, ...meterAndService] },
-    { prefix: 'v1_3', version: '1.3', routes: [...udi, ...meterAndService] },
-    {
-      prefix: 'v2_0',
-      version: '2.0',
-      routes: [
-        'GET assets',
-        'POST assets',
-        'GET asset/7',
-        'PATCH asset/7',
-        'DELETE asset/7',
-        'GET users',
-        'GET user/7',
-        'PATCH user/7',
-        'PATCH user/7/password-reset',
-        ...meterAndService,
-        ...udi,
-      ],
-    },
-  ];
-  const cases = versions.flatMap((v) => v.routes.map((r) => [v.prefix, v.version, ...r.split(' ')] as const));
+  const cases = VERSIONS.flatMap((v) => LEGACY_ROUTES[v.prefix].map((r) => [v.prefix, v.version, ...r.split(' ')] as const));
 
   it.each(cases)('/api/%s (%s): %s %s answers 410 with the deprecation headers', async (prefix, version, method, route) => {
     const res = await t.rawRequest(method, `/api/${prefix}/${route}`, { 'Content-Type': 'application/json' }, method === 'GET' ? undefined : '{}');
@@ -240,7 +206,7 @@ describe('sunset API versions', () => {
     ]);
   });
 
-  it.each(versions.map((v) => v.prefix))('/api/%s: unknown routes are 404, wrong methods 405, without deprecation headers', async (prefix) => {
+  it.each(VERSIONS.map((v) => v.prefix))('/api/%s: unknown routes are 404, wrong methods 405, without deprecation headers', async (prefix) => {
     const missing = await t.rawRequest('GET', `/api/${prefix}/getSomethingElse`);
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.text)).toEqual(routeNotFound);

@@ -12,6 +12,38 @@ export const VERSIONS = [
 ] as const;
 export type Prefix = (typeof VERSIONS)[number]['prefix'];
 
+/** The endpoint tables of the legacy spec (and reference §5.5), per version, written out independently of the server. */
+const messages1_1 = [
+  'GET getMeterData',
+  'POST postMeterData',
+  'GET getService',
+  'GET getConnection',
+  'POST postPriceData',
+  'POST postWeatherData',
+  'GET getPrognosis',
+  'POST postPrognosis',
+];
+const udi = ['GET getDeviceMessage', 'POST postUdiEvent'];
+export const LEGACY_ROUTES: Record<Prefix, string[]> = {
+  v1: ['GET getMeterData', 'POST getMeterData', 'POST postMeterData', 'GET getService'],
+  v1_1: messages1_1,
+  v1_2: [...messages1_1, ...udi],
+  v1_3: [...messages1_1, ...udi],
+  v2_0: [
+    ...messages1_1,
+    ...udi,
+    'GET assets',
+    'POST assets',
+    'GET asset/7',
+    'PATCH asset/7',
+    'DELETE asset/7',
+    'GET users',
+    'GET user/7',
+    'PATCH user/7',
+    'PATCH user/7/password-reset',
+    'GET charts/power',
+  ],
+};
 /** Versions having a route, by the version that introduced it. */
 export const from = (first: Prefix) => VERSIONS.slice(VERSIONS.findIndex((v) => v.prefix === first)).map((v) => v.prefix);
 

@@ -1,40 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERSIONS, expectDeprecationHeaders, fm1, legacySite, type LegacySite, type Prefix } from '../helpers/legacy.ts';
+import { LEGACY_ROUTES, VERSIONS, expectDeprecationHeaders, fm1, legacySite, type LegacySite, type Prefix } from '../helpers/legacy.ts';
 import { headerLines, startTestServer } from '../helpers/testServer.ts';
 
-/** The endpoint tables of the legacy spec, per version, written out independently of the server. */
-const messages1_1 = [
-  'GET getMeterData',
-  'POST postMeterData',
-  'GET getService',
-  'GET getConnection',
-  'POST postPriceData',
-  'POST postWeatherData',
-  'GET getPrognosis',
-  'POST postPrognosis',
-];
-const udi = ['GET getDeviceMessage', 'POST postUdiEvent'];
-const routes: Record<Prefix, string[]> = {
-  v1: ['GET getMeterData', 'POST getMeterData', 'POST postMeterData', 'GET getService'],
-  v1_1: messages1_1,
-  v1_2: [...messages1_1, ...udi],
-  v1_3: [...messages1_1, ...udi],
-  v2_0: [
-    ...messages1_1,
-    ...udi,
-    'GET assets',
-    'POST assets',
-    'GET asset/7',
-    'PATCH asset/7',
-    'DELETE asset/7',
-    'GET users',
-    'GET user/7',
-    'PATCH user/7',
-    'PATCH user/7/password-reset',
-    'GET charts/power',
-  ],
-};
-const everyRoute = VERSIONS.flatMap(({ prefix }) => routes[prefix].map((r) => [prefix, ...r.split(' ')] as [Prefix, string, string]));
+const everyRoute = VERSIONS.flatMap(({ prefix }) => LEGACY_ROUTES[prefix].map((r) => [prefix, ...r.split(' ')] as [Prefix, string, string]));
 
 const notFoundMessage =
   'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.';
@@ -116,7 +84,7 @@ describe('served legacy versions: routing', () => {
     const body = JSON.parse(res.text);
     expect(body).toMatchObject({ type: 'GetServiceResponse', version, status: 'PROCESSED', message: 'Request has been processed.' });
     const names = body.services.map((s: { name: string }) => s.name);
-    const expected = [...new Set(routes[prefix].map((r) => (/ (get|post)[A-Z]/.test(r) ? r.split(' ')[1] : r.replace('7', '<id>').replace(' ', ' /'))))];
+    const expected = [...new Set(LEGACY_ROUTES[prefix].map((r) => (/ (get|post)[A-Z]/.test(r) ? r.split(' ')[1] : r.replace('7', '<id>').replace(' ', ' /'))))];
     expect(names.sort()).toEqual(expected.sort());
     for (const s of body.services) expect(s.description).toEqual(expect.any(String));
     expectDeprecationHeaders(res, prefix);
