@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { dataFolder } from './dataFolder.ts';
 import { openStore, migrate } from './db/connection.ts';
-import { lockStore } from './db/storeLock.ts';
+import { dialectFor } from './db/dialect.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
 import type { AppContext, Services } from './http/context.ts';
 import { allowedMethods, mount } from './http/routes.ts';
@@ -157,7 +157,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 export async function startServer(config: Config, options: { log?: Logger } = {}): Promise<RunningServer> {
   const folder = dataFolder(config.dataDir);
   // One server per data folder: a second one would run the same jobs and fight over the store.
-  const lock = await lockStore(folder.lock);
+  const lock = await dialectFor(folder.store).lockStore(folder);
   // A logger handed in (tests, the CLI) stays as it is; the server's own also writes the data folder's log.
   const logFile = options.log || config.logLevel === 'silent' ? undefined : openLogFile(folder.logFile);
   const log = options.log ?? createLogger(config.logLevel, logFile);

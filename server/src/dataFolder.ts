@@ -5,7 +5,7 @@ export interface DataFolder {
   root: string;
   /** The SQLite store. */
   store: string;
-  /** Held by the server that uses the store (see db/storeLock.ts). */
+  /** Held by the server that uses the store (see db/sqlite/storeLock.ts). */
   lock: string;
   /** JSON log lines, rotated by size. */
   logFile: string;

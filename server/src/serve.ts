@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './app.ts';
-import { StoreBusyError } from './db/storeLock.ts';
+import { StoreBusyError } from './db/errors.ts';
 
 /** Headless entry point: `npm start`, and what the systemd unit runs. */
 async function main(): Promise<void> {

@@ -1,17 +1,12 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../../server/src/db/dialect.ts';
 
 /** knex's own bookkeeping, which no API call may touch. */
 const knexTables = ['knex_migrations', 'knex_migrations_lock'];
 
 /** @returns the names of the application's tables, whatever migrations created them. */
 export async function tableNames(db: Knex): Promise<string[]> {
-  const rows = await db('sqlite_master')
-    .where({ type: 'table' })
-    .whereNot('name', 'like', 'sqlite_%')
-    .whereNotIn('name', knexTables)
-    .orderBy('name')
-    .select<{ name: string }[]>('name');
-  return rows.map((r) => r.name);
+  return dialectOf(db).tableNames(db);
 }
 
 /** @returns every row of every application table, to compare before and after a request that must change nothing. */
@@ -25,8 +20,21 @@ export async function snapshot(db: Knex): Promise<Record<string, string[]>> {
   return all;
 }
 
-/** @returns the schema (tables, indexes) as SQLite keeps it, without knex's bookkeeping. */
-export async function schema(db: Knex): Promise<{ type: string; name: string; sql: string | null }[]> {
+/** @returns the schema (tables, indexes) as the engine's catalog describes it, without knex's bookkeeping. */
+export async function schema(db: Knex): Promise<unknown[]> {
+  if (dialectOf(db).name === 'postgresql') {
+    const columns = await db('information_schema.columns')
+      .whereRaw('table_schema = current_schema()')
+      .whereNotIn('table_name', knexTables)
+      .orderBy(['table_name', 'ordinal_position'])
+      .select('table_name', 'column_name', 'data_type', 'is_nullable', 'column_default');
+    const indexes = await db('pg_indexes')
+      .whereRaw('schemaname = current_schema()')
+      .whereNotIn('tablename', knexTables)
+      .orderBy('indexname')
+      .select('tablename', 'indexname', 'indexdef');
+    return [...columns, ...indexes];
+  }
   return db('sqlite_master')
     .whereNot('name', 'like', 'sqlite_%')
     .whereNotIn('tbl_name', knexTables)
@@ -34,9 +42,9 @@ export async function schema(db: Knex): Promise<{ type: string; name: string; sq
     .select('type', 'name', 'sql');
 }
 
-/** @returns rows whose foreign keys point at nothing, in any table (SQLite's own check). */
+/** @returns rows whose foreign keys point at nothing, in any table (SQLite's own check; PostgreSQL never lets them exist). */
 export async function danglingForeignKeys(db: Knex): Promise<unknown[]> {
-  return db.raw('PRAGMA foreign_key_check');
+  return dialectOf(db).name === 'sqlite' ? db.raw('PRAGMA foreign_key_check') : [];
 }
 
 /**
@@ -49,8 +57,7 @@ export async function danglingForeignKeys(db: Knex): Promise<unknown[]> {
 export async function rowsReferencing(db: Knex, column: string, ids: number[]): Promise<Record<string, number>> {
   const found: Record<string, number> = {};
   for (const table of await tableNames(db)) {
-    const columns = (await db.raw(`PRAGMA table_info(${JSON.stringify(table)})`)) as { name: string }[];
-    if (!columns.some((c) => c.name === column)) continue;
+    if (!(await dialectOf(db).columnNames(db, table)).includes(column)) continue;
     const [{ n }] = await db(table).whereIn(column, ids).count<{ n: number }[]>({ n: '*' });
     if (Number(n) > 0) found[`${table}.${column}`] = Number(n);
   }

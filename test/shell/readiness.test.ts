@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { startServer } from '../../server/src/app.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { dataFolder } from '../../server/src/dataFolder.ts';
-import { StoreBusyError } from '../../server/src/db/storeLock.ts';
+import { StoreBusyError } from '../../server/src/db/errors.ts';
 import { shellLayout } from '../../main/src/layout.ts';
 import { localUrl } from '../../main/src/lanUrls.ts';
 import { waitForReady } from '../../main/src/readiness.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dataFolder } from '../../server/src/dataFolder.ts';
 import { openStore } from '../../server/src/db/connection.ts';
-import { lockStore } from '../../server/src/db/storeLock.ts';
+import { lockStore } from '../../server/src/db/sqlite/storeLock.ts';
 import { lanUrls } from '../../main/src/lanUrls.ts';
 import { shellLayout } from '../../main/src/layout.ts';
 import { defaultSettings, readSettings, serverEnv, writeSettings, type ShellSettings } from '../../main/src/settings.ts';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { BackupError, backupStore, restoreStore } from '../db/backup.ts';
-import { StoreBusyError } from '../db/storeLock.ts';
+import { backupStore, restoreStore } from '../db/backup.ts';
+import { BackupError, StoreBusyError } from '../db/errors.ts';
 import { CliError, type CliContext } from './context.ts';
 
 /** Backup and restore failures are the operator's to fix: shown as messages, not stack traces. */

@@ -184,12 +184,15 @@ export class LocalJobQueue implements JobQueue {
         const next = await trx<DbJob>('job').where({ status: 'queued' }).orderBy('created_at').first();
         if (!next) return undefined;
         const startedAt = Date.now();
-        await trx('job')
+        // Conditional on still being queued: on a pooled engine another claim may have won.
+        const claimed = await trx('job')
           .where({ id: next.id, status: 'queued' })
           .update({ status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
+        if (!claimed) return null;
         return fromRow({ ...next, status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
       });
-      if (!job) return;
+      if (job === undefined) return;
+      if (job === null) continue;
       const run = this.execute(job).finally(() => {
         this.running.delete(job.id);
         this.pump();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/dialect.ts';
 
 /** One belief to record: a value for the event starting at `eventStartMs`, known at `beliefTimeMs`. */
 export interface BeliefInput {
@@ -189,9 +190,10 @@ async function mostRecentStored(
     const chunk = rows.slice(offset, offset + LOOKUP_CHUNK);
     const bindings: number[] = [];
     for (const [i, r] of chunk.entries()) bindings.push(offset + i, r.eventStartMs, r.lowerMs, r.beliefTimeMs);
-    const hits: { i: number; bt: number; value: number }[] = await trx.raw(
-      // MATERIALIZED: computed once per row; inlined, the subquery would run twice.
-      `WITH incoming (i, es, lo, hi) AS (VALUES ${valueRows(chunk.length, LOOKUP_ROW)}),
+    const hits = dialectOf(trx).rows<{ i: number; bt: number; value: number }>(
+      await trx.raw(
+        // MATERIALIZED: computed once per row; inlined, the subquery would run twice.
+        `WITH incoming (i, es, lo, hi) AS (VALUES ${valueRows(chunk.length, LOOKUP_ROW)}),
        m AS MATERIALIZED (
          SELECT incoming.i AS i, incoming.es AS es,
            (SELECT MAX(t.belief_time) FROM timed_belief t
@@ -202,7 +204,8 @@ async function mostRecentStored(
        FROM m
        JOIN timed_belief b ON b.sensor_id = ? AND b.event_start = m.es AND b.source_id = ?
          AND b.cumulative_probability = ? AND b.belief_time = m.bt`,
-      [...bindings, sensorId, sourceId, cp, sensorId, sourceId, cp],
+        [...bindings, sensorId, sourceId, cp, sensorId, sourceId, cp],
+      ),
     );
     for (const h of hits) found.set(Number(h.i), { beliefTimeMs: Number(h.bt), value: h.value });
   }

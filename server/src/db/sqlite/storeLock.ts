@@ -1,19 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
-
-/** Exclusive use of a data folder, released by `release()` or by the end of the process. */
-export interface StoreLock {
-  release(): Promise<void>;
-}
-
-/** Another process (or another server in this one) holds the data folder. */
-export class StoreBusyError extends Error {
-  constructor(readonly lockFile: string) {
-    super(`A Flexsite server is using the data folder ${path.dirname(lockFile)}; stop it first.`);
-    this.name = 'StoreBusyError';
-  }
-}
+import type { StoreLock } from '../dialect.ts';
+import { StoreBusyError } from '../errors.ts';
 
 /**
  * Takes the data folder's lock: an exclusive transaction on a small SQLite file. SQLite's own

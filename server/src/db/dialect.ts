@@ -1,0 +1,67 @@
+import type { Knex } from 'knex';
+import type { DataFolder } from '../dataFolder.ts';
+import { postgresql } from './postgresql/index.ts';
+import { sqlite } from './sqlite/index.ts';
+
+/** Exclusive use of a store by one server, released by `release()` or by the end of the process. */
+export interface StoreLock {
+  release(): Promise<void>;
+}
+
+/**
+ * Everything that differs between the SQL engines the store runs on. The rest of the server uses
+ * the knex query builder and portable SQL only; a new engine is one folder implementing this.
+ */
+export interface Dialect {
+  /** As reported and logged, e.g. in readiness details. */
+  readonly name: 'sqlite' | 'postgresql';
+  /** The knex `client` this dialect drives. */
+  readonly client: string;
+  /**
+   * Opens a connection pool with the engine's settings applied.
+   * @param target a file path (SQLite) or a connection URL.
+   */
+  open(target: string): Knex;
+  /** The rows of a `db.raw()` SELECT (SQLite returns them as an array, PostgreSQL in `.rows`). */
+  rows<T>(result: unknown): T[];
+  /**
+   * Creates the belief table from the schema builder's definition, in the layout that keeps a
+   * window read of one sensor proportional to the window.
+   */
+  createBeliefTable(db: Knex, table: Knex.SchemaBuilder): Promise<void>;
+  /**
+   * Claims the data folder for one server. An embedded store belongs to one process; a database
+   * server is shared by many API processes and needs no folder lock.
+   */
+  lockStore(folder: DataFolder): Promise<StoreLock>;
+  /**
+   * Writes a consistent copy of the store to a file while it stays in use.
+   * @throws BackupError when the engine's own tools are the way to back it up.
+   */
+  backup(db: Knex, file: string, options: { overwrite?: boolean }): Promise<{ file: string; bytes: number }>;
+  /** The application's tables (knex's bookkeeping excluded), sorted. */
+  tableNames(db: Knex): Promise<string[]>;
+  /** The column names of one table. */
+  columnNames(db: Knex, table: string): Promise<string[]>;
+}
+
+const dialects: Dialect[] = [sqlite, postgresql];
+
+/**
+ * The dialect a store target needs: a `postgres://` or `postgresql://` URL, else a SQLite file.
+ * @param target what `openStore` is given.
+ */
+export function dialectFor(target: string): Dialect {
+  return /^postgres(ql)?:\/\//i.test(target) ? postgresql : sqlite;
+}
+
+/**
+ * The dialect of an open store (or transaction).
+ * @param db the knex instance.
+ */
+export function dialectOf(db: Knex | Knex.Transaction): Dialect {
+  const client = (db.client as { config: Knex.Config }).config.client;
+  const found = dialects.find((d) => d.client === client);
+  if (!found) throw new Error(`No store dialect for knex client ${String(client)}`);
+  return found;
+}

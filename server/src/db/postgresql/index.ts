@@ -1,0 +1,70 @@
+import knex from 'knex';
+import type { Dialect } from '../dialect.ts';
+import { BackupError } from '../errors.ts';
+
+/** PostgreSQL type ids whose text the driver would otherwise hand over as strings. */
+const INT8 = 20;
+const NUMERIC = 1700;
+
+interface PgConnection {
+  setTypeParser(oid: number, format: 'text', parse: (text: string) => unknown): void;
+}
+
+/**
+ * The shared store of a scale-out installation: any number of API and worker processes use one
+ * PostgreSQL database (`FLEXSITE_DATABASE_URL`).
+ */
+export const postgresql: Dialect = {
+  name: 'postgresql',
+  client: 'pg',
+
+  open(url) {
+    return knex({
+      client: 'pg',
+      connection: url,
+      pool: {
+        min: 0,
+        max: 10,
+        afterCreate(conn: PgConnection, done: (err: Error | null, conn: PgConnection) => void) {
+          // Times are epoch milliseconds in BIGINT columns, and counts are BIGINT: all well within
+          // 2^53, so they are numbers as they are on SQLite, not strings.
+          conn.setTypeParser(INT8, 'text', Number);
+          conn.setTypeParser(NUMERIC, 'text', Number);
+          done(null, conn);
+        },
+      },
+    });
+  },
+
+  rows: <T>(result: unknown) => (result as { rows: T[] }).rows,
+
+  async createBeliefTable(_db, table) {
+    // The primary key's b-tree (sensor, event start, …) serves every window read as one range.
+    await table;
+  },
+
+  // Many processes share the database; none owns it.
+  async lockStore() {
+    return { release: async () => {} };
+  },
+
+  async backup() {
+    throw new BackupError(
+      'The store is a PostgreSQL database: back it up with pg_dump, e.g. ' +
+        '`pg_dump --format=custom --file=flexsite.dump "$FLEXSITE_DATABASE_URL"`, and restore it with pg_restore.',
+    );
+  },
+
+  async tableNames(db) {
+    return db('information_schema.tables')
+      .whereRaw('table_schema = current_schema()')
+      .where({ table_type: 'BASE TABLE' })
+      .whereNotIn('table_name', ['knex_migrations', 'knex_migrations_lock'])
+      .orderBy('table_name')
+      .pluck('table_name');
+  },
+
+  async columnNames(db, table) {
+    return db('information_schema.columns').whereRaw('table_schema = current_schema()').where({ table_name: table }).orderBy('ordinal_position').pluck('column_name');
+  },
+};

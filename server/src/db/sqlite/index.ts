@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import type { Dialect } from '../dialect.ts';
+import { backupStore } from './backup.ts';
+import { lockStore } from './storeLock.ts';
+
+/** knex's own bookkeeping, which is not part of the application's schema. */
+const knexTables = ['knex_migrations', 'knex_migrations_lock'];
+
+/** The embedded store: one SQLite file in the data folder, used by one server process. */
+export const sqlite: Dialect = {
+  name: 'sqlite',
+  client: 'sqlite3',
+
+  open(file) {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    return knex({
+      client: 'sqlite3',
+      connection: { filename: file },
+      useNullAsDefault: true,
+      pool: {
+        // One connection: SQLite has a single writer anyway, and one connection makes every
+        // knex transaction exclusive without lock-retry loops.
+        min: 1,
+        max: 1,
+        afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
+          conn.exec(
+            [
+              // WAL lets backups and other processes (the CLI) read while the server writes.
+              'PRAGMA journal_mode = WAL',
+              // NORMAL is durable against application crashes in WAL mode; only a power cut can lose
+              // the last transactions, never corrupt the file. FULL would fsync every upload.
+              'PRAGMA synchronous = NORMAL',
+              // Cascading deletes of assets → sensors → beliefs rely on enforced foreign keys.
+              'PRAGMA foreign_keys = ON',
+              // The CLI may write while the server runs; wait for its lock instead of failing.
+              'PRAGMA busy_timeout = 10000',
+            ].join(';'),
+            (err) => done(err, conn),
+          );
+        },
+      },
+    });
+  },
+
+  rows: <T>(result: unknown) => result as T[],
+
+  async createBeliefTable(db, table) {
+    // WITHOUT ROWID stores the rows in the primary-key b-tree itself: a window read touches only
+    // the pages of that window, and no second b-tree (rowid table + key index) is written.
+    const [create, ...rest] = table.toSQL();
+    await db.raw(`${create.sql} WITHOUT ROWID`, create.bindings);
+    for (const statement of rest) await db.raw(statement.sql, statement.bindings);
+  },
+
+  lockStore: (folder) => lockStore(folder.lock),
+
+  backup: backupStore,
+
+  async tableNames(db) {
+    return db('sqlite_master')
+      .where({ type: 'table' })
+      .whereNot('name', 'like', 'sqlite_%')
+      .whereNotIn('name', knexTables)
+      .orderBy('name')
+      .pluck('name');
+  },
+
+  async columnNames(db, table) {
+    const columns = (await db.raw(`PRAGMA table_info(${JSON.stringify(table)})`)) as { name: string }[];
+    return columns.map((c) => c.name);
+  },
+};
+
+interface SqliteConnection {
+  exec(sql: string, cb: (err: Error | null) => void): void;
+}
