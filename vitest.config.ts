@@ -1,14 +1,37 @@
 import { defineConfig } from 'vitest/config';
+import { postgresBinDir, redisServerBin } from './test/helpers/backends.ts';
+
+// The API, scheduling and migration suites run a second time on PostgreSQL + Redis wherever
+// those are installed (CI installs them); the servers are started by the run itself.
+const sharedBackends = postgresBinDir() !== null && redisServerBin() !== null;
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'server/src/**/*.test.ts', 'worker/src/**/*.test.ts'],
-    // Each test file starts its own server over its own SQLite file; files run in parallel processes.
+    // Each test file starts its own server over its own store; files run in parallel processes.
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { TZ: 'UTC' },
     // The browser tests need the built web UI; this builds it once per run when it is missing or stale.
     globalSetup: ['test/e2e/globalSetup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'sqlite', include: ['test/**/*.test.ts', 'server/src/**/*.test.ts', 'worker/src/**/*.test.ts'] },
+      },
+      ...(sharedBackends
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'postgresql',
+                include: ['test/api/**/*.test.ts', 'test/scheduling/**/*.test.ts', 'test/db/**/*.test.ts'],
+                env: { TZ: 'UTC', FLEXSITE_TEST_BACKEND: 'postgresql' },
+                globalSetup: ['test/helpers/backendsSetup.ts'],
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

@@ -15,6 +15,9 @@ describe('loadConfig', () => {
       port: 5000,
       host: '127.0.0.1',
       dataDir: path.resolve('./data'),
+      databaseUrl: null,
+      redisUrl: null,
+      role: 'all',
       logLevel: 'info',
       tokenMaxAgeS: 21_600,
       planningHorizonMs: 48 * 3_600_000,
@@ -66,6 +69,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ HOST: 'flexsite.local' }).host).toBe('flexsite.local');
   });
 
+  it('reads the scale-out settings', () => {
+    expect(
+      loadConfig({ FLEXSITE_DATABASE_URL: 'postgres://flexsite@db/flexsite', FLEXSITE_REDIS_URL: 'redis://queue:6379', FLEXSITE_ROLE: 'api' }),
+    ).toMatchObject({ databaseUrl: 'postgres://flexsite@db/flexsite', redisUrl: 'redis://queue:6379', role: 'api' });
+  });
+
   it('takes an empty value as unset', () => {
     expect(loadConfig({ PORT: '', FLEXSITE_TOKEN_MAX_AGE: '' })).toMatchObject({ port: 5000, tokenMaxAgeS: 21_600 });
   });
@@ -94,6 +103,9 @@ describe('loadConfig', () => {
     ['FLEXSITE_HOSTS_AND_AUTH_START', '{"example.com": "2024-13"}', 'FLEXSITE_HOSTS_AND_AUTH_START: expected a JSON object of host → "YYYY-MM"'],
     ['FLEXSITE_HOSTS_AND_AUTH_START', 'example.com=2024-01', 'FLEXSITE_HOSTS_AND_AUTH_START: expected a JSON object'],
     ['FLEXSITE_LEGACY_API', 'off', 'FLEXSITE_LEGACY_API: Invalid option: expected one of "sunset"|"serve"'],
+    ['FLEXSITE_DATABASE_URL', 'mysql://db/flexsite', 'FLEXSITE_DATABASE_URL: expected a postgres:// URL'],
+    ['FLEXSITE_REDIS_URL', 'localhost:6379', 'FLEXSITE_REDIS_URL: expected a redis:// URL'],
+    ['FLEXSITE_ROLE', 'worker', 'FLEXSITE_ROLE: worker needs FLEXSITE_DATABASE_URL and FLEXSITE_REDIS_URL'],
   ])('refuses %s=%s, saying why', (name, value, message) => {
     let error: unknown;
     try {

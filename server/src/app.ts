@@ -7,7 +7,7 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { dataFolder } from './dataFolder.ts';
-import { openStore, migrate } from './db/connection.ts';
+import { openStore, migrate, storeTarget } from './db/connection.ts';
 import { dialectFor } from './db/dialect.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
 import type { AppContext, Services } from './http/context.ts';
@@ -157,14 +157,15 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 export async function startServer(config: Config, options: { log?: Logger } = {}): Promise<RunningServer> {
   const folder = dataFolder(config.dataDir);
   // One server per data folder: a second one would run the same jobs and fight over the store.
-  const lock = await dialectFor(folder.store).lockStore(folder);
+  const target = storeTarget(config);
+  const lock = await dialectFor(target).lockStore(folder);
   // A logger handed in (tests, the CLI) stays as it is; the server's own also writes the data folder's log.
   const logFile = options.log || config.logLevel === 'silent' ? undefined : openLogFile(folder.logFile);
   const log = options.log ?? createLogger(config.logLevel, logFile);
-  const db = openStore(folder.store);
+  const db = openStore(target);
   // Readiness gets its own connection: it must not queue behind a job's write transaction on
   // the main one, and SQLite's WAL mode lets it read while that transaction runs.
-  const probe = openStore(folder.store);
+  const probe = openStore(target);
   const pool = createWorkerPool(config.workerThreads);
   const jobs: LocalJobQueue = new LocalJobQueue(
     db,

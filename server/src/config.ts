@@ -11,6 +11,12 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** A shared PostgreSQL store instead of the data folder's SQLite file (scale-out). */
+  databaseUrl: string | null;
+  /** Jobs on BullMQ in this Redis instead of the in-process queue (scale-out). */
+  redisUrl: string | null;
+  /** What this process does: serve the API, run jobs, or both. */
+  role: 'all' | 'api' | 'worker';
   logLevel: string;
   /** Seconds a token stays valid. */
   tokenMaxAgeS: number;
@@ -72,6 +78,9 @@ const schema = z.object({
     .refine((v) => net.isIP(v) !== 0 || hostName.test(v), 'expected an IP address or a host name, such as 127.0.0.1 or 0.0.0.0')
     .default('127.0.0.1'),
   FLEXSITE_DATA_DIR: z.string().min(1).default('./data'),
+  FLEXSITE_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// URL').optional(),
+  FLEXSITE_REDIS_URL: z.string().regex(/^rediss?:\/\//i, 'expected a redis:// URL').optional(),
+  FLEXSITE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   FLEXSITE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FLEXSITE_TOKEN_MAX_AGE: count(1).default(21600),
   FLEXSITE_PLANNING_HORIZON: duration.default(48 * 3600_000),
@@ -115,10 +124,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(problems);
   }
   const e = parsed.data;
+  if (e.FLEXSITE_ROLE !== 'all' && (!e.FLEXSITE_DATABASE_URL || !e.FLEXSITE_REDIS_URL)) {
+    // Split processes share work only through a shared store and queue.
+    throw new ConfigError([`FLEXSITE_ROLE: ${e.FLEXSITE_ROLE} needs FLEXSITE_DATABASE_URL and FLEXSITE_REDIS_URL`]);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.FLEXSITE_DATA_DIR),
+    databaseUrl: e.FLEXSITE_DATABASE_URL ?? null,
+    redisUrl: e.FLEXSITE_REDIS_URL ?? null,
+    role: e.FLEXSITE_ROLE,
     logLevel: e.FLEXSITE_LOG_LEVEL,
     tokenMaxAgeS: e.FLEXSITE_TOKEN_MAX_AGE,
     planningHorizonMs: e.FLEXSITE_PLANNING_HORIZON,

@@ -130,7 +130,7 @@ describe('cascading deletes', () => {
     const kept = await t.db('data_source').where({ user_id: writer.user.id }).pluck('id');
     const untouched = await holdings(client);
 
-    const res = await runCli(['delete', 'account', '--id', String(p.account), '--yes', '--json'], { FLEXSITE_DATA_DIR: t.dataDir });
+    const res = await runCli(['delete', 'account', '--id', String(p.account), '--yes', '--json'], t.storeSettings);
     expect(res.code, res.stderr).toBe(0);
     expect(lastJsonLine(res.stdout)).toEqual({ deleted: 'account', id: p.account });
 

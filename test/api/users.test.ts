@@ -111,7 +111,9 @@ describe('PATCH /api/v3_0/users/<id>', () => {
     });
     expect(res.body).toEqual({ ...expected, status: 200 });
     const stored = await t.db('user').where({ id: user.id }).first();
-    expect(stored).toMatchObject({ email: expected.email, username: expected.username, timezone: 'Asia/Seoul', active: 0 });
+    expect(stored).toMatchObject({ email: expected.email, username: expected.username, timezone: 'Asia/Seoul' });
+    // SQLite keeps booleans as 0/1, PostgreSQL as booleans.
+    expect(Boolean(stored.active)).toBe(false);
     expect(await t.db('user_role').where({ user_id: user.id }).pluck('role_id')).toEqual([roleIds.consultant]);
   });
 

@@ -3,12 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dataFolder } from '../../server/src/dataFolder.ts';
-import { openStore } from '../../server/src/db/connection.ts';
+import { loadConfig } from '../../server/src/config.ts';
+import { openStore, storeTarget } from '../../server/src/db/connection.ts';
 import { migrations, migrationSource } from '../../server/src/db/migrations/index.ts';
 import { schema, snapshot, tableNames } from '../helpers/db.ts';
 import { factories, PASSWORD } from '../helpers/factories.ts';
-import { startTestServer } from '../helpers/testServer.ts';
+import { startTestServer, storeSettings } from '../helpers/testServer.ts';
 
 const folders: string[] = [];
 const stores: Knex[] = [];
@@ -23,9 +23,9 @@ function tempDir(): string {
   return dir;
 }
 
-/** A store over a fresh file, with no migration run. */
-function freshStore(): Knex {
-  const db = openStore(path.join(tempDir(), 'store.sqlite'));
+/** A data folder's store before its first migration: a fresh SQLite file, or an empty PostgreSQL database. */
+async function emptyStore(dataDir = tempDir()): Promise<Knex> {
+  const db = openStore(storeTarget(loadConfig(await storeSettings(dataDir, { empty: true }))));
   stores.push(db);
   return db;
 }
@@ -38,9 +38,10 @@ describe('migrations', () => {
     expect([...names].sort()).toEqual(names);
   });
 
-  // Every listed migration, including ones added later, goes up and down on a fresh file.
+  // Every listed migration, including ones added later, goes up and down on a fresh store (SQLite,
+  // and PostgreSQL in the `postgresql` project).
   it.each(names.map((name, index) => [name, index] as const))('%s goes up and down again', async (name, index) => {
-    const db = freshStore();
+    const db = await emptyStore();
     for (let i = 0; i < index; i++) await db.migrate.up({ migrationSource });
     const before = await schema(db);
 
@@ -117,7 +118,7 @@ describe('restarts', () => {
 
   it('bring an older store up to date, keeping its data', async () => {
     const dataDir = tempDir();
-    const old = openStore(dataFolder(dataDir).store);
+    const old = await emptyStore(dataDir);
     await old.migrate.up({ migrationSource, name: names[0] });
     await old('account').insert({ name: 'from before' });
     await old.destroy();

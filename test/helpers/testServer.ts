@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { startServer, type RunningServer } from '../../server/src/app.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { createLogger } from '../../server/src/logger.ts';
+import { freshDatabase, onSharedBackends } from './sharedBackends.ts';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -43,6 +44,8 @@ export interface RequestOptions {
 export interface TestServer {
   url: string;
   dataDir: string;
+  /** The settings that locate its store, for a CLI or another process over the same store. */
+  storeSettings: Record<string, string>;
   db: Knex;
   server: RunningServer;
   request<T = any>(method: string, urlPath: string, options?: RequestOptions): Promise<ApiResponse<T>>;
@@ -51,20 +54,38 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** PostgreSQL databases of the data folders handed in, so that a restart finds its store again. */
+const databases = new Map<string, { url: string; drop(): Promise<void> }>();
+
 /**
- * Starts the real server on an ephemeral port over a fresh SQLite file in a temp folder.
+ * The settings that locate the store of a data folder: the folder, and in the `postgresql` test
+ * project a database of its own on the run's PostgreSQL (the same one each time it is asked).
+ * @param dataDir the data folder.
+ * @param options empty: a new database starts without tables instead of migrated.
+ */
+export async function storeSettings(dataDir: string, options: { empty?: boolean } = {}): Promise<Record<string, string>> {
+  let database = databases.get(dataDir);
+  if (onSharedBackends && !database) databases.set(dataDir, (database = await freshDatabase(options)));
+  return { FLEXSITE_DATA_DIR: dataDir, ...(database ? { FLEXSITE_DATABASE_URL: database.url } : {}) };
+}
+
+/**
+ * Starts the real server on an ephemeral port over a fresh SQLite file in a temp folder, or, in
+ * the `postgresql` test project, over a fresh database on the run's PostgreSQL.
  * @param env extra settings, as environment variables.
  * @param dataDir reuse this data folder (to test restarts) instead of a new one.
  * @returns the running server and an HTTP helper.
  */
 export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-test-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', FLEXSITE_DATA_DIR: dir, FLEXSITE_LOG_LEVEL: 'silent', ...env });
+  const store = await storeSettings(dir);
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', FLEXSITE_LOG_LEVEL: 'silent', ...store, ...env });
   const server = await startServer(config, { log: createLogger('silent') });
   const url = server.url;
   return {
     url,
     dataDir: dir,
+    storeSettings: store,
     db: server.services.db,
     server,
     async request(method, urlPath, options = {}) {
@@ -103,7 +124,11 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     },
     async close() {
       await server.close();
-      if (!dataDir) fs.rmSync(dir, { recursive: true, force: true });
+      if (!dataDir) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        await databases.get(dir)?.drop();
+        databases.delete(dir);
+      }
     },
   };
 }

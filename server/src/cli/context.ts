@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../config.ts';
-import { dataFolder } from '../dataFolder.ts';
-import { migrate, openStore } from '../db/connection.ts';
+import { migrate, openStore, storeTarget } from '../db/connection.ts';
 
 /** What every CLI command works with: the settings and the migrated store of the data folder. */
 export interface CliContext {
@@ -19,7 +18,7 @@ export function createCliContext(json: () => boolean): CliContext {
     config,
     async db() {
       if (!store) {
-        store = openStore(dataFolder(config.dataDir).store);
+        store = openStore(storeTarget(config));
         await migrate(store);
       }
       return store;

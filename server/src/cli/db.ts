@@ -27,6 +27,7 @@ export function registerDbCommands(program: Command, cli: CliContext): void {
     .argument('<file>', 'a backup written by `db backup` or the desktop app')
     .description('replace the store with a backup; the server must be stopped')
     .action(async (file: string) => {
+      if (cli.config.databaseUrl) throw new CliError('The store is a PostgreSQL database: restore a pg_dump archive with pg_restore.');
       const done = await operatorErrors(() => restoreStore(cli.config.dataDir, file));
       const kept = done.previous ? `; the previous store was kept as ${done.previous}` : '';
       cli.print(done, `Restored ${file} into ${done.store}${kept}`);

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { Config } from '../config.ts';
+import { dataFolder } from '../dataFolder.ts';
 import { dialectFor } from './dialect.ts';
 import { migrationSource } from './migrations/index.ts';
 
@@ -9,6 +11,15 @@ import { migrationSource } from './migrations/index.ts';
  */
 export function openStore(target: string): Knex {
   return dialectFor(target).open(target);
+}
+
+/**
+ * Where the configured store is: the PostgreSQL database of `FLEXSITE_DATABASE_URL`, else the
+ * data folder's SQLite file.
+ * @param config the settings.
+ */
+export function storeTarget(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
+  return config.databaseUrl ?? dataFolder(config.dataDir).store;
 }
 
 /**

@@ -7,25 +7,25 @@ import { dialectOf } from '../dialect.ts';
  */
 export async function up(db: Knex): Promise<void> {
   await db.schema.createTable('data_source', (t) => {
-    t.increments('id');
+    t.bigIncrements('id');
     t.string('name', 255).notNullable();
     // user, scheduler, forecaster, reporter, demo script, CLI script
     t.string('type', 80).notNullable();
     t.string('model', 80);
     t.string('version', 40);
     // A user's source outlives the user (its data stays attributable to the account).
-    t.integer('user_id').references('id').inTable('user').onDelete('SET NULL');
-    t.integer('account_id').references('id').inTable('account').onDelete('SET NULL');
+    t.bigInteger('user_id').references('id').inTable('user').onDelete('SET NULL');
+    t.bigInteger('account_id').references('id').inTable('account').onDelete('SET NULL');
     t.index(['name']);
     t.index(['user_id']);
     t.index(['account_id']);
   });
 
   const beliefs = db.schema.createTable('timed_belief', (t) => {
-    t.integer('sensor_id').notNullable().references('id').inTable('sensor').onDelete('CASCADE');
+    t.bigInteger('sensor_id').notNullable().references('id').inTable('sensor').onDelete('CASCADE');
     t.bigInteger('event_start').notNullable();
     // Sources are never deleted while they have data.
-    t.integer('source_id').notNullable().references('id').inTable('data_source');
+    t.bigInteger('source_id').notNullable().references('id').inTable('data_source');
     t.double('cumulative_probability').notNullable();
     t.bigInteger('belief_time').notNullable();
     t.double('event_value').notNullable();
@@ -38,8 +38,8 @@ export async function up(db: Knex): Promise<void> {
   // Which sources have data on which sensor, kept up to date on every write, so that
   // `GET /sources?sensor_id=` does not scan a sensor's beliefs.
   await db.schema.createTable('sensor_source', (t) => {
-    t.integer('sensor_id').notNullable().references('id').inTable('sensor').onDelete('CASCADE');
-    t.integer('source_id').notNullable().references('id').inTable('data_source').onDelete('CASCADE');
+    t.bigInteger('sensor_id').notNullable().references('id').inTable('sensor').onDelete('CASCADE');
+    t.bigInteger('source_id').notNullable().references('id').inTable('data_source').onDelete('CASCADE');
     t.primary(['sensor_id', 'source_id']);
   });
 }

@@ -10,8 +10,8 @@ export async function up(db: Knex): Promise<void> {
     t.text('args').notNullable();
     // Identical triggers within the cache TTL share one job; the key hashes the arguments.
     t.string('cache_key', 64).notNullable();
-    t.integer('account_id').references('id').inTable('account').onDelete('CASCADE');
-    t.integer('sensor_id').references('id').inTable('sensor').onDelete('CASCADE');
+    t.bigInteger('account_id').references('id').inTable('account').onDelete('CASCADE');
+    t.bigInteger('sensor_id').references('id').inTable('sensor').onDelete('CASCADE');
     t.bigInteger('created_at').notNullable();
     t.bigInteger('started_at');
     t.bigInteger('finished_at');

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
  */
 export async function up(db: Knex): Promise<void> {
   await db.schema.createTable('udi_event', (t) => {
-    t.integer('sensor_id').notNullable().references('id').inTable('sensor').onDelete('CASCADE');
+    t.bigInteger('sensor_id').notNullable().references('id').inTable('sensor').onDelete('CASCADE');
     // The device's own event number; they only increase per device.
     t.bigInteger('event_id').notNullable();
     t.string('event_type', 40).notNullable();
