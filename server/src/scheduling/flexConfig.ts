@@ -15,7 +15,8 @@ import { conversion, readQuantity } from '../domain/units.ts';
 import { fieldMessages } from '../http/validate.ts';
 import type { Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
-import type { JobSpec, ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageDeviceSpec, StorageJobSpec } from './jobSpec.ts';
+import { flexReferences, type Reference } from '../policies/references.ts';
+import { jobReferences, type JobSpec, type ProcessJobSpec, type SeriesSpec, type SocConstraintSpec, type StorageDeviceSpec, type StorageJobSpec } from './jobSpec.ts';
 
 /** Asset types and the scheduler that serves them. */
 const storageTypes = new Set(['battery', 'one-way_evse', 'two-way_evse']);
@@ -36,6 +37,23 @@ function parseFlex<S extends z.ZodType>(schema: S, value: unknown): z.output<S> 
   const result = schema.safeParse(value ?? {}, { reportInput: true });
   if (!result.success) throw flexError(fieldMessages(result.error.issues));
   return result.data;
+}
+
+/**
+ * Every sensor and asset a trigger names or its job will use: those of the request's and the
+ * asset's stored flex-configs (all of them, also fields the job ends up not using) and those of
+ * the resolved job (attribute fallbacks such as `market_id` included).
+ * @param request the flex-model (object, or list of device entries) and flex-context as sent.
+ */
+export function triggerReferences(spec: JobSpec, asset: Asset, request: { flexModel?: unknown; flexContext?: unknown }): Reference[] {
+  const prefix = Array.isArray(request.flexModel) ? 'flex-model' : '';
+  return [
+    ...flexReferences(request.flexModel, prefix),
+    ...flexReferences(request.flexContext),
+    ...flexReferences(asset.attributes['flex-model']),
+    ...flexReferences(asset.attributes['flex-context']),
+    ...jobReferences(spec),
+  ];
 }
 
 /** A sensor attribute, falling back to the asset's attribute of the same name. */

@@ -1,3 +1,5 @@
+import type { Reference, Use } from '../policies/references.ts';
+
 /**
  * What a scheduling job needs, as resolved synchronously at trigger time. It is plain JSON: it is
  * stored with the job, hashed for job reuse, and read back when the job runs (possibly after a
@@ -79,3 +81,35 @@ export type JobSpec = StorageJobSpec | ProcessJobSpec;
 /** Sensors whose schedules a job writes, in order. */
 export const scheduledSensors = (spec: JobSpec): number[] =>
   spec.scheduler === 'StorageScheduler' ? spec.devices.map((d) => d.sensorId) : [spec.sensorId];
+
+/**
+ * Every sensor a job reads or writes, named by the field it came from: what the trigger is
+ * authorized for, and what the job re-checks before it stores anything.
+ */
+export function jobReferences(spec: JobSpec): Reference[] {
+  const refs: Reference[] = [];
+  const add = (id: number, use: Use, field: string) => refs.push({ kind: 'sensor', id, use, location: 'json', field });
+  const series = (s: SeriesSpec | null | undefined, field: string) => s && 'sensor' in s && add(s.sensor, 'read', field);
+  if (spec.scheduler === 'ProcessScheduler') {
+    add(spec.sensorId, 'write', 'sensor');
+    series(spec.consumptionPrice, 'consumption-price');
+    return refs;
+  }
+  for (const d of spec.devices) {
+    add(d.sensorId, 'write', 'sensor');
+    if (d.socSensorId !== null) add(d.socSensorId, 'write', 'state-of-charge');
+    series(d.powerCapacityMw, 'power-capacity');
+    series(d.consumptionCapacityMw, 'consumption-capacity');
+    series(d.productionCapacityMw, 'production-capacity');
+    series(d.chargingEfficiency, 'charging-efficiency');
+    series(d.dischargingEfficiency, 'discharging-efficiency');
+    d.socGainMw.forEach((s, i) => series(s, `soc-gain.${i}`));
+    d.socUsageMw.forEach((s, i) => series(s, `soc-usage.${i}`));
+  }
+  series(spec.consumptionPrice, 'consumption-price');
+  series(spec.productionPrice, 'production-price');
+  series(spec.siteConsumptionCapacityMw, 'site-consumption-capacity');
+  series(spec.siteProductionCapacityMw, 'site-production-capacity');
+  spec.inflexibleSensorIds.forEach((id, i) => add(id, 'read', `inflexible-device-sensors.${i}`));
+  return refs;
+}

@@ -5,17 +5,42 @@ import type { JobHandler, JobQueue } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
 import { getSensor } from '../store/sensors.ts';
+import { getUser } from '../store/users.ts';
+import { firstRefused } from '../policies/references.ts';
 import { conversion } from '../domain/units.ts';
 import type { StorageSchedule } from '../../../worker/src/scheduling/scheduleResult.ts';
 import type { ProcessSchedule } from '../../../worker/src/scheduling/processScheduler.ts';
 import { buildProcessProblem, buildStorageProblem, consumptionSign } from './buildProblem.ts';
-import type { JobSpec, ProcessJobSpec, StorageJobSpec } from './jobSpec.ts';
+import { jobReferences, type JobSpec, type ProcessJobSpec, type StorageJobSpec } from './jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
 
-/** Job arguments: the resolved spec, and whether this is the fallback of an infeasible job. */
+/** Job arguments: the resolved spec, whose rights it runs with, and whether this is the fallback of an infeasible job. */
 export interface SchedulingJobArgs {
   spec: JobSpec;
+  /** The user who triggered it: the job may only read and write what this user may, when it runs. */
+  ownerId: number;
   fallback?: boolean;
+}
+
+/**
+ * Re-checks the owner's current rights on every sensor of the job, so that a job queued before a
+ * role change, a deactivation or a move of a sensor cannot read or write where its owner no
+ * longer may.
+ * @throws a PermissionDenied failure naming what is refused.
+ */
+async function assertOwnerMay(db: Knex, ownerId: number | undefined, spec: JobSpec): Promise<void> {
+  const owner = ownerId === undefined ? undefined : await getUser(db, ownerId);
+  if (!owner || !owner.active) {
+    throw new SchedulingFailure('PermissionDenied', `the user who triggered this job (id ${ownerId ?? 'unknown'}) is no longer active; nothing was stored.`);
+  }
+  const refused = await firstRefused(db, owner, jobReferences(spec));
+  if (refused) {
+    const what = refused.use === 'write' ? 'write to' : 'read';
+    throw new SchedulingFailure(
+      'PermissionDenied',
+      `the user who triggered this job (id ${owner.id}) may no longer ${what} sensor ${refused.id} (${refused.field}); nothing was stored.`,
+    );
+  }
 }
 
 const schedulerVersions: Record<string, string> = {
@@ -33,9 +58,11 @@ const ms = (v: number) => Math.round(v * 10) / 10;
  */
 export function schedulingHandler(db: Knex, pool: Piscina, queue: () => JobQueue, log: Logger): JobHandler {
   return async (job) => {
-    const { spec, fallback } = job.args as SchedulingJobArgs;
+    const args = job.args as SchedulingJobArgs;
+    const { spec, fallback } = args;
+    await assertOwnerMay(db, args.ownerId, spec);
     const beliefTimeMs = spec.priorMs ?? Date.now();
-    if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, spec, beliefTimeMs);
+    if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, spec, args.ownerId, beliefTimeMs);
     const started = performance.now();
     const problem = await buildStorageProblem(db, spec, beliefTimeMs, log);
     const read = performance.now();
@@ -51,13 +78,15 @@ export function schedulingHandler(db: Knex, pool: Piscina, queue: () => JobQueue
       const message = err instanceof Error ? err.message : String(err);
       if (!fallback && /infeasible/i.test(message)) {
         // The reference answers an infeasible problem with a simple charge/discharge policy.
-        await queue().enqueueFallback(job.id, 'scheduling', { spec, fallback: true } satisfies SchedulingJobArgs);
+        await queue().enqueueFallback(job.id, 'scheduling', { ...args, fallback: true } satisfies SchedulingJobArgs);
         throw new SchedulingFailure('InfeasibleProblemException', message);
       }
       throw new SchedulingFailure(fallback ? 'FallbackSchedulerError' : 'SchedulerError', message);
     }
     const solved = performance.now();
     const source = await db.transaction(async (trx) => {
+      // Rights may have changed while the solver ran.
+      await assertOwnerMay(trx, args.ownerId, spec);
       const src = await getOrCreateSource(trx, {
         name: 'Flexsite',
         type: 'scheduler',
@@ -103,7 +132,7 @@ export function schedulingHandler(db: Knex, pool: Piscina, queue: () => JobQueue
   };
 }
 
-async function runProcess(db: Knex, pool: Piscina, spec: ProcessJobSpec, beliefTimeMs: number) {
+async function runProcess(db: Knex, pool: Piscina, spec: ProcessJobSpec, ownerId: number, beliefTimeMs: number) {
   const problem = await buildProcessProblem(db, spec, beliefTimeMs);
   let schedule: ProcessSchedule;
   try {
@@ -112,6 +141,7 @@ async function runProcess(db: Knex, pool: Piscina, spec: ProcessJobSpec, beliefT
     throw new SchedulingFailure('ValueError', err instanceof Error ? err.message : String(err));
   }
   const source = await db.transaction(async (trx) => {
+    await assertOwnerMay(trx, ownerId, spec);
     const src = await getOrCreateSource(trx, { name: 'Flexsite', type: 'scheduler', model: 'ProcessScheduler', version: '1' });
     await recordBeliefs(trx, await powerBeliefs(trx, spec.sensorId, schedule.powerMw, spec, beliefTimeMs, src.id), { allowOverwrite: true });
     return src;

@@ -3,7 +3,8 @@ import { formatStart } from '../../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit } from '../../domain/units.ts';
 import type { AppContext } from '../../http/context.ts';
 import { authorize } from '../../policies/access.ts';
-import { resolveStorageJob } from '../../scheduling/flexConfig.ts';
+import { authorizeReferences } from '../../policies/references.ts';
+import { resolveStorageJob, triggerReferences } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
 import { getAsset } from '../../store/assets.ts';
 import { getSensor, updateSensor, type SensorInContext } from '../../store/sensors.ts';
@@ -130,7 +131,8 @@ async function postUdiEvent(ctx: AppContext, v: LegacyVersion): Promise<void> {
   const asset = (await getAsset(db, sensor.generic_asset_id))!;
   // Flex-model problems (no SoC maximum known, say) answer 422 here, before anything is stored.
   const spec = await resolveStorageJob(db, config, { start: datetime, prior, flexContext: {} }, [{ sensor, flexModel }], asset);
-  const job = await jobs.enqueue('scheduling', { spec } satisfies SchedulingJobArgs, {
+  await authorizeReferences(db, ctx.state.user!, triggerReferences(spec, asset, { flexModel }));
+  const job = await jobs.enqueue('scheduling', { spec, ownerId: ctx.state.user!.id } satisfies SchedulingJobArgs, {
     accountId: sensor.account_id,
     sensorId: sensor.id,
     reuseWithinS: config.jobCacheTtlS,

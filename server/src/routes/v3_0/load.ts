@@ -4,6 +4,7 @@ import { intText } from '../../contracts/fields.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { AppContext } from '../../http/context.ts';
 import { authorize, type AccessContext } from '../../policies/access.ts';
+import { ownerAccess } from '../../policies/references.ts';
 import { getAccount, type Account } from '../../store/accounts.ts';
 import { getAsset, type Asset } from '../../store/assets.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
@@ -67,11 +68,5 @@ export const accountAccess = (a: Account): AccessContext => ({
 });
 
 /** The access context of anything owned through an asset (the asset itself or its sensors). */
-export async function ownedAccess(
-  ctx: AppContext,
-  kind: 'asset' | 'sensor',
-  accountId: number | null,
-): Promise<AccessContext> {
-  const account = accountId === null ? undefined : await getAccount(ctx.services.db, accountId);
-  return { kind, accountId, consultancyAccountId: account?.consultancy_account_id ?? null };
-}
+export const ownedAccess = (ctx: AppContext, kind: 'asset' | 'sensor', accountId: number | null): Promise<AccessContext> =>
+  ownerAccess(ctx.services.db, kind, accountId);

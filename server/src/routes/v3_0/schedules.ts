@@ -6,9 +6,11 @@ import type { AppContext } from '../../http/context.ts';
 import type { RouteSpec } from '../../http/routes.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
 import { authorize } from '../../policies/access.ts';
-import { resolveSensorJob, resolveStorageJob, type TriggerInput } from '../../scheduling/flexConfig.ts';
+import { authorizeReferences } from '../../policies/references.ts';
+import { resolveSensorJob, resolveStorageJob, triggerReferences, type TriggerInput } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
-import { getAsset } from '../../store/assets.ts';
+import type { JobSpec } from '../../scheduling/jobSpec.ts';
+import { getAsset, type Asset } from '../../store/assets.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly } from '../scheduleResults.ts';
 import { idParams, loadAsset, loadSensor, ownedAccess } from './load.ts';
@@ -18,9 +20,20 @@ async function processed(ctx: AppContext, job: JobRecord): Promise<void> {
   ctx.body = { schedule: job.id, status: 'PROCESSED', message: 'Request has been processed.' };
 }
 
-async function enqueue(ctx: AppContext, args: SchedulingJobArgs, sensorId: number, accountId: number | null, force: boolean) {
-  const { jobs, config } = ctx.services;
-  return jobs.enqueue('scheduling', args, { accountId, sensorId, reuseWithinS: config.jobCacheTtlS, force });
+/** Authorizes every sensor the trigger names or its job uses, then queues the job in the caller's name. */
+async function enqueue(
+  ctx: AppContext,
+  spec: JobSpec,
+  asset: Asset,
+  request: { flexModel: unknown; flexContext: unknown },
+  sensorId: number,
+  force: boolean,
+) {
+  const { db, jobs, config } = ctx.services;
+  const user = ctx.state.user!;
+  await authorizeReferences(db, user, triggerReferences(spec, asset, request));
+  const args: SchedulingJobArgs = { spec, ownerId: user.id };
+  return jobs.enqueue('scheduling', args, { accountId: asset.account_id, sensorId, reuseWithinS: config.jobCacheTtlS, force });
 }
 
 const triggerInput = (body: Pick<z.output<typeof sensorTrigger>, 'start' | 'duration' | 'prior' | 'flex-context'>): TriggerInput => ({
@@ -43,7 +56,8 @@ export const scheduleRoutes: RouteSpec[] = [
       const asset = (await getAsset(ctx.services.db, sensor.generic_asset_id))!;
       const spec = await resolveSensorJob(ctx.services.db, ctx.services.config, triggerInput(body), sensor, asset, body['flex-model'] ?? {});
       const force = Boolean(body['force-new-job-creation'] ?? body.force_new_job_creation);
-      await processed(ctx, await enqueue(ctx, { spec }, sensor.id, sensor.account_id, force));
+      const request = { flexModel: body['flex-model'], flexContext: body['flex-context'] };
+      await processed(ctx, await enqueue(ctx, spec, asset, request, sensor.id, force));
     },
   },
   {
@@ -70,7 +84,8 @@ export const scheduleRoutes: RouteSpec[] = [
       }
       const spec = await resolveStorageJob(ctx.services.db, ctx.services.config, triggerInput(body), devices, asset);
       const force = Boolean(body['force-new-job-creation'] ?? body.force_new_job_creation);
-      await processed(ctx, await enqueue(ctx, { spec }, devices[0].sensor.id, asset.account_id, force));
+      const request = { flexModel: body['flex-model'], flexContext: body['flex-context'] };
+      await processed(ctx, await enqueue(ctx, spec, asset, request, devices[0].sensor.id, force));
     },
   },
   {

@@ -1,0 +1,158 @@
+import type { Knex } from 'knex';
+import { forbidden, unprocessable, type Location } from '../errors.ts';
+import { getAccount } from '../store/accounts.ts';
+import { getAsset, type Asset } from '../store/assets.ts';
+import { getSensor, type SensorInContext } from '../store/sensors.ts';
+import type { User } from '../store/users.ts';
+import { can, type AccessContext, type Permission } from './access.ts';
+
+/**
+ * The one rule for the sensors and assets a request (or a job) names: each is resolved once and
+ * authorized for what will be done with it. Reading needs `read` (public objects: everyone);
+ * writing needs `create-children`, the permission the reference checks for posting data (members
+ * of the owning account; public objects: admins only).
+ */
+export type Use = 'read' | 'write';
+
+/** A sensor or asset named somewhere in a request, and what the request will do with it. */
+export interface Reference {
+  kind: 'sensor' | 'asset';
+  id: number;
+  use: Use;
+  /** Where it was named, for the 422 of an id that does not exist. */
+  location: Location;
+  field: string;
+}
+
+/** What the references resolved to, by id. */
+export interface Resolved {
+  sensors: Map<number, SensorInContext>;
+  assets: Map<number, Asset>;
+}
+
+const permissionFor = (use: Use): Permission => (use === 'write' ? 'create-children' : 'read');
+
+/** The access context of an asset or sensor owned by `accountId` (null: public). */
+export async function ownerAccess(db: Knex, kind: 'asset' | 'sensor', accountId: number | null): Promise<AccessContext> {
+  const account = accountId === null ? undefined : await getAccount(db, accountId);
+  return { kind, accountId, consultancyAccountId: account?.consultancy_account_id ?? null };
+}
+
+/** Flex-model/flex-context keys whose sensor receives the job's results rather than feeding it. */
+const outputKeys = new Set(['state-of-charge', 'consumption', 'production', 'aggregate-power']);
+
+const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+/**
+ * Every sensor and asset a flex-model or flex-context names, found generically so that fields
+ * added later are covered too: any `{"sensor": id}` value at any depth, integers under keys ending
+ * in `-sensor`, integer lists under keys ending in `-sensors`, and the `sensor`/`asset` of a device
+ * entry (a top-level object of an asset trigger's list). Outputs (`outputKeys` and the devices
+ * themselves) are writes; everything else is read.
+ * @param config the flex-model (object or list of device entries) or flex-context.
+ * @param prefix the field path of `config` in the request (e.g. `flex-model`), or '' when its
+ *   fields are reported directly under the location, as the reference does for flex-configs.
+ */
+export function flexReferences(config: unknown, prefix = '', location: Location = 'json'): Reference[] {
+  const out: Reference[] = [];
+  const add = (kind: Reference['kind'], id: number, use: Use, path: (string | number)[]) =>
+    out.push({ kind, id, use, location, field: [prefix, ...path].filter((p) => p !== '').join('.') });
+  // `top` is the flex-config key the value sits under; undefined at the top level itself.
+  const walk = (value: unknown, path: (string | number)[], top: string | undefined): void => {
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => walk(v, [...path, i], top));
+      return;
+    }
+    if (!value || typeof value !== 'object') return;
+    const obj = value as Record<string, unknown>;
+    const use: Use = top === undefined || outputKeys.has(top) ? 'write' : 'read';
+    if (isId(obj.sensor)) add('sensor', obj.sensor, use, top === undefined ? [...path, 'sensor'] : path);
+    if (top === undefined && isId(obj.asset)) add('asset', obj.asset, 'write', [...path, 'asset']);
+    for (const [key, v] of Object.entries(obj)) {
+      if (key === 'sensor' || (top === undefined && key === 'asset')) continue;
+      const under = top ?? key;
+      if (key.endsWith('-sensor') && isId(v)) add('sensor', v, 'read', [...path, key]);
+      else if (key.endsWith('-sensors') && Array.isArray(v)) {
+        v.forEach((id, i) => isId(id) && add('sensor', id, 'read', [...path, key, i]));
+      } else walk(v, [...path, key], under);
+    }
+  };
+  if (Array.isArray(config)) config.forEach((entry, i) => walk(entry, [i], undefined));
+  else if (config && typeof config === 'object') {
+    // A single flex-model or a flex-context: its keys are the top-level fields.
+    for (const [key, v] of Object.entries(config as Record<string, unknown>)) walk({ [key]: v }, [], undefined);
+  }
+  return out;
+}
+
+/**
+ * Resolves references once each and authorizes every one for its strongest use.
+ * @returns what they resolved to.
+ * @throws 422 naming the fields of ids that do not exist (all of them, as a schema would), else
+ *   the reference's 403 when the caller may not do something with one of them.
+ */
+export async function authorizeReferences(db: Knex, user: User, refs: Reference[]): Promise<Resolved> {
+  const resolved = await resolve(db, refs);
+  const missing = refs.filter((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id));
+  if (missing.length) {
+    const byLocation = new Map<Location, Record<string, string[]>>();
+    for (const r of missing) {
+      const fields = byLocation.get(r.location) ?? {};
+      const noun = r.kind === 'sensor' ? 'sensor' : 'asset';
+      (fields[r.field] ??= []).push(`No ${noun} found with id ${r.id}.`);
+      byLocation.set(r.location, fields);
+    }
+    const [location, fields] = [...byLocation][0];
+    throw unprocessable(location, fields);
+  }
+  if ((await refused(db, user, refs, resolved)) !== undefined) throw forbidden();
+  return resolved;
+}
+
+/**
+ * For jobs, which answer nobody: the first reference the user may not (or no longer) use as
+ * named, or one that no longer exists; undefined when all are allowed.
+ */
+export async function firstRefused(db: Knex, user: User, refs: Reference[]): Promise<Reference | undefined> {
+  const resolved = await resolve(db, refs);
+  return refs.find((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id)) ?? refused(db, user, refs, resolved);
+}
+
+/** Shorthand for one sensor already loaded (a path sensor): throws the 403 unless allowed. */
+export async function authorizeSensor(db: Knex, user: User, sensor: SensorInContext, use: Use): Promise<void> {
+  if (!can(user, permissionFor(use), await ownerAccess(db, 'sensor', sensor.account_id))) throw forbidden();
+}
+
+async function resolve(db: Knex, refs: Reference[]): Promise<Resolved> {
+  const sensors = new Map<number, SensorInContext>();
+  const assets = new Map<number, Asset>();
+  for (const r of refs) {
+    if (r.kind === 'sensor' && !sensors.has(r.id)) {
+      const s = await getSensor(db, r.id);
+      if (s) sensors.set(r.id, s);
+    } else if (r.kind === 'asset' && !assets.has(r.id)) {
+      const a = await getAsset(db, r.id);
+      if (a) assets.set(r.id, a);
+    }
+  }
+  return { sensors, assets };
+}
+
+/** The first resolved reference the user may not use; each object is judged once, for its strongest use. */
+async function refused(db: Knex, user: User, refs: Reference[], resolved: Resolved): Promise<Reference | undefined> {
+  const strongest = new Map<string, Reference>();
+  for (const r of refs) {
+    const key = `${r.kind}:${r.id}`;
+    const before = strongest.get(key);
+    if (!before || (before.use === 'read' && r.use === 'write')) strongest.set(key, r);
+  }
+  const contexts = new Map<string, AccessContext>();
+  for (const r of strongest.values()) {
+    const accountId = (r.kind === 'sensor' ? resolved.sensors.get(r.id) : resolved.assets.get(r.id))?.account_id;
+    if (accountId === undefined) continue;
+    const key = `${r.kind}:${accountId}`;
+    if (!contexts.has(key)) contexts.set(key, await ownerAccess(db, r.kind, accountId));
+    if (!can(user, permissionFor(r.use), contexts.get(key)!)) return r;
+  }
+  return undefined;
+}
