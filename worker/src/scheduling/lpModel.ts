@@ -1,5 +1,6 @@
 import { lossCoefficients } from './socDynamics.ts';
-import { productionPrices, siteLimitsMw, type StorageProblem } from './storageProblem.ts';
+import { addSoftConstraints, type PricedTerms } from './softConstraints.ts';
+import { hardPart, productionPrices, siteLimitsMw, type StorageProblem } from './storageProblem.ts';
 
 /**
  * A solver-neutral LP/MILP: minimise cost·x + objectiveConstant subject to
@@ -26,7 +27,7 @@ export interface LpModel {
 }
 
 /** Accumulates columns and rows; `finish()` freezes them into an {@link LpModel}. */
-class LpBuilder {
+export class LpBuilder {
   private readonly colLower: number[] = [];
   private readonly colUpper: number[] = [];
   private readonly colCost: number[] = [];
@@ -99,6 +100,8 @@ export interface StorageModelIndex {
   readonly siteExport: Int32Array | null;
   /** Number of binary columns in the model. */
   readonly binaryCount: number;
+  /** Objective terms of each soft constraint and commitment, by name (for the cost per commitment). */
+  readonly priced: readonly PricedTerms[];
 }
 
 /** A built model together with its index. */
@@ -151,14 +154,17 @@ export function twoWaySteps(problem: StorageProblem, device: number): number[] {
  * pays more than buying get an import/export binary so the model cannot buy and sell at once.
  *
  * The objective is the energy cost in currency, Σ Δh·(price_in·import − price_out·export), plus the
- * optional tie-breaker Σ w·(soc-max − s_j).
+ * optional tie-breaker Σ w·(soc-max − s_j), plus the priced slacks of soft constraints and
+ * commitments (see `softConstraints.ts`).
  *
- * @param problem the problem (assumed structurally valid).
+ * @param full the problem (assumed structurally valid).
  * @param binarySteps per device, the steps that get a no-simultaneous-charge-and-discharge binary;
  *   steps where the device cannot go both ways are ignored.
  * @returns the model and the index of its columns.
  */
-export function buildStorageModel(problem: StorageProblem, binarySteps: readonly ReadonlySet<number>[] = []): StorageModel {
+export function buildStorageModel(full: StorageProblem, binarySteps: readonly ReadonlySet<number>[] = []): StorageModel {
+  // Columns and rows carry the hard constraints; the soft ones are added as priced slacks at the end.
+  const problem = hardPart(full);
   const T = problem.stepCount;
   const dt = problem.stepHours;
   const lp = new LpBuilder();
@@ -256,9 +262,10 @@ export function buildStorageModel(problem: StorageProblem, binarySteps: readonly
     }
   }
 
+  const priced = addSoftConstraints(lp, full, { charge, discharge, stock });
   return {
     model: lp.finish(),
-    index: { charge, discharge, stock, sign, siteImport, siteExport, binaryCount },
+    index: { charge, discharge, stock, sign, siteImport, siteExport, binaryCount, priced },
   };
 }
 

@@ -39,6 +39,11 @@ export interface StorageSchedule {
   readonly costPerStep: number[];
   /** Sum of the cost per step (currency). */
   readonly totalCost: number;
+  /**
+   * Cost per commitment (currency), by name: "energy" (= totalCost) and, when the problem has
+   * them, each soft constraint's breach cost, the demand charges and the user's commitments.
+   */
+  readonly commitmentCosts?: Readonly<Record<string, number>>;
   readonly stats: SolverStats;
 }
 
@@ -62,10 +67,17 @@ export function stepCost(problem: StorageProblem, step: number, sitePowerMw: num
  * @param problem the problem.
  * @param devices power and SoC per device.
  * @param stats how the schedule was obtained.
+ * @param otherCosts costs of soft constraints and commitments, by name.
  * @returns the full schedule.
  */
-export function completeSchedule(problem: StorageProblem, devices: DeviceSchedule[], stats: SolverStats): StorageSchedule {
+export function completeSchedule(
+  problem: StorageProblem,
+  devices: DeviceSchedule[],
+  stats: SolverStats,
+  otherCosts: Readonly<Record<string, number>> = {},
+): StorageSchedule {
   const sitePowerMw = problem.inflexiblePowerMw.map((inflexible, j) => devices.reduce((sum, device) => sum + device.powerMw[j], inflexible));
   const costPerStep = sitePowerMw.map((power, j) => stepCost(problem, j, power));
-  return { devices, sitePowerMw, costPerStep, totalCost: costPerStep.reduce((a, b) => a + b, 0), stats };
+  const totalCost = costPerStep.reduce((a, b) => a + b, 0);
+  return { devices, sitePowerMw, costPerStep, totalCost, commitmentCosts: { energy: totalCost, ...otherCosts }, stats };
 }

@@ -3,7 +3,7 @@ import { buildStorageModel, twoWaySteps, type StorageModelIndex } from './lpMode
 import { completeSchedule, type DeviceSchedule, type StorageSchedule } from './scheduleResult.ts';
 import { highsSolver } from './solvers/highs.ts';
 import type { LpSolver } from './solvers/lpSolver.ts';
-import { structuralErrors, type StorageProblem } from './storageProblem.ts';
+import { hardPart, softStructuralErrors, structuralErrors, type StorageProblem } from './storageProblem.ts';
 import { objectiveValue, solutionViolations } from './verifySolution.ts';
 
 /** Tuning of {@link solveStorage}. */
@@ -60,9 +60,11 @@ const SIMULTANEOUS_MW = 1e-9;
  *   solution does not verify.
  */
 export async function solveStorage(problem: StorageProblem, options: SolveStorageOptions = {}): Promise<StorageSchedule> {
-  const errors = structuralErrors(problem);
+  const errors = [...structuralErrors(problem), ...softStructuralErrors(problem)];
   if (errors.length > 0) throw new SchedulingError('invalid-problem', errors);
-  const conflicts = explainInfeasibility(problem);
+  // Only hard constraints can make a problem infeasible; soft ones are breached at their price.
+  const hard = hardPart(problem);
+  const conflicts = explainInfeasibility(hard);
   if (conflicts.length > 0) throw new SchedulingError('infeasible', conflicts);
 
   const solver = options.solver ?? highsSolver;
@@ -85,7 +87,7 @@ export async function solveStorage(problem: StorageProblem, options: SolveStorag
     const outcome = await solver.solve(model, { timeLimitSeconds: remainingSeconds(), mipRelGap });
     solveMs += outcome.solveMs;
     if (outcome.status === 'infeasible') {
-      throw new SchedulingError('infeasible', await explainSolverInfeasibility(problem, (p) => lpIsFeasible(p, solver, remainingSeconds())));
+      throw new SchedulingError('infeasible', await explainSolverInfeasibility(hard, (p) => lpIsFeasible(p, solver, remainingSeconds())));
     }
     if (outcome.status !== 'optimal') throw new SchedulingError('solver', [outcome.reason]);
 
@@ -96,7 +98,7 @@ export async function solveStorage(problem: StorageProblem, options: SolveStorag
       }
       simultaneous.forEach((steps, d) => {
         // The last allowed solve gets binaries wherever a device can go both ways, so it cannot fail this way.
-        const add = iteration === maxIterations - 1 ? twoWaySteps(problem, d) : steps;
+        const add = iteration === maxIterations - 1 ? twoWaySteps(hard, d) : steps;
         for (const j of add) binarySteps[d].add(j);
       });
       continue;
@@ -111,6 +113,7 @@ export async function solveStorage(problem: StorageProblem, options: SolveStorag
     const verifyMs = performance.now() - verifyStarted;
     if (violations.length > 0) throw new SchedulingError('verification', violations.slice(0, 20));
 
+    const commitmentCosts = Object.fromEntries(index.priced.map((p) => [p.name, p.terms.reduce((sum, [c, cost]) => sum + cost * outcome.x[c], 0)]));
     return completeSchedule(problem, deviceSchedules(problem, index, outcome.x), {
       solver: solver.name,
       iterations: iteration,
@@ -122,7 +125,7 @@ export async function solveStorage(problem: StorageProblem, options: SolveStorag
       buildMs,
       solveMs,
       verifyMs,
-    });
+    }, commitmentCosts);
   }
 }
 

@@ -43,6 +43,49 @@ export interface StorageDevice {
   readonly storageEfficiency: readonly number[];
   /** Stock change not caused by the device power (soc-gain minus soc-usage), per step (MW); null = 0. */
   readonly stockDeltaMw: readonly number[] | null;
+  /**
+   * Soft constraints: a breach price per step makes the matching constraint breachable at that
+   * price (see {@link BreachPrices}). Absent = hard, as before.
+   */
+  readonly breach?: DeviceBreachPrices;
+}
+
+/**
+ * Breach prices of a device's soft constraints. Each is charged twice, as FlexMeasures 1.0 does:
+ * on the height of the largest breach (per group of steps sharing limit and price) and on the
+ * area of every breach (price per hour). SoC prices are in currency/MWh, capacity prices in currency/MW.
+ */
+export interface DeviceBreachPrices {
+  /** Makes soc-minima soft (and, together with `socMaxima`, soc-targets). */
+  readonly socMinima?: readonly number[];
+  /** Makes soc-maxima soft (and, together with `socMinima`, soc-targets). */
+  readonly socMaxima?: readonly number[];
+  /** Makes the consumption capacity soft; `powerCapacityMw` stays hard. */
+  readonly consumption?: readonly number[];
+  /** Makes the production capacity soft; `powerCapacityMw` stays hard. */
+  readonly production?: readonly number[];
+  /** Hard power limit in both directions while a directional capacity is soft (MW). */
+  readonly powerCapacityMw?: readonly number[];
+}
+
+/** A priced deviation from a baseline flow: FlexMeasures' flow commitment, per step ("each"). */
+export interface FlowCommitment {
+  readonly name: string;
+  /** Baseline per step (MW, consumption positive); null = no commitment in that step. */
+  readonly baselineMw: OptionalSeries;
+  /** Cost per MW above the baseline, per step (currency; already multiplied by the step length for energy prices). */
+  readonly upPrice: readonly number[];
+  /** Cost per MW below the baseline is −downPrice (a positive down-price rewards going below); per step. */
+  readonly downPrice: readonly number[];
+  /** Indices of the devices whose power counts; null = the whole site (inflexible power included). */
+  readonly devices: readonly number[] | null;
+}
+
+/** A demand charge: price per MW by which the peak over each run of equal thresholds exceeds the threshold. */
+export interface PeakCharge {
+  readonly thresholdMw: readonly number[];
+  /** Currency per MW of the peak excess, per step. */
+  readonly price: readonly number[];
 }
 
 /** Optional presentation hints used only to phrase messages in the user's own terms. */
@@ -73,6 +116,15 @@ export interface StorageProblem {
   readonly productionPrice: readonly number[] | null;
   /** Among equal-cost schedules, prefer a fuller storage sooner (charge early, discharge late). */
   readonly preferChargingSooner: boolean;
+  /** Hard site limit in both directions while a site capacity is soft (MW); null = unbounded. */
+  readonly sitePowerCapacityMw?: OptionalSeries | null;
+  /** Breach prices (currency/MW, see {@link DeviceBreachPrices}) making the site capacities soft. */
+  readonly siteBreach?: { readonly consumption?: readonly number[]; readonly production?: readonly number[] };
+  /** Demand charges on the site's consumption and production peaks. */
+  readonly sitePeakConsumption?: PeakCharge | null;
+  readonly sitePeakProduction?: PeakCharge | null;
+  /** User commitments of the flex-context. */
+  readonly commitments?: readonly FlowCommitment[];
   /** Presentation hints for messages. */
   readonly display?: ProblemDisplay;
 }
@@ -228,4 +280,91 @@ export function siteLimitsMw(problem: StorageProblem, step: number): { consumpti
     consumptionMw: problem.siteConsumptionCapacityMw?.[step] ?? Infinity,
     productionMw: problem.siteProductionCapacityMw?.[step] ?? Infinity,
   };
+}
+
+/**
+ * Whether a device capacity is soft: it has a breach price and is not zero over the whole window.
+ * A capacity that is zero throughout says the device cannot flow that way at all (a one-way
+ * charger never discharges), so it stays strictly zero, as in FlexMeasures 1.0.
+ */
+export const softCapacity = (capacity: readonly number[], price: readonly number[] | undefined): price is readonly number[] =>
+  price !== undefined && capacity.some((v) => v > 0);
+
+/** Whether a device's soc-targets are soft: a target is two-sided, so it needs both SoC breach prices. */
+export const softTargets = (device: StorageDevice): boolean => Boolean(device.breach?.socMinima && device.breach.socMaxima);
+
+/**
+ * The problem with its soft constraints left out: soft SoC constraints dropped, soft capacities
+ * replaced by the hard power limits behind them. Feasibility is decided on this part alone.
+ *
+ * @param problem the problem.
+ * @returns the hard part (the problem itself when nothing is soft).
+ */
+export function hardPart(problem: StorageProblem): StorageProblem {
+  const siteSoft = problem.siteBreach;
+  const anySoft = problem.devices.some((d) => d.breach) || siteSoft?.consumption || siteSoft?.production;
+  if (!anySoft) return problem;
+  const T = problem.stepCount;
+  const power = (d: StorageDevice): readonly number[] => d.breach?.powerCapacityMw ?? new Array<number>(T).fill(Infinity);
+  return {
+    ...problem,
+    devices: problem.devices.map((d) => ({
+      ...d,
+      socMinimaMwh: d.breach?.socMinima ? null : d.socMinimaMwh,
+      socMaximaMwh: d.breach?.socMaxima ? null : d.socMaximaMwh,
+      socTargetsMwh: softTargets(d) ? null : d.socTargetsMwh,
+      consumptionCapacityMw: softCapacity(d.consumptionCapacityMw, d.breach?.consumption) ? power(d) : d.consumptionCapacityMw,
+      productionCapacityMw: softCapacity(d.productionCapacityMw, d.breach?.production) ? power(d) : d.productionCapacityMw,
+      breach: undefined,
+    })),
+    siteConsumptionCapacityMw: siteSoft?.consumption ? (problem.sitePowerCapacityMw ?? null) : problem.siteConsumptionCapacityMw,
+    siteProductionCapacityMw: siteSoft?.production ? (problem.sitePowerCapacityMw ?? null) : problem.siteProductionCapacityMw,
+    siteBreach: undefined,
+  };
+}
+
+/**
+ * Structural checks of the soft parts: series lengths, non-negative breach prices, finite hard
+ * power limits behind soft device capacities, and convex commitments (up-price ≥ down-price, so
+ * the LP needs no binaries for them).
+ *
+ * @param problem the problem.
+ * @returns a list of problems; empty when well formed.
+ */
+export function softStructuralErrors(problem: StorageProblem): string[] {
+  const T = problem.stepCount;
+  const errors: string[] = [];
+  const prices = (label: string, values: readonly number[] | undefined): void => {
+    if (values === undefined) return;
+    if (values.length !== T) errors.push(`${label} has ${values.length} values, expected ${T}`);
+    else if (values.some((v) => !Number.isFinite(v) || v < 0)) errors.push(`${label} must be finite and ≥ 0`);
+  };
+  problem.devices.forEach((d, i) => {
+    const b = d.breach;
+    if (!b) return;
+    prices(`devices[${i}].breach.socMinima`, b.socMinima);
+    prices(`devices[${i}].breach.socMaxima`, b.socMaxima);
+    prices(`devices[${i}].breach.consumption`, b.consumption);
+    prices(`devices[${i}].breach.production`, b.production);
+    if ((b.consumption || b.production) && b.powerCapacityMw?.length !== T) {
+      errors.push(`devices[${i}].breach.powerCapacityMw is needed (${T} values) when a device capacity is soft`);
+    }
+  });
+  prices('siteBreach.consumption', problem.siteBreach?.consumption);
+  prices('siteBreach.production', problem.siteBreach?.production);
+  for (const [label, peak] of [['sitePeakConsumption', problem.sitePeakConsumption], ['sitePeakProduction', problem.sitePeakProduction]] as const) {
+    if (!peak) continue;
+    prices(`${label}.price`, peak.price);
+    if (peak.thresholdMw.length !== T) errors.push(`${label}.thresholdMw has ${peak.thresholdMw.length} values, expected ${T}`);
+  }
+  for (const c of problem.commitments ?? []) {
+    if (c.baselineMw.length !== T || c.upPrice.length !== T || c.downPrice.length !== T) {
+      errors.push(`commitment "${c.name}" needs ${T} values per series`);
+      continue;
+    }
+    const j = c.upPrice.findIndex((up, k) => c.baselineMw[k] !== null && !(up >= c.downPrice[k]));
+    if (j >= 0) errors.push(`commitment "${c.name}": the up-price must not be below the down-price (step ${j})`);
+    if (c.devices?.some((d) => !(d >= 0 && d < problem.devices.length))) errors.push(`commitment "${c.name}" names an unknown device`);
+  }
+  return errors;
 }
