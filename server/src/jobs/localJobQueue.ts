@@ -48,6 +48,8 @@ function canonical(value: unknown): string {
 }
 
 const MAX_ATTEMPTS = 2;
+/** The error name of a job that failed because the server stopped under it. */
+const INTERRUPTED = 'JobInterrupted';
 const SHUTDOWN_GRACE_MS = 15_000;
 
 /**
@@ -80,7 +82,7 @@ export class LocalJobQueue implements JobQueue {
       .update({
         status: 'failed',
         finished_at: Date.now(),
-        error: 'JobInterrupted: the server stopped while this job ran, twice; trigger it again.',
+        error: `${INTERRUPTED}: the server stopped while this job ran, twice; trigger it again.`,
       });
     const resumed = await this.db('job').where({ status: 'started' }).update({ status: 'queued', started_at: null });
     if (resumed) this.log.warn({ jobs: resumed }, 'resuming jobs interrupted by a restart');
@@ -95,6 +97,8 @@ export class LocalJobQueue implements JobQueue {
       const cached = await this.db<DbJob>('job')
         .where({ cache_key: cacheKey })
         .andWhere('created_at', '>', now - options.reuseWithinS * 1000)
+        // An interrupted job says "trigger it again": that trigger gets a new job.
+        .andWhereNot((q) => q.where({ status: 'failed' }).andWhere('error', 'like', `${INTERRUPTED}:%`))
         .orderBy('created_at', 'desc')
         .first();
       if (cached) return fromRow(cached);

@@ -1,6 +1,7 @@
 import { alreadyReceived, saveUploads, type SensorUpload } from '../commands/saveSensorData.ts';
 import { invalidReplacement } from '../errors.ts';
 import type { AppContext } from '../http/context.ts';
+import { authorizeReferences, type Reference } from '../policies/references.ts';
 import { ReplacementError } from '../store/beliefs.ts';
 
 /** The answer to an upload whose values were all new. */
@@ -19,10 +20,14 @@ export const ALREADY_RECEIVED = {
  * @param ctx the request, whose user is the source.
  * @param uploads the events per sensor, already in the sensors' units and resolutions.
  * @returns PROCESSED, or ALREADY_RECEIVED when something was left out as unchanged; throws the
- *   403 INVALID_REPLACEMENT answer when a value would change without overwriting allowed.
+ *   403 INVALID_REPLACEMENT answer when a value would change without overwriting allowed, and
+ *   the 403 INVALID_SENDER answer when the caller may not write to one of the sensors.
  */
 export async function storeUploads(ctx: AppContext, uploads: SensorUpload[]): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
   const user = ctx.state.user!;
+  // The routes check their sensors as they read them; this one rule guards the store itself.
+  const refs = uploads.map((u): Reference => ({ kind: 'sensor', id: u.sensorId, use: 'write', location: 'json', field: 'sensor' }));
+  await authorizeReferences(ctx.services.db, user, refs);
   try {
     const result = await saveUploads(ctx.services.db, {
       uploads,

@@ -1,0 +1,357 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forbidden, unprocessable } from '../helpers/bodies.ts';
+import { factories } from '../helpers/factories.ts';
+import { waitForSchedule } from '../helpers/schedules.ts';
+import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
+
+/**
+ * Issue 10: every sensor a request names is authorized for what the request does with it. The
+ * caller schedules their own battery (or posts data) and names a second sensor, the target, in
+ * one field at a time; the target belongs to the caller's asset, another asset of the caller's
+ * account, another account (private), no account (public), or, for a consultant, a client account.
+ */
+type Target = 'own' | 'sameAccount' | 'otherPrivate' | 'public' | 'consultancyClient';
+type Use = 'read' | 'write';
+
+const targets: Target[] = ['own', 'sameAccount', 'otherPrivate', 'public', 'consultancyClient'];
+const allowed: Record<Use, Record<Target, boolean>> = {
+  read: { own: true, sameAccount: true, otherPrivate: false, public: true, consultancyClient: true },
+  write: { own: true, sameAccount: true, otherPrivate: false, public: false, consultancyClient: false },
+};
+
+let t: TestServer;
+let f: ReturnType<typeof factories>;
+let accounts: { A: number; B: number; C: number };
+let member: { id: number; token: string };
+let consultant: { id: number; token: string };
+
+const START = '2015-01-02T00:00:00+01:00';
+const START_MS = Date.parse(START);
+const HOUR = 3600_000;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  f = factories(t.db);
+  const C = (await f.account()).id;
+  accounts = { A: (await f.account({ consultancyAccountId: C })).id, B: (await f.account()).id, C };
+  const m = await f.user({ accountId: accounts.A });
+  member = { id: m.user.id, token: m.token };
+  const c = await f.user({ accountId: accounts.C, roles: ['consultant'] });
+  consultant = { id: c.user.id, token: c.token };
+});
+afterAll(() => t.close());
+
+/** A battery the caller may schedule, with what a schedule needs in its attributes. */
+async function battery(accountId: number, attributes: Record<string, unknown> = {}) {
+  const asset = await f.asset({ accountId, attributes });
+  const sensor = await f.sensor({
+    assetId: asset.id,
+    attributes: { max_soc_in_mwh: 1, min_soc_in_mwh: 0, capacity_in_mw: 1 },
+  });
+  return { asset, sensor };
+}
+
+/** One case's world: the caller, their battery, and the target sensor in the wanted place. */
+async function world(target: Target, unit: string, batteryAttributes: Record<string, unknown> = {}) {
+  const caller = target === 'consultancyClient' ? consultant : member;
+  const own = await battery(target === 'consultancyClient' ? accounts.C : accounts.A, batteryAttributes);
+  const owner: Record<Target, number | null> = {
+    own: accounts.A,
+    sameAccount: accounts.A,
+    otherPrivate: accounts.B,
+    public: null,
+    consultancyClient: accounts.A,
+  };
+  const assetId = target === 'own' ? own.asset.id : (await f.asset({ accountId: owner[target], type: 'battery' })).id;
+  const sensor = await f.sensor({ assetId, unit, resolutionMinutes: 15, attributes: { max_soc_in_mwh: 1, capacity_in_mw: 1 } });
+  // The target has data, so that a read that got through would show.
+  await f.beliefs(sensor.id, START_MS, 15 * 60_000, [1, 1, 1, 1], START_MS - 86_400_000);
+  return { caller, own, target: sensor.id };
+}
+type World = Awaited<ReturnType<typeof world>>;
+
+const beliefCount = async (sensorId: number) => Number((await t.db('timed_belief').where({ sensor_id: sensorId }).count({ n: '*' }))[0].n);
+const jobCount = async () => Number((await t.db('job').count({ n: '*' }))[0].n);
+
+const trigger = (w: World, body: Record<string, unknown>) =>
+  t.request('POST', `/api/v3_0/sensors/${w.own.sensor.id}/schedules/trigger`, {
+    token: w.caller.token,
+    json: { start: START, duration: 'PT1H', ...body },
+  });
+
+const model = (extra: Record<string, unknown>) => ({
+  'flex-model': { 'soc-at-start': 0.5, 'soc-min': 0, 'soc-max': 1, 'power-capacity': '1 MW', ...extra },
+  'flex-context': { 'consumption-price': '50 EUR/MWh', 'site-power-capacity': '2 MW' },
+});
+const context = (extra: Record<string, unknown>) => ({
+  'flex-model': { 'soc-at-start': 0.5, 'soc-min': 0, 'soc-max': 1, 'power-capacity': '1 MW' },
+  'flex-context': { 'consumption-price': '50 EUR/MWh', 'site-power-capacity': '2 MW', ...extra },
+});
+
+interface Field {
+  name: string;
+  use: Use;
+  unit: string;
+  /** Attributes of the caller's battery asset (stored flex-configs). */
+  batteryAttributes?: (targetId: number) => Record<string, unknown>;
+  request: (w: World) => Promise<ApiResponse>;
+  /** The body of an allowed request; by default the reference's PROCESSED envelope. */
+  ok?: (w: World) => unknown;
+}
+
+const processedBody = () => expect.objectContaining({ status: 'PROCESSED', message: expect.stringMatching(/^Request has been processed\./) });
+
+const flexModelField = (key: string, use: Use, unit: string, value: (id: number) => unknown): Field => ({
+  name: `flex-model ${key}`,
+  use,
+  unit,
+  request: (w) => trigger(w, model({ [key]: value(w.target) })),
+});
+const flexContextField = (key: string, unit: string, value: (id: number) => unknown): Field => ({
+  name: `flex-context ${key}`,
+  use: 'read',
+  unit,
+  request: (w) => trigger(w, context({ [key]: value(w.target) })),
+});
+const ref = (id: number) => ({ sensor: id });
+
+const fields: Field[] = [
+  flexModelField('state-of-charge', 'write', 'MWh', ref),
+  flexModelField('power-capacity', 'read', 'MW', ref),
+  flexModelField('consumption-capacity', 'read', 'MW', ref),
+  flexModelField('production-capacity', 'read', 'MW', ref),
+  flexModelField('charging-efficiency', 'read', '%', ref),
+  flexModelField('discharging-efficiency', 'read', '%', ref),
+  flexModelField('soc-gain', 'read', 'MW', (id) => [ref(id)]),
+  flexModelField('soc-usage', 'read', 'MW', (id) => [ref(id)]),
+  flexContextField('consumption-price', 'EUR/MWh', ref),
+  flexContextField('production-price', 'EUR/MWh', ref),
+  flexContextField('consumption-price-sensor', 'EUR/MWh', (id) => id),
+  flexContextField('production-price-sensor', 'EUR/MWh', (id) => id),
+  flexContextField('inflexible-device-sensors', 'MW', (id) => [id]),
+  flexContextField('site-power-capacity', 'MW', ref),
+  flexContextField('site-consumption-capacity', 'MW', ref),
+  flexContextField('site-production-capacity', 'MW', ref),
+  {
+    name: 'stored flex-context consumption-price (asset attribute)',
+    use: 'read',
+    unit: 'EUR/MWh',
+    batteryAttributes: (id) => ({ 'flex-context': { 'consumption-price': ref(id) } }),
+    request: (w) => trigger(w, { 'flex-model': model({})['flex-model'], 'flex-context': { 'site-power-capacity': '2 MW' } }),
+  },
+  {
+    name: 'market_id attribute (price fallback)',
+    use: 'read',
+    unit: 'EUR/MWh',
+    batteryAttributes: (id) => ({ market_id: id }),
+    request: (w) => trigger(w, { 'flex-model': model({})['flex-model'], 'flex-context': { 'site-power-capacity': '2 MW' } }),
+  },
+  {
+    name: 'asset trigger flex-model state-of-charge',
+    use: 'write',
+    unit: 'MWh',
+    request: (w) =>
+      t.request('POST', `/api/v3_0/assets/${w.own.asset.id}/schedules/trigger`, {
+        token: w.caller.token,
+        json: {
+          start: START,
+          duration: 'PT1H',
+          'flex-model': [{ sensor: w.own.sensor.id, ...model({ 'state-of-charge': ref(w.target) })['flex-model'] }],
+          'flex-context': model({})['flex-context'],
+        },
+      }),
+  },
+  {
+    name: 'asset trigger flex-context consumption-price',
+    use: 'read',
+    unit: 'EUR/MWh',
+    request: (w) =>
+      t.request('POST', `/api/v3_0/assets/${w.own.asset.id}/schedules/trigger`, {
+        token: w.caller.token,
+        json: {
+          start: START,
+          duration: 'PT1H',
+          'flex-model': [{ sensor: w.own.sensor.id, ...model({})['flex-model'] }],
+          'flex-context': context({ 'consumption-price': ref(w.target) })['flex-context'],
+        },
+      }),
+  },
+  {
+    name: 'POST /sensors/data (entity address)',
+    use: 'write',
+    unit: 'MW',
+    request: (w) =>
+      t.request('POST', '/api/v3_0/sensors/data', {
+        token: w.caller.token,
+        json: { sensor: `ea1.2021-01.io.flexmeasures:fm1.${w.target}`, values: [2, 2], start: '2015-01-03T00:00:00+01:00', duration: 'PT30M', unit: 'MW' },
+      }),
+  },
+  {
+    name: 'POST /sensors/<id>/data/upload (CSV)',
+    use: 'write',
+    unit: 'MW',
+    request: (w) => {
+      const form = new FormData();
+      form.append('uploaded-files', new Blob(['2015-01-03T00:00:00+01:00,2\n'], { type: 'text/csv' }), 'data.csv');
+      form.append('belief-time-measured-instantly', 'True');
+      return t.request('POST', `/api/v3_0/sensors/${w.target}/data/upload`, { token: w.caller.token, form });
+    },
+  },
+  {
+    name: 'GET /sensors/<id>/data',
+    use: 'read',
+    unit: 'MW',
+    request: (w) =>
+      t.request('GET', `/api/v3_0/sensors/${w.target}/data`, {
+        token: w.caller.token,
+        query: { start: START, duration: 'PT1H', unit: 'MW' },
+      }),
+    ok: () => expect.objectContaining({ values: [1, 1, 1, 1], status: 'PROCESSED' }),
+  },
+  {
+    name: 'GET /sensors/<id>/chart_data/',
+    use: 'read',
+    unit: 'MW',
+    request: (w) =>
+      t.request('GET', `/api/v3_0/sensors/${w.target}/chart_data/`, {
+        token: w.caller.token,
+        query: { event_starts_after: START, event_ends_before: '2015-01-02T01:00:00+01:00' },
+      }),
+    // The target's four values show: the read got through.
+    ok: (w) => Array(4).fill(expect.objectContaining({ sensor_id: w.target, event_value: 1 })),
+  },
+];
+
+describe('every sensor a request names is authorized for its use', () => {
+  const cases = fields.flatMap((field) => targets.map((target) => ({ field, target })));
+  it.each(cases.map((c) => [`${c.field.name} (${c.field.use}) → ${c.target}`, c] as const))('%s', async (_, { field, target }) => {
+    const attributes = field.batteryAttributes;
+    // The battery's stored attributes name the target, so the target is made first.
+    const w = attributes ? await worldWithAttributes(target, field.unit, attributes) : await world(target, field.unit);
+    const [beliefsBefore, jobsBefore] = [await beliefCount(w.target), await jobCount()];
+    const res = await field.request(w);
+    if (allowed[field.use][target]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toEqual((field.ok ?? processedBody)(w));
+    } else {
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(forbidden);
+      expect(await jobCount()).toBe(jobsBefore);
+    }
+    if (!allowed[field.use][target] || field.use === 'read') expect(await beliefCount(w.target)).toBe(beliefsBefore);
+  });
+});
+
+/** A world whose battery asset stores attributes naming a target made beforehand in the same place. */
+async function worldWithAttributes(target: Target, unit: string, attributes: (id: number) => Record<string, unknown>) {
+  const first = await world(target, unit);
+  const own = await battery(target === 'consultancyClient' ? accounts.C : accounts.A, attributes(first.target));
+  if (target === 'own') {
+    // "Own" means on the scheduled battery's asset: move the target there.
+    await t.db('sensor').where({ id: first.target }).update({ generic_asset_id: own.asset.id });
+  }
+  return { ...first, own };
+}
+
+describe('the cross-account writes of the issue', () => {
+  it('refuses 97 state-of-charge beliefs into another account’s sensor and into a public sensor, and stores them into one’s own', async () => {
+    const other = await world('otherPrivate', 'MWh');
+    const pub = await world('public', 'EUR/MWh');
+    const day = { duration: 'P1D', ...model({}) };
+    for (const w of [other, pub]) {
+      const jobsBefore = await jobCount();
+      const res = await trigger(w, { ...day, 'flex-model': { ...day['flex-model'], 'state-of-charge': ref(w.target) } });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(forbidden);
+      expect(await jobCount()).toBe(jobsBefore);
+      expect(await beliefCount(w.target)).toBe(4);
+    }
+    const mine = await world('own', 'MWh');
+    const res = await trigger(mine, { ...day, 'flex-model': { ...day['flex-model'], 'state-of-charge': ref(mine.target) } });
+    expect(res.status).toBe(200);
+    expect((await waitForSchedule(t, mine.caller.token, mine.own.sensor.id, res.body.schedule)).status).toBe(200);
+    expect(await beliefCount(mine.target)).toBe(4 + 97);
+  });
+
+  it('answers a sensor that does not exist with a 422 naming the field, before any 403', async () => {
+    const w = await world('otherPrivate', 'MW');
+    const res = await trigger(w, model({ 'state-of-charge': ref(999_999), 'power-capacity': ref(w.target) }));
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(unprocessable('json', { 'state-of-charge': ['No sensor found with id 999999.'] }));
+  });
+
+  it('lets an admin write to a public sensor', async () => {
+    const admin = await f.user({ accountId: accounts.A, roles: ['admin'] });
+    const w = await world('public', 'MWh');
+    const res = await trigger({ ...w, caller: { id: admin.user.id, token: admin.token } }, model({ 'state-of-charge': ref(w.target) }));
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('jobs re-check their owner’s rights before they store', () => {
+  /** Queues a copy of a finished job's arguments without starting it, then wakes the queue. */
+  async function requeue(args: unknown): Promise<string> {
+    const id = `requeued-${Math.random().toString(36).slice(2)}`;
+    await t.db('job').insert({
+      id,
+      queue: 'scheduling',
+      status: 'queued',
+      args: JSON.stringify(args),
+      cache_key: id,
+      account_id: null,
+      sensor_id: null,
+      created_at: Date.now(),
+      attempts: 0,
+    });
+    return id;
+  }
+
+  async function runQueued(id: string) {
+    const { jobs } = t.server.services;
+    // Any enqueue wakes the queue, which takes the oldest queued job first.
+    await jobs.enqueue('scheduling', { wake: id }, { accountId: null, sensorId: null, reuseWithinS: 0 });
+    await jobs.settled(id, 30_000);
+    return (await jobs.get(id))!;
+  }
+
+  it.each([
+    ['the owner lost the admin role', async (userId: number) => t.db('user_role').where({ user_id: userId }).delete()],
+    ['the owner was deactivated', async (userId: number) => t.db('user').where({ id: userId }).update({ active: false })],
+  ])('fails a job queued before %s, storing nothing', async (_, revoke) => {
+    const admin = await f.user({ accountId: accounts.A, roles: ['admin'] });
+    const w = await world('public', 'MWh');
+    const res = await trigger({ ...w, caller: { id: admin.user.id, token: admin.token } }, model({ 'state-of-charge': ref(w.target) }));
+    expect(res.status).toBe(200);
+    const first = await waitForSchedule(t, admin.token, w.own.sensor.id, res.body.schedule);
+    expect(first.status).toBe(200);
+    const job = (await t.server.services.jobs.get(res.body.schedule))!;
+    expect(job.args).toMatchObject({ ownerId: admin.user.id });
+    const id = await requeue(job.args);
+    await revoke(admin.user.id);
+    const [socBefore, powerBefore] = [await beliefCount(w.target), await beliefCount(w.own.sensor.id)];
+    const failed = await runQueued(id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/^PermissionDenied: the user who triggered this job \(id \d+\) (may no longer write to sensor \d+ \(state-of-charge\)|is no longer active); nothing was stored\.$/);
+    expect(await beliefCount(w.target)).toBe(socBefore);
+    expect(await beliefCount(w.own.sensor.id)).toBe(powerBefore);
+  });
+});
+
+describe('a job that failed by interruption', () => {
+  it('is not handed back to an identical trigger, unlike other failed jobs', async () => {
+    const w = await world('own', 'MWh');
+    const body = model({ 'state-of-charge': ref(w.target) });
+    const first = await trigger(w, body);
+    expect(first.status).toBe(200);
+    await t.server.services.jobs.settled(first.body.schedule, 30_000);
+    await t.db('job').where({ id: first.body.schedule }).update({ status: 'failed', error: 'SchedulerError: solver gave up' });
+    expect((await trigger(w, body)).body.schedule).toBe(first.body.schedule);
+    await t
+      .db('job')
+      .where({ id: first.body.schedule })
+      .update({ error: 'JobInterrupted: the server stopped while this job ran, twice; trigger it again.' });
+    const again = await trigger(w, body);
+    expect(again.status).toBe(200);
+    expect(again.body.schedule).not.toBe(first.body.schedule);
+  });
+});
