@@ -11,6 +11,7 @@ import { openStore, migrate, storeTarget } from './db/connection.ts';
 import { dialectFor } from './db/dialect.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
 import type { AppContext, Services } from './http/context.ts';
+import { checkJsonBody, parseJsonText } from './http/jsonBody.ts';
 import { allowedMethods, mount } from './http/routes.ts';
 import { defaultUiDir, staticUi } from './http/staticUi.ts';
 import { openLogFile } from './logFile.ts';
@@ -32,9 +33,6 @@ export interface RunningServer {
 
 const notFoundMessage =
   'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.';
-
-/** Python's json accepts NaN and Infinity; turning them into strings lets validation name the field. */
-const specialNumbers = /(?<=[[,:]\s*)(-?Infinity|NaN)(?=\s*[,\]}])/g;
 
 /**
  * Builds the Koa application over the given services.
@@ -80,15 +78,10 @@ export function createApp(services: Services): Koa {
         if ((err as { status?: number }).status === 413) {
           throw httpError(413, 'The data value transmitted exceeds the capacity limit.');
         }
-        // co-body keeps the raw text on a parse error: retry once with NaN/Infinity quoted.
+        // co-body keeps the raw text on a parse error: it may be Python's NaN or Infinity.
         const raw = (err as { body?: unknown }).body;
-        try {
-          const quoted = typeof raw === 'string' ? raw.replace(specialNumbers, '"$1"') : raw;
-          if (typeof quoted !== 'string' || quoted === raw) throw err;
-          ctx.request.body = JSON.parse(quoted);
-        } catch {
-          throw malformedJson();
-        }
+        if (typeof raw !== 'string') throw malformedJson();
+        ctx.request.body = parseJsonText(raw);
       },
     }),
   );
@@ -96,6 +89,7 @@ export function createApp(services: Services): Koa {
   // Clients send `Content-Type: application/json` with an empty body on every method: no fields.
   app.use(async (ctx, next) => {
     if (ctx.request.body === '') ctx.request.body = {};
+    checkJsonBody(ctx.request.body);
     await next();
   });
 

@@ -256,3 +256,116 @@ describe('a 1 MB string', () => {
     await expectUnchanged();
   });
 });
+
+describe('issue 10 findings: each refused with a field message, nothing stored', () => {
+  const upload = (values: unknown, extra: Record<string, unknown> = {}) => ({
+    values,
+    start: '2030-01-01T00:00:00+00:00',
+    duration: 'PT30M',
+    unit: 'kW',
+    ...extra,
+  });
+  const post = (id: number, body: unknown) => t.request('POST', `/api/v3_0/sensors/${id}/data`, { token: adminToken, json: body });
+  let kwSensor: number;
+  beforeAll(async () => {
+    kwSensor = (await f.sensor({ assetId, unit: 'kW' })).id;
+  });
+
+  it('a body nested 4,500 levels deep → 422 naming the field, also as JSON text', async () => {
+    const deep = '{"a":'.repeat(4500) + '1' + '}'.repeat(4500);
+    const asObject = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, { token: adminToken, raw: `{"attributes": ${deep}}` });
+    expect(asObject.status).toBe(422);
+    expect(asObject.body).toEqual(unprocessable('json', { attributes: ['Nested deeper than 64 levels.'] }));
+    const asText = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, { token: adminToken, json: { attributes: deep } });
+    expect(asText.status).toBe(422);
+    expect(asText.body).toEqual(unprocessable('json', { attributes: ['Nested deeper than 64 levels.'] }));
+    const array = await t.request('POST', `/api/v3_0/sensors/${kwSensor}/data`, { token: adminToken, raw: '['.repeat(4500) + ']'.repeat(4500) });
+    expect(array.status).toBe(422);
+    expect(array.body).toEqual(unprocessable('json', { _schema: ['Nested deeper than 64 levels.'] }));
+    await expectUnchanged();
+  });
+
+  it('accepts attributes nested a few levels, as real ones are', async () => {
+    const attributes = JSON.stringify({ 'flex-model': { 'soc-targets': [{ value: 1, datetime: '2030-01-01T00:00:00Z' }] } });
+    const res = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, { token: adminToken, json: { attributes } });
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ['2030-01-01', 'Not a valid aware datetime.'],
+    ['2030-01-01T00:00:00', 'Not a valid aware datetime.'],
+    ['2030-01-01T00:00:00+25:00', 'Not a valid datetime.'],
+    ['2030-01-01T00:00:00+24:00', 'Not a valid datetime.'],
+    ['2030-01-01T00:00:00-01:60', 'Not a valid datetime.'],
+  ])('start %s → 422 "%s"', async (start, message) => {
+    const res = await post(kwSensor, upload([1, 2], { start }));
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(unprocessable('json', { start: [message] }));
+    await expectUnchanged();
+  });
+
+  it('offsets up to ±23:59 are fine', async () => {
+    const res = await post(kwSensor, upload([1, 2], { start: '2030-01-01T00:00:00-23:30', prior: '2029-12-01T00:00:00Z' }));
+    expect(res.status).toBe(200);
+  });
+
+  it('NaN and Infinity anywhere in a body → 422 naming the field, never stored as text', async () => {
+    const special = ['Special numeric values (nan or infinity) are not permitted.'];
+    const lat = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, { token: adminToken, raw: '{"latitude": NaN, "longitude": -Infinity}' });
+    expect(lat.status).toBe(422);
+    expect(lat.body).toEqual(unprocessable('json', { latitude: special, longitude: special }));
+    const nested = await t.request('POST', `/api/v3_0/sensors/${kwSensor}/schedules/trigger`, {
+      token: adminToken,
+      raw: '{"start": "2030-01-01T00:00:00Z", "flex-model": {"soc-at-start": NaN, "soc-unit": "kWh"}}',
+    });
+    expect(nested.status).toBe(422);
+    expect(nested.body).toEqual(unprocessable('json', { 'flex-model': { 'soc-at-start': special } }));
+    await expectUnchanged();
+  });
+
+  it('numbers that are infinite as text, or overflow into the sensor unit → 422', async () => {
+    const text = await post(kwSensor, upload(['1e999', 2]));
+    expect(text.status).toBe(422);
+    expect(text.body).toEqual(unprocessable('json', { values: { 0: ['Special numeric values (nan or infinity) are not permitted.'] } }));
+    const overflow = await post(kwSensor, upload([1e308, 2], { unit: 'MW' }));
+    expect(overflow.status).toBe(422);
+    expect(overflow.body).toEqual(unprocessable('json', { values: ['1e+308 MW is out of range: at most 1e+100 kW in magnitude.'] }));
+    const huge = await post(kwSensor, upload([1e308, 2]));
+    expect(huge.status).toBe(422);
+    await expectUnchanged();
+  });
+
+  it('unit "" and event_resolution "PT" → 422', async () => {
+    const res = await t.request('POST', '/api/v3_0/sensors', {
+      token: adminToken,
+      json: { name: 'x', unit: '', event_resolution: 'PT', generic_asset_id: assetId },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.message.json).toEqual({
+      unit: ["Unit '' cannot be handled."],
+      event_resolution: [expect.stringMatching(/^Cannot parse PT as ISO8601 duration: /)],
+    });
+    for (const event_resolution of ['P', '-PT', 'P1DT']) {
+      const patch = await t.request('PATCH', `/api/v3_0/sensors/${sensorId}`, { token: adminToken, json: { event_resolution } });
+      expect(patch.status, event_resolution).toBe(422);
+    }
+    const data = await post(kwSensor, upload([1, 2], { unit: '' }));
+    expect(data.status).toBe(422);
+    expect(data.body).toEqual(unprocessable('json', { unit: ["Unit '' cannot be handled."] }));
+    await expectUnchanged();
+  });
+
+  it.each(['/assets', '/users', '/accounts', '/sensors'])('ids with leading zeros in %s/0<id> → 422 "Not a valid integer."', async (path) => {
+    const id = { '/assets': assetId, '/users': userId, '/accounts': accountId, '/sensors': sensorId }[path]!;
+    for (const text of [`0${id}`, `00${id}`, `-0${id}`]) {
+      const res = await t.request('GET', `/api/v3_0${path}/${text}`, { token: adminToken });
+      expect(res.status, text).toBe(422);
+      expect(res.body).toEqual(unprocessable('path', { id: ['Not a valid integer.'] }));
+    }
+    if (path !== '/accounts') {
+      const patched = await t.request('PATCH', `/api/v3_0${path}/0${id}`, { token: adminToken, json: { name: 'renamed' } });
+      expect(patched.status).toBe(422);
+    }
+    await expectUnchanged();
+  });
+});

@@ -3,6 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staticUi } from '../../server/src/http/staticUi.ts';
@@ -76,5 +77,28 @@ describe('serving the web UI', () => {
     const res = await fetch(`${t.url}/api/v3_0/no-such-thing`, { headers: html });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ status: 404 });
+  });
+});
+
+describe('security headers of the web UI', () => {
+  it('forbid inline script, eval and framing, and send no referrer, on pages and files alike', async () => {
+    for (const p of ['/', '/assets/app-abc123.js', '/sensors/3']) {
+      const res = await fetch(base + p, { headers: html });
+      const csp = res.headers.get('content-security-policy') ?? '';
+      const scriptSrc = /script-src ([^;]*)/.exec(csp)?.[1] ?? /default-src ([^;]*)/.exec(csp)?.[1];
+      expect(scriptSrc, p).toBe("'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).toContain("object-src 'none'");
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
+  it('the built index.html carries no inline script', () => {
+    const built = path.join(fileURLToPath(new URL('../../renderer/dist', import.meta.url)), 'index.html');
+    const page = fs.readFileSync(built, 'utf8');
+    for (const tag of page.match(/<script\b[^>]*>/g) ?? []) expect(tag).toMatch(/\ssrc=/);
+    expect(page).not.toMatch(/\son[a-z]+=/i);
   });
 });

@@ -46,6 +46,27 @@ export const fixedDurationMs = isoDuration.transform((d, ctx) => {
   return d.ms;
 });
 
+/** Deepest nesting of objects and arrays accepted in a request body or a JSON text field. */
+export const MAX_JSON_DEPTH = 64;
+export const tooDeepMessage = `Nested deeper than ${MAX_JSON_DEPTH} levels.`;
+
+/**
+ * Finds where a JSON value nests deeper than MAX_JSON_DEPTH, without recursion (the value may
+ * be thousands of levels deep).
+ * @param value the parsed JSON.
+ * @returns the top-level key under which it is too deep (empty for the value itself), or undefined.
+ */
+export function tooDeepPath(value: unknown): PropertyKey[] | undefined {
+  const stack: [unknown, number, PropertyKey[]][] = [[value, 0, []]];
+  while (stack.length) {
+    const [node, depth, top] = stack.pop()!;
+    if (!node || typeof node !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) return top;
+    for (const [key, child] of Object.entries(node)) stack.push([child, depth + 1, depth === 0 && !Array.isArray(node) ? [key] : top]);
+  }
+  return undefined;
+}
+
 /** A JSON object carried as JSON text (`attributes` of sensors and assets travel this way), at most 64 KiB. */
 export const jsonText = z
   .string()
@@ -53,6 +74,10 @@ export const jsonText = z
   .transform((text, ctx): Record<string, unknown> => {
     try {
       const value: unknown = JSON.parse(text);
+      if (tooDeepPath(value)) {
+        ctx.addIssue({ code: 'custom', message: tooDeepMessage });
+        return z.NEVER;
+      }
       if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
     } catch {
       // fall through to the message below
@@ -69,7 +94,8 @@ export const id = int().min(1);
 
 /** An integer from a URL part or query string; out-of-range or non-digit text is "Not a valid integer.". */
 export const intText = z.union([int(), z.string()]).transform((v, ctx) => {
-  const n = typeof v === 'number' ? v : /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
+  // Leading zeros are refused: `/assets/04` must not be a second name of asset 4.
+  const n = typeof v === 'number' ? v : /^-?(0|[1-9]\d*)$/.test(v.trim()) ? Number(v) : NaN;
   if (Number.isSafeInteger(n)) return n;
   ctx.addIssue({ code: 'custom', message: 'Not a valid integer.' });
   return z.NEVER;

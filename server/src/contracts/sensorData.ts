@@ -20,7 +20,8 @@ function readValue(v: unknown): number | string {
   if (typeof v === 'number') return Number.isFinite(v) ? v : 'Special numeric values (nan or infinity) are not permitted.';
   if (typeof v === 'string') {
     if (special.has(v.trim().toLowerCase())) return 'Special numeric values (nan or infinity) are not permitted.';
-    if (numeric.test(v)) return Number(v);
+    // "1e999" is numeric text for an infinite number.
+    if (numeric.test(v)) return Number.isFinite(Number(v)) ? Number(v) : 'Special numeric values (nan or infinity) are not permitted.';
   }
   return 'Not a valid number.';
 }

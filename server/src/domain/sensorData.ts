@@ -4,6 +4,12 @@ import { conversion, isEnergyPriceUnit, isStockUnit } from './units.ts';
 /** Upper bound on the values of one upload or download: a leap year of one-minute values. */
 export const MAX_VALUES = 527_040;
 
+/**
+ * Largest magnitude stored, in the sensor's unit: far beyond any measurement, yet sums, means
+ * and unit conversions of stored values on the way out stay finite (1e308 would not).
+ */
+export const MAX_MAGNITUDE = 1e100;
+
 // Any non-zero length tells whether two units convert at all (stock ↔ flow needs one).
 const HOUR = 3_600_000;
 
@@ -87,6 +93,9 @@ export function uploadEvents(sensor: SensorShape, upload: Upload): { events: Upl
   let prognosisInPast = false;
   for (const point of upload.points) {
     const value = (point.value * c.scale + c.offset) * share;
+    if (!(Math.abs(value) <= MAX_MAGNITUDE)) {
+      return { problems: { values: [`${point.value} ${upload.unit} is out of range: at most ${MAX_MAGNITUDE} ${sensor.unit} in magnitude.`] } };
+    }
     for (let k = 0; k < repeat; k++) {
       const eventStartMs = point.startMs + k * res;
       const eventEndMs = eventStartMs + res;

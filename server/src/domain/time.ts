@@ -15,7 +15,10 @@ export interface IsoDuration {
  */
 export function parseIsoDuration(text: string): IsoDuration | string {
   const negative = text.startsWith('-');
-  const d = Duration.fromISO(negative ? text.slice(1) : text);
+  const body = negative ? text.slice(1) : text;
+  // Luxon reads "P" and "PT" as zero; ISO 8601 wants at least one number after each designator.
+  if (/^P(.*T)?$/i.test(body)) return 'a duration needs at least one number and unit after P and after T';
+  const d = Duration.fromISO(body);
   if (!d.isValid) return d.invalidExplanation ?? 'not an ISO 8601 duration';
   const signed = negative ? d.negate() : d;
   const nominal = d.years !== 0 || d.quarters !== 0 || d.months !== 0;
@@ -75,19 +78,24 @@ export function formatTimedelta(ms: number): string {
   return (days ? `${days} day${days === 1 ? '' : 's'}, ` : '') + clock + frac;
 }
 
-const offsetAtEnd = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
+/** A clock time followed by its offset: a date alone ("2030-01-01") has no offset, its "-01" is the day. */
+const timeWithOffset = /T\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(Z|([+-])(\d{2}):?(\d{2})?)$/i;
 
 /**
  * Parses an ISO 8601 datetime that must carry a UTC offset; the offset is kept for echoing.
- * A space in place of `+` (an unescaped query string) is repaired.
+ * A space in place of `+` (an unescaped query string) is repaired. Offsets must lie within
+ * ±23:59, as Python's datetime requires.
  * @param text the datetime text.
  * @returns the datetime, or 'naive' / 'invalid'.
  */
 export function parseAwareDateTime(text: string): DateTime | 'naive' | 'invalid' {
-  const fixed = text.trim().replace(/ (\d{2}(:?\d{2})?)$/, '+$1');
+  const fixed = text.trim().replace(/(T[\d:.,]+) (\d{2}(:?\d{2})?)$/i, '$1+$2');
   const dt = DateTime.fromISO(fixed, { setZone: true });
   if (!dt.isValid) return 'invalid';
-  return offsetAtEnd.test(fixed) ? dt : 'naive';
+  const offset = timeWithOffset.exec(fixed);
+  if (!offset) return 'naive';
+  if (offset[1].toUpperCase() !== 'Z' && (Number(offset[3]) > 23 || Number(offset[4] ?? 0) > 59)) return 'invalid';
+  return dt;
 }
 
 /**

@@ -40,6 +40,8 @@ function parse(unit: string): Unit | undefined {
 
 /** @returns whether the unit can be handled at all. */
 export function isValidUnit(unit: string): boolean {
+  // Stored sensors may say '' for dimensionless, but a request has to name its unit.
+  if (unit.trim() === '') return false;
   return unit.trim() in dimensionless || parse(unit) !== undefined;
 }
 
@@ -141,6 +143,8 @@ export function readQuantity(
     unit = m[2] === '' ? defaultUnit : m[2];
   }
   const c = Number.isFinite(amount) ? conversion(unit, targetUnit, resolutionMs) : undefined;
-  if (!c) return { error: `Cannot convert value \`${value}\` to '${targetUnit}'` };
-  return amount * c.scale + c.offset;
+  const converted = c ? amount * c.scale + c.offset : NaN;
+  // A huge quantity can overflow on the way into the target unit.
+  if (!Number.isFinite(converted)) return { error: `Cannot convert value \`${value}\` to '${targetUnit}'` };
+  return converted;
 }

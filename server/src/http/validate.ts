@@ -44,6 +44,17 @@ export function fieldMessages(issues: readonly Issue[]): FieldTree {
   return tree;
 }
 
+/**
+ * Builds the same tree from messages found outside zod (body checks).
+ * @param entries pairs of field path and message.
+ * @returns the tree.
+ */
+export function fieldTree(entries: readonly [readonly PropertyKey[], string][]): FieldTree {
+  const tree: FieldTree = {};
+  for (const [path, message] of entries) add(tree, path, message);
+  return tree;
+}
+
 function depth(issues: readonly Issue[]): number {
   return Math.max(0, ...issues.map((i) => i.path.length));
 }

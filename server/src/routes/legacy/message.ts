@@ -176,6 +176,6 @@ export function readConnections(msg: Message): string[] {
 /** The `:id` of a version 2.0 resource path; 400 INVALID_REQUEST when it is no integer. */
 export function readPathId(ctx: AppContext, what: string): number {
   const raw = ctx.params.id;
-  if (!/^\d{1,15}$/.test(raw)) throw legacyError('INVALID_REQUEST', `The ${what} id '${raw}' is not an integer.`);
+  if (!/^(0|[1-9]\d{0,14})$/.test(raw)) throw legacyError('INVALID_REQUEST', `The ${what} id '${raw}' is not an integer.`);
   return Number(raw);
 }

@@ -6,7 +6,8 @@ import { parseEntityAddress } from '../../domain/entityAddress.ts';
 import { downloadProblems, evenlySpacedEvents, type BeliefTiming, type UploadEvent } from '../../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../../domain/time.ts';
 import { isValidUnit } from '../../domain/units.ts';
-import { fieldError, malformedJson, unprocessable } from '../../errors.ts';
+import { fieldError, unprocessable } from '../../errors.ts';
+import { checkJsonBody, parseJsonText } from '../../http/jsonBody.ts';
 import type { AppContext } from '../../http/context.ts';
 import { readFormData } from '../../http/multipart.ts';
 import { readRawBody } from '../../http/rawBody.ts';
@@ -82,12 +83,8 @@ async function postData(ctx: AppContext, byPath: boolean): Promise<void> {
 async function jsonBodyOfGet(ctx: AppContext): Promise<Record<string, unknown> | undefined> {
   const text = (await readRawBody(ctx, GET_BODY_LIMIT_BYTES)).toString('utf8').trim();
   if (!text) return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw malformedJson();
-  }
+  const body = parseJsonText(text);
+  checkJsonBody(body);
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
 }
 
@@ -146,7 +143,7 @@ async function uploadFiles(ctx: AppContext): Promise<void> {
   }
   const unitField = form?.get('unit');
   const unit = typeof unitField === 'string' && unitField.trim() ? unitField.trim() : sensor.unit;
-  if (!isValidUnit(unit)) fields.unit = [`Unit '${unit}' cannot be handled.`];
+  if (unit !== sensor.unit && !isValidUnit(unit)) fields.unit = [`Unit '${unit}' cannot be handled.`];
   if (Object.keys(fields).length) throw unprocessable('form', fields);
 
   // Measured instantly: known when each event ended (horizon zero); otherwise known now.
