@@ -9,3 +9,4 @@ export const storageSchedule = tasks.storageSchedule;
 export const processSchedule = tasks.processSchedule;
 export const customStorageSchedule = tasks.customStorageSchedule;
 export const fallbackStorageSchedule = tasks.fallbackStorageSchedule;
+export const forecast = tasks.forecast;

@@ -21,6 +21,7 @@ import { legacyApi } from './routes/legacy/index.ts';
 import { mountSunset } from './routes/sunset.ts';
 import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
 import { LocalJobQueue } from './jobs/localJobQueue.ts';
+import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
 import { createWorkerPool } from './scheduling/workerPool.ts';
 
@@ -165,7 +166,7 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     db,
     config,
     log,
-    { scheduling: schedulingHandler(db, pool, () => jobs, log) },
+    { scheduling: schedulingHandler(db, pool, () => jobs, log), forecasting: forecastingHandler(db, pool) },
     () => pool.destroy(),
   );
   const release = async () => {

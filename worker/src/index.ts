@@ -4,6 +4,7 @@
  * objects. Failures are thrown as Errors whose message carries every reason, because crossing the
  * thread boundary keeps only an error's message (not its class or extra fields).
  */
+import { forecastSeries, type ForecastOutcome, type ForecastTask } from './forecasting/index.ts';
 import { runCustomScheduler } from './scheduling/customScheduler.ts';
 import { fallbackSchedule } from './scheduling/fallbackSchedule.ts';
 import { scheduleProcess, type ProcessProblem, type ProcessSchedule } from './scheduling/processScheduler.ts';
@@ -61,4 +62,14 @@ export async function processSchedule(problem: ProcessProblem): Promise<ProcessS
  */
 export async function customStorageSchedule(task: { modulePath: string; problem: StorageProblem }): Promise<StorageSchedule> {
   return runCustomScheduler(task.modulePath, task.problem);
+}
+
+/**
+ * Forecast of one sensor: the method with the best backtest on its history, fitted and run.
+ *
+ * @param task the history on the sensor's grid, the site, regressors and how many steps.
+ * @returns the values, the method and its backtest.
+ */
+export async function forecast(task: ForecastTask): Promise<ForecastOutcome> {
+  return forecastSeries(task);
 }

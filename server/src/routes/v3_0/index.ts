@@ -4,6 +4,7 @@ import { openApiDocument } from '../openapi.ts';
 import { accountRoutes } from './accounts.ts';
 import { assetRoutes } from './assets.ts';
 import { chartRoutes } from './charts.ts';
+import { forecastRoutes } from './forecasts.ts';
 import { jobRoutes } from './jobs.ts';
 import { scheduleRoutes } from './schedules.ts';
 import { sensorDataRoutes } from './sensorData.ts';
@@ -21,7 +22,7 @@ const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 
 /** Every v3.0 endpoint. Order matters where paths overlap: `/assets/public` before `/assets/:id`. */
 export function v3Routes(): RouteSpec[] {
-  const resources: RouteSpec[] = [...assetRoutes, ...sensorDataRoutes, ...sensorRoutes, ...sourceRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...setupRoutes, ...chartRoutes];
+  const resources: RouteSpec[] = [...assetRoutes, ...sensorDataRoutes, ...sensorRoutes, ...sourceRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...forecastRoutes, ...setupRoutes, ...chartRoutes];
   const all: RouteSpec[] = [
     {
       method: 'GET',

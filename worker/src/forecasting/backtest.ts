@@ -1,0 +1,116 @@
+import { candidateMethods, type Method, type MethodName, type SeriesContext } from './methods.ts';
+
+/** Errors of one method over a set of forecasts, in the sensor's unit. */
+export interface Scores {
+  mae: number;
+  rmse: number;
+  /** How many forecast values had a measurement to compare with. */
+  count: number;
+}
+
+/** The errors of the chosen method in one band of horizons, beside the seasonal-naive baseline's. */
+export interface HorizonScores extends Scores {
+  /** The band, in hours after the forecast origin: [fromH, toH); toH null for the open-ended last band. */
+  fromH: number;
+  toH: number | null;
+  baselineMae: number;
+  /** 1 − MAE / baseline MAE: 0.2 means 20 % smaller errors than the baseline. */
+  skill: number;
+}
+
+/** What the backtest found: per method, and per horizon for the chosen one. */
+export interface Backtest {
+  /** Forecast origins tried: one per day, the latest ending where the history ends. */
+  origins: number;
+  methods: Partial<Record<MethodName, Scores>>;
+  chosen: MethodName;
+  /** The better of the two seasonal-naive methods, which the skill is measured against. */
+  baseline: MethodName;
+  skill: number;
+  perHorizon: HorizonScores[];
+}
+
+const DAY_MS = 86_400_000;
+const HORIZON_BANDS_H = [0, 6, 12, 24, 48, 96, 168];
+
+class Accumulator {
+  abs = 0;
+  sq = 0;
+  count = 0;
+  add(error: number): void {
+    this.abs += Math.abs(error);
+    this.sq += error * error;
+    this.count++;
+  }
+  scores(): Scores {
+    return this.count ? { mae: this.abs / this.count, rmse: Math.sqrt(this.sq / this.count), count: this.count } : { mae: Number.NaN, rmse: Number.NaN, count: 0 };
+  }
+}
+
+/**
+ * Forecasts the end of the history as if it were not known yet, from `maxOrigins` daily origins,
+ * with every candidate method fitted once on what lay before the earliest origin; then picks the
+ * method with the smallest mean absolute error. Returns null when the history is too short for
+ * even one origin with a week of data before it.
+ * @param ctx the series (the history ends at `historyEnd`).
+ * @param historyEnd the first step not measured (the real forecast's origin).
+ * @param steps how many steps each forecast covers.
+ */
+export function backtest(ctx: SeriesContext, historyEnd: number, steps: number, maxOrigins = 14): Backtest | null {
+  const day = Math.round(DAY_MS / ctx.stepMs);
+  const latest = historyEnd - steps;
+  const origins: number[] = [];
+  for (let o = latest; origins.length < maxOrigins && o >= 7 * day + day; o -= day) origins.push(o);
+  if (origins.length === 0) return null;
+  const trainEnd = origins[origins.length - 1];
+
+  const methods = candidateMethods(ctx);
+  const totals = new Map<MethodName, Accumulator>();
+  const bands = new Map<MethodName, Accumulator[]>();
+  const stepH = ctx.stepMs / 3600_000;
+  const bandOf = (h: number) => HORIZON_BANDS_H.findIndex((b, i) => h * stepH >= b && h * stepH < (HORIZON_BANDS_H[i + 1] ?? Infinity));
+  for (const method of methods) {
+    const predict = method.fit(ctx, trainEnd);
+    const total = new Accumulator();
+    const perBand = HORIZON_BANDS_H.map(() => new Accumulator());
+    for (const origin of origins) {
+      const forecast = predict(origin, steps);
+      for (let h = 0; h < steps; h++) {
+        const actual = ctx.values[origin + h];
+        if (Number.isNaN(actual)) continue;
+        // A method that cannot say anything counts as forecasting zero: it must not win by silence.
+        const error = (Number.isNaN(forecast[h]) ? 0 : forecast[h]) - actual;
+        total.add(error);
+        perBand[bandOf(h)].add(error);
+      }
+    }
+    totals.set(method.name, total);
+    bands.set(method.name, perBand);
+  }
+
+  const mae = (m: MethodName) => totals.get(m)?.scores().mae ?? Number.NaN;
+  const best = (names: MethodName[]) => names.filter((n) => !Number.isNaN(mae(n))).sort((a, b) => mae(a) - mae(b))[0];
+  const chosen = best(methods.map((m) => m.name)) ?? 'seasonal-naive-day';
+  const baseline = best(['seasonal-naive-day', 'seasonal-naive-week']) ?? 'seasonal-naive-day';
+  const skillOf = (m: number, b: number) => (b > 0 ? 1 - m / b : 0);
+  const perHorizon: HorizonScores[] = [];
+  bands.get(chosen)!.forEach((acc, i) => {
+    const s = acc.scores();
+    if (!s.count) return;
+    const baselineMae = bands.get(baseline)![i].scores().mae;
+    perHorizon.push({ fromH: HORIZON_BANDS_H[i], toH: HORIZON_BANDS_H[i + 1] ?? null, ...s, baselineMae, skill: skillOf(s.mae, baselineMae) });
+  });
+  return {
+    origins: origins.length,
+    methods: Object.fromEntries([...totals].map(([name, acc]) => [name, acc.scores()])),
+    chosen,
+    baseline,
+    skill: skillOf(mae(chosen), mae(baseline)),
+    perHorizon,
+  };
+}
+
+/** @returns the candidate method of that name for the series. */
+export function methodNamed(ctx: SeriesContext, name: MethodName): Method {
+  return candidateMethods(ctx).find((m) => m.name === name) ?? candidateMethods(ctx)[0];
+}

@@ -1,0 +1,82 @@
+import { getPosition } from 'suncalc';
+import { backtest, methodNamed, type Backtest } from './backtest.ts';
+import { stepCalendar } from './calendar.ts';
+import type { MethodName, SeriesContext } from './methods.ts';
+
+export type { Backtest, HorizonScores, Scores } from './backtest.ts';
+export type { MethodName } from './methods.ts';
+
+/** Input of the `forecast` task: a sensor's history on its own grid and what is known about the site. */
+export interface ForecastTask {
+  stepMs: number;
+  /** Start of the first history step. */
+  historyStartMs: number;
+  /** Measured values per step up to the origin; NaN (or null) where nothing was measured. */
+  history: ArrayLike<number | null>;
+  /** How many steps to forecast from the end of the history. */
+  steps: number;
+  /** The site's time zone and country (ISO 3166, for public holidays; null: none). */
+  timezone: string;
+  country: string | null;
+  /** The site's location, for the clear-sky shape of PV; null: no clear-sky method. */
+  location: { latitude: number; longitude: number } | null;
+  /** Regressor sensors on the same grid, history and forecast window together (history.length + steps values). */
+  regressors: ArrayLike<number | null>[];
+  /** Use this method instead of choosing one by backtest. */
+  method?: MethodName;
+}
+
+/** What the `forecast` task returns. */
+export interface ForecastOutcome {
+  method: MethodName;
+  /** One value per forecast step; null where the method had nothing to go on. */
+  values: (number | null)[];
+  /** The backtest that chose the method; null when the history was too short to run one. */
+  backtest: Backtest | null;
+}
+
+/** Bumped when a method's results change, so forecasts of the new version get a source of their own. */
+export const FORECASTER_VERSION = '1';
+
+const toFloat = (xs: ArrayLike<number | null>, length: number) => {
+  const out = new Float64Array(length).fill(Number.NaN);
+  for (let i = 0; i < Math.min(length, xs.length); i++) {
+    const v = xs[i];
+    if (v !== null && Number.isFinite(v)) out[i] = v;
+  }
+  return out;
+};
+
+/** sin(solar altitude) at the middle of each step, clipped at zero: the shape of a clear day's PV output. */
+function clearSkyShape(startMs: number, stepMs: number, count: number, latitude: number, longitude: number): Float64Array {
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const altitude = getPosition(new Date(startMs + (i + 0.5) * stepMs), latitude, longitude).altitude;
+    out[i] = Math.max(0, Math.sin(altitude));
+  }
+  return out;
+}
+
+/**
+ * Forecasts a sensor: chooses the method with the best backtest on the sensor's own history
+ * (unless one is named), fits it on the whole history and forecasts `steps` values on.
+ * Forecasts of a series that never went negative are kept at or above zero.
+ */
+export function forecastSeries(task: ForecastTask): ForecastOutcome {
+  const historyEnd = task.history.length;
+  const length = historyEnd + task.steps;
+  const ctx: SeriesContext = {
+    stepMs: task.stepMs,
+    values: toFloat(task.history, length),
+    calendar: stepCalendar(task.historyStartMs, task.stepMs, length, task.timezone, task.country),
+    regressors: task.regressors.map((r) => toFloat(r, length)),
+    clearSky: task.location ? clearSkyShape(task.historyStartMs, task.stepMs, length, task.location.latitude, task.location.longitude) : null,
+  };
+  const tested = task.method ? null : backtest(ctx, historyEnd, task.steps);
+  const name: MethodName = task.method ?? tested?.chosen ?? 'seasonal-naive-day';
+  const forecast = methodNamed(ctx, name).fit(ctx, historyEnd)(historyEnd, task.steps);
+  let nonNegative = true;
+  for (let i = 0; i < historyEnd && nonNegative; i++) if (ctx.values[i] < 0) nonNegative = false;
+  const values = Array.from(forecast, (v) => (Number.isNaN(v) ? null : nonNegative ? Math.max(0, v) : v));
+  return { method: name, values, backtest: tested };
+}

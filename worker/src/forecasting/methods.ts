@@ -1,0 +1,244 @@
+import { CholeskyDecomposition, Matrix, solve } from 'ml-matrix';
+import type { StepCalendar } from './calendar.ts';
+
+/**
+ * Everything a method may look at, on one grid of steps: the history (NaN where nothing was
+ * measured) up to the forecast origin, and, for the whole grid including the forecast window,
+ * the calendar, regressor values and the clear-sky shape.
+ */
+export interface SeriesContext {
+  readonly stepMs: number;
+  /** Measured values; index i is step i of the grid. Only indices before an origin are used from it. */
+  readonly values: Float64Array;
+  readonly calendar: StepCalendar;
+  /** Regressor sensors' values on the grid (history and forecast window); NaN where unknown. */
+  readonly regressors: readonly Float64Array[];
+  /** sin(solar altitude) at each step's midpoint, clipped at 0; null without a site location. */
+  readonly clearSky: Float64Array | null;
+}
+
+/** Forecasts `steps` values from `origin` (the first step not known) on, using only values before it. */
+export type Predictor = (origin: number, steps: number) => Float64Array;
+
+/** A forecasting method: fitted on the steps before `trainEnd`, it predicts from any origin at or after it. */
+export interface Method {
+  readonly name: MethodName;
+  fit(ctx: SeriesContext, trainEnd: number): Predictor;
+}
+
+export type MethodName = 'seasonal-naive-day' | 'seasonal-naive-week' | 'regression' | 'clear-sky';
+
+/** How much history a regression is fitted on: recent enough to follow the seasons, long enough to see weeks. */
+export const TRAINING_DAYS = 84;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The last known value one period (or a whole number of periods) before step t, as seen from the
+ * origin: never a value at or after the origin. NaN when none of the last four such values exists.
+ */
+function seasonalLag(values: Float64Array, t: number, origin: number, period: number): number {
+  let k = Math.max(1, Math.ceil((t - origin + 1) / period));
+  for (let tries = 0; tries < 4; tries++, k++) {
+    const i = t - k * period;
+    if (i < 0) return Number.NaN;
+    if (!Number.isNaN(values[i])) return values[i];
+  }
+  return Number.NaN;
+}
+
+function seasonalNaive(name: MethodName, days: number): Method {
+  return {
+    name,
+    fit(ctx) {
+      const period = Math.round((days * DAY_MS) / ctx.stepMs);
+      return (origin, steps) => {
+        const out = new Float64Array(steps);
+        for (let h = 0; h < steps; h++) out[h] = seasonalLag(ctx.values, origin + h, origin, period);
+        return out;
+      };
+    },
+  };
+}
+
+/** What a linear model looks at besides the lagged values. */
+interface LinearFeatures {
+  /** Time of day (quarter hours at most), day type and the daily shape of weekends, as one-hot columns. */
+  calendar: boolean;
+  /** The value a week before, besides the value a day before. */
+  weekLag: boolean;
+  /**
+   * Instead of the value a day before: the clear-sky shape times the clearness of the last 24
+   * hours before the origin (what they produced over what a clear sky would have given), which
+   * carries the weather over without the noise of single steps.
+   */
+  clearness: boolean;
+  regressors: boolean;
+  clearSky: boolean;
+}
+
+/**
+ * A linear model fitted by least squares on the last `TRAINING_DAYS`. One model per day of
+ * horizon (direct strategy): the model for the second day ahead sees the value two days before,
+ * as the forecast will. The one-hot features leave most of each row zero, so the normal
+ * equations are accumulated over the non-zero entries only.
+ */
+const linearMethod = (name: MethodName, use: LinearFeatures): Method => ({
+  name,
+  fit(ctx, trainEnd) {
+    const day = Math.round(DAY_MS / ctx.stepMs);
+    const week = 7 * day;
+    const bucketMinutes = Math.max(15, ctx.stepMs / 60_000);
+    const buckets = use.calendar ? Math.ceil(1440 / bucketMinutes) : 0;
+    const regressors = use.regressors ? ctx.regressors : [];
+    const clearSky = use.clearSky ? ctx.clearSky : null;
+    const lags = use.weekLag ? 2 : 1;
+    const extra = regressors.length + (clearSky ? 1 : 0);
+    const clearnessAt = use.clearness && clearSky ? clearnessBefore(ctx.values, clearSky, day) : null;
+    // Columns: time-of-day buckets, 6 day types (Monday is the base), weekend buckets, 2 lags, extras.
+    const DAYTYPE = buckets - 1;
+    const WEEKEND = buckets + 6;
+    const DENSE = use.calendar ? 2 * buckets + 6 : 0;
+    const p = DENSE + lags + extra;
+    const idx = new Int32Array(3 + lags + extra);
+    const val = new Float64Array(3 + lags + extra);
+    const dense = new Float64Array(lags + extra);
+
+    /** The dense features of step t as seen from the origin: the lags, regressors, clear sky. */
+    const denseAt = (t: number, origin: number) => {
+      dense[0] = clearnessAt ? clearSky![t] * clearnessAt(origin) : seasonalLag(ctx.values, t, origin, day);
+      if (use.weekLag) dense[1] = seasonalLag(ctx.values, t, origin, week);
+      regressors.forEach((r, j) => (dense[lags + j] = r[t]));
+      if (clearSky) dense[dense.length - 1] = clearSky[t];
+    };
+
+    /** Fills idx/val with the non-zero features of step t; returns their count, or -1 when one is unknown and `means` is null. */
+    const features = (t: number, origin: number, means: Float64Array | null): number => {
+      let n = 0;
+      if (use.calendar) {
+        const bucket = Math.floor(ctx.calendar.minuteOfDay[t] / bucketMinutes);
+        const dayType = ctx.calendar.dayType[t];
+        idx[n] = bucket;
+        val[n++] = 1;
+        if (dayType > 0) {
+          idx[n] = DAYTYPE + dayType;
+          val[n++] = 1;
+        }
+        if (dayType >= 5) {
+          idx[n] = WEEKEND + bucket;
+          val[n++] = 1;
+        }
+      }
+      denseAt(t, origin);
+      for (let j = 0; j < dense.length; j++) {
+        let v = dense[j];
+        if (Number.isNaN(v)) {
+          if (!means) return -1;
+          v = means[j];
+        }
+        idx[n] = DENSE + j;
+        val[n++] = v;
+      }
+      return n;
+    };
+
+    const first = Math.max(week, trainEnd - Math.round((TRAINING_DAYS * DAY_MS) / ctx.stepMs));
+    // Means of the dense features, which stand in for unknown ones when predicting.
+    const means = new Float64Array(dense.length);
+    const counts = new Float64Array(dense.length);
+    for (let t = first; t < trainEnd; t++) {
+      denseAt(t, t);
+      for (let j = 0; j < dense.length; j++) {
+        if (Number.isNaN(dense[j])) continue;
+        means[j] += dense[j];
+        counts[j]++;
+      }
+    }
+    for (let j = 0; j < means.length; j++) means[j] = counts[j] ? means[j] / counts[j] : 0;
+
+    /** The model for forecasts `band` days ahead: each training step seen from `band` days before it. */
+    const fitBand = (band: number): Float64Array | null => {
+      const xtx = new Float64Array(p * p);
+      const xty = new Float64Array(p);
+      let rows = 0;
+      for (let t = first; t < trainEnd; t++) {
+        const y = ctx.values[t];
+        if (Number.isNaN(y)) continue;
+        const n = features(t, t - band * day, null);
+        if (n < 0) continue;
+        rows++;
+        for (let a = 0; a < n; a++) {
+          xty[idx[a]] += val[a] * y;
+          for (let b = 0; b < n; b++) xtx[idx[a] * p + idx[b]] += val[a] * val[b];
+        }
+      }
+      return rows > p ? solveNormal(xtx, xty, p) : null;
+    };
+    const models = new Map<number, Float64Array | null>();
+
+    return (origin, steps) => {
+      const out = new Float64Array(steps);
+      for (let h = 0; h < steps; h++) {
+        const band = Math.floor(h / day);
+        if (!models.has(band)) models.set(band, fitBand(band));
+        const coef = models.get(band);
+        if (!coef) {
+          out[h] = Number.NaN;
+          continue;
+        }
+        const n = features(origin + h, origin, means);
+        let y = 0;
+        for (let a = 0; a < n; a++) y += coef[idx[a]] * val[a];
+        out[h] = y;
+      }
+      return out;
+    };
+  },
+});
+
+/**
+ * @returns the clearness of the `window` steps before an origin: their production over the
+ * clear-sky shape's (NaN when nothing was measured or the sun was down), from prefix sums.
+ */
+function clearnessBefore(values: Float64Array, shape: Float64Array, window: number): (origin: number) => number {
+  const produced = new Float64Array(values.length + 1);
+  const clear = new Float64Array(values.length + 1);
+  for (let i = 0; i < values.length; i++) {
+    const measured = !Number.isNaN(values[i]);
+    produced[i + 1] = produced[i] + (measured ? values[i] : 0);
+    clear[i + 1] = clear[i] + (measured ? shape[i] : 0);
+  }
+  return (origin) => {
+    const from = Math.max(0, origin - window);
+    const sun = clear[origin] - clear[from];
+    return sun > 0 ? (produced[origin] - produced[from]) / sun : Number.NaN;
+  };
+}
+
+/**
+ * Solves (XᵀX + λI) β = Xᵀy. The small ridge term keeps columns that never occur (no holidays in
+ * the window, say) from making the system singular without moving the others measurably.
+ */
+function solveNormal(xtx: Float64Array, xty: Float64Array, p: number): Float64Array {
+  let trace = 0;
+  for (let i = 0; i < p; i++) trace += xtx[i * p + i];
+  const lambda = (1e-8 * trace) / p + 1e-12;
+  const a = new Matrix(p, p);
+  for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) a.set(i, j, xtx[i * p + j] + (i === j ? lambda : 0));
+  const b = Matrix.columnVector(Array.from(xty));
+  const chol = new CholeskyDecomposition(a);
+  const beta = chol.isPositiveDefinite() ? chol.solve(b) : solve(a, b, true);
+  return Float64Array.from(beta.getColumn(0));
+}
+
+/** The methods that apply to a series: the clear-sky shape only where the site has a location. */
+export function candidateMethods(ctx: SeriesContext): Method[] {
+  const methods = [
+    seasonalNaive('seasonal-naive-day', 1),
+    seasonalNaive('seasonal-naive-week', 7),
+    linearMethod('regression', { calendar: true, weekLag: true, clearness: false, regressors: true, clearSky: true }),
+  ];
+  // PV: the clear-sky shape, scaled by what the day before made of it, and by what is usual.
+  if (ctx.clearSky) methods.push(linearMethod('clear-sky', { calendar: false, weekLag: false, clearness: true, regressors: false, clearSky: true }));
+  return methods;
+}
