@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forbidden, unprocessable } from '../helpers/bodies.ts';
 import { factories } from '../helpers/factories.ts';
+import { EA, fm1 } from '../helpers/legacy.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
 
@@ -30,7 +31,7 @@ const START_MS = Date.parse(START);
 const HOUR = 3600_000;
 
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ FLEXSITE_LEGACY_API: 'serve' });
   f = factories(t.db);
   const C = (await f.account()).id;
   accounts = { A: (await f.account({ consultancyAccountId: C })).id, B: (await f.account()).id, C };
@@ -220,7 +221,40 @@ const fields: Field[] = [
     // The target's four values show: the read got through.
     ok: (w) => Array(4).fill(expect.objectContaining({ sensor_id: w.target, event_value: 1 })),
   },
+  {
+    name: 'legacy postUdiEvent (event address)',
+    use: 'write',
+    unit: 'MW',
+    request: (w) =>
+      t.request('POST', '/api/v1_3/postUdiEvent', {
+        token: w.caller.token,
+        json: { type: 'PostUdiEventRequest', event: `${EA}:${accounts.A}:${w.target}:${++udiEventId}:soc`, value: 500, unit: 'kWh', datetime: START },
+      }),
+  },
+  {
+    name: 'legacy postMeterData (connection)',
+    use: 'write',
+    unit: 'MW',
+    request: (w) =>
+      t.request('POST', '/api/v1_3/postMeterData', {
+        token: w.caller.token,
+        json: { type: 'PostMeterDataRequest', connection: fm1(w.target), values: [2, 2], start: '2015-01-03T00:00:00+01:00', duration: 'PT30M', unit: 'MW' },
+      }),
+  },
+  {
+    name: 'legacy getMeterData (connection)',
+    use: 'read',
+    unit: 'MW',
+    request: (w) =>
+      t.request('GET', '/api/v1_3/getMeterData', {
+        token: w.caller.token,
+        query: { type: 'GetMeterDataRequest', connection: fm1(w.target), start: START, duration: 'PT1H', unit: 'MW' },
+      }),
+    // Meter data are observations; the target's values were known a day ahead, so none show.
+    ok: () => expect.objectContaining({ type: 'GetMeterDataResponse', status: 'PROCESSED', values: [null, null, null, null] }),
+  },
 ];
+let udiEventId = 0;
 
 describe('every sensor a request names is authorized for its use', () => {
   const cases = fields.flatMap((field) => targets.map((target) => ({ field, target })));
