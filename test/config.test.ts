@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       jobTtlMs: 86_400_000,
       allowDataOverwrite: false,
       fallbackRedirect: false,
+      apiCompat: '0.18',
       workerThreads: 1,
       hostsAndAuthStart: { 'flexmeasures.io': '2021-01' },
       legacyApi: 'sunset',
@@ -47,6 +48,7 @@ describe('loadConfig', () => {
         FLEXSITE_PLANNING_TTL: 'PT1.5H',
         FLEXSITE_ALLOW_DATA_OVERWRITE: 'TRUE',
         FLEXSITE_FALLBACK_REDIRECT: '1',
+        FLEXSITE_API_COMPAT: '1.0',
         FLEXSITE_HOSTS_AND_AUTH_START: '{"example.com": "2024-05"}',
       }),
     ).toMatchObject({
@@ -59,6 +61,7 @@ describe('loadConfig', () => {
       planningTtlMs: 5_400_000,
       allowDataOverwrite: true,
       fallbackRedirect: true,
+      apiCompat: '1.0',
       hostsAndAuthStart: { 'example.com': '2024-05' },
     });
     expect(loadConfig({ FLEXSITE_MAX_PLANNING_HORIZON: '96', FLEXSITE_ALLOW_DATA_OVERWRITE: 'false', HOST: '::1' })).toMatchObject({

@@ -10,6 +10,7 @@ import { dataFolder } from './dataFolder.ts';
 import { openStore, migrate, storeTarget } from './db/connection.ts';
 import { dialectFor } from './db/dialect.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
+import { versionHeaders } from './http/compat.ts';
 import type { AppContext, Services } from './http/context.ts';
 import { checkJsonBody, parseJsonText } from './http/jsonBody.ts';
 import { allowedMethods, mount } from './http/routes.ts';
@@ -66,6 +67,8 @@ export function createApp(services: Services): Koa {
       ctx.res.end();
     }
   });
+
+  app.use(versionHeaders(services.config));
 
   app.use(
     bodyParser({

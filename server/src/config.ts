@@ -31,6 +31,8 @@ export interface Config {
   jobTtlMs: number;
   allowDataOverwrite: boolean;
   fallbackRedirect: boolean;
+  /** Which FlexMeasures release's answers win where 0.18 and 1.0 (API v3.0-32) answer the same request differently. */
+  apiCompat: '0.18' | '1.0';
   /** Worker threads for scheduling jobs. */
   workerThreads: number;
   /** Entity-address date codes per host, e.g. {"flexmeasures.io": "2021-01"}. */
@@ -90,6 +92,7 @@ const schema = z.object({
   FLEXSITE_JOB_TTL: duration.default(24 * 3600_000),
   FLEXSITE_ALLOW_DATA_OVERWRITE: bool.default(false),
   FLEXSITE_FALLBACK_REDIRECT: bool.default(false),
+  FLEXSITE_API_COMPAT: z.enum(['0.18', '1.0']).default('0.18'),
   FLEXSITE_WORKER_THREADS: count(1).default(1),
   FLEXSITE_HOSTS_AND_AUTH_START: z
     .string()
@@ -144,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobTtlMs: e.FLEXSITE_JOB_TTL,
     allowDataOverwrite: e.FLEXSITE_ALLOW_DATA_OVERWRITE,
     fallbackRedirect: e.FLEXSITE_FALLBACK_REDIRECT,
+    apiCompat: e.FLEXSITE_API_COMPAT,
     workerThreads: e.FLEXSITE_WORKER_THREADS,
     hostsAndAuthStart: e.FLEXSITE_HOSTS_AND_AUTH_START,
     legacyApi: e.FLEXSITE_LEGACY_API,

@@ -1,6 +1,24 @@
 import { z } from 'zod';
 import { fixedDurationMs, id, jsonText, text, timezone } from './fields.ts';
 import { isValidUnit } from '../domain/units.ts';
+import { flexContext, processFlexModel, storageFlexModel } from './flexModel.ts';
+
+/**
+ * JSON text holding an object that must also pass `schema`; the text's own object is kept
+ * (not the parsed form), so what is stored is what the client sent.
+ */
+const checkedJsonText = (schema: z.ZodType) =>
+  jsonText.superRefine((value, ctx) => {
+    const result = schema.safeParse(value, { reportInput: true });
+    if (!result.success) for (const issue of result.error.issues) ctx.addIssue({ ...issue });
+  });
+
+/**
+ * Stored flex configuration is validated like a trigger's, field by field: it may be partial,
+ * since the trigger completes it.
+ */
+const storedFlexContext = checkedJsonText(flexContext.partial());
+const storedFlexModel = checkedJsonText(z.union([storageFlexModel.partial(), processFlexModel.partial()]));
 
 const decimals = (v: number) => (String(v).split('.')[1] ?? '').replace(/e.*$/, '').length;
 
@@ -22,6 +40,21 @@ const assetFields = {
   generic_asset_type_id: id,
   attributes: jsonText.optional(),
   parent_asset_id: id.nullable().optional(),
+  flex_context: storedFlexContext.optional(),
+  flex_model: storedFlexModel.optional(),
+  /** FlexMeasures 1.0 keeps this next to the attributes; Flexsite keeps it inside them. */
+  sensors_to_show: z
+    .string()
+    .max(65_536, { abort: true })
+    .transform((text, ctx): unknown => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'Not a valid JSON string.' });
+        return z.NEVER;
+      }
+    })
+    .optional(),
 };
 
 /** Body of POST /assets. Leaving out `account_id` makes a public asset (admins only). */

@@ -4,8 +4,14 @@ import type { Sensor } from '../store/sensors.ts';
 import type { User } from '../store/users.ts';
 import { formatResolution } from '../domain/time.ts';
 
-/** Asset as the API shows it; `attributes` travels as JSON text. */
-export const presentAsset = (a: Asset) => ({
+const isEmpty = (o: Record<string, unknown>) => Object.keys(o).length === 0;
+
+/**
+ * Asset as the API shows it; JSON fields travel as JSON text. The 1.0 dialect always shows the
+ * stored flex configuration and `sensors_to_show`; the 0.18 one shows the flex configuration only
+ * once some is stored (which only a 1.0-style request can do), so 0.18 clients see 0.18 bodies.
+ */
+export const presentAsset = (a: Asset, dialect: '0.18' | '1.0' = '0.18') => ({
   id: a.id,
   name: a.name,
   latitude: a.latitude,
@@ -14,6 +20,10 @@ export const presentAsset = (a: Asset) => ({
   account_id: a.account_id,
   parent_asset_id: a.parent_asset_id,
   attributes: JSON.stringify(a.attributes),
+  ...(dialect === '1.0' || !isEmpty(a.flex_context) || !isEmpty(a.flex_model)
+    ? { flex_context: JSON.stringify(a.flex_context), flex_model: JSON.stringify(a.flex_model) }
+    : {}),
+  ...(dialect === '1.0' ? { sensors_to_show: JSON.stringify(a.attributes.sensors_to_show ?? []) } : {}),
 });
 
 /** Sensor as the API shows it; the entity address depends on the host the client used. */

@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
+import { flexmeasuresVersion } from '../http/compat.ts';
 import { checkPassword } from '../domain/passwords.ts';
 import type { RouteSpec } from '../http/routes.ts';
 import type { AppContext } from '../http/context.ts';
 import { issueToken } from '../store/tokens.ts';
 import { getUserWithHashByEmail, updateUser } from '../store/users.ts';
 
-/** The FlexMeasures release whose wire behaviour this server reproduces (PEP 440). */
-export const FLEXMEASURES_VERSION = '0.18.1';
 
 const tokenRequest = z.object({ email: z.string(), password: z.string() });
 
@@ -22,7 +21,7 @@ export const apiRoutes: RouteSpec[] = [
     public: true,
     async handler(ctx) {
       ctx.body = {
-        flexmeasures_version: FLEXMEASURES_VERSION,
+        flexmeasures_version: flexmeasuresVersion(ctx.services.config),
         message:
           'For these API versions a public endpoint is available, listing its service. For example: /api/v3_0. ' +
           'An authentication token can be requested at: /api/requestAuthToken',

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { RouteSpec } from '../http/routes.ts';
-import { FLEXMEASURES_VERSION } from './api.ts';
 
 const toSchema = (schema: z.ZodType) =>
   // `io: 'input'` describes what a client sends; transforms (datetimes, durations) stay strings.
@@ -87,7 +86,7 @@ export function openApiDocument(routes: RouteSpec[], prefix: string, origin: str
     info: {
       title: 'Flexsite API',
       version: '3.0',
-      description: `Wire-compatible with FlexMeasures ${FLEXMEASURES_VERSION}. Send the token from POST /api/requestAuthToken in the Authorization header.`,
+      description: `Wire-compatible with FlexMeasures 0.18 (default) and 1.0 (API v3.0-32, FLEXSITE_API_COMPAT=1.0). Send the token from POST /api/requestAuthToken in the Authorization header.`,
     },
     servers: [{ url: origin }],
     components: {

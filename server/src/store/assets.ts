@@ -10,6 +10,9 @@ export interface Asset {
   account_id: number | null;
   parent_asset_id: number | null;
   attributes: Record<string, unknown>;
+  /** Stored scheduling configuration (FlexMeasures 1.0): used when a trigger does not say otherwise. */
+  flex_context: Record<string, unknown>;
+  flex_model: Record<string, unknown>;
 }
 
 export interface AssetType {
@@ -18,22 +21,43 @@ export interface AssetType {
   description: string | null;
 }
 
-type DbAsset = Omit<Asset, 'attributes'> & { attributes: string };
+/** An asset row joined with its flex configuration row, which exists once some is stored. */
+type DbAsset = Omit<Asset, 'attributes' | 'flex_context' | 'flex_model'> & { attributes: string; flex_context: string | null; flex_model: string | null };
 
-const fromRow = (r: DbAsset): Asset => ({ ...r, attributes: JSON.parse(r.attributes) as Record<string, unknown> });
+const fromRow = (r: DbAsset): Asset => ({
+  ...r,
+  attributes: JSON.parse(r.attributes) as Record<string, unknown>,
+  flex_context: JSON.parse(r.flex_context ?? '{}') as Record<string, unknown>,
+  flex_model: JSON.parse(r.flex_model ?? '{}') as Record<string, unknown>,
+});
+
+/** Assets with their flex configuration. */
+const assetRows = (db: Knex) =>
+  db<DbAsset>('generic_asset')
+    .leftJoin('generic_asset_flex', 'generic_asset_flex.asset_id', 'generic_asset.id')
+    .select('generic_asset.*', 'generic_asset_flex.flex_context', 'generic_asset_flex.flex_model');
+
+/** Stores the given parts of an asset's flex configuration. */
+async function saveFlex(trx: Knex.Transaction, assetId: number, flex: Partial<Pick<Asset, 'flex_context' | 'flex_model'>>): Promise<void> {
+  const row = Object.fromEntries(
+    (['flex_context', 'flex_model'] as const).filter((k) => flex[k] !== undefined).map((k) => [k, JSON.stringify(flex[k])]),
+  );
+  if (!Object.keys(row).length) return;
+  await trx('generic_asset_flex').insert({ asset_id: assetId, ...row }).onConflict('asset_id').merge(row);
+}
 
 /** @returns the asset, or undefined. */
 export async function getAsset(db: Knex, id: number): Promise<Asset | undefined> {
-  const row = await db<DbAsset>('generic_asset').where({ id }).first();
-  return row && fromRow(row);
+  const row = await assetRows(db).where('generic_asset.id', id).first();
+  return row && fromRow(row as DbAsset);
 }
 
 /** @returns the assets of an account, or the public ones for `null`. */
 export async function listAssets(db: Knex, accountId: number | null): Promise<Asset[]> {
-  const q = db<DbAsset>('generic_asset').orderBy('id');
+  const q = assetRows(db).orderBy('generic_asset.id');
   if (accountId === null) q.whereNull('account_id');
   else q.where({ account_id: accountId });
-  return (await q).map(fromRow);
+  return ((await q) as DbAsset[]).map(fromRow);
 }
 
 /** @returns every asset type. */
@@ -68,10 +92,15 @@ export async function assetNameTaken(
 }
 
 /** @returns the new asset. */
-export async function createAsset(trx: Knex.Transaction, props: Omit<Asset, 'id'>): Promise<Asset> {
+export async function createAsset(
+  trx: Knex.Transaction,
+  props: Omit<Asset, 'id' | 'flex_context' | 'flex_model'> & Partial<Pick<Asset, 'flex_context' | 'flex_model'>>,
+): Promise<Asset> {
+  const { flex_context, flex_model, ...asset } = props;
   const [{ id }] = await trx('generic_asset')
-    .insert({ ...props, attributes: JSON.stringify(props.attributes) })
+    .insert({ ...asset, attributes: JSON.stringify(asset.attributes) })
     .returning<{ id: number }[]>('id');
+  await saveFlex(trx, id, { flex_context, flex_model });
   return (await getAsset(trx, id))!;
 }
 
@@ -81,12 +110,76 @@ export async function updateAsset(
   id: number,
   changes: Partial<Omit<Asset, 'id' | 'account_id'>>,
 ): Promise<void> {
-  const row: Record<string, unknown> = defined(changes);
-  if (changes.attributes) row.attributes = JSON.stringify(changes.attributes);
+  const { flex_context, flex_model, ...rest } = changes;
+  const row: Record<string, unknown> = defined(rest);
+  if (rest.attributes) row.attributes = JSON.stringify(rest.attributes);
   if (Object.keys(row).length) await trx('generic_asset').where({ id }).update(row);
+  await saveFlex(trx, id, { flex_context, flex_model });
 }
 
 /** Deletes an asset; child assets, sensors and their data cascade. */
 export async function deleteAsset(trx: Knex.Transaction, id: number): Promise<boolean> {
   return (await trx('generic_asset').where({ id }).delete()) > 0;
+}
+
+/**
+ * The asset and its ancestors, nearest first. Parents sit in the same account, and a cycle
+ * cannot be stored (an asset cannot be its own parent), but the walk still stops at a repeat.
+ */
+export async function assetLineage(db: Knex, asset: Asset): Promise<Asset[]> {
+  const lineage = [asset];
+  const seen = new Set([asset.id]);
+  for (let parentId = asset.parent_asset_id; parentId !== null && !seen.has(parentId); ) {
+    const parent = await getAsset(db, parentId);
+    if (!parent) break;
+    lineage.push(parent);
+    seen.add(parent.id);
+    parentId = parent.parent_asset_id;
+  }
+  return lineage;
+}
+
+/**
+ * Ids of an asset and its descendants, generation by generation.
+ * @param maxDepth how many generations below the root; undefined for all.
+ */
+export async function descendantIds(db: Knex, rootId: number, maxDepth?: number): Promise<number[]> {
+  const ids = [rootId];
+  let generation = [rootId];
+  for (let depth = 0; generation.length && (maxDepth === undefined || depth < maxDepth); depth++) {
+    const rows = await db<{ id: number }>('generic_asset').whereIn('parent_asset_id', generation).whereNotIn('id', ids).select('id');
+    generation = rows.map((r) => Number(r.id));
+    ids.push(...generation);
+  }
+  return ids;
+}
+
+export interface AssetQuery {
+  accountIds: number[];
+  includePublic: boolean;
+  /** Only these assets (a subtree); undefined for all. */
+  ids?: number[];
+  typeId?: number;
+  sortBy: 'id' | 'name' | 'owner';
+  sortDir: 'asc' | 'desc';
+  /** 1-based page of `perPage` assets; undefined for all. */
+  page?: { page: number; perPage: number };
+}
+
+/** @returns the matching assets (one page of them when asked) and how many match in all. */
+export async function queryAssets(db: Knex, query: AssetQuery): Promise<{ assets: Asset[]; total: number }> {
+  const q = db('generic_asset').where((w) => {
+    w.whereIn('account_id', query.accountIds);
+    if (query.includePublic) w.orWhereNull('account_id');
+  });
+  if (query.ids) q.whereIn('generic_asset.id', query.ids);
+  if (query.typeId !== undefined) q.where({ generic_asset_type_id: query.typeId });
+  const total = Number((await q.clone().count<{ n: number | string }[]>({ n: '*' }))[0].n);
+  const sortColumn = query.sortBy === 'owner' ? 'account_id' : query.sortBy;
+  q.orderBy(`generic_asset.${sortColumn}`, query.sortDir).orderBy('generic_asset.id', query.sortDir);
+  if (query.page) q.offset((query.page.page - 1) * query.page.perPage).limit(query.page.perPage);
+  const rows = (await q
+    .leftJoin('generic_asset_flex', 'generic_asset_flex.asset_id', 'generic_asset.id')
+    .select('generic_asset.*', 'generic_asset_flex.flex_context', 'generic_asset_flex.flex_model')) as DbAsset[];
+  return { assets: rows.map(fromRow), total };
 }

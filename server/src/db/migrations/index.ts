@@ -3,6 +3,7 @@ import * as m0001 from './0001_accounts_users_assets_sensors.ts';
 import * as m0002 from './0002_beliefs.ts';
 import * as m0003 from './0003_jobs.ts';
 import * as m0004 from './0004_udi_events.ts';
+import * as m0005 from './0005_flex_config_annotations.ts';
 import * as m0006 from './0006_forecasts_automations.ts';
 
 interface Migration {
@@ -16,6 +17,7 @@ export const migrations: [string, Migration][] = [
   ['0002_beliefs', m0002],
   ['0003_jobs', m0003],
   ['0004_udi_events', m0004],
+  ['0005_flex_config_annotations', m0005],
   ['0006_forecasts_automations', m0006],
 ];
 

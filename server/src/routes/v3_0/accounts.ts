@@ -4,7 +4,7 @@ import { presentAccount, presentAsset, presentUser } from '../../presenters/inde
 import * as accounts from '../../store/accounts.ts';
 import { listAssets } from '../../store/assets.ts';
 import { listUsers } from '../../store/users.ts';
-import { accountAccess, idParams, loadAccount, pathId } from './load.ts';
+import { accountAccess, idParams, loadAccount, pathId, readableAccounts } from './load.ts';
 
 export const accountRoutes: RouteSpec[] = [
   {
@@ -12,16 +12,8 @@ export const accountRoutes: RouteSpec[] = [
     path: '/accounts',
     summary: 'Download account list',
     async handler(ctx) {
-      const me = ctx.state.user!;
-      const { db } = ctx.services;
-      let visible: accounts.Account[];
-      if (me.roles.includes('admin') || me.roles.includes('admin-reader')) {
-        visible = await accounts.listAccounts(db);
-      } else {
-        visible = [(await accounts.getAccount(db, me.account_id))!];
-        if (me.roles.includes('consultant')) visible.push(...(await accounts.listClientAccounts(db, me.account_id)));
-      }
-      const roles = await accounts.accountRoles(db, visible.map((a) => a.id));
+      const visible = await readableAccounts(ctx);
+      const roles = await accounts.accountRoles(ctx.services.db, visible.map((a) => a.id));
       ctx.body = visible.map((a) => presentAccount(a, roles.get(a.id) ?? []));
     },
   },
@@ -38,7 +30,7 @@ export const accountRoutes: RouteSpec[] = [
       ctx.body = {
         ...presentAccount(account, roles.get(account.id) ?? []),
         // The account overview: what the account holds.
-        assets: (await listAssets(db, account.id)).map(presentAsset),
+        assets: (await listAssets(db, account.id)).map((a) => presentAsset(a)),
         users: (await listUsers(db, { accountId: account.id, includeInactive: true })).map(presentUser),
         status: 200,
       };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { fieldError, forbidden, unprocessable } from '../../errors.ts';
 import { assetCreate, assetPatch } from '../../contracts/resources.ts';
-import { intText } from '../../contracts/fields.ts';
+import { boolText, intText } from '../../contracts/fields.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { RouteSpec } from '../../http/routes.ts';
 import type { AppContext } from '../../http/context.ts';
@@ -10,9 +10,64 @@ import { presentAsset } from '../../presenters/index.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { getSensor } from '../../store/sensors.ts';
-import { accountAccess, idParams, loadAccount, loadAsset, ownedAccess, readableAccount } from './load.ts';
+import { accountAccess, idParams, loadAccount, loadAsset, ownedAccess, readableAccount, readableAccounts } from './load.ts';
 
-const listQuery = z.object({ account_id: intText.optional() });
+const listQuery = z.object({
+  account_id: intText.optional(),
+  account: intText.optional(),
+  all_accessible: boolText.optional(),
+  include_public: boolText.optional(),
+  root: intText.optional(),
+  depth: intText.pipe(z.number().min(0)).optional(),
+  asset_type: intText.optional(),
+  page: intText.pipe(z.number().min(1)).optional(),
+  per_page: intText.pipe(z.number().min(1).max(10_000)).optional(),
+  'per-page': intText.pipe(z.number().min(1).max(10_000)).optional(),
+  sort_by: z.enum(['id', 'name', 'owner']).optional(),
+  'sort-by': z.enum(['id', 'name', 'owner']).optional(),
+  sort_dir: z.enum(['asc', 'desc']).optional(),
+  'sort-dir': z.enum(['asc', 'desc']).optional(),
+  fields: z.string().max(1000).optional(),
+});
+
+/** The dialect asset bodies are written in. */
+const dialectOf = (ctx: AppContext) => ctx.services.config.apiCompat;
+
+/**
+ * GET /assets: the caller's (or one readable) account's assets, as 0.18 lists them; the 1.0
+ * query parameters (all accessible accounts, public assets, a subtree, pages, order, fields)
+ * are honoured in both dialects, since no 0.18 client sends them.
+ */
+async function listAssetsHandler(ctx: AppContext): Promise<void> {
+  const q = parseInput(listQuery, ctx.query, 'query');
+  const accountId = q.account ?? q.account_id;
+  const { db } = ctx.services;
+  let root: assets.Asset | undefined;
+  if (q.root !== undefined) {
+    root = await assets.getAsset(db, q.root);
+    if (!root || !can(ctx.state.user!, 'read', await ownedAccess(ctx, 'asset', root.account_id))) {
+      throw fieldError('query', 'root', `No asset found with id ${q.root}.`);
+    }
+  }
+  const everything = accountId === undefined && (q.all_accessible || root !== undefined);
+  const accountIds = everything ? (await readableAccounts(ctx)).map((a) => a.id) : [(await readableAccount(ctx, accountId)).id];
+  const perPage = q['per-page'] ?? q.per_page ?? 10;
+  const { assets: found, total } = await assets.queryAssets(db, {
+    accountIds,
+    includePublic: accountId === undefined && Boolean(q.include_public || everything),
+    ids: root ? await assets.descendantIds(db, root.id, q.depth) : undefined,
+    typeId: q.asset_type,
+    sortBy: q['sort-by'] ?? q.sort_by ?? 'id',
+    sortDir: q['sort-dir'] ?? q.sort_dir ?? 'asc',
+    page: q.page === undefined ? undefined : { page: q.page, perPage },
+  });
+  const fields = q.fields?.split('|').filter((f) => f.trim());
+  const data = found.map((a) => {
+    const body: Record<string, unknown> = presentAsset(a, dialectOf(ctx));
+    return fields?.length ? Object.fromEntries(Object.entries(body).filter(([k]) => fields.includes(k))) : body;
+  });
+  ctx.body = q.page === undefined ? data : { data, 'num-records': total, 'filtered-records': total };
+}
 
 /** `sensors_to_show` inside asset attributes must name existing sensors. */
 async function checkSensorsToShow(ctx: AppContext, attributes: Record<string, unknown> | undefined): Promise<void> {
@@ -28,6 +83,10 @@ async function checkSensorsToShow(ctx: AppContext, attributes: Record<string, un
     if (!(await getSensor(ctx.services.db, sensorId))) throw fail(`No sensor found with id ${sensorId}.`);
   }
 }
+
+/** Attributes with 1.0's top-level `sensors_to_show` folded in, where Flexsite keeps it. */
+const withSensorsToShow = (attributes: Record<string, unknown>, sensorsToShow: unknown) =>
+  sensorsToShow === undefined ? attributes : { ...attributes, sensors_to_show: sensorsToShow };
 
 async function checkType(ctx: AppContext, typeId: number | undefined): Promise<void> {
   if (typeId !== undefined && !(await assets.getAssetType(ctx.services.db, typeId))) {
@@ -69,18 +128,14 @@ export const assetRoutes: RouteSpec[] = [
     path: '/assets',
     summary: 'Download asset list',
     request: { query: listQuery },
-    async handler(ctx) {
-      const { account_id } = parseInput(listQuery, ctx.query, 'query');
-      const account = await readableAccount(ctx, account_id);
-      ctx.body = (await assets.listAssets(ctx.services.db, account.id)).map(presentAsset);
-    },
+    handler: listAssetsHandler,
   },
   {
     method: 'GET',
     path: '/assets/public',
     summary: 'Return all public assets.',
     async handler(ctx) {
-      ctx.body = (await assets.listAssets(ctx.services.db, null)).map(presentAsset);
+      ctx.body = (await assets.listAssets(ctx.services.db, null)).map((a) => presentAsset(a, dialectOf(ctx)));
     },
   },
   {
@@ -116,7 +171,8 @@ export const assetRoutes: RouteSpec[] = [
       }
       await checkType(ctx, body.generic_asset_type_id);
       await checkParent(ctx, body.parent_asset_id, accountId);
-      await checkSensorsToShow(ctx, body.attributes);
+      const attributes = withSensorsToShow(body.attributes ?? {}, body.sensors_to_show);
+      await checkSensorsToShow(ctx, attributes);
       const parentId = body.parent_asset_id ?? null;
       await checkNameFree(ctx, { name: body.name, parentId, accountId });
       const asset = await ctx.services.db.transaction((trx) =>
@@ -127,11 +183,13 @@ export const assetRoutes: RouteSpec[] = [
           generic_asset_type_id: body.generic_asset_type_id,
           account_id: accountId,
           parent_asset_id: parentId,
-          attributes: body.attributes ?? {},
+          attributes,
+          flex_context: body.flex_context,
+          flex_model: body.flex_model,
         }),
       );
       ctx.status = 201;
-      ctx.body = presentAsset(asset);
+      ctx.body = presentAsset(asset, dialectOf(ctx));
     },
   },
   {
@@ -142,7 +200,7 @@ export const assetRoutes: RouteSpec[] = [
     async handler(ctx) {
       const asset = await loadAsset(ctx);
       authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'asset', asset.account_id));
-      ctx.body = { ...presentAsset(asset), status: 200 };
+      ctx.body = { ...presentAsset(asset, dialectOf(ctx)), status: 200 };
     },
   },
   {
@@ -159,7 +217,13 @@ export const assetRoutes: RouteSpec[] = [
         throw unprocessable('json', { parent_asset_id: ['An asset cannot be its own parent.'] });
       }
       await checkParent(ctx, body.parent_asset_id, asset.account_id);
-      await checkSensorsToShow(ctx, body.attributes);
+      if (body.parent_asset_id && (await assets.descendantIds(ctx.services.db, asset.id)).includes(body.parent_asset_id)) {
+        // Flex-context inheritance walks up the tree; a cycle would make an asset its own ancestor.
+        throw fieldError('json', 'parent_asset_id', 'A descendant asset cannot become the parent.');
+      }
+      const { sensors_to_show, ...changes } = body;
+      const attributes = sensors_to_show === undefined ? body.attributes : withSensorsToShow(body.attributes ?? asset.attributes, sensors_to_show);
+      await checkSensorsToShow(ctx, attributes);
       if (body.name !== undefined || body.parent_asset_id !== undefined) {
         await checkNameFree(ctx, {
           name: body.name ?? asset.name,
@@ -168,8 +232,8 @@ export const assetRoutes: RouteSpec[] = [
           exceptId: asset.id,
         });
       }
-      await ctx.services.db.transaction((trx) => assets.updateAsset(trx, asset.id, body));
-      ctx.body = { ...presentAsset((await assets.getAsset(ctx.services.db, asset.id))!), status: 200 };
+      await ctx.services.db.transaction((trx) => assets.updateAsset(trx, asset.id, { ...changes, attributes }));
+      ctx.body = { ...presentAsset((await assets.getAsset(ctx.services.db, asset.id))!, dialectOf(ctx)), status: 200 };
     },
   },
   {

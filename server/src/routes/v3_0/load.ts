@@ -5,7 +5,7 @@ import { parseInput } from '../../http/validate.ts';
 import type { AppContext } from '../../http/context.ts';
 import { authorize, type AccessContext } from '../../policies/access.ts';
 import { ownerAccess } from '../../policies/references.ts';
-import { getAccount, type Account } from '../../store/accounts.ts';
+import { getAccount, listAccounts, listClientAccounts, type Account } from '../../store/accounts.ts';
 import { getAsset, type Asset } from '../../store/assets.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { getUser, type User } from '../../store/users.ts';
@@ -58,6 +58,16 @@ export async function readableAccount(ctx: AppContext, accountId: number | undef
   const account = await loadAccount(ctx, accountId ?? user.account_id);
   authorize(user, 'read', accountAccess(account));
   return account;
+}
+
+/** The accounts the caller may read: all for admins and admin-readers, else their own and their consultancy clients'. */
+export async function readableAccounts(ctx: AppContext): Promise<Account[]> {
+  const me = ctx.state.user!;
+  const { db } = ctx.services;
+  if (me.roles.includes('admin') || me.roles.includes('admin-reader')) return listAccounts(db);
+  const visible = [(await getAccount(db, me.account_id))!];
+  if (me.roles.includes('consultant')) visible.push(...(await listClientAccounts(db, me.account_id)));
+  return visible;
 }
 
 /** The access context of an account. */
