@@ -87,10 +87,17 @@ export const sensorTrigger = z.strictObject({
   force_new_job_creation: z.boolean().optional(),
 });
 
-/** Body of POST /assets/<id>/schedules/trigger: one flex-model per scheduled sensor. */
+/**
+ * Body of POST /assets/<id>/schedules/trigger: one flex-model per scheduled sensor; devices with a
+ * flex-model stored on their asset need no entry.
+ */
 export const assetTrigger = sensorTrigger.extend({
-  'flex-model': z.array(z.record(z.string(), z.unknown())).min(1),
+  'flex-model': z.array(z.record(z.string(), z.unknown())).optional(),
 });
 
-/** Query of GET /sensors/<id>/schedules/<uuid>. */
-export const scheduleQuery = z.object({ duration: isoDuration.optional() });
+/** Query of GET /sensors/<id>/schedules/<uuid>; `unit` and `sign-convention` are FlexMeasures 1.0's. */
+export const scheduleQuery = z.object({
+  duration: isoDuration.optional(),
+  unit: z.string().max(80).optional(),
+  'sign-convention': z.enum(['consumption-positive', 'production-positive', 'wysiwyg']).optional(),
+});

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { rejected } from '../errors.ts';
 import { formatDurationHours, formatStart } from '../domain/time.ts';
+import { conversion } from '../domain/units.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobQueue, JobRecord } from '../jobs/jobQueue.ts';
 import { consumptionSign } from '../scheduling/buildProblem.ts';
@@ -56,13 +57,27 @@ export function assertFinished(job: JobRecord): void {
   if (job.status === 'failed') throw unknownSchedule(`Scheduling job failed with ${job.error}.`, job);
 }
 
+/** How schedule values are given: in another unit than the sensor's, or with another sign (FlexMeasures 1.0). */
+export interface ScheduleOutput {
+  unit?: string;
+  /** `wysiwyg`: as stored. */
+  signConvention?: 'consumption-positive' | 'production-positive' | 'wysiwyg';
+}
+
 /**
- * The values a finished job scheduled for a sensor, consumption positive, in the sensor's unit
- * and resolution, from the job's start (or `fromMs`, when later) for at most `durationMs`, capped
- * by the planning horizon.
+ * The values a finished job scheduled for a sensor, consumption positive unless asked otherwise,
+ * in the sensor's unit (or a convertible one) and resolution, from the job's start (or `fromMs`,
+ * when later) for at most `durationMs`, capped by the planning horizon.
  * @returns values, start, duration and unit; throws UNKNOWN_SCHEDULE when none are stored.
  */
-export async function scheduleValues(ctx: AppContext, sensor: SensorInContext, job: JobRecord, durationMs: number, fromMs?: number) {
+export async function scheduleValues(
+  ctx: AppContext,
+  sensor: SensorInContext,
+  job: JobRecord,
+  durationMs: number,
+  fromMs?: number,
+  output: ScheduleOutput = {},
+) {
   const result = job.result as { data_source_id: number; start_ms: number };
   const startMs = Math.max(result.start_ms, fromMs ?? result.start_ms);
   const windowMs = Math.min(durationMs, ctx.services.config.planningHorizonMs);
@@ -81,15 +96,19 @@ export async function scheduleValues(ctx: AppContext, sensor: SensorInContext, j
   const spanMs = Math.min(windowMs, durationMs, lastEndMs - firstMs);
   const count = Math.floor(spanMs / step);
   const values: (number | null)[] = new Array<number | null>(count).fill(null);
-  const sign = consumptionSign(sensor);
+  const convention = output.signConvention ?? 'consumption-positive';
+  const sign = convention === 'wysiwyg' ? 1 : consumptionSign(sensor) * (convention === 'production-positive' ? -1 : 1);
+  const unit = output.unit ?? sensor.unit;
+  // Checked by the caller; the identity when the unit is the sensor's.
+  const c = conversion(sensor.unit, unit, step)!;
   for (const b of beliefs) {
     const i = (b.eventStartMs - firstMs) / step;
-    if (Number.isInteger(i) && i < count) values[i] = Math.round(sign * b.value * 1e6) / 1e6;
+    if (Number.isInteger(i) && i < count) values[i] = Math.round((sign * b.value * c.scale + c.offset) * 1e6) / 1e6;
   }
   return {
     values,
     start: formatStart(DateTime.fromMillis(firstMs, { zone: sensor.timezone })),
     duration: formatDurationHours(count * step),
-    unit: sensor.unit,
+    unit,
   };
 }
