@@ -10,14 +10,34 @@ import { authorizeReferences } from '../../policies/references.ts';
 import { resolveSensorJob, resolveStorageJob, triggerReferences, type TriggerInput } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
 import type { JobSpec } from '../../scheduling/jobSpec.ts';
-import { getAsset, type Asset } from '../../store/assets.ts';
+import { conversion } from '../../domain/units.ts';
+import { speaks10 } from '../../http/compat.ts';
+import { deviceFlexModel, inheritedFlexContext, storedDevices } from '../../scheduling/storedConfig.ts';
+import { descendantIds, getAsset, type Asset } from '../../store/assets.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly } from '../scheduleResults.ts';
 import { idParams, loadAsset, loadSensor, ownedAccess } from './load.ts';
 
-async function processed(ctx: AppContext, job: JobRecord): Promise<void> {
+/**
+ * The trigger's answer: 0.18's 200 PROCESSED, or 1.0's 202 ACCEPTED naming the job under `job`
+ * (and `schedule`, kept by 1.0 for older clients) with where to follow it.
+ * @param resultsSensorId the sensor whose schedule URL a sensor trigger names.
+ */
+async function processed(ctx: AppContext, job: JobRecord, resultsSensorId?: number): Promise<void> {
   await settleBriefly(ctx, job);
-  ctx.body = { schedule: job.id, status: 'PROCESSED', message: 'Request has been processed.' };
+  if (!speaks10(ctx.services.config)) {
+    ctx.body = { schedule: job.id, status: 'PROCESSED', message: 'Request has been processed.' };
+    return;
+  }
+  ctx.status = 202;
+  ctx.body = {
+    status: 'ACCEPTED',
+    message: 'Request has been accepted for processing.',
+    job: job.id,
+    'job-url': `/api/v3_0/jobs/${job.id}`,
+    ...(resultsSensorId === undefined ? {} : { 'results-url': `/api/v3_0/sensors/${resultsSensorId}/schedules/${job.id}` }),
+    schedule: job.id,
+  };
 }
 
 /** Authorizes every sensor the trigger names or its job uses, then queues the job in the caller's name. */
@@ -53,11 +73,13 @@ export const scheduleRoutes: RouteSpec[] = [
       const body = parseInput(sensorTrigger, ctx.request.body, 'json');
       const sensor = await loadSensor(ctx);
       authorize(ctx.state.user!, 'create-children', await ownedAccess(ctx, 'sensor', sensor.account_id));
-      const asset = (await getAsset(ctx.services.db, sensor.generic_asset_id))!;
-      const spec = await resolveSensorJob(ctx.services.db, ctx.services.config, triggerInput(body), sensor, asset, body['flex-model'] ?? {});
+      const { db, config } = ctx.services;
+      const asset = (await getAsset(db, sensor.generic_asset_id))!;
+      const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
+      const flexModel = await deviceFlexModel(db, sensor, body['flex-model'] ?? {});
+      const spec = await resolveSensorJob(db, config, { ...triggerInput(body), flexContext }, sensor, asset, flexModel);
       const force = Boolean(body['force-new-job-creation'] ?? body.force_new_job_creation);
-      const request = { flexModel: body['flex-model'], flexContext: body['flex-context'] };
-      await processed(ctx, await enqueue(ctx, spec, asset, request, sensor.id, force));
+      await processed(ctx, await enqueue(ctx, spec, asset, { flexModel, flexContext }, sensor.id, force), sensor.id);
     },
   },
   {
@@ -69,23 +91,32 @@ export const scheduleRoutes: RouteSpec[] = [
       const body = parseInput(assetTrigger, ctx.request.body, 'json');
       const asset = await loadAsset(ctx);
       authorize(ctx.state.user!, 'create-children', await ownedAccess(ctx, 'asset', asset.account_id));
-      const devices: { sensor: SensorInContext; flexModel: unknown }[] = [];
-      for (const [i, entry] of body['flex-model'].entries()) {
+      const { db, config } = ctx.services;
+      // Devices may sit on the asset or anywhere below it.
+      const tree = new Set(await descendantIds(db, asset.id));
+      const devices: { sensor: SensorInContext; flexModel: Record<string, unknown> }[] = [];
+      for (const [i, entry] of (body['flex-model'] ?? []).entries()) {
         const { sensor: sensorId, ...flexModel } = entry;
         if (!Number.isSafeInteger(sensorId)) {
           throw fieldError('json', 'flex-model', `Entry ${i} needs the id of the power sensor it describes under "sensor".`);
         }
-        const sensor = await getSensor(ctx.services.db, sensorId as number);
-        const onAsset = sensor && (sensor.generic_asset_id === asset.id || (await getAsset(ctx.services.db, sensor.generic_asset_id))?.parent_asset_id === asset.id);
-        if (!sensor || !onAsset) {
+        const sensor = await getSensor(db, sensorId as number);
+        if (!sensor || !tree.has(sensor.generic_asset_id)) {
           throw fieldError('json', 'flex-model', `No sensor found with id ${String(sensorId)} on asset ${asset.id}.`);
         }
-        devices.push({ sensor, flexModel });
+        devices.push({ sensor, flexModel: await deviceFlexModel(db, sensor, flexModel) });
       }
-      const spec = await resolveStorageJob(ctx.services.db, ctx.services.config, triggerInput(body), devices, asset);
+      const unnamed = await storedDevices(db, asset, new Set(devices.map((d) => d.sensor.generic_asset_id)));
+      if (typeof unnamed === 'string') throw fieldError('json', 'flex-model', unnamed);
+      devices.push(...unnamed);
+      if (!devices.length) {
+        throw fieldError('json', 'flex-model', 'No flexible device: name a power sensor in the flex-model, or store a flex-model on the asset or one below it.');
+      }
+      const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
+      const spec = await resolveStorageJob(db, config, { ...triggerInput(body), flexContext }, devices, asset);
       const force = Boolean(body['force-new-job-creation'] ?? body.force_new_job_creation);
-      const request = { flexModel: body['flex-model'], flexContext: body['flex-context'] };
-      await processed(ctx, await enqueue(ctx, spec, asset, request, devices[0].sensor.id, force));
+      const flexModel = devices.map((d) => ({ sensor: d.sensor.id, ...d.flexModel }));
+      await processed(ctx, await enqueue(ctx, spec, asset, { flexModel, flexContext }, devices[0].sensor.id, force));
     },
   },
   {
@@ -101,7 +132,8 @@ export const scheduleRoutes: RouteSpec[] = [
       const jobId = ctx.params.uuid;
       let job = await jobs.get(jobId);
       if (!job) throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${jobId}, type = job) is not known.`);
-      if (job.status === 'failed' && job.fallbackJobId) {
+      // FlexMeasures 1.0 retired the storage fallback: a failed schedule is a 400 with the reason.
+      if (job.status === 'failed' && job.fallbackJobId && !speaks10(config)) {
         if (config.fallbackRedirect) {
           const location = `${ctx.protocol}://${ctx.host}/api/v3_0/sensors/${sensor.id}/schedules/${job.fallbackJobId}`;
           throw new AppError(
@@ -112,11 +144,15 @@ export const scheduleRoutes: RouteSpec[] = [
         }
         job = await fallbackOf(jobs, job.fallbackJobId);
       }
+      if (query.unit !== undefined && !conversion(sensor.unit, query.unit, sensor.event_resolution_ms)) {
+        throw fieldError('args_and_json', 'unit', `Cannot convert ${sensor.unit} to ${query.unit}.`);
+      }
       assertFinished(job);
       const durationMs = query.duration ? Math.max(0, query.duration.ms) : 6 * 3600_000;
       const name = schedulerName(job);
+      const output = { unit: query.unit, signConvention: query['sign-convention'] };
       ctx.body = {
-        ...(await scheduleValues(ctx, sensor, job, durationMs)),
+        ...(await scheduleValues(ctx, sensor, job, durationMs, undefined, output)),
         scheduler_info: { scheduler: name },
         status: 'PROCESSED',
         message: `Request has been processed. ${name} was used.`,
