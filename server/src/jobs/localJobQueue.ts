@@ -1,55 +1,9 @@
-import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { EnqueueOptions, JobHandler, JobQueue, JobRecord } from './jobQueue.ts';
+import { cacheKeyOf, JobTable, runAndRecord } from './jobTable.ts';
 
-interface DbJob {
-  id: string;
-  queue: string;
-  status: JobRecord['status'];
-  args: string;
-  cache_key: string;
-  account_id: number | null;
-  sensor_id: number | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-  attempts: number;
-  result: string | null;
-  error: string | null;
-  fallback_job_id: string | null;
-}
-
-const fromRow = (r: DbJob): JobRecord => ({
-  id: r.id,
-  queue: r.queue,
-  status: r.status,
-  args: JSON.parse(r.args),
-  accountId: r.account_id,
-  sensorId: r.sensor_id,
-  createdAt: Number(r.created_at),
-  startedAt: r.started_at === null ? null : Number(r.started_at),
-  finishedAt: r.finished_at === null ? null : Number(r.finished_at),
-  attempts: r.attempts,
-  result: r.result ? JSON.parse(r.result) : null,
-  error: r.error,
-  fallbackJobId: r.fallback_job_id,
-});
-
-/** Stable JSON: object keys sorted, so equal arguments hash equally whatever their key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-const MAX_ATTEMPTS = 2;
-/** The error name of a job that failed because the server stopped under it. */
-const INTERRUPTED = 'JobInterrupted';
 const SHUTDOWN_GRACE_MS = 15_000;
 
 /**
@@ -57,6 +11,7 @@ const SHUTDOWN_GRACE_MS = 15_000;
  * puts interrupted jobs back in the queue once; a job interrupted twice fails with a message.
  */
 export class LocalJobQueue implements JobQueue {
+  private table: JobTable;
   private running = new Map<string, Promise<void>>();
   private waiters = new Map<string, (() => void)[]>();
   private closing = false;
@@ -69,71 +24,38 @@ export class LocalJobQueue implements JobQueue {
     private handlers: Record<string, JobHandler>,
     private onClose: () => Promise<void> = async () => {},
   ) {
+    this.table = new JobTable(db, config);
     // Housekeeping every hour: expire stale queued jobs, forget old finished ones.
-    this.timer = setInterval(() => void this.housekeeping(), 3600_000);
+    this.timer = setInterval(() => void this.table.housekeeping(), 3600_000);
     this.timer.unref();
   }
 
   /** Recovers jobs a previous process left behind, then starts working. */
   async start(): Promise<void> {
-    await this.db('job')
-      .where({ status: 'started' })
-      .andWhere('attempts', '>=', MAX_ATTEMPTS)
-      .update({
-        status: 'failed',
-        finished_at: Date.now(),
-        error: `${INTERRUPTED}: the server stopped while this job ran, twice; trigger it again.`,
-      });
-    const resumed = await this.db('job').where({ status: 'started' }).update({ status: 'queued', started_at: null });
+    await this.table.failInterrupted('retried', 'the server stopped while this job ran, twice; trigger it again.');
+    const resumed = await this.table.requeue('all');
     if (resumed) this.log.warn({ jobs: resumed }, 'resuming jobs interrupted by a restart');
-    await this.housekeeping();
+    await this.table.housekeeping();
     this.pump();
   }
 
   async enqueue(queue: string, args: unknown, options: EnqueueOptions): Promise<JobRecord> {
-    const cacheKey = crypto.createHash('sha256').update(`${queue}:${canonical(args)}`).digest('hex');
-    const now = Date.now();
-    if (!options.force && options.reuseWithinS > 0) {
-      const cached = await this.db<DbJob>('job')
-        .where({ cache_key: cacheKey })
-        .andWhere('created_at', '>', now - options.reuseWithinS * 1000)
-        // An interrupted job says "trigger it again": that trigger gets a new job.
-        .andWhereNot((q) => q.where({ status: 'failed' }).andWhere('error', 'like', `${INTERRUPTED}:%`))
-        .orderBy('created_at', 'desc')
-        .first();
-      if (cached) return fromRow(cached);
-    }
-    const row = {
-      id: crypto.randomUUID(),
-      queue,
-      status: 'queued' as const,
-      args: JSON.stringify(args),
-      cache_key: cacheKey,
-      account_id: options.accountId,
-      sensor_id: options.sensorId,
-      created_at: now,
-      attempts: 0,
-    };
-    await this.db('job').insert(row);
+    const cacheKey = cacheKeyOf(queue, args);
+    const cached = await this.table.reusable(cacheKey, options);
+    if (cached) return cached;
+    const job = await this.table.insert(queue, args, cacheKey, options);
     this.pump();
-    return (await this.get(row.id))!;
-  }
-
-  async enqueueFallback(failedJobId: string, queue: string, args: unknown): Promise<JobRecord> {
-    const failed = await this.get(failedJobId);
-    const job = await this.enqueue(queue, args, {
-      accountId: failed?.accountId ?? null,
-      sensorId: failed?.sensorId ?? null,
-      reuseWithinS: 0,
-      force: true,
-    });
-    await this.db('job').where({ id: failedJobId }).update({ fallback_job_id: job.id });
     return job;
   }
 
-  async get(id: string): Promise<JobRecord | undefined> {
-    const row = await this.db<DbJob>('job').where({ id }).first();
-    return row && fromRow(row);
+  async enqueueFallback(failedJobId: string, queue: string, args: unknown): Promise<JobRecord> {
+    const job = await this.enqueue(queue, args, await this.table.fallbackOptions(failedJobId));
+    await this.table.linkFallback(failedJobId, job.id);
+    return job;
+  }
+
+  get(id: string): Promise<JobRecord | undefined> {
+    return this.table.get(id);
   }
 
   async settled(id: string, timeoutMs: number): Promise<void> {
@@ -152,10 +74,8 @@ export class LocalJobQueue implements JobQueue {
     else this.waiters.delete(id);
   }
 
-  async list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]> {
-    const q = this.db<DbJob>('job').orderBy('created_at', 'desc').limit(filter.limit);
-    if (filter.accountId !== undefined) q.where({ account_id: filter.accountId });
-    return (await q).map(fromRow);
+  list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]> {
+    return this.table.list(filter);
   }
 
   async ping(): Promise<undefined> {
@@ -169,8 +89,9 @@ export class LocalJobQueue implements JobQueue {
     const grace = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref());
     await Promise.race([Promise.allSettled([...this.running.values()]), grace]);
     if (this.running.size) {
-      // Still running after the grace period: hand them back to the queue for the next start.
-      await this.db('job').whereIn('id', [...this.running.keys()]).update({ status: 'queued', started_at: null });
+      // Still running after the grace period: hand them back to the queue for the next start
+      // (their late results are then not recorded, as they are no longer started).
+      await this.table.requeue([...this.running.keys()]);
       this.log.warn({ jobs: [...this.running.keys()] }, 're-queued jobs still running at shutdown');
     }
     await this.onClose();
@@ -184,53 +105,17 @@ export class LocalJobQueue implements JobQueue {
 
   private async claimAndRun(): Promise<void> {
     while (!this.closing && this.running.size < this.config.workerThreads) {
-      const job = await this.db.transaction(async (trx) => {
-        const next = await trx<DbJob>('job').where({ status: 'queued' }).orderBy('created_at').first();
-        if (!next) return undefined;
-        const startedAt = Date.now();
-        // Conditional on still being queued: on a pooled engine another claim may have won.
-        const claimed = await trx('job')
-          .where({ id: next.id, status: 'queued' })
-          .update({ status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
-        if (!claimed) return null;
-        return fromRow({ ...next, status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
-      });
-      if (job === undefined) return;
-      if (job === null) continue;
-      const run = this.execute(job).finally(() => {
+      const next = await this.db('job').where({ status: 'queued' }).orderBy('created_at').first('id');
+      if (!next) return;
+      const job = await this.table.claim(next.id);
+      if (!job) continue;
+      const run = runAndRecord(this.table, this.handlers, job, this.log).finally(() => {
         this.running.delete(job.id);
+        for (const wake of this.waiters.get(job.id) ?? []) wake();
+        this.waiters.delete(job.id);
         this.pump();
       });
       this.running.set(job.id, run);
     }
-  }
-
-  private async execute(job: JobRecord): Promise<void> {
-    const handler = this.handlers[job.queue];
-    let update: Partial<DbJob>;
-    try {
-      if (!handler) throw new Error(`no handler for queue ${job.queue}`);
-      const result = await handler(job);
-      update = { status: 'finished', result: JSON.stringify(result), finished_at: Date.now() };
-      this.log.info({ job: job.id, ms: Date.now() - (job.startedAt ?? Date.now()) }, 'job finished');
-    } catch (err) {
-      const e = err instanceof Error ? err : new Error(String(err));
-      update = { status: 'failed', error: `${e.name}: ${e.message}`, finished_at: Date.now() };
-      this.log.warn({ job: job.id, error: update.error }, 'job failed');
-    }
-    // A job re-queued at shutdown must not be marked done by its late result.
-    if (this.closing && !this.running.has(job.id)) return;
-    await this.db('job').where({ id: job.id, status: 'started' }).update(update);
-    for (const wake of this.waiters.get(job.id) ?? []) wake();
-    this.waiters.delete(job.id);
-  }
-
-  private async housekeeping(): Promise<void> {
-    const now = Date.now();
-    await this.db('job').where({ status: 'queued' }).andWhere('created_at', '<', now - this.config.jobTtlMs).delete();
-    await this.db('job')
-      .whereIn('status', ['finished', 'failed'])
-      .andWhere('finished_at', '<', now - this.config.planningTtlMs)
-      .delete();
   }
 }

@@ -1,0 +1,188 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { EnqueueOptions, JobHandler, JobRecord } from './jobQueue.ts';
+
+export interface DbJob {
+  id: string;
+  queue: string;
+  status: JobRecord['status'];
+  args: string;
+  cache_key: string;
+  account_id: number | null;
+  sensor_id: number | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  attempts: number;
+  result: string | null;
+  error: string | null;
+  fallback_job_id: string | null;
+}
+
+export const fromRow = (r: DbJob): JobRecord => ({
+  id: r.id,
+  queue: r.queue,
+  status: r.status,
+  args: JSON.parse(r.args),
+  accountId: r.account_id,
+  sensorId: r.sensor_id,
+  createdAt: Number(r.created_at),
+  startedAt: r.started_at === null ? null : Number(r.started_at),
+  finishedAt: r.finished_at === null ? null : Number(r.finished_at),
+  attempts: r.attempts,
+  result: r.result ? JSON.parse(r.result) : null,
+  error: r.error,
+  fallbackJobId: r.fallback_job_id,
+});
+
+/** Stable JSON: object keys sorted, so equal arguments hash equally whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** @returns the key under which identical triggers find each other's job. */
+export const cacheKeyOf = (queue: string, args: unknown) =>
+  crypto.createHash('sha256').update(`${queue}:${canonical(args)}`).digest('hex');
+
+/** The error name of a job that failed because the process running it stopped under it. */
+export const INTERRUPTED = 'JobInterrupted';
+
+/**
+ * The `job` table: where both queues keep their jobs' records, so `GET /jobs` reads the same
+ * whichever queue runs them.
+ */
+export class JobTable {
+  constructor(
+    private db: Knex,
+    private config: Config,
+  ) {}
+
+  /** @returns the newest job of these arguments created within `reuseWithinS`, unless it was interrupted. */
+  async reusable(cacheKey: string, options: EnqueueOptions): Promise<JobRecord | undefined> {
+    if (options.force || options.reuseWithinS <= 0) return undefined;
+    const cached = await this.db<DbJob>('job')
+      .where({ cache_key: cacheKey })
+      .andWhere('created_at', '>', Date.now() - options.reuseWithinS * 1000)
+      // An interrupted job says "trigger it again": that trigger gets a new job.
+      .andWhereNot((q) => q.where({ status: 'failed' }).andWhere('error', 'like', `${INTERRUPTED}:%`))
+      .orderBy('created_at', 'desc')
+      .first();
+    return cached && fromRow(cached);
+  }
+
+  /** Stores a new queued job. */
+  async insert(queue: string, args: unknown, cacheKey: string, options: EnqueueOptions): Promise<JobRecord> {
+    const row = {
+      id: crypto.randomUUID(),
+      queue,
+      status: 'queued' as const,
+      args: JSON.stringify(args),
+      cache_key: cacheKey,
+      account_id: options.accountId,
+      sensor_id: options.sensorId,
+      created_at: Date.now(),
+      attempts: 0,
+    };
+    await this.db('job').insert(row);
+    return (await this.get(row.id))!;
+  }
+
+  /** Options of a fallback job: the failed job's account and sensor, never reused. */
+  async fallbackOptions(failedJobId: string): Promise<EnqueueOptions> {
+    const failed = await this.get(failedJobId);
+    return { accountId: failed?.accountId ?? null, sensorId: failed?.sensorId ?? null, reuseWithinS: 0, force: true };
+  }
+
+  async linkFallback(failedJobId: string, fallbackJobId: string): Promise<void> {
+    await this.db('job').where({ id: failedJobId }).update({ fallback_job_id: fallbackJobId });
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    const row = await this.db<DbJob>('job').where({ id }).first();
+    return row && fromRow(row);
+  }
+
+  async list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]> {
+    const q = this.db<DbJob>('job').orderBy('created_at', 'desc').limit(filter.limit);
+    if (filter.accountId !== undefined) q.where({ account_id: filter.accountId });
+    return (await q).map(fromRow);
+  }
+
+  /**
+   * Marks a queued (or re-queued) job started, counting the attempt.
+   * @returns the started job, or undefined when it is gone or another process claimed it first.
+   */
+  async claim(id: string): Promise<JobRecord | undefined> {
+    return this.db.transaction(async (trx) => {
+      const next = await trx<DbJob>('job').where({ id }).first();
+      if (!next || next.status !== 'queued') return undefined;
+      const startedAt = Date.now();
+      // Conditional on still being queued: on a pooled engine another claim may have won.
+      const claimed = await trx('job')
+        .where({ id, status: 'queued' })
+        .update({ status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
+      if (!claimed) return undefined;
+      return fromRow({ ...next, status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
+    });
+  }
+
+  /** Records how a started job ended. */
+  async finish(id: string, outcome: { result: Record<string, unknown> } | { error: Error }): Promise<void> {
+    const update =
+      'result' in outcome
+        ? { status: 'finished', result: JSON.stringify(outcome.result), finished_at: Date.now() }
+        : { status: 'failed', error: `${outcome.error.name}: ${outcome.error.message}`, finished_at: Date.now() };
+    await this.db('job').where({ id, status: 'started' }).update(update);
+  }
+
+  /** Fails started jobs that were interrupted, with the message that says to trigger them again. */
+  async failInterrupted(ids: string[] | 'retried', message: string): Promise<number> {
+    const q = this.db('job').where({ status: 'started' });
+    if (ids === 'retried') q.andWhere('attempts', '>=', 2);
+    else q.whereIn('id', ids);
+    return q.update({ status: 'failed', finished_at: Date.now(), error: `${INTERRUPTED}: ${message}` });
+  }
+
+  /** Puts started jobs back in the queue. */
+  async requeue(ids: string[] | 'all'): Promise<number> {
+    const q = this.db('job').where({ status: 'started' });
+    if (ids !== 'all') q.whereIn('id', ids);
+    return q.update({ status: 'queued', started_at: null });
+  }
+
+  /** Expires stale queued jobs and forgets old finished ones. */
+  async housekeeping(): Promise<void> {
+    const now = Date.now();
+    await this.db('job').where({ status: 'queued' }).andWhere('created_at', '<', now - this.config.jobTtlMs).delete();
+    await this.db('job')
+      .whereIn('status', ['finished', 'failed'])
+      .andWhere('finished_at', '<', now - this.config.planningTtlMs)
+      .delete();
+  }
+}
+
+/**
+ * Runs a started job with its queue's handler and records how it ended (a job re-queued or
+ * failed meanwhile keeps that state: only a started job is updated).
+ */
+export async function runAndRecord(table: JobTable, handlers: Record<string, JobHandler>, job: JobRecord, log: Logger): Promise<void> {
+  const handler = handlers[job.queue];
+  let outcome: { result: Record<string, unknown> } | { error: Error };
+  try {
+    if (!handler) throw new Error(`no handler for queue ${job.queue}`);
+    outcome = { result: await handler(job) };
+    log.info({ job: job.id, ms: Date.now() - (job.startedAt ?? Date.now()) }, 'job finished');
+  } catch (err) {
+    const error = err instanceof Error ? err : new Error(String(err));
+    outcome = { error };
+    log.warn({ job: job.id, error: `${error.name}: ${error.message}` }, 'job failed');
+  }
+  await table.finish(job.id, outcome);
+}
