@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** A backup or restore that cannot be done; the message is meant for the operator. */
+/** A backup, restore or export that cannot be done; the message is meant for the operator. */
 export class BackupError extends Error {
   constructor(message: string) {
     super(message);

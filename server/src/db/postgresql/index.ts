@@ -1,4 +1,4 @@
-import knex from 'knex';
+import knex, { type Knex } from 'knex';
 import type { Dialect } from '../dialect.ts';
 import { BackupError } from '../errors.ts';
 
@@ -68,3 +68,35 @@ export const postgresql: Dialect = {
     return db('information_schema.columns').whereRaw('table_schema = current_schema()').where({ table_name: table }).orderBy('ordinal_position').pluck('column_name');
   },
 };
+
+/**
+ * The foreign keys of the current schema, for copying tables parents first.
+ * @returns one entry per referencing column.
+ */
+export async function foreignKeys(db: Knex): Promise<{ table: string; column: string; references: string }[]> {
+  const result = await db.raw(`
+    select kcu.table_name as "table", kcu.column_name as "column", ccu.table_name as "references"
+    from information_schema.table_constraints tc
+    join information_schema.key_column_usage kcu
+      on kcu.constraint_name = tc.constraint_name and kcu.constraint_schema = tc.constraint_schema
+    join information_schema.constraint_column_usage ccu
+      on ccu.constraint_name = tc.constraint_name and ccu.constraint_schema = tc.constraint_schema
+    where tc.constraint_type = 'FOREIGN KEY' and tc.table_schema = current_schema()`);
+  return (result as { rows: { table: string; column: string; references: string }[] }).rows;
+}
+
+/**
+ * Points each serial id's sequence past the ids copied in, so new rows do not collide with them.
+ */
+export async function resetIdSequences(db: Knex | Knex.Transaction): Promise<void> {
+  const { rows } = (await db.raw(`
+    select table_name as "table", pg_get_serial_sequence(quote_ident(table_name), 'id') as seq
+    from information_schema.columns
+    where table_schema = current_schema() and column_name = 'id' and column_default like 'nextval(%'`)) as {
+    rows: { table: string; seq: string }[];
+  };
+  for (const { table, seq } of rows) {
+    const quoted = `"${table.replace(/"/g, '""')}"`;
+    await db.raw(`select setval(?, coalesce((select max(id) from ${quoted}), 1), (select count(*) > 0 from ${quoted}))`, [seq]);
+  }
+}
