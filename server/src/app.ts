@@ -22,6 +22,8 @@ import { legacyApi } from './routes/legacy/index.ts';
 import { mountSunset } from './routes/sunset.ts';
 import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
 import { LocalJobQueue } from './jobs/localJobQueue.ts';
+import { AutomationClock } from './automations/clock.ts';
+import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
 import { createWorkerPool } from './scheduling/workerPool.ts';
@@ -30,6 +32,8 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  /** Queues automation runs when due; tests tick it with a clock of their own. */
+  automations: AutomationClock;
   close(): Promise<void>;
 }
 
@@ -169,7 +173,11 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     db,
     config,
     log,
-    { scheduling: schedulingHandler(db, pool, () => jobs, log), forecasting: forecastingHandler(db, pool) },
+    {
+      scheduling: schedulingHandler(db, pool, () => jobs, log),
+      forecasting: forecastingHandler(db, pool),
+      automation: automationHandler(db, pool, config, () => jobs),
+    },
     () => pool.destroy(),
   );
   const release = async () => {
@@ -179,17 +187,21 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     await lock.release();
   };
   const services: Services = { db, probe, config, log, jobs };
+  const automations = new AutomationClock(db, jobs, log);
   const server = http.createServer(createApp(services).callback());
   server.on('clientError', answerClientError);
   try {
     await migrate(db);
     await jobs.start();
+    // API-only processes leave the clock to the workers.
+    if (config.role !== 'api') automations.start();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, resolve);
     });
   } catch (err) {
     // Leave the folder free for another attempt (the desktop app retries on another port).
+    await automations.stop();
     await jobs.close();
     await release();
     throw err;
@@ -201,9 +213,11 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     url,
     port,
     services,
+    automations,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await automations.stop();
       await jobs.close();
       await release();
     },

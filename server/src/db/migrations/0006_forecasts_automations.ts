@@ -20,10 +20,13 @@ export async function up(db: Knex): Promise<void> {
     t.string('name', 80).notNullable();
     t.string('cron', 120).notNullable();
     t.string('timezone', 64).notNullable();
-    // JSON list of sensor ids to forecast before scheduling.
+    // Its runs act with this user's rights; without the user, they fail.
+    t.bigInteger('owner_id').references('id').inTable('user').onDelete('SET NULL');
+    // JSON list of sensor ids to forecast, then the power sensor to schedule with the stored flex-model and flex-context.
     t.text('forecast_sensor_ids').notNullable();
-    t.boolean('schedule').notNullable();
-    t.string('schedule_duration', 32).notNullable();
+    t.bigInteger('schedule_sensor_id').references('id').inTable('sensor').onDelete('SET NULL');
+    // How far ahead each run forecasts and schedules (ISO 8601).
+    t.string('horizon', 32).notNullable();
     t.boolean('enabled').notNullable().defaultTo(true);
     t.bigInteger('created_at').notNullable();
     t.bigInteger('last_due');

@@ -3,6 +3,7 @@ import { readiness } from '../api.ts';
 import { openApiDocument } from '../openapi.ts';
 import { accountRoutes } from './accounts.ts';
 import { assetRoutes } from './assets.ts';
+import { automationRoutes } from './automations.ts';
 import { chartRoutes } from './charts.ts';
 import { forecastRoutes } from './forecasts.ts';
 import { jobRoutes } from './jobs.ts';
@@ -22,7 +23,7 @@ const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 
 /** Every v3.0 endpoint. Order matters where paths overlap: `/assets/public` before `/assets/:id`. */
 export function v3Routes(): RouteSpec[] {
-  const resources: RouteSpec[] = [...assetRoutes, ...sensorDataRoutes, ...sensorRoutes, ...sourceRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...forecastRoutes, ...setupRoutes, ...chartRoutes];
+  const resources: RouteSpec[] = [...assetRoutes, ...sensorDataRoutes, ...sensorRoutes, ...sourceRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...forecastRoutes, ...automationRoutes, ...setupRoutes, ...chartRoutes];
   const all: RouteSpec[] = [
     {
       method: 'GET',

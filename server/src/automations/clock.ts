@@ -1,0 +1,66 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { JobQueue } from '../jobs/jobQueue.ts';
+import { listAutomations, markQueued } from '../store/automations.ts';
+import { getAsset } from '../store/assets.ts';
+import { latestDue } from './cron.ts';
+import type { AutomationJobArgs } from './runAutomation.ts';
+
+/** A run's job is the same job for the same automation and due time, however often it is asked for. */
+const SAME_RUN_S = 400 * 86_400;
+const TICK_MS = 15_000;
+
+/**
+ * Starts automation runs when they are due. Each tick queues, per automation, one job for the
+ * latest due time not yet queued: the job's arguments name the due time, so asking twice (two
+ * processes, or a restart between queueing and recording it) finds the same job instead of a
+ * second run; the first tick after a start is the catch-up.
+ */
+export class AutomationClock {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<number> | undefined;
+
+  constructor(
+    private db: Knex,
+    private jobs: JobQueue,
+    private log: Logger,
+  ) {}
+
+  start(): void {
+    void this.tick(Date.now());
+    this.timer = setInterval(() => void this.tick(Date.now()), TICK_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.ticking;
+  }
+
+  /**
+   * Queues what is due at `nowMs` (the clock's own time in production; any time in tests).
+   * @returns how many runs were queued.
+   */
+  async tick(nowMs: number): Promise<number> {
+    // One tick at a time: an overlapping one would only find the same jobs.
+    await this.ticking;
+    this.ticking = this.queueDue(nowMs).catch((err) => {
+      this.log.error({ err }, 'automation clock');
+      return 0;
+    });
+    return this.ticking;
+  }
+
+  private async queueDue(nowMs: number): Promise<number> {
+    let queued = 0;
+    for (const automation of await listAutomations(this.db, { enabled: true })) {
+      const due = latestDue(automation.cron, automation.timezone, automation.lastDueMs ?? automation.createdAtMs, nowMs);
+      if (due === null) continue;
+      const asset = await getAsset(this.db, automation.assetId);
+      const args: AutomationJobArgs = { automationId: automation.id, dueMs: due };
+      const job = await this.jobs.enqueue('automation', args, { accountId: asset?.account_id ?? null, sensorId: null, reuseWithinS: SAME_RUN_S });
+      if (await markQueued(this.db, automation.id, due, job.id)) queued++;
+    }
+    return queued;
+  }
+}

@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import { DateTime } from 'luxon';
+import type { Piscina } from 'piscina';
+import type { Config } from '../config.ts';
+import { parseIsoDuration } from '../domain/time.ts';
+import { forecastSensor } from '../forecasting/forecastJob.ts';
+import type { JobHandler, JobQueue } from '../jobs/jobQueue.ts';
+import { firstRefused } from '../policies/references.ts';
+import { resolveSensorJob, triggerReferences } from '../scheduling/flexConfig.ts';
+import type { SchedulingJobArgs } from '../scheduling/runJob.ts';
+import { getAsset } from '../store/assets.ts';
+import { getAutomation } from '../store/automations.ts';
+import { getSensor } from '../store/sensors.ts';
+import { getUser } from '../store/users.ts';
+
+/** One run of an automation: which one, and the due time it stands for. */
+export interface AutomationJobArgs {
+  automationId: number;
+  dueMs: number;
+}
+
+/**
+ * The handler of the `automation` queue: forecasts the automation's sensors from the due time
+ * over its horizon, then queues a schedule of its power sensor with the asset's stored
+ * flex-model and flex-context (a job of its own, on the Jobs page). It acts with the rights of
+ * the user who made the automation, checked now, not when it was made.
+ */
+export function automationHandler(db: Knex, pool: Piscina, config: Config, queue: () => JobQueue): JobHandler {
+  return async (job) => {
+    const { automationId, dueMs } = job.args as AutomationJobArgs;
+    const automation = await getAutomation(db, automationId);
+    if (!automation) throw new Error(`Automation ${automationId} no longer exists.`);
+    const owner = automation.ownerId === null ? undefined : await getUser(db, automation.ownerId);
+    if (!owner?.active) throw new Error(`The user who made automation ${automationId} is no longer active; nothing was run.`);
+    const horizon = parseIsoDuration(automation.horizon);
+    if (typeof horizon === 'string') throw new Error(`Automation ${automationId} has an unreadable horizon: ${horizon}`);
+    const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
+    const endMs = start.plus(horizon.luxon).toMillis();
+
+    const forecasts = [];
+    for (const sensorId of automation.forecastSensorIds) {
+      // Forecast as known at the due time, which the run stands for even when it runs late.
+      const made = await forecastSensor(db, pool, { sensorId, ownerId: owner.id, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] });
+      forecasts.push({ sensor_id: sensorId, data_source_id: made.sourceId, method: made.cycles[0]?.outcome.method });
+    }
+
+    let scheduleJobId: string | null = null;
+    if (automation.scheduleSensorId !== null) {
+      const sensor = await getSensor(db, automation.scheduleSensorId);
+      const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
+      if (!sensor || !asset) throw new Error(`The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
+      const spec = await resolveSensorJob(db, config, { start, duration: horizon, flexContext: {} }, sensor, asset, {});
+      const refused = await firstRefused(db, owner, triggerReferences(spec, asset, {}));
+      if (refused) throw new Error(`The user who made automation ${automationId} may not use sensor ${refused.id} (${refused.field}).`);
+      const args: SchedulingJobArgs = { spec, ownerId: owner.id };
+      scheduleJobId = (await queue().enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })).id;
+    }
+    return { automation_id: automationId, due: new Date(dueMs).toISOString(), forecasts, schedule_job_id: scheduleJobId };
+  };
+}

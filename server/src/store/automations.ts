@@ -1,0 +1,111 @@
+import type { Knex } from 'knex';
+
+/** A recurring task of an asset: forecast some sensors, then schedule one, on a cron in the site's time zone. */
+export interface Automation {
+  id: number;
+  assetId: number;
+  name: string;
+  cron: string;
+  timezone: string;
+  ownerId: number | null;
+  forecastSensorIds: number[];
+  scheduleSensorId: number | null;
+  /** ISO 8601 duration each run forecasts and schedules ahead. */
+  horizon: string;
+  enabled: boolean;
+  createdAtMs: number;
+  /** Due time of the last run that was queued. */
+  lastDueMs: number | null;
+  lastJobId: string | null;
+}
+
+export type AutomationProps = Pick<Automation, 'name' | 'cron' | 'timezone' | 'forecastSensorIds' | 'scheduleSensorId' | 'horizon' | 'enabled'>;
+
+interface Row {
+  id: number;
+  generic_asset_id: number;
+  name: string;
+  cron: string;
+  timezone: string;
+  owner_id: number | null;
+  forecast_sensor_ids: string;
+  schedule_sensor_id: number | null;
+  horizon: string;
+  enabled: boolean | number;
+  created_at: number;
+  last_due: number | null;
+  last_job_id: string | null;
+}
+
+const num = (v: number | null) => (v === null ? null : Number(v));
+
+const fromRow = (r: Row): Automation => ({
+  id: Number(r.id),
+  assetId: Number(r.generic_asset_id),
+  name: r.name,
+  cron: r.cron,
+  timezone: r.timezone,
+  ownerId: num(r.owner_id),
+  forecastSensorIds: JSON.parse(r.forecast_sensor_ids) as number[],
+  scheduleSensorId: num(r.schedule_sensor_id),
+  horizon: r.horizon,
+  enabled: Boolean(r.enabled),
+  createdAtMs: Number(r.created_at),
+  lastDueMs: num(r.last_due),
+  lastJobId: r.last_job_id,
+});
+
+const toRow = (p: Partial<AutomationProps>) => ({
+  ...(p.name !== undefined ? { name: p.name } : {}),
+  ...(p.cron !== undefined ? { cron: p.cron } : {}),
+  ...(p.timezone !== undefined ? { timezone: p.timezone } : {}),
+  ...(p.forecastSensorIds !== undefined ? { forecast_sensor_ids: JSON.stringify(p.forecastSensorIds) } : {}),
+  ...(p.scheduleSensorId !== undefined ? { schedule_sensor_id: p.scheduleSensorId } : {}),
+  ...(p.horizon !== undefined ? { horizon: p.horizon } : {}),
+  ...(p.enabled !== undefined ? { enabled: p.enabled } : {}),
+});
+
+/** @returns the automation, or undefined. */
+export async function getAutomation(db: Knex, id: number): Promise<Automation | undefined> {
+  const row = await db<Row>('automation').where({ id }).first();
+  return row && fromRow(row);
+}
+
+/** @returns the automations of an asset, or of every asset when none is named. */
+export async function listAutomations(db: Knex, filter: { assetId?: number; enabled?: boolean } = {}): Promise<Automation[]> {
+  const q = db<Row>('automation').orderBy('id');
+  if (filter.assetId !== undefined) q.where({ generic_asset_id: filter.assetId });
+  if (filter.enabled !== undefined) q.where({ enabled: filter.enabled });
+  return (await q).map(fromRow);
+}
+
+export async function createAutomation(trx: Knex.Transaction, assetId: number, ownerId: number, props: AutomationProps, nowMs: number): Promise<Automation> {
+  // Created now: runs due before its creation are not caught up.
+  const [row] = await trx<Row>('automation')
+    .insert({ generic_asset_id: assetId, owner_id: ownerId, created_at: nowMs, last_due: nowMs, ...toRow(props) } as Partial<Row>)
+    .returning('*');
+  return fromRow(row as Row);
+}
+
+export async function updateAutomation(trx: Knex.Transaction, id: number, props: Partial<AutomationProps>): Promise<Automation> {
+  const changes = toRow(props);
+  if (Object.keys(changes).length) await trx('automation').where({ id }).update(changes);
+  return (await getAutomation(trx, id))!;
+}
+
+export async function deleteAutomation(trx: Knex.Transaction, id: number): Promise<void> {
+  await trx('automation').where({ id }).delete();
+}
+
+/**
+ * Records that the run due at `dueMs` was queued, unless a later or equal run already was (by
+ * another process, or before a restart).
+ * @returns whether this call recorded it.
+ */
+export async function markQueued(db: Knex, id: number, dueMs: number, jobId: string): Promise<boolean> {
+  const updated = await db('automation')
+    .where({ id })
+    .andWhere((q) => q.whereNull('last_due').orWhere('last_due', '<', dueMs))
+    .update({ last_due: dueMs, last_job_id: jobId });
+  return updated > 0;
+}
