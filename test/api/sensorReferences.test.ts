@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forbidden, unprocessable } from '../helpers/bodies.ts';
 import { factories } from '../helpers/factories.ts';
@@ -26,6 +29,10 @@ let accounts: { A: number; B: number; C: number };
 let member: { id: number; token: string };
 let consultant: { id: number; token: string };
 
+/** The file that lets the gated test scheduler finish; named before the server starts, as worker threads copy the environment. */
+const gate = path.join(os.tmpdir(), `flexsite-scheduler-gate-${process.pid}`);
+process.env.FLEXSITE_TEST_SCHEDULER_GATE = gate;
+
 const START = '2015-01-02T00:00:00+01:00';
 const START_MS = Date.parse(START);
 const HOUR = 3600_000;
@@ -40,7 +47,10 @@ beforeAll(async () => {
   const c = await f.user({ accountId: accounts.C, roles: ['consultant'] });
   consultant = { id: c.user.id, token: c.token };
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  fs.rmSync(gate, { force: true });
+});
 
 /** A battery the caller may schedule, with what a schedule needs in its attributes. */
 async function battery(accountId: number, attributes: Record<string, unknown> = {}) {
@@ -373,6 +383,29 @@ describe('jobs re-check their owner’s rights before they store', () => {
     expect(failed.error).toMatch(reason);
     expect(await beliefCount(w.target)).toBe(socBefore);
     expect(await beliefCount(w.own.sensor.id)).toBe(powerBefore);
+  });
+  it('fails a job whose owner loses the right while it is being solved, storing nothing', async () => {
+    const admin = await f.user({ accountId: accounts.A, roles: ['admin'] });
+    const w = await world('public', 'MWh', { 'custom-scheduler': path.resolve('test/fixtures/gatedScheduler.mjs') });
+    const jobsBefore = await jobCount();
+    const answered = trigger({ ...w, caller: { id: admin.user.id, token: admin.token } }, model({ 'state-of-charge': ref(w.target) }));
+    let job: { id: string; status: string } | undefined;
+    for (let i = 0; i < 200 && job?.status !== 'started'; i++) {
+      job = await t.db('job').orderBy('created_at', 'desc').first();
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(await jobCount()).toBe(jobsBefore + 1);
+    expect(job?.status).toBe('started');
+    // The job passed its check at the start; the right goes while the solver waits.
+    await t.db('user_role').where({ user_id: admin.user.id }).delete();
+    fs.writeFileSync(gate, '');
+    expect((await answered).status).toBe(200);
+    await t.server.services.jobs.settled(job!.id, 30_000);
+    const failed = (await t.server.services.jobs.get(job!.id))!;
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/^PermissionDenied: .* may no longer write to sensor \d+ \(devices\.0\.socSensorId\); nothing was stored\.$/);
+    expect(await beliefCount(w.target)).toBe(4);
+    expect(await beliefCount(w.own.sensor.id)).toBe(0);
   });
 });
 
