@@ -10,3 +10,5 @@ export const processSchedule = tasks.processSchedule;
 export const customStorageSchedule = tasks.customStorageSchedule;
 export const fallbackStorageSchedule = tasks.fallbackStorageSchedule;
 export const forecast = tasks.forecast;
+export const passwordHash = tasks.passwordHash;
+export const passwordMatches = tasks.passwordMatches;

@@ -13,9 +13,11 @@ import { AppError, httpError, malformedJson } from './errors.ts';
 import { versionHeaders } from './http/compat.ts';
 import type { AppContext, Services } from './http/context.ts';
 import { checkJsonBody, parseJsonText } from './http/jsonBody.ts';
+import { createLoginThrottle } from './http/loginThrottle.ts';
 import { allowedMethods, mount } from './http/routes.ts';
 import { defaultUiDir, staticUi } from './http/staticUi.ts';
 import { openLogFile } from './logFile.ts';
+import { createPasswordPool } from './passwordPool.ts';
 import { createLogger } from './logger.ts';
 import { apiRoutes } from './routes/api.ts';
 import { legacyApi } from './routes/legacy/index.ts';
@@ -42,7 +44,7 @@ const notFoundMessage =
 
 /**
  * Builds the Koa application over the given services.
- * @param services store, settings, logger and job queue.
+ * @param services store, settings, logger, job queue and login guards.
  * @returns the Koa app.
  */
 export function createApp(services: Services): Koa {
@@ -180,13 +182,15 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     },
     () => pool.destroy(),
   );
+  const passwords = createPasswordPool();
   const release = async () => {
+    await passwords.destroy();
     await probe.destroy();
     await db.destroy();
     logFile?.close();
     await lock.release();
   };
-  const services: Services = { db, probe, config, log, jobs };
+  const services: Services = { db, probe, config, log, jobs, passwords, loginThrottle: createLoginThrottle(config) };
   const automations = new AutomationClock(db, jobs, log);
   const server = http.createServer(createApp(services).callback());
   server.on('clientError', answerClientError);

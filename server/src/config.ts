@@ -20,6 +20,9 @@ export interface Config {
   logLevel: string;
   /** Seconds a token stays valid. */
   tokenMaxAgeS: number;
+  /** Login attempts per minute for one account e-mail, and from one client address. */
+  loginAttemptsPerEmail: number;
+  loginAttemptsPerAddress: number;
   /** Default schedule length when a trigger sends no duration. */
   planningHorizonMs: number;
   /** Longest schedule: a number of steps of the sensor's resolution, or a fixed duration. */
@@ -85,6 +88,8 @@ const schema = z.object({
   FLEXSITE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   FLEXSITE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FLEXSITE_TOKEN_MAX_AGE: count(1).default(21600),
+  FLEXSITE_LOGIN_ATTEMPTS_PER_EMAIL: count(1).default(10),
+  FLEXSITE_LOGIN_ATTEMPTS_PER_ADDRESS: count(1).default(30),
   FLEXSITE_PLANNING_HORIZON: duration.default(48 * 3600_000),
   FLEXSITE_MAX_PLANNING_HORIZON: stepsOrDuration.default({ steps: 2520 }),
   FLEXSITE_JOB_CACHE_TTL: count(0).default(3600),
@@ -140,6 +145,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     role: e.FLEXSITE_ROLE,
     logLevel: e.FLEXSITE_LOG_LEVEL,
     tokenMaxAgeS: e.FLEXSITE_TOKEN_MAX_AGE,
+    loginAttemptsPerEmail: e.FLEXSITE_LOGIN_ATTEMPTS_PER_EMAIL,
+    loginAttemptsPerAddress: e.FLEXSITE_LOGIN_ATTEMPTS_PER_ADDRESS,
     planningHorizonMs: e.FLEXSITE_PLANNING_HORIZON,
     maxPlanningHorizon: e.FLEXSITE_MAX_PLANNING_HORIZON,
     jobCacheTtlS: e.FLEXSITE_JOB_CACHE_TTL,

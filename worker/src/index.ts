@@ -4,6 +4,7 @@
  * objects. Failures are thrown as Errors whose message carries every reason, because crossing the
  * thread boundary keeps only an error's message (not its class or extra fields).
  */
+import { checkPassword, hashPassword } from '../../server/src/domain/passwords.ts';
 import { forecastSeries, type ForecastOutcome, type ForecastTask } from './forecasting/index.ts';
 import { runCustomScheduler } from './scheduling/customScheduler.ts';
 import { fallbackSchedule } from './scheduling/fallbackSchedule.ts';
@@ -72,4 +73,25 @@ export async function customStorageSchedule(task: { modulePath: string; problem:
  */
 export async function forecast(task: ForecastTask): Promise<ForecastOutcome> {
   return forecastSeries(task);
+}
+
+/**
+ * A bcrypt hash of a password, computed in a thread so that logins and user changes never block
+ * the server's event loop (server/src/passwordPool.ts).
+ *
+ * @param password the password.
+ * @returns the hash.
+ */
+export async function passwordHash(password: string): Promise<string> {
+  return hashPassword(password);
+}
+
+/**
+ * Whether a password matches a bcrypt hash, in a thread like `passwordHash`.
+ *
+ * @param task the password and the stored hash.
+ * @returns true when they match.
+ */
+export async function passwordMatches(task: { password: string; hash: string }): Promise<boolean> {
+  return checkPassword(task.password, task.hash);
 }

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { User } from '../store/users.ts';
 import type { JobQueue } from '../jobs/jobQueue.ts';
+import type { PasswordPool } from '../passwordPool.ts';
+import type { LoginThrottle } from './loginThrottle.ts';
 
 /** What every request handler can reach. */
 export interface Services {
@@ -13,6 +15,8 @@ export interface Services {
   config: Config;
   log: Logger;
   jobs: JobQueue;
+  passwords: PasswordPool;
+  loginThrottle: LoginThrottle;
 }
 
 export interface AppState {

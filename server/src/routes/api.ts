@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { flexmeasuresVersion } from '../http/compat.ts';
-import { checkPassword } from '../domain/passwords.ts';
 import type { RouteSpec } from '../http/routes.ts';
 import type { AppContext } from '../http/context.ts';
 import { issueToken } from '../store/tokens.ts';
@@ -41,13 +40,19 @@ export const apiRoutes: RouteSpec[] = [
       if (!ctx.is('application/json')) throw tokenError(400, 'Content-type of request must be application/json');
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
       if (typeof body.email !== 'string' || !body.email) throw tokenError(400, "Please provide the 'email' parameter.");
-      const { db, config } = ctx.services;
+      const { db, config, passwords, loginThrottle } = ctx.services;
+      // Counted before any lookup or password work, so a flood costs neither CPU nor the other requests.
+      await loginThrottle.admit(body.email, ctx.ip);
       const user = await getUserWithHashByEmail(db, body.email);
+      const password = typeof body.password === 'string' ? body.password : '';
+      // Unknown e-mails get a password check too (against a dummy hash), so the answer takes as long.
+      const matches = password ? await passwords.matches(password, user?.passwordHash) : false;
       if (!user) throw tokenError(404, `User with email '${body.email}' does not exist`);
-      if (typeof body.password !== 'string' || !body.password) {
-        throw tokenError(400, "Please provide the 'password' parameter.");
-      }
-      if (!(await checkPassword(body.password, user.passwordHash))) throw tokenError(401, 'User password does not match.');
+      if (!password) throw tokenError(400, "Please provide the 'password' parameter.");
+      if (!matches) throw tokenError(401, 'User password does not match.');
+      // The reference hands inactive users a token that works once they are reactivated; not here.
+      if (!user.active) throw tokenError(401, 'Account is disabled.');
+      await loginThrottle.succeeded(body.email);
       const token = await db.transaction(async (trx) => {
         await updateUser(trx, user.id, { last_login_at: Date.now() });
         return issueToken(trx, user.id, config.tokenMaxAgeS);

@@ -4,9 +4,9 @@ import { Piscina } from 'piscina';
 
 /**
  * The worker file: the compiled bundle next to the compiled server when packaged, else the
- * source loader (see worker/loader.mjs).
+ * source loader (see worker/loader.mjs). Password hashing runs tasks of the same file in a pool of its own.
  */
-function workerFile(): string {
+export function workerFile(): string {
   const bundled = new URL('./worker.js', import.meta.url);
   if (fs.existsSync(fileURLToPath(bundled))) return bundled.href;
   return new URL('../../../worker/loader.mjs', import.meta.url).href;

@@ -1,6 +1,5 @@
 import { forbidden } from '../../errors.ts';
 import { firstSetup } from '../../contracts/resources.ts';
-import { hashPassword } from '../../domain/passwords.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { AppContext } from '../../http/context.ts';
 import type { RouteSpec } from '../../http/routes.ts';
@@ -45,7 +44,7 @@ export const setupRoutes: RouteSpec[] = [
     async handler(ctx) {
       if (!isLoopback(ctx)) throw forbidden();
       const body = parseInput(firstSetup, ctx.request.body, 'json');
-      const passwordHash = await hashPassword(body.password);
+      const passwordHash = await ctx.services.passwords.hash(body.password);
       const { db, config } = ctx.services;
       const created = await db.transaction(async (trx) => {
         // Checked inside the transaction so two simultaneous set-ups cannot both succeed.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, fieldError, forbidden, unprocessable } from '../../errors.ts';
 import { userCreate, userPatch } from '../../contracts/resources.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
-import { hashPassword, randomPassword } from '../../domain/passwords.ts';
+import { randomPassword } from '../../domain/passwords.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { RouteSpec } from '../../http/routes.ts';
 import { authorize } from '../../policies/access.ts';
@@ -77,7 +77,7 @@ export const userRoutes: RouteSpec[] = [
       await checkRoles(ctx, roleIds, []);
       await checkIdentityFree(ctx, { email: body.email, username: body.username });
       // Without a password nobody can sign in as the new user until an admin resets it.
-      const passwordHash = await hashPassword(body.password ?? randomPassword());
+      const passwordHash = await ctx.services.passwords.hash(body.password ?? randomPassword());
       const user = await ctx.services.db.transaction((trx) =>
         users.createUser(trx, {
           email: body.email,
@@ -142,7 +142,7 @@ export const userRoutes: RouteSpec[] = [
       const user = await loadUser(ctx);
       // As for PATCH: the user themselves, account-admins of their account, admins.
       authorize(me, 'update', { kind: 'user', id: user.id, accountId: user.account_id });
-      const passwordHash = await hashPassword(randomPassword());
+      const passwordHash = await ctx.services.passwords.hash(randomPassword());
       await ctx.services.db.transaction(async (trx) => {
         await trx('user').where({ id: user.id }).update({ password_hash: passwordHash });
         await revokeTokens(trx, user.id);

@@ -1,0 +1,61 @@
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
+
+/**
+ * The store behind every limiter, built in this one place: memory for a single process; a
+ * scale-out installation, whose API processes must share their counts, plugs a shared store
+ * (rate-limiter-flexible's Redis limiter) in here.
+ * @param keyPrefix what the limiter counts, keeping the keys of different limiters apart.
+ * @param points attempts allowed per window.
+ * @param durationS the window in seconds.
+ * @returns the limiter.
+ */
+export function createLimiter(keyPrefix: string, points: number, durationS: number): RateLimiterAbstract {
+  return new RateLimiterMemory({ keyPrefix, points, duration: durationS });
+}
+
+/** Login attempts counted per account e-mail and per client address, before any password work. */
+export interface LoginThrottle {
+  /** Counts an attempt; throws the 429 answer when either count is used up. */
+  admit(email: string, address: string): Promise<void>;
+  /** Forgets the failed attempts on an e-mail once its owner got in. */
+  succeeded(email: string): Promise<void>;
+}
+
+const WINDOW_S = 60;
+
+/**
+ * @param config the attempts allowed per minute.
+ * @returns the throttle of one server.
+ */
+export function createLoginThrottle(config: Pick<Config, 'loginAttemptsPerEmail' | 'loginAttemptsPerAddress'>): LoginThrottle {
+  const byAddress = createLimiter('login-address', config.loginAttemptsPerAddress, WINDOW_S);
+  const byEmail = createLimiter('login-email', config.loginAttemptsPerEmail, WINDOW_S);
+  // No stored e-mail is longer than 255 characters; a longer one must not hold a megabyte key.
+  const emailKey = (email: string) => email.trim().toLowerCase().slice(0, 255);
+  return {
+    async admit(email, address) {
+      try {
+        await byAddress.consume(address);
+        await byEmail.consume(emailKey(email));
+      } catch (err) {
+        if (err instanceof RateLimiterRes) throw tooManyAttempts(err.msBeforeNext);
+        throw err;
+      }
+    },
+    async succeeded(email) {
+      await byEmail.delete(emailKey(email));
+    },
+  };
+}
+
+/** 429 in the shape of the token endpoint's other errors, with the seconds to wait in `Retry-After`. */
+function tooManyAttempts(msBeforeNext: number): AppError {
+  const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+  return new AppError(
+    429,
+    { errors: [`Too many login attempts. Try again in ${seconds} seconds.`], status: 429 },
+    { 'Retry-After': String(seconds) },
+  );
+}

@@ -1,0 +1,28 @@
+import { Piscina } from 'piscina';
+import { UNKNOWN_USER_HASH } from './domain/passwords.ts';
+import { workerFile } from './scheduling/workerPool.ts';
+
+/** bcrypt work of the server, done in a thread so that a flood of logins cannot stall other requests. */
+export interface PasswordPool {
+  hash(password: string): Promise<string>;
+  /** Whether the password matches the hash; without one (unknown user) it takes as long and answers false. */
+  matches(password: string, hash: string | undefined): Promise<boolean>;
+  destroy(): Promise<void>;
+}
+
+/**
+ * One thread, started on first use and stopped when idle: bcrypt at cost 12 keeps a core busy
+ * for a quarter second per attempt, and the other core stays free for the API.
+ * @returns the pool.
+ */
+export function createPasswordPool(): PasswordPool {
+  const pool = new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  return {
+    hash: (password) => pool.run(password, { name: 'passwordHash' }) as Promise<string>,
+    async matches(password, hash) {
+      const matched = (await pool.run({ password, hash: hash ?? UNKNOWN_USER_HASH }, { name: 'passwordMatches' })) as boolean;
+      return hash !== undefined && matched;
+    },
+    destroy: () => pool.destroy(),
+  };
+}
