@@ -357,7 +357,7 @@ describe('issue 10 findings: each refused with a field message, nothing stored',
 
   it.each(['/assets', '/users', '/accounts', '/sensors'])('ids with leading zeros in %s/0<id> → 422 "Not a valid integer."', async (path) => {
     const id = { '/assets': assetId, '/users': userId, '/accounts': accountId, '/sensors': sensorId }[path]!;
-    for (const text of [`0${id}`, `00${id}`, `-0${id}`]) {
+    for (const text of [`0${id}`, `00${id}`, `-0${id}`, `%20${id}`, `${id}%20`]) {
       const res = await t.request('GET', `/api/v3_0${path}/${text}`, { token: adminToken });
       expect(res.status, text).toBe(422);
       expect(res.body).toEqual(unprocessable('path', { id: ['Not a valid integer.'] }));

@@ -94,8 +94,8 @@ export const id = int().min(1);
 
 /** An integer from a URL part or query string; out-of-range or non-digit text is "Not a valid integer.". */
 export const intText = z.union([int(), z.string()]).transform((v, ctx) => {
-  // Leading zeros are refused: `/assets/04` must not be a second name of asset 4.
-  const n = typeof v === 'number' ? v : /^-?(0|[1-9]\d*)$/.test(v.trim()) ? Number(v) : NaN;
+  // Leading zeros and blanks are refused: `/assets/04` and `/assets/%201` must not be other names of asset 4 and 1.
+  const n = typeof v === 'number' ? v : /^-?(0|[1-9]\d*)$/.test(v) ? Number(v) : NaN;
   if (Number.isSafeInteger(n)) return n;
   ctx.addIssue({ code: 'custom', message: 'Not a valid integer.' });
   return z.NEVER;

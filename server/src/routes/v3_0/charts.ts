@@ -155,8 +155,11 @@ const slashRedirect = (path: string, summary: string): RouteSpec => ({
   summary,
   request: { params: idParams },
   async handler(ctx) {
-    ctx.redirect(`${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+    const target = `${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`;
+    ctx.redirect(target);
     ctx.status = 308;
+    // Koa writes an HTML redirect page for browsers; clients decode every answer as JSON.
+    ctx.body = { message: `Redirecting to ${target}`, status: 308 };
   },
 });
 
