@@ -43,6 +43,14 @@ export const malformedJson = () =>
 export const unprocessable = (location: Location, fields: FieldErrors | string) =>
   new AppError(422, { message: { [location]: fields }, result: 'Rejected', status: 'UNPROCESSABLE_ENTITY' });
 
+/**
+ * Messages under a field path, nested the way marshmallow nests list items and sub-fields:
+ * `["soc-gain", 0]` → `{"soc-gain": {"0": [message]}}`.
+ */
+export function fieldTree(path: (string | number)[], messages: string[]): FieldErrors {
+  return path.reduceRight<unknown>((inner, key) => ({ [String(key)]: inner }), messages) as FieldErrors;
+}
+
 /** 422 for one field, the common case in handlers. */
 export const fieldError = (location: Location, field: string, message: string) =>
   unprocessable(location, { [field]: [message] });

@@ -126,7 +126,7 @@ describe('forecasts', () => {
     expect(regressor.status).toBe(403);
     const unknown = await t.request('POST', `/api/v3_0/sensors/${loadSensor}/forecasts/trigger`, { token, json: { config: { regressors: [999999] } } });
     expect(unknown.status).toBe(422);
-    expect(unknown.body.message).toEqual({ json: { 'regressors.0': ['No sensor found with id 999999.'] } });
+    expect(unknown.body.message).toEqual({ json: { regressors: { '0': ['No sensor found with id 999999.'] } } });
     const backwards = await t.request('POST', `/api/v3_0/sensors/${loadSensor}/forecasts/trigger`, {
       token,
       json: { start: '2026-02-16T00:00:00+01:00', end: '2026-02-15T00:00:00+01:00' },

@@ -311,7 +311,11 @@ describe('POST sensor data: bad input is a 422 naming the field, and nothing is 
     ['non-numeric values', { values: [1, 'abc', true, {}] }, { values: { 1: ['Not a valid number.'], 2: ['Not a valid number.'], 3: ['Not a valid number.'] } }],
     ['a non-numeric single value', { values: 'abc' }, { values: ['Not a valid number.'] }],
     ['an empty list', { values: [] }, { values: ['Shorter than minimum length 1.'] }],
-    ['a list that does not divide the duration', { values: [1, 2, 3, 4, 5, 6, 7] }, { values: ['7 values cannot be spread evenly over the duration.'] }],
+    [
+      'a list that does not divide the duration',
+      { values: [1, 2, 3, 4, 5, 6, 7] },
+      { _schema: ["Resolution of 0:02:51.428571 is incompatible with the sensor's required resolution of 0:10:00."] },
+    ],
     ['a million values', { values: new Array(1_000_000).fill(1), duration: 'PT1000000M' }, { values: ['Longer than maximum length 527040.'] }],
     ['an unknown unit', { unit: 'florps' }, { unit: ["Unit 'florps' cannot be handled."] }],
     ['a missing unit', { unit: undefined }, { unit: ['Missing data for required field.'] }],

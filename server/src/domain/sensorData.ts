@@ -49,6 +49,10 @@ export interface UploadEvent {
   value: number;
 }
 
+/** The reference's message for values spaced `spacingMs` apart on a sensor of resolution `resolutionMs`. */
+const resolutionMismatch = (spacingMs: number, resolutionMs: number) =>
+  `Resolution of ${formatTimedelta(spacingMs)} is incompatible with the sensor's required resolution of ${formatTimedelta(resolutionMs)}.`;
+
 /** Field messages, `_schema` for problems of the upload as a whole. */
 export type Problems = Record<string, string[]>;
 
@@ -79,7 +83,7 @@ export function uploadEvents(sensor: SensorShape, upload: Upload): { events: Upl
     );
   }
   if (res > 0 && (f <= 0 || f % res !== 0)) {
-    schema.push(`Resolution of ${formatTimedelta(f)} is incompatible with the sensor's required resolution of ${formatTimedelta(res)}.`);
+    schema.push(resolutionMismatch(f, res));
   }
   if (schema.length || !c) return { problems: { _schema: schema } };
 
@@ -124,6 +128,9 @@ export function evenlySpacedEvents(
 ): { events: UploadEvent[] } | { problems: Problems } {
   const n = body.values.length;
   if (body.durationMs % n !== 0) {
+    // Such a spacing is never a multiple of a resolution; the reference says so in these words.
+    const res = sensor.event_resolution_ms;
+    if (res > 0) return { problems: { _schema: [resolutionMismatch(body.durationMs / n, res)] } };
     return { problems: { values: [`${n} values cannot be spread evenly over the duration.`] } };
   }
   const frequencyMs = body.durationMs / n;

@@ -66,16 +66,20 @@ function timeParts(ms: number, zero: string): string {
  * @returns the text.
  */
 export function formatTimedelta(ms: number): string {
-  const day = 86_400_000;
-  const days = Math.floor(ms / day);
-  let rest = ms - days * day;
-  const h = Math.floor(rest / 3_600_000);
-  rest -= h * 3_600_000;
-  const m = Math.floor(rest / 60_000);
-  const s = (rest - m * 60_000) / 1000;
-  const clock = `${h}:${String(m).padStart(2, '0')}:${String(Math.floor(s)).padStart(2, '0')}`;
-  const frac = s % 1 ? String(s % 1).slice(1).padEnd(7, '0') : '';
-  return (days ? `${days} day${days === 1 ? '' : 's'}, ` : '') + clock + frac;
+  // In whole microseconds, as Python's timedelta keeps (and rounds) them.
+  const us = Math.round(ms * 1000);
+  const day = 86_400_000_000;
+  const days = Math.floor(us / day);
+  let rest = us - days * day;
+  const h = Math.floor(rest / 3_600_000_000);
+  rest -= h * 3_600_000_000;
+  const m = Math.floor(rest / 60_000_000);
+  rest -= m * 60_000_000;
+  const s = Math.floor(rest / 1_000_000);
+  const micro = rest - s * 1_000_000;
+  const clock = `${h}:${String(m).padStart(2, '0')}:${String(s).padStart(2, '0')}`;
+  const frac = micro ? `.${String(micro).padStart(6, '0')}` : '';
+  return (days ? `${days} day${Math.abs(days) === 1 ? '' : 's'}, ` : '') + clock + frac;
 }
 
 /** A clock time followed by its offset: a date alone ("2030-01-01") has no offset, its "-01" is the day. */

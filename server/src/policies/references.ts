@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { forbidden, unprocessable, type Location } from '../errors.ts';
+import { fieldTree, forbidden, unprocessable, type Location } from '../errors.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
@@ -95,18 +95,27 @@ export async function authorizeReferences(db: Knex, user: User, refs: Reference[
   const resolved = await resolve(db, refs);
   const missing = refs.filter((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id));
   if (missing.length) {
-    const byLocation = new Map<Location, Record<string, string[]>>();
-    for (const r of missing) {
-      const fields = byLocation.get(r.location) ?? {};
+    // Fields of the first location named, nested per path part as marshmallow nests list items.
+    const location = missing[0].location;
+    const fields: Record<string, unknown> = {};
+    for (const r of missing.filter((m) => m.location === location)) {
       const noun = r.kind === 'sensor' ? 'sensor' : 'asset';
-      (fields[r.field] ??= []).push(`No ${noun} found with id ${r.id}.`);
-      byLocation.set(r.location, fields);
+      mergeInto(fields, fieldTree(r.field.split('.'), [`No ${noun} found with id ${r.id}.`]));
     }
-    const [location, fields] = [...byLocation][0];
     throw unprocessable(location, fields);
   }
   if ((await refused(db, user, refs, resolved)) !== undefined) throw forbidden();
   return resolved;
+}
+
+/** Merges a field tree into another, appending messages where both have them. */
+function mergeInto(target: Record<string, unknown>, tree: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(tree)) {
+    const here = target[key];
+    if (Array.isArray(value)) target[key] = Array.isArray(here) ? [...here, ...value] : value;
+    else if (here && typeof here === 'object' && !Array.isArray(here)) mergeInto(here as Record<string, unknown>, value as Record<string, unknown>);
+    else target[key] = value;
+  }
 }
 
 /**

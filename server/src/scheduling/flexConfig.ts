@@ -2,7 +2,7 @@ import type { DateTime } from 'luxon';
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
-import { unprocessable } from '../errors.ts';
+import { fieldTree, unprocessable } from '../errors.ts';
 import {
   flexContext,
   processFlexModel,
@@ -31,7 +31,8 @@ export interface TriggerInput {
 
 /** Flex-model and flex-context errors: field messages straight under `json`, as the reference nests them. */
 const flexError = (fields: Record<string, unknown> | string) => unprocessable('json', fields);
-const fail = (field: string, message: string) => flexError({ [field]: [message] });
+/** A message for a field; a dotted path (`soc-gain.0`) names a list item or sub-field. */
+const fail = (field: string, message: string) => flexError(fieldTree(field.split('.'), [message]));
 
 function parseFlex<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value ?? {}, { reportInput: true });

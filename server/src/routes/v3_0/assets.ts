@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { fieldError, forbidden, unprocessable } from '../../errors.ts';
 import { assetCreate, assetPatch } from '../../contracts/resources.ts';
@@ -9,7 +10,9 @@ import { authorize, can } from '../../policies/access.ts';
 import { presentAsset } from '../../presenters/index.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
-import { getSensor } from '../../store/sensors.ts';
+import { scheduledSensors, type JobSpec } from '../../scheduling/jobSpec.ts';
+import { jobStatusMessage } from './jobs.ts';
+import { getSensor, listSensors } from '../../store/sensors.ts';
 import { accountAccess, idParams, loadAccount, loadAsset, ownedAccess, readableAccount, readableAccounts } from './load.ts';
 
 const listQuery = z.object({
@@ -201,6 +204,40 @@ export const assetRoutes: RouteSpec[] = [
       const asset = await loadAsset(ctx);
       authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'asset', asset.account_id));
       ctx.body = { ...presentAsset(asset, dialectOf(ctx)), status: 200 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/assets/:id/jobs',
+    summary: 'Get all background jobs related to an asset.',
+    request: { params: idParams },
+    async handler(ctx) {
+      const asset = await loadAsset(ctx);
+      authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'asset', asset.account_id));
+      const { db, jobs } = ctx.services;
+      const own = new Map((await listSensors(db, { assetId: asset.id })).map((s) => [s.id, s]));
+      // The queue keeps jobs for a while only (FLEXSITE_PLANNING_TTL), as FlexMeasures' Redis does.
+      const recent = asset.account_id === null ? [] : await jobs.list({ accountId: asset.account_id, limit: 1000 });
+      const listed = recent.flatMap((job) => {
+        const spec = (job.args as { spec?: JobSpec } | null)?.spec;
+        const sensorId = [job.sensorId, ...(spec ? scheduledSensors(spec) : [])].find((id) => id !== null && own.has(id));
+        if (sensorId === undefined || sensorId === null) return [];
+        const metadata = JSON.stringify({ job_id: job.id, queue: job.queue, sensor_id: sensorId, created_at: job.createdAt });
+        return [
+          {
+            job_id: job.id,
+            metadata,
+            queue: job.queue,
+            asset_or_sensor_type: 'sensor',
+            entity: `sensor: ${own.get(sensorId)!.name} (Id: ${sensorId})`,
+            status: job.status,
+            err: job.status === 'failed' ? jobStatusMessage(job) : null,
+            enqueued_at: new Date(job.createdAt).toISOString(),
+            metadata_hash: createHash('sha256').update(metadata).digest('hex'),
+          },
+        ];
+      });
+      ctx.body = { jobs: listed, redis_connection_err: null, status: 200 };
     },
   },
   {

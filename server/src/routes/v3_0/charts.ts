@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { awareDateTime, boolText, intText } from '../../contracts/fields.ts';
+import { awareDateTime, boolText, intText, isoDuration } from '../../contracts/fields.ts';
 import { beliefChartSpec, isoInZone, wallClockMs, type ChartRecord, type ChartRow, type ChartSensor } from '../../charts/beliefChart.ts';
 import { fieldError } from '../../errors.ts';
 import { parseInput } from '../../http/validate.ts';
@@ -17,21 +17,33 @@ import { idParams, loadAsset, loadSensor, ownedAccess } from './load.ts';
 const DAY_MS = 86_400_000;
 const MAX_WINDOW_MS = 366 * DAY_MS;
 
-/** Query of the `chart_data/` endpoints: the event window and the belief-time filters. */
+/**
+ * Query of the `chart_data/` endpoints: the event window and the belief-time filters. FlexMeasures
+ * 1.0 names the window `start`/`end` (any two of them and `duration`) and `beliefs_before` `prior`;
+ * both spellings are read.
+ */
 const chartDataQuery = z.object({
   event_starts_after: awareDateTime.optional(),
   event_ends_before: awareDateTime.optional(),
+  start: awareDateTime.optional(),
+  end: awareDateTime.optional(),
+  duration: isoDuration.optional(),
   beliefs_after: awareDateTime.optional(),
   beliefs_before: awareDateTime.optional(),
+  prior: awareDateTime.optional(),
   most_recent_beliefs_only: boolText.optional(),
+  'most-recent-beliefs-only': boolText.optional(),
 });
 
 const size = (max: number) => intText.pipe(z.number().int().min(10).max(max));
 
 /** Query of the `chart/` endpoints: the same, plus how to draw. */
+const datasetName = z.string().regex(/^\w{1,64}$/, 'Use 1 to 64 letters, digits or underscores.');
 const chartQuery = chartDataQuery.extend({
   include_data: boolText.optional(),
-  dataset_name: z.string().regex(/^\w{1,64}$/, 'Use 1 to 64 letters, digits or underscores.').optional(),
+  'include-data': boolText.optional(),
+  dataset_name: datasetName.optional(),
+  'dataset-name': datasetName.optional(),
   width: z.union([z.literal('container'), size(4000)]).optional(),
   height: size(2000).optional(),
 });
@@ -41,8 +53,11 @@ type DataQuery = z.output<typeof chartDataQuery>;
 /** The event window; without bounds, the last six days and the coming one. */
 function windowOf(query: DataQuery): { startMs: number; endMs: number } {
   const now = Date.now();
-  const endMs = query.event_ends_before?.toMillis() ?? (query.event_starts_after ? query.event_starts_after.toMillis() + 7 * DAY_MS : now + DAY_MS);
-  const startMs = query.event_starts_after?.toMillis() ?? endMs - 7 * DAY_MS;
+  const start = query.start ?? query.event_starts_after;
+  const end = query.end ?? query.event_ends_before ?? (start && query.duration ? start.plus(query.duration.luxon) : undefined);
+  const from = start ?? (end && query.duration ? end.minus(query.duration.luxon) : undefined);
+  const endMs = end?.toMillis() ?? (from ? from.toMillis() + 7 * DAY_MS : now + DAY_MS);
+  const startMs = from?.toMillis() ?? endMs - 7 * DAY_MS;
   if (endMs <= startMs) throw fieldError('query', 'event_ends_before', 'Must be later than event_starts_after.');
   if (endMs - startMs > MAX_WINDOW_MS) throw fieldError('query', 'event_ends_before', 'A chart covers at most 366 days.');
   return { startMs, endMs };
@@ -56,11 +71,12 @@ async function chartRecords(ctx: AppContext, sensors: SensorInContext[], query: 
   const { db } = ctx.services;
   const { startMs, endMs } = windowOf(query);
   const afterMs = query.beliefs_after?.toMillis();
-  const beforeMs = query.beliefs_before?.toMillis();
+  const beforeMs = (query.prior ?? query.beliefs_before)?.toMillis();
+  const mostRecentOnly = query['most-recent-beliefs-only'] ?? query.most_recent_beliefs_only;
   const perSensor = await Promise.all(
     sensors.map(async (sensor) => {
       const beliefs =
-        query.most_recent_beliefs_only === false
+        mostRecentOnly === false
           ? await beliefHistory(db, { sensorId: sensor.id, resolutionMs: sensor.event_resolution_ms, startMs, endMs, beliefsAfterMs: afterMs, beliefsBeforeMs: beforeMs })
           : // A most recent belief formed after `beliefs_after` is exactly one that passes both filters.
             (await mostRecentBeliefs(db, { sensorId: sensor.id, startMs, endMs, beliefsBeforeMs: beforeMs, perSource: true })).filter(
@@ -141,8 +157,8 @@ async function chartAnswer(ctx: AppContext, rows: ChartRow[], sensors: SensorInC
     zone,
     width: query.width ?? 'container',
     height: query.height ?? 220,
-    datasetName: query.dataset_name ?? 'chart_data',
-    records: query.include_data ? await chartRecords(ctx, sensors, query, zone) : undefined,
+    datasetName: query['dataset-name'] ?? query.dataset_name ?? 'chart_data',
+    records: (query['include-data'] ?? query.include_data) ? await chartRecords(ctx, sensors, query, zone) : undefined,
     title,
     domain: [wallClockMs(startMs, zone), wallClockMs(endMs, zone)],
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { intText } from '../../contracts/fields.ts';
-import { forbidden, rejected } from '../../errors.ts';
+import { AppError, forbidden, rejected } from '../../errors.ts';
+import { speaks10 } from '../../http/compat.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { RouteSpec } from '../../http/routes.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
@@ -28,6 +29,49 @@ export const presentJob = (job: JobRecord, withResult: boolean) => ({
   ...(withResult ? { result: job.result } : {}),
 });
 
+const capitalized = (queue: string) => queue.charAt(0).toUpperCase() + queue.slice(1);
+
+/** FlexMeasures 1.0's sentence for a job's state, e.g. "Scheduling job in progress.". */
+export function jobStatusMessage(job: JobRecord): string {
+  const queue = capitalized(job.queue);
+  if (job.status === 'queued') return `${queue} job waiting to be processed.`;
+  if (job.status === 'started') return `${queue} job in progress.`;
+  if (job.status === 'finished') return `${queue} job has finished.`;
+  return job.error ? `${queue} job failed with ${job.error.replace(/\.$/, '')}.` : `${queue} job failed, but no exception information was stored.`;
+}
+
+/** Python's isoformat of a UTC time, as FlexMeasures 1.0 writes job timestamps. */
+const pyIso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString().replace('Z', '+00:00'));
+
+/**
+ * A job in FlexMeasures 1.0's words (kebab-case fields with their snake-case aliases, `status` in
+ * capitals, `result` with the constraint analysis), over Flexsite's own fields, which the UI reads.
+ */
+function presentJob10(job: JobRecord) {
+  const times = {
+    'enqueued-at': pyIso(job.createdAt),
+    'started-at': pyIso(job.startedAt),
+    'ended-at': pyIso(job.finishedAt),
+    'exc-info': job.status === 'failed' ? job.error : null,
+  };
+  const funcName = `flexsite.${job.queue}`;
+  const result = job.status === 'finished' ? { unresolved: [], resolved: [], ...job.result } : null;
+  return {
+    ...presentJob(job, true),
+    status: job.status.toUpperCase(),
+    message: jobStatusMessage(job),
+    result,
+    origin: job.queue,
+    'func-name': funcName,
+    ...times,
+    func_name: funcName,
+    enqueued_at: times['enqueued-at'],
+    started_at: times['started-at'],
+    ended_at: times['ended-at'],
+    exc_info: times['exc-info'],
+  };
+}
+
 /** The scheduling jobs of an account, for the UI's job list and schedule inspection. */
 export const jobRoutes: RouteSpec[] = [
   {
@@ -50,7 +94,9 @@ export const jobRoutes: RouteSpec[] = [
     request: { params: z.object({ uuid: z.string() }) },
     async handler(ctx) {
       const job = await ctx.services.jobs.get(ctx.params.uuid);
+      const v10 = speaks10(ctx.services.config);
       if (!job) {
+        if (v10) throw new AppError(404, { status: 'ERROR', message: `Job ${ctx.params.uuid} not found.` });
         throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${ctx.params.uuid}, type = job) is not known.`);
       }
       if (job.accountId === null) {
@@ -58,8 +104,14 @@ export const jobRoutes: RouteSpec[] = [
       } else {
         authorize(ctx.state.user!, 'read', accountAccess(await loadAccount(ctx, job.accountId)));
       }
-      // No flask-json `status: 200` here: `status` is the job's state.
-      ctx.body = presentJob(job, true);
+      // No flask-json `status: 200` here: `status` is the job's state. FlexMeasures 1.0 answers
+      // 202 while the job waits or runs and 422 once it failed.
+      if (!v10) {
+        ctx.body = presentJob(job, true);
+        return;
+      }
+      ctx.status = job.status === 'finished' ? 200 : job.status === 'failed' ? 422 : 202;
+      ctx.body = presentJob10(job);
     },
   },
 ];

@@ -174,14 +174,14 @@ export const sensorDataRoutes: RouteSpec[] = [
   {
     method: 'GET',
     path: '/sensors/data',
-    summary: 'Download sensor data (sensor by entity address)',
+    summary: 'Download sensor data',
     request: { query: getSensorData },
     handler: (ctx) => getData(ctx, false),
   },
   {
     method: 'POST',
     path: '/sensors/data',
-    summary: 'Upload sensor data (sensor by entity address)',
+    summary: 'Upload sensor data',
     request: { json: postSensorData },
     handler: (ctx) => postData(ctx, false),
   },

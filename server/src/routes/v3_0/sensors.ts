@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { fieldError } from '../../errors.ts';
 import { sensorCreate, sensorPatch } from '../../contracts/resources.ts';
-import { intText } from '../../contracts/fields.ts';
+import { DateTime } from 'luxon';
+import { awareDateTime, boolText, intText } from '../../contracts/fields.ts';
+import { formatStart } from '../../domain/time.ts';
+import { sensorStats, type SourceStats } from '../../store/sensorStats.ts';
 import { buildEntityAddress } from '../../domain/entityAddress.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { RouteSpec } from '../../http/routes.ts';
@@ -17,6 +20,19 @@ const listQuery = z.object({ account_id: intText.optional(), asset_id: intText.o
 /** The sensor JSON for this request's host. */
 export const sensorJson = (ctx: AppContext, s: sensors.Sensor) =>
   presentSensor(s, buildEntityAddress(ctx.host, s.id, ctx.services.config.hostsAndAuthStart));
+
+const statsQuery = z.object({
+  event_start_time: awareDateTime.optional(),
+  event_end_time: awareDateTime.optional(),
+  sort: boolText.optional(),
+});
+
+/** FlexMeasures' extended source description, e.g. "Seita's naive forecaster v1.2". */
+function sourceDescription(s: SourceStats): string {
+  if (!s.model) return s.name;
+  const kind = s.model.toLowerCase().includes(s.type.toLowerCase()) ? 'model' : s.type;
+  return `${s.name}'s ${s.model} ${kind}${s.version ? ` v${s.version}` : ''}`;
+}
 
 export const sensorRoutes: RouteSpec[] = [
   {
@@ -73,6 +89,39 @@ export const sensorRoutes: RouteSpec[] = [
       const sensor = await loadSensor(ctx);
       authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
       ctx.body = { ...sensorJson(ctx, sensor), status: 200 };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/sensors/:id/stats',
+    summary: 'Get sensor stats',
+    request: { params: idParams, query: statsQuery },
+    async handler(ctx) {
+      const query = parseInput(statsQuery, ctx.query, 'query');
+      const sensor = await loadSensor(ctx);
+      authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
+      const stats = await sensorStats(ctx.services.db, sensor.id, {
+        startMs: query.event_start_time?.toMillis(),
+        endMs: query.event_end_time?.toMillis(),
+      });
+      const local = (ms: number) => formatStart(DateTime.fromMillis(ms, { zone: sensor.timezone }));
+      const body: Record<string, unknown> = {};
+      for (const s of stats) {
+        const entry: Record<string, unknown> = {
+          'First event start': local(s.firstEventStartMs),
+          'Last event end': local(s.lastEventStartMs + sensor.event_resolution_ms),
+          'Last recorded': local(s.lastBeliefTimeMs),
+          'Min value': s.min,
+          'Max value': s.max,
+          'Mean value': s.mean,
+          'Sum over values': s.sum,
+          'Number of values': s.count,
+        };
+        // Unsorted, FlexMeasures keeps the order above; sorted (its default), keys go alphabetically.
+        const keys = query.sort === false ? Object.keys(entry) : Object.keys(entry).sort();
+        body[`${sourceDescription(s)} (ID: ${s.sourceId})`] = Object.fromEntries(keys.map((k) => [k, entry[k]]));
+      }
+      ctx.body = body;
     },
   },
   {
