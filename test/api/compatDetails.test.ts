@@ -58,3 +58,30 @@ describe('values that do not fit the duration', () => {
     }
   });
 });
+
+describe('0.18 error shapes and listing', () => {
+  it('nests list-item errors under the list, as marshmallow does', async () => {
+    const asset = await f.asset({ accountId });
+    const sensor = await f.sensor({ assetId: asset.id });
+    const res = await t.request('POST', `/api/v3_0/sensors/${sensor.id}/schedules/trigger`, {
+      token,
+      json: { ...infeasible, 'flex-context': { 'inflexible-device-sensors': [999999] } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toEqual({ json: { 'inflexible-device-sensors': { '0': ['No sensor found with id 999999.'] } } });
+  });
+
+  it("describes the services in the reference's words", async () => {
+    const listing = await t.request('GET', '/api/v3_0');
+    const byName = Object.fromEntries(listing.body.services.map((s: { name: string; description: string }) => [s.name, s.description]));
+    expect(byName).toMatchObject({
+      'GET /sensors/data': 'Download sensor data',
+      'POST /sensors/data': 'Upload sensor data',
+      'GET /sensors': 'Download sensor list',
+      'POST /sensors/<id>/schedules/trigger': 'Trigger scheduling job',
+      'GET /sensors/<id>/schedules/<uuid>': 'Download schedule from the platform',
+      'GET /assets': 'Download asset list',
+      'GET ': 'Obtain a service listing for this version',
+    });
+  });
+});

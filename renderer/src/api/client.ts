@@ -21,6 +21,8 @@ export interface RequestOptions {
   json?: unknown;
   query?: Record<string, string | number | boolean | null | undefined>;
   signal?: AbortSignal;
+  /** Error statuses whose body is still the answer wanted (a failed job is a 422 in FlexMeasures 1.0 words). */
+  accept?: number[];
 }
 
 /**
@@ -65,7 +67,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   }
   const text = await res.text();
   const decoded = decode(text);
-  if (!res.ok) {
+  if (!res.ok && !options.accept?.includes(res.status)) {
     const error = new ApiError(res.status, decoded);
     if (res.status === 401 && headers.Authorization) onUnauthorized?.();
     throw error;

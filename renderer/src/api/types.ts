@@ -10,6 +10,9 @@ export interface Asset {
   parent_asset_id: number | null;
   /** JSON text. */
   attributes: string;
+  /** JSON text; sent once some flex configuration is stored (always in the 1.0 dialect). */
+  flex_context?: string;
+  flex_model?: string;
 }
 
 export interface AssetType {

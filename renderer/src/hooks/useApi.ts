@@ -14,9 +14,14 @@ export interface Loaded<T> {
  * Reads an API path, again whenever the path or query changes; stale answers are dropped.
  * @param path the path, or null to read nothing (yet).
  * @param query query parameters.
+ * @param read how to read it, when an answer needs more than decoding (jobs).
  * @returns the data, error and loading state.
  */
-export function useApi<T>(path: string | null, query?: RequestOptions['query']): Loaded<T> {
+export function useApi<T>(
+  path: string | null,
+  query?: RequestOptions['query'],
+  read: (path: string, options: RequestOptions) => Promise<T> = request,
+): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: path !== null });
   const [generation, setGeneration] = useState(0);
   const queryKey = JSON.stringify(query ?? {});
@@ -28,7 +33,7 @@ export function useApi<T>(path: string | null, query?: RequestOptions['query']):
     }
     const abort = new AbortController();
     setState((s) => ({ ...s, loading: true }));
-    request<T>(path, { query: JSON.parse(queryKey) as RequestOptions['query'], signal: abort.signal }).then(
+    read(path, { query: JSON.parse(queryKey) as RequestOptions['query'], signal: abort.signal }).then(
       (data) => setState({ data, loading: false }),
       (error: unknown) => {
         if (abort.signal.aborted) return;
@@ -36,7 +41,7 @@ export function useApi<T>(path: string | null, query?: RequestOptions['query']):
       },
     );
     return () => abort.abort();
-  }, [path, queryKey, generation]);
+  }, [path, queryKey, generation, read]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };

@@ -23,3 +23,23 @@ export function sensorsToShow(attributes: Record<string, unknown>): number[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((v: unknown) => (Array.isArray(v) ? v : [v])).filter((v): v is number => Number.isSafeInteger(v));
 }
+
+const asObject = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/**
+ * The flex-model and flex-context stored on an asset: its `flex_model`/`flex_context` fields,
+ * over what older versions kept in the attributes under `flex-model`/`flex-context`.
+ * @param asset the asset as the API sends it.
+ * @returns both, empty when nothing is stored.
+ */
+export function storedFlex(asset: { attributes: string; flex_model?: string; flex_context?: string }): {
+  model: Record<string, unknown>;
+  context: Record<string, unknown>;
+} {
+  const attributes = parseAttributes(asset.attributes);
+  return {
+    model: { ...asObject(attributes['flex-model']), ...parseAttributes(asset.flex_model) },
+    context: { ...asObject(attributes['flex-context']), ...parseAttributes(asset.flex_context) },
+  };
+}

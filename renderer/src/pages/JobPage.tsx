@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
 import { API } from '../api/client.ts';
+import { jobPath, readJob } from '../api/jobs.ts';
 import type { Job, Sensor } from '../api/types.ts';
 import { JobStatus } from '../components/JobStatus.tsx';
 import { ScheduleResult } from '../components/schedule/ScheduleResult.tsx';
@@ -12,7 +13,7 @@ import { formatTime } from '../lib/time.ts';
 /** One scheduling job: its arguments, timing and result or error; refreshed while it runs. */
 export function JobPage() {
   const { id } = useParams();
-  const job = useApi<Job>(`${API}/jobs/${id}`);
+  const job = useApi<Job>(jobPath(id!), undefined, readJob);
   const sensor = useApi<Sensor>(job.data?.sensor_id ? `${API}/sensors/${job.data.sensor_id}` : null);
   const running = job.data?.status === 'queued' || job.data?.status === 'started';
   const { reload } = job;

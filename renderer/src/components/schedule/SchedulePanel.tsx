@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { API, request } from '../../api/client.ts';
 import { ApiError, type FieldMessages } from '../../api/errors.ts';
+import { jobPath, readJob } from '../../api/jobs.ts';
 import type { Asset, Job, Sensor } from '../../api/types.ts';
-import { parseAttributes } from '../../lib/attributes.ts';
+import { parseAttributes, storedFlex } from '../../lib/attributes.ts';
 import { formatElapsed, isoToLocalInput, localInputToIso, nextHourMs } from '../../lib/time.ts';
 import { Field } from '../Field.tsx';
 import { JobStatus } from '../JobStatus.tsx';
@@ -31,8 +32,10 @@ const POLL_MS = 500;
  */
 export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, onStored }: Props) {
   const attributes = useMemo(() => parseAttributes(asset.attributes), [asset.attributes]);
-  const stored = (key: string) => (attributes[key] && typeof attributes[key] === 'object' ? (attributes[key] as Record<string, unknown>) : {});
-  const [form, setForm] = useState<FlexForm>(() => formFromStored(stored('flex-model'), stored('flex-context'), zone));
+  const [form, setForm] = useState<FlexForm>(() => {
+    const { model, context } = storedFlex(asset);
+    return formFromStored(model, context, zone);
+  });
   const powerSensors = sensors.filter(isPower);
   const [sensorId, setSensorId] = useState<number | undefined>(powerSensors[0]?.id);
   const [start, setStart] = useState(() => isoToLocalInput(nextHourMs(), zone));
@@ -61,7 +64,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
     following.current = id;
     const timer = setTimeout(async () => {
       try {
-        const next = await request<Job>(`${API}/jobs/${id}`);
+        const next = await readJob(jobPath(id));
         if (following.current !== id) return;
         if (job.status === 'failed') {
           // Keep the original failure visible next to the fallback result.
@@ -102,7 +105,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
         method: 'POST',
         json: { start: startIso, duration, 'flex-model': model, 'flex-context': context },
       });
-      setJob(await request<Job>(`${API}/jobs/${answer.schedule}`));
+      setJob(await readJob(jobPath(answer.schedule)));
     } catch (err) {
       setWaitingSince(null);
       setErrors(err instanceof ApiError ? err.fields : {});
@@ -117,9 +120,11 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
     setErrors(problems);
     if (Object.keys(problems).length) return;
     try {
+      // Stored in the asset's own fields; what older versions kept in the attributes goes.
+      const rest = Object.fromEntries(Object.entries(attributes).filter(([k]) => k !== 'flex-model' && k !== 'flex-context'));
       await request(`${API}/assets/${asset.id}`, {
         method: 'PATCH',
-        json: { attributes: JSON.stringify({ ...attributes, 'flex-model': model, 'flex-context': context }) },
+        json: { attributes: JSON.stringify(rest), flex_model: JSON.stringify(model), flex_context: JSON.stringify(context) },
       });
       setSaved(true);
       onStored();
