@@ -70,6 +70,9 @@ export const flexContext = z.strictObject({
   'consumption-price': z.union([sensorRef, z.string().max(100)]).optional(),
   'production-price': z.union([sensorRef, z.string().max(100)]).optional(),
   'inflexible-device-sensors': z.array(id).optional(),
+  /** FlexMeasures 1.0: inflexible devices whose positive values are consumption resp. production. */
+  'inflexible-consumption': z.array(sensorRef).optional(),
+  'inflexible-production': z.array(sensorRef).optional(),
   'site-power-capacity': capacity.optional(),
   'site-consumption-capacity': capacity.optional(),
   'site-production-capacity': capacity.optional(),

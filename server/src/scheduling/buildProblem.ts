@@ -103,9 +103,14 @@ export async function buildStorageProblem(db: Knex, spec: StorageJobSpec, belief
   const consumptionPrice = await prices(db, spec.consumptionPrice, grid, beliefTimeMs, log);
   const productionPrice = spec.productionPrice ? await prices(db, spec.productionPrice, grid, beliefTimeMs, log) : null;
   const inflexible = new Array<number>(grid.steps).fill(0);
-  for (const sensorId of spec.inflexibleSensorIds) {
-    const sensor = (await getSensor(db, sensorId))!;
-    const values = await sensorSeries(db, sensorId, 'MW', grid, beliefTimeMs, consumptionSign(sensor));
+  // 0.18's list reads each sensor's sign attribute; 1.0's lists say what positive values mean.
+  const signed: [number, 1 | -1][] = [
+    ...(await Promise.all(spec.inflexibleSensorIds.map(async (id): Promise<[number, 1 | -1]> => [id, consumptionSign((await getSensor(db, id))!)]))),
+    ...(spec.inflexibleConsumptionSensorIds ?? []).map((id): [number, 1 | -1] => [id, 1]),
+    ...(spec.inflexibleProductionSensorIds ?? []).map((id): [number, 1 | -1] => [id, -1]),
+  ];
+  for (const [sensorId, sign] of signed) {
+    const values = await sensorSeries(db, sensorId, 'MW', grid, beliefTimeMs, sign);
     if (values.includes(null)) log.warn({ sensor: sensorId }, 'assuming zero power where the inflexible device is unknown');
     values.forEach((v, j) => (inflexible[j] += v ?? 0));
   }

@@ -279,6 +279,36 @@ async function siteCapacity(
   return n === undefined ? undefined : { fixed: n };
 }
 
+/**
+ * The sensors of `inflexible-consumption` and `inflexible-production` (FlexMeasures 1.0), checked
+ * as 1.0 checks them: not mixed with `inflexible-device-sensors`, each sensor listed once, and no
+ * sensor whose own `consumption_is_positive` contradicts the list it is in.
+ */
+async function signedInflexibleSensors(db: Knex, context: FlexContext): Promise<{ consumption: number[]; production: number[] }> {
+  const lists = { consumption: context['inflexible-consumption'] ?? [], production: context['inflexible-production'] ?? [] };
+  if (context['inflexible-device-sensors'] && (lists.consumption.length || lists.production.length)) {
+    throw fail(
+      'inflexible-device-sensors',
+      'Must pass either inflexible-device-sensors (deprecated) or inflexible-consumption/inflexible-production.',
+    );
+  }
+  const seen = new Set<number>();
+  for (const kind of ['consumption', 'production'] as const) {
+    const field = `inflexible-${kind}`;
+    for (const [i, ref] of lists[kind].entries()) {
+      const sensor = await referencedSensor(db, `${field}.${i}`, ref.sensor);
+      if (seen.has(sensor.id)) throw fail(field, `Sensor ${sensor.id} may only be listed once across inflexible-consumption and inflexible-production.`);
+      seen.add(sensor.id);
+      const declared = sensor.attributes.consumption_is_positive;
+      if (typeof declared === 'boolean' && declared !== (kind === 'consumption')) {
+        const text = declared ? 'True' : 'False';
+        throw fail(field, `Sensor ${sensor.id} has \`consumption_is_positive=${text}\`, which conflicts with the sign convention of the \`${field}\` field.`);
+      }
+    }
+  }
+  return { consumption: lists.consumption.map((r) => r.sensor), production: lists.production.map((r) => r.sensor) };
+}
+
 /** The smaller of two optional limits; sensor-valued limits are combined when the job runs. */
 const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSpec | null => {
   if (!a || !b) return a ?? b ?? null;
@@ -323,6 +353,7 @@ export async function resolveStorageJob(
   const marketId = asNumber(attribute(first, asset, 'market_id'));
   const inflexible = context['inflexible-device-sensors'] ?? [];
   for (const [i, sensorId] of inflexible.entries()) await referencedSensor(db, `inflexible-device-sensors.${i}`, sensorId);
+  const signed = await signedInflexibleSensors(db, context);
   const customScheduler = attribute(first, asset, 'custom-scheduler');
   const preferChargingSooner = devices.every((d) => (d.flexModel as Record<string, unknown> | null)?.['prefer-charging-sooner'] !== false);
   return {
@@ -336,6 +367,8 @@ export async function resolveStorageJob(
     consumptionPrice: await priceOf(db, context, 'consumption', marketId),
     productionPrice: await priceOf(db, context, 'production', undefined),
     inflexibleSensorIds: inflexible,
+    inflexibleConsumptionSensorIds: signed.consumption,
+    inflexibleProductionSensorIds: signed.production,
     siteConsumptionCapacityMw: tighter(siteConsumption, sitePower),
     siteProductionCapacityMw: tighter(siteProduction, sitePower),
     preferChargingSooner,

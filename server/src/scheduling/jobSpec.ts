@@ -51,6 +51,9 @@ export interface StorageJobSpec {
   consumptionPrice: SeriesSpec | null;
   productionPrice: SeriesSpec | null;
   inflexibleSensorIds: number[];
+  /** Inflexible devices named by what their positive values mean (absent in jobs of older versions). */
+  inflexibleConsumptionSensorIds?: number[];
+  inflexibleProductionSensorIds?: number[];
   siteConsumptionCapacityMw: SeriesSpec | null;
   siteProductionCapacityMw: SeriesSpec | null;
   preferChargingSooner: boolean;
