@@ -190,7 +190,7 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     logFile?.close();
     await lock.release();
   };
-  const services: Services = { db, probe, config, log, jobs, passwords, loginThrottle: createLoginThrottle(config) };
+  const services: Services = { db, probe, config, log, jobs, passwords, loginThrottle: createLoginThrottle(config, log) };
   const automations = new AutomationClock(db, jobs, log);
   const server = http.createServer(createApp(services).callback());
   server.on('clientError', answerClientError);

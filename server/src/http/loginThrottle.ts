@@ -1,4 +1,5 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 
@@ -27,21 +28,25 @@ const WINDOW_S = 60;
 
 /**
  * @param config the attempts allowed per minute.
+ * @param log where throttled attempts are reported.
  * @returns the throttle of one server.
  */
-export function createLoginThrottle(config: Pick<Config, 'loginAttemptsPerEmail' | 'loginAttemptsPerAddress'>): LoginThrottle {
+export function createLoginThrottle(config: Pick<Config, 'loginAttemptsPerEmail' | 'loginAttemptsPerAddress'>, log: Logger): LoginThrottle {
   const byAddress = createLimiter('login-address', config.loginAttemptsPerAddress, WINDOW_S);
   const byEmail = createLimiter('login-email', config.loginAttemptsPerEmail, WINDOW_S);
   // No stored e-mail is longer than 255 characters; a longer one must not hold a megabyte key.
   const emailKey = (email: string) => email.trim().toLowerCase().slice(0, 255);
   return {
     async admit(email, address) {
+      let limit = 'address';
       try {
         await byAddress.consume(address);
+        limit = 'email';
         await byEmail.consume(emailKey(email));
       } catch (err) {
-        if (err instanceof RateLimiterRes) throw tooManyAttempts(err.msBeforeNext);
-        throw err;
+        if (!(err instanceof RateLimiterRes)) throw err;
+        log.warn({ email: emailKey(email), address, limit }, 'login throttled');
+        throw tooManyAttempts(err.msBeforeNext);
       }
     },
     async succeeded(email) {

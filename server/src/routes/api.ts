@@ -40,19 +40,25 @@ export const apiRoutes: RouteSpec[] = [
       if (!ctx.is('application/json')) throw tokenError(400, 'Content-type of request must be application/json');
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
       if (typeof body.email !== 'string' || !body.email) throw tokenError(400, "Please provide the 'email' parameter.");
-      const { db, config, passwords, loginThrottle } = ctx.services;
+      const email = body.email;
+      const { db, config, log, passwords, loginThrottle } = ctx.services;
       // Counted before any lookup or password work, so a flood costs neither CPU nor the other requests.
-      await loginThrottle.admit(body.email, ctx.ip);
-      const user = await getUserWithHashByEmail(db, body.email);
+      await loginThrottle.admit(email, ctx.ip);
+      const user = await getUserWithHashByEmail(db, email);
       const password = typeof body.password === 'string' ? body.password : '';
       // Unknown e-mails get a password check too (against a dummy hash), so the answer takes as long.
       const matches = password ? await passwords.matches(password, user?.passwordHash) : false;
-      if (!user) throw tokenError(404, `User with email '${body.email}' does not exist`);
-      if (!password) throw tokenError(400, "Please provide the 'password' parameter.");
-      if (!matches) throw tokenError(401, 'User password does not match.');
+      // Refusals go to the log with the client's address, for whoever looks into an attack.
+      const refuse = (status: number, message: string) => {
+        log.warn({ email: email.slice(0, 255), address: ctx.ip, status }, 'login refused');
+        return tokenError(status, message);
+      };
+      if (!user) throw refuse(404, `User with email '${email}' does not exist`);
+      if (!password) throw refuse(400, "Please provide the 'password' parameter.");
+      if (!matches) throw refuse(401, 'User password does not match.');
       // The reference hands inactive users a token that works once they are reactivated; not here.
-      if (!user.active) throw tokenError(401, 'Account is disabled.');
-      await loginThrottle.succeeded(body.email);
+      if (!user.active) throw refuse(401, 'Account is disabled.');
+      await loginThrottle.succeeded(email);
       const token = await db.transaction(async (trx) => {
         await updateUser(trx, user.id, { last_login_at: Date.now() });
         return issueToken(trx, user.id, config.tokenMaxAgeS);
