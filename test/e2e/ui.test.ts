@@ -216,6 +216,16 @@ run('the web UI', () => {
     expect(errors).toEqual([]);
   }, STEP + 30_000);
 
+  it("saves the form as the asset's stored flex-model and flex-context, which the asset page shows", async () => {
+    const panel = page.locator('.schedule-panel');
+    await panel.getByRole('button', { name: "Save as this asset's defaults" }).click();
+    await page.locator('section[aria-label="Stored flex-model"] dt', { hasText: 'soc-max' }).waitFor({ timeout: STEP });
+    const stored = await t.db('generic_asset_flex').where({ asset_id: assetId }).first<{ flex_model: string; flex_context: string }>();
+    expect(JSON.parse(stored.flex_model)).toMatchObject({ 'soc-max': 40, 'soc-unit': 'kWh' });
+    expect(JSON.parse(stored.flex_context)).toMatchObject({ 'consumption-price-sensor': priceSensorId });
+    expect(errors).toEqual([]);
+  }, STEP);
+
   it('shows why a schedule failed', async () => {
     const panel = page.locator('.schedule-panel');
     // No prices are known a week later: the job fails and says so.
