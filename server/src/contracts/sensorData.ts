@@ -4,10 +4,10 @@ import { parseEntityAddress } from '../domain/entityAddress.ts';
 import { GET_TYPES, MAX_VALUES, POST_TYPES } from '../domain/sensorData.ts';
 import { isValidUnit } from '../domain/units.ts';
 
-/** A sensor's entity address (`ea1.2021-01.io.flexmeasures:fm1.42`), read as the sensor id. */
+/** A sensor's entity address (`ea1.2021-01.io.flexmeasures:fm1.42`), read as the sensor id (kept with the text for messages). */
 export const entityAddress = z.string().transform((ea, ctx) => {
   const id = parseEntityAddress(ea);
-  if (typeof id === 'number') return id;
+  if (typeof id === 'number') return { id, address: ea };
   ctx.addIssue({ code: 'custom', message: id });
   return z.NEVER;
 });
@@ -120,5 +120,5 @@ const downloadFields = {
 /** Query of GET /sensors/data. Unknown parameters are ignored. */
 export const getSensorData = z.object({ sensor: entityAddress, ...downloadFields });
 
-/** Query of GET /sensors/<id>/data. */
-export const getSensorDataById = z.object(downloadFields);
+/** Query of GET /sensors/<id>/data; a `sensor` given must name the path's sensor. */
+export const getSensorDataById = z.object({ sensor: entityAddress.optional(), ...downloadFields });

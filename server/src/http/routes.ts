@@ -1,32 +1,198 @@
 import Router from '@koa/router';
+import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { httpError } from '../errors.ts';
+import { AppError, forbidden, httpError, type Location } from '../errors.ts';
+import { authorize, type AccessContext, type Permission } from '../policies/access.ts';
+import { authorizeReferences, type Reference } from '../policies/references.ts';
+import { mayOnUnowned } from '../policies/roles.ts';
+import type { User } from '../store/users.ts';
 import { requireUser } from './auth.ts';
 import type { AppContext } from './context.ts';
+import { parseInput } from './validate.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
+/** Something a route loads, with the permission the caller needs on it. */
+export interface Loaded<T> {
+  value: T;
+  permission: Permission;
+  /** Whose it is; null for records of no account (system jobs). */
+  on: AccessContext | null;
+}
+
+type LoadResult = Record<string, Loaded<unknown> | Loaded<unknown>[] | undefined>;
+type Values<L> = {
+  [K in keyof L]: L[K] extends Loaded<infer T>[] ? T[] : L[K] extends Loaded<infer T> ? T : L[K] extends Loaded<infer T> | undefined ? T | undefined : never;
+};
+
+/** The validated request. */
+export interface Input<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** What each step after validation receives; `user` is undefined only on public routes. */
+export interface Call<P, Q, B, U extends User | undefined = User, DB extends Knex = Knex> extends Input<P, Q, B> {
+  ctx: AppContext;
+  user: U;
+  /** The store; the route's transaction in its command when it runs in one. */
+  db: DB;
+  /** Where the query was read from, for 422s found after validation. */
+  queryLocation: Location;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
 /**
- * One endpoint. Handlers validate their inputs themselves with `parseInput`, because the
- * reference checks body, path and permissions in an order that differs per endpoint; the
- * schemas named in `request` are the same objects, so the OpenAPI description cannot drift.
+ * One endpoint, declared: `mount` runs every route through the same chain (see there).
+ * Routes hold only their command; loading, authorizing, transactions and presenting are named here.
  */
-export interface RouteSpec {
+export interface RouteDef<PS, QS, BS, L extends LoadResult, R, U extends User | undefined, T extends boolean = boolean, C = void> {
   method: Method;
   /** Koa-style path relative to the router prefix, e.g. `/assets/:id`. */
   path: string;
   /** One line for the service listing and the OpenAPI summary. */
   summary: string;
-  /** Public endpoints skip authentication. */
-  public?: boolean;
-  request?: { json?: z.ZodType; query?: z.ZodType; params?: z.ZodType; multipart?: boolean };
-  /** Success status and a short description of the response, for OpenAPI. */
-  responses?: Record<number, string>;
-  handler: (ctx: AppContext) => Promise<void>;
+  /** Authentication: public endpoints (declared with `publicRoute`) skip it and their calls carry no user. */
+  public?: U extends User ? false : true;
+  request?: {
+    params?: PS;
+    query?: QS;
+    json?: BS;
+    multipart?: boolean;
+    /** The 422 location of query problems (the reference says `args_and_json` on some endpoints). */
+    queryLocation?: Location;
+    /** Where the query schema's input is read from when not the query string (a GET's JSON body). */
+    queryInput?: (ctx: AppContext) => Promise<{ data: unknown; location: Location }>;
+  };
+  /** A policy on the caller alone that the reference checks before reading any input (403). */
+  guard?: (call: { ctx: AppContext; user: U }) => Promise<void> | void;
+  /** What the route works on, each with its permission; unknown things are a 404 or 422 here. */
+  load?: (call: Call<Out<PS>, Out<QS>, Out<BS>, U>) => Promise<L>;
+  /**
+   * Input checks that need what was loaded (422), made before the permission check as the
+   * reference does; what they return (e.g. the parsed upload) is the command's `checked`.
+   */
+  check?: (call: Call<Out<PS>, Out<QS>, Out<BS>, U> & { loaded: Values<L> }) => Promise<C> | C;
+  /**
+   * The sensors and assets named inside the input (flex-models, flex-contexts, device lists) with
+   * their use, authorized by policies/ together with the loaded things (422 for unknown ids).
+   */
+  references?: (call: Call<Out<PS>, Out<QS>, Out<BS>, U> & { loaded: Values<L>; checked: C }) => Promise<Reference[]> | Reference[];
+  /** Whether the command runs in one store transaction (every write does). */
+  transaction?: T;
+  command: (call: Call<Out<PS>, Out<QS>, Out<BS>, U, T extends true ? Knex.Transaction : Knex> & { loaded: Values<L>; checked: C }) => Promise<R>;
+  response: {
+    /** The success status; a function when the result decides (readiness: 200 or 503). */
+    status?: number | ((result: R) => number);
+    /** The body's schema; `null` for an empty answer (204, redirects). */
+    schema: z.ZodType | null;
+    /** Turns the command's result into the body; without it the result is the body. */
+    present?: (result: R, ctx: AppContext) => unknown;
+    description?: string;
+  };
 }
 
+/** A route with its types erased, as routers and the OpenAPI generator see it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type RouteSpec = RouteDef<any, any, any, any, any, any, any, any>;
+
 /**
- * Mounts route specs on a router, authenticating every non-public one first.
+ * Declares a route; the types of its input, loads and result follow from the schemas.
+ * @param def the declaration.
+ * @returns the same object, typed for `mount`.
+ */
+export function route<
+  PS extends z.ZodType | undefined = undefined,
+  QS extends z.ZodType | undefined = undefined,
+  BS extends z.ZodType | undefined = undefined,
+  L extends LoadResult = Record<never, never>,
+  R = unknown,
+  T extends boolean = false,
+  C = void,
+>(def: RouteDef<PS, QS, BS, L, R, User, T, C>): RouteSpec {
+  return def as RouteSpec;
+}
+
+/** Declares a route that answers without authentication (`route` for the rest). */
+export function publicRoute<
+  PS extends z.ZodType | undefined = undefined,
+  QS extends z.ZodType | undefined = undefined,
+  BS extends z.ZodType | undefined = undefined,
+  L extends LoadResult = Record<never, never>,
+  R = unknown,
+  T extends boolean = false,
+  C = void,
+>(def: Omit<RouteDef<PS, QS, BS, L, R, undefined, T, C>, 'public'>): RouteSpec {
+  return { ...def, public: true } as RouteSpec;
+}
+
+/** Whether answers are checked against their response schemas: under tests and in development. */
+const checkResponses = process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'development';
+
+/**
+ * Runs one request through the chain. The order is the same for every route, and it is the
+ * reference's error precedence:
+ *  1. authenticate (401), unless the route is public;
+ *  2. guard: a policy on the caller alone, for the few endpoints that check it first (403);
+ *  3. validate path, query, then body against the request schemas (422);
+ *  4. load what the request names (404, or 422 for an unknown id inside the input);
+ *  5. check the input against what was loaded (422);
+ *  6. authorize: every loaded thing against its permission, then every sensor or asset named
+ *     inside the input for its use, through policies/ (403; 422 for an unknown id inside);
+ *  7. the command, inside one transaction when the route writes (it may still refuse: 4xx);
+ *  8. present the result as the response schema says.
+ */
+export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> {
+  const user = spec.public ? undefined : await requireUser(ctx);
+  if (spec.guard) await spec.guard({ ctx, user });
+  const req = spec.request ?? {};
+  const params = req.params ? parseInput(req.params, ctx.params, 'path') : undefined;
+  let query;
+  let queryLocation: Location = req.queryLocation ?? 'query';
+  if (req.query) {
+    const input = req.queryInput ? await req.queryInput(ctx) : { data: ctx.query, location: queryLocation };
+    queryLocation = input.location;
+    query = parseInput(req.query, input.data, queryLocation);
+  }
+  const body = req.json ? parseInput(req.json, ctx.request.body, 'json') : undefined;
+  const { db } = ctx.services;
+  const call = { ctx, user, params, query, body, db, queryLocation, loaded: {} as Record<string, unknown>, checked: undefined as unknown };
+  const needs: Loaded<unknown>[] = [];
+  for (const [key, loaded] of Object.entries(spec.load ? ((await spec.load(call)) as LoadResult) : {})) {
+    const list = Array.isArray(loaded) ? loaded : loaded ? [loaded] : [];
+    call.loaded[key] = Array.isArray(loaded) ? list.map((l) => l.value) : loaded?.value;
+    needs.push(...list);
+  }
+  if (spec.check) call.checked = await spec.check(call);
+  for (const { permission, on } of needs) {
+    if (on) authorize(user!, permission, on);
+    else if (!mayOnUnowned(user!, permission)) throw forbidden();
+  }
+  if (spec.references) await authorizeReferences(db, user!, await spec.references(call));
+  const result = spec.transaction ? await db.transaction((trx) => spec.command({ ...call, db: trx })) : await spec.command(call);
+  const status = typeof spec.response.status === 'function' ? spec.response.status(result) : spec.response.status;
+  if (spec.response.schema === null) {
+    if (status) ctx.status = status;
+    return;
+  }
+  const answer = spec.response.present ? spec.response.present(result, ctx) : result;
+  if (checkResponses) {
+    const parsed = spec.response.schema.safeParse(answer);
+    if (!parsed.success) {
+      throw new AppError(500, { message: `Response of ${spec.method} ${spec.path} breaks its contract: ${parsed.error.message}`, status: 500 });
+    }
+  }
+  ctx.status = status ?? 200;
+  ctx.body = answer;
+}
+
+/** The handler `mount` gives a route; it carries its spec, so the router itself tells what it serves. */
+export type SpecHandler = ((ctx: unknown) => Promise<void>) & { spec: RouteSpec };
+
+/**
+ * Mounts route specs on a router; every request runs through `runChain`.
  * @param router the router to extend.
  * @param specs the endpoints.
  * @param prefix a path prefix inside the router, e.g. `/v3_0`.
@@ -34,11 +200,8 @@ export interface RouteSpec {
 export function mount(router: Router, specs: RouteSpec[], prefix = ''): void {
   for (const spec of specs) {
     const verb = spec.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
-    router[verb](prefix + spec.path, async (ctx) => {
-      const appCtx = ctx as unknown as AppContext;
-      if (!spec.public) await requireUser(appCtx);
-      await spec.handler(appCtx);
-    });
+    const handler: SpecHandler = Object.assign((ctx: unknown) => runChain(spec, ctx as AppContext), { spec });
+    router[verb](prefix + spec.path, handler);
   }
 }
 

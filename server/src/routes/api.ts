@@ -1,47 +1,49 @@
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { flexmeasuresVersion } from '../http/compat.ts';
-import type { RouteSpec } from '../http/routes.ts';
+import { publicRoute } from '../http/routes.ts';
+import * as wire from '../contracts/responses.ts';
+import { storeAnswers } from '../store/health.ts';
 import type { AppContext } from '../http/context.ts';
 import { issueToken } from '../store/tokens.ts';
 import { getUserWithHashByEmail, updateUser } from '../store/users.ts';
 
-
-const tokenRequest = z.object({ email: z.string(), password: z.string() });
+/**
+ * Login answers 400s of its own rather than 422s, so its command checks the body; the schema
+ * (which never fails) documents it.
+ */
+const tokenRequest = z.object({ email: z.string(), password: z.string() }).catch((c) => c.value as never);
 
 const tokenError = (status: number, message: string) => new AppError(status, { errors: [message], status });
 
 /** Version-independent endpoints under /api. */
-export const apiRoutes: RouteSpec[] = [
-  {
+export const apiRoutes = [
+  publicRoute({
     method: 'GET',
     path: '/',
     summary: 'List the available API versions',
-    public: true,
-    async handler(ctx) {
-      ctx.body = {
-        flexmeasures_version: flexmeasuresVersion(ctx.services.config),
-        message:
-          'For these API versions a public endpoint is available, listing its service. For example: /api/v3_0. ' +
-          'An authentication token can be requested at: /api/requestAuthToken',
-        status: 200,
-        versions: ['v3_0'],
-      };
-    },
-  },
-  {
+    command: async ({ ctx }) => ({
+      flexmeasures_version: flexmeasuresVersion(ctx.services.config),
+      message:
+        'For these API versions a public endpoint is available, listing its service. For example: /api/v3_0. ' +
+        'An authentication token can be requested at: /api/requestAuthToken',
+      status: 200 as const,
+      versions: ['v3_0'],
+    }),
+    response: { schema: wire.versionsAnswer },
+  }),
+  publicRoute({
     method: 'POST',
     path: '/requestAuthToken',
     summary: 'Obtain an authentication token',
-    public: true,
     request: { json: tokenRequest },
-    async handler(ctx) {
+    async command({ ctx, db }) {
       // Any Authorization header is ignored here: some clients resend a stale one when logging in again.
       if (!ctx.is('application/json')) throw tokenError(400, 'Content-type of request must be application/json');
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
       if (typeof body.email !== 'string' || !body.email) throw tokenError(400, "Please provide the 'email' parameter.");
       const email = body.email;
-      const { db, config, log, passwords, loginThrottle } = ctx.services;
+      const { log, passwords, loginThrottle } = ctx.services;
       // Counted before any lookup or password work, so a flood costs neither CPU nor the other requests.
       await loginThrottle.admit(email, ctx.ip);
       const user = await getUserWithHashByEmail(db, email);
@@ -61,36 +63,25 @@ export const apiRoutes: RouteSpec[] = [
       await loginThrottle.succeeded(email);
       const token = await db.transaction(async (trx) => {
         await updateUser(trx, user.id, { last_login_at: Date.now() });
-        return issueToken(trx, user.id, config.tokenMaxAgeS);
+        return issueToken(trx, user.id, ctx.services.config.tokenMaxAgeS);
       });
-      ctx.body = { auth_token: token, user_id: user.id, status: 200 };
+      return { auth_token: token, user_id: user.id, status: 200 as const };
     },
-  },
-  {
+    response: { schema: wire.tokenAnswer },
+  }),
+  publicRoute({
     method: 'GET',
     path: '/ops/ping',
     summary: 'Check that the server answers',
-    public: true,
-    async handler(ctx) {
-      ctx.body = { message: 'ok', status: 200 };
-    },
-  },
+    command: async () => ({ message: 'ok', status: 200 as const }),
+    response: { schema: wire.pingAnswer },
+  }),
 ];
 
-/** Readiness of the stores, shared by the v3.0 route. */
-export async function readiness(ctx: AppContext): Promise<void> {
-  const { probe, jobs } = ctx.services;
-  const sql = await Promise.race([
-    probe.raw('select 1').then(
-      () => true,
-      () => false,
-    ),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000).unref()),
-  ]);
-  const queue = await jobs.ping();
-  const body: Record<string, unknown> = { database_sql: sql };
-  if (queue !== undefined) body.database_redis = queue;
+/** Readiness of the stores, shared by the v3.0 route: 503 when one does not answer. */
+export async function readiness(ctx: AppContext) {
+  const sql = await storeAnswers(ctx.services.probe);
+  const queue = await ctx.services.jobs.ping();
   const ok = sql && queue !== false;
-  ctx.status = ok ? 200 : 503;
-  ctx.body = { ...body, status: ctx.status };
+  return { database_sql: sql, ...(queue === undefined ? {} : { database_redis: queue }), status: ok ? (200 as const) : (503 as const) };
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { RouteSpec } from '../http/routes.ts';
 
-const toSchema = (schema: z.ZodType) =>
+const toSchema = (schema: z.ZodType, io: 'input' | 'output' = 'input') =>
   // `io: 'input'` describes what a client sends; transforms (datetimes, durations) stay strings.
-  z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+  z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
 
 type JsonSchema = { type?: string | string[]; anyOf?: JsonSchema[] } & Record<string, unknown>;
 
@@ -30,8 +30,8 @@ const errorBody = {
 };
 
 /**
- * Generates the OpenAPI 3.1 document from the route specs and the zod schemas that validate
- * each request, so that the description cannot drift from what the server accepts.
+ * Generates the OpenAPI 3.1 document from the route specs: the zod schemas that validate each
+ * request and those of the answers, so that the description cannot drift from what the server does.
  * @param routes the endpoints.
  * @param prefix the path prefix the routes are mounted under.
  * @param origin the server's origin as the client reached it.
@@ -57,10 +57,14 @@ export function openApiDocument(routes: RouteSpec[], prefix: string, origin: str
         });
       }
     }
-    const responses: Record<string, unknown> = {};
-    for (const [code, description] of Object.entries(route.responses ?? { 200: 'success' })) {
-      responses[code] = { description };
-    }
+    const { response } = route;
+    const status = typeof response.status === 'number' ? response.status : 200;
+    const responses: Record<string, unknown> = {
+      [status]: {
+        description: response.description ?? 'success',
+        ...(response.schema ? { content: { 'application/json': { schema: toSchema(response.schema, 'output') } } } : {}),
+      },
+    };
     if (!route.public) {
       responses['401'] = { description: 'missing, expired or invalid token', content: { 'application/json': { schema: errorBody } } };
       responses['403'] = { description: 'not allowed for this caller', content: { 'application/json': { schema: errorBody } } };

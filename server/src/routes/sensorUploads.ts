@@ -3,6 +3,7 @@ import { invalidReplacement } from '../errors.ts';
 import type { AppContext } from '../http/context.ts';
 import { authorizeReferences, type Reference } from '../policies/references.ts';
 import { ReplacementError } from '../store/beliefs.ts';
+import type { User } from '../store/users.ts';
 
 /** The answer to an upload whose values were all new. */
 export const PROCESSED = { status: 'PROCESSED', message: 'Request has been processed.' } as const;
@@ -17,14 +18,14 @@ export const ALREADY_RECEIVED = {
 /**
  * Stores checked uploads as beliefs of the caller's own data source, all or nothing; shared by
  * the v3.0 data endpoints and the legacy message endpoints.
- * @param ctx the request, whose user is the source.
+ * @param ctx the request.
+ * @param user the caller, the data's source.
  * @param uploads the events per sensor, already in the sensors' units and resolutions.
  * @returns PROCESSED, or ALREADY_RECEIVED when something was left out as unchanged; throws the
  *   403 INVALID_REPLACEMENT answer when a value would change without overwriting allowed, and
  *   the 403 INVALID_SENDER answer when the caller may not write to one of the sensors.
  */
-export async function storeUploads(ctx: AppContext, uploads: SensorUpload[]): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
-  const user = ctx.state.user!;
+export async function storeUploads(ctx: AppContext, user: User, uploads: SensorUpload[]): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
   // The routes check their sensors as they read them; this one rule guards the store itself.
   const refs = uploads.map((u): Reference => ({ kind: 'sensor', id: u.sensorId, use: 'write', location: 'json', field: 'sensor' }));
   await authorizeReferences(ctx.services.db, user, refs);

@@ -65,6 +65,11 @@ export async function listAssetTypes(db: Knex): Promise<AssetType[]> {
   return db<AssetType>('generic_asset_type').orderBy('id');
 }
 
+/** Whether any asset has this one as its parent. */
+export async function hasChildAssets(db: Knex, id: number): Promise<boolean> {
+  return Boolean(await db('generic_asset').where({ parent_asset_id: id }).first('id'));
+}
+
 /** @returns the asset type, or undefined. */
 export async function getAssetType(db: Knex, id: number): Promise<AssetType | undefined> {
   return db<AssetType>('generic_asset_type').where({ id }).first();

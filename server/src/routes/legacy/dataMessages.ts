@@ -9,7 +9,7 @@ import { consumptionSign } from '../../scheduling/buildProblem.ts';
 import type { SensorInContext } from '../../store/sensors.ts';
 import { listSources } from '../../store/sources.ts';
 import { storeUploads } from '../sensorUploads.ts';
-import { ownedAccess } from '../v3_0/load.ts';
+import { ownedAccess } from '../load.ts';
 import { connectionSensor, marketSensor, weatherSensor } from './lookup.ts';
 import {
   expectType,
@@ -22,6 +22,7 @@ import {
   readUnit,
   readUploadGroups,
   readUploadTiming,
+  type LegacyCall,
 } from './message.ts';
 import { legacyError, processed, type LegacyErrorName } from './responses.ts';
 import { atLeast, type LegacyVersion } from './versions.ts';
@@ -39,7 +40,7 @@ interface UploadKind {
   /** The singular name of the addresses in the message. */
   key: 'connection' | 'market' | 'sensor';
   missing: LegacyErrorName;
-  resolve: (ctx: AppContext, text: string) => Promise<SensorInContext>;
+  resolve: (call: LegacyCall, text: string) => Promise<SensorInContext>;
   accepts: (unit: string) => boolean;
   expected: string;
   /** Values follow the USEF sign convention (connections). */
@@ -103,7 +104,8 @@ function problemName(problems: Problems, unitProblem: string): LegacyErrorName {
  * Handles an upload message: every address of every group gets the group's values, upsampled
  * to its sensor's resolution and converted to its unit; all are stored, or none.
  */
-async function upload(ctx: AppContext, v: LegacyVersion, kind: UploadKind): Promise<void> {
+async function upload(call: LegacyCall, v: LegacyVersion, kind: UploadKind) {
+  const { ctx, user } = call;
   const msg = readMessage(ctx);
   expectType(msg, kind.request);
   const groups = readUploadGroups(msg, kind.key, kind.missing);
@@ -114,7 +116,7 @@ async function upload(ctx: AppContext, v: LegacyVersion, kind: UploadKind): Prom
   const uploads: SensorUpload[] = [];
   for (const group of groups) {
     for (const address of group.addresses) {
-      const sensor = await kind.resolve(ctx, address);
+      const sensor = await kind.resolve(call, address);
       const sign = kind.usef ? consumptionSign(sensor) : 1;
       const values = group.values.map((x) => (x === null ? null : sign * x));
       const built = evenlySpacedEvents(sensor, { values, startMs, durationMs, unit, timing });
@@ -132,11 +134,11 @@ async function upload(ctx: AppContext, v: LegacyVersion, kind: UploadKind): Prom
             : 'Prognoses are forecasts: they must be known before each interval ended (a zero or positive horizon).',
         );
       }
-      authorize(ctx.state.user!, 'create-children', await ownedAccess(ctx, 'sensor', sensor.account_id));
+      authorize(user, 'create-children', await ownedAccess(ctx.services.db, 'sensor', sensor.account_id));
       uploads.push({ sensorId: sensor.id, events: built.events });
     }
   }
-  ctx.body = { type: kind.response, ...(await storeUploads(ctx, uploads)) };
+  return { type: kind.response, ...(await storeUploads(ctx, user, uploads)) };
 }
 
 /** Reads the optional `source` filter: data source ids, one or a list; INVALID_SOURCE when unknown. */
@@ -156,7 +158,8 @@ async function readSources(ctx: AppContext, value: unknown): Promise<number[] | 
  * Handles a download message: the values of each connection over the period, most recent
  * beliefs, in the requested unit and (optional) resolution, consumption positive.
  */
-async function download(ctx: AppContext, request: 'GetMeterDataRequest' | 'GetPrognosisRequest', response: string): Promise<void> {
+async function download(call: LegacyCall, request: 'GetMeterDataRequest' | 'GetPrognosisRequest', response: string) {
+  const { ctx, user } = call;
   const msg = readMessage(ctx);
   expectType(msg, request);
   const addresses = readConnections(msg);
@@ -169,8 +172,8 @@ async function download(ctx: AppContext, request: 'GetMeterDataRequest' | 'GetPr
   const groups: { connection: string; values: (number | null)[] }[] = [];
   let resolutionMs = 0;
   for (const address of addresses) {
-    const sensor = await connectionSensor(ctx, address);
-    authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
+    const sensor = await connectionSensor(call, address);
+    authorize(user, 'read', await ownedAccess(ctx.services.db, 'sensor', sensor.account_id));
     const data = await readSensorData(ctx.services.db, sensor, {
       startMs: start.toMillis(),
       durationMs,
@@ -191,7 +194,7 @@ async function download(ctx: AppContext, request: 'GetMeterDataRequest' | 'GetPr
     resolutionMs = data.resolutionMs;
   }
   const series = groups.length === 1 ? groups[0] : { groups };
-  ctx.body = {
+  return {
     ...series,
     start: formatStart(start),
     duration: formatDurationHours(durationMs),
@@ -203,10 +206,10 @@ async function download(ctx: AppContext, request: 'GetMeterDataRequest' | 'GetPr
 
 /** The data endpoints, by route name. */
 export const dataEndpoints = {
-  getMeterData: (ctx: AppContext) => download(ctx, 'GetMeterDataRequest', 'GetMeterDataResponse'),
-  getPrognosis: (ctx: AppContext) => download(ctx, 'GetPrognosisRequest', 'GetPrognosisResponse'),
-  postMeterData: (ctx: AppContext, v: LegacyVersion) => upload(ctx, v, uploadKinds.postMeterData),
-  postPrognosis: (ctx: AppContext, v: LegacyVersion) => upload(ctx, v, uploadKinds.postPrognosis),
-  postPriceData: (ctx: AppContext, v: LegacyVersion) => upload(ctx, v, uploadKinds.postPriceData),
-  postWeatherData: (ctx: AppContext, v: LegacyVersion) => upload(ctx, v, uploadKinds.postWeatherData),
+  getMeterData: (call: LegacyCall) => download(call, 'GetMeterDataRequest', 'GetMeterDataResponse'),
+  getPrognosis: (call: LegacyCall) => download(call, 'GetPrognosisRequest', 'GetPrognosisResponse'),
+  postMeterData: (call: LegacyCall, v: LegacyVersion) => upload(call, v, uploadKinds.postMeterData),
+  postPrognosis: (call: LegacyCall, v: LegacyVersion) => upload(call, v, uploadKinds.postPrognosis),
+  postPriceData: (call: LegacyCall, v: LegacyVersion) => upload(call, v, uploadKinds.postPriceData),
+  postWeatherData: (call: LegacyCall, v: LegacyVersion) => upload(call, v, uploadKinds.postWeatherData),
 };

@@ -1,5 +1,8 @@
 import { isEnergyPriceUnit } from '../../domain/units.ts';
-import type { AppContext } from '../../http/context.ts';
+import type { Knex } from 'knex';
+import { isAdmin } from '../../policies/roles.ts';
+import type { User } from '../../store/users.ts';
+import type { LegacyCall } from './message.ts';
 import { findSensorsByName, searchName } from '../../store/sensorSearch.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { parseConnection, parseMarket, parseWeatherSensor } from './entityAddresses.ts';
@@ -17,10 +20,10 @@ const WEATHER_MATCH_KM = 10;
 /** Sensor types that the message API used interchangeably. */
 const weatherSynonyms = [['radiation', 'irradiance', 'solar_irradiance']];
 
-const ownersFor = (ctx: AppContext) => (ctx.state.user!.roles.includes('admin') ? 'all' : [ctx.state.user!.account_id, null]);
+const ownersFor = (user: User) => (isAdmin(user) ? 'all' : [user.account_id, null]);
 
-async function sensorById(ctx: AppContext, sensorId: number, kind: string): Promise<SensorInContext> {
-  const sensor = await getSensor(ctx.services.db, sensorId);
+async function sensorById(db: Knex, sensorId: number, kind: string): Promise<SensorInContext> {
+  const sensor = await getSensor(db, sensorId);
   if (!sensor) throw legacyError('UNRECOGNIZED_ASSET', `No ${kind} with sensor id ${sensorId} is known.`);
   return sensor;
 }
@@ -29,11 +32,11 @@ async function sensorById(ctx: AppContext, sensorId: number, kind: string): Prom
  * The sensor of a connection (an address or a connection name).
  * @returns the sensor; throws INVALID_DOMAIN or UNRECOGNIZED_ASSET.
  */
-export async function connectionSensor(ctx: AppContext, text: string): Promise<SensorInContext> {
+export async function connectionSensor({ db, user }: LegacyCall, text: string): Promise<SensorInContext> {
   const address = parseConnection(text);
   if ('error' in address) throw legacyError('INVALID_DOMAIN', address.error);
-  if ('sensorId' in address) return sensorById(ctx, address.sensorId, 'connection');
-  const [sensor] = await findSensorsByName(ctx.services.db, { names: [address.name], owners: [ctx.state.user!.account_id] });
+  if ('sensorId' in address) return sensorById(db, address.sensorId, 'connection');
+  const [sensor] = await findSensorsByName(db, { names: [address.name], owners: [user.account_id] });
   if (!sensor) throw legacyError('UNRECOGNIZED_ASSET', `No connection named '${address.name}' is known in your account.`);
   return sensor;
 }
@@ -42,17 +45,17 @@ export async function connectionSensor(ctx: AppContext, text: string): Promise<S
  * The price sensor of a market address.
  * @returns the sensor; throws INVALID_DOMAIN, UNRECOGNIZED_ASSET or UNRECOGNIZED_MARKET.
  */
-export async function marketSensor(ctx: AppContext, text: string): Promise<SensorInContext> {
+export async function marketSensor({ db, user }: LegacyCall, text: string): Promise<SensorInContext> {
   const address = parseMarket(text);
   if ('error' in address) throw legacyError('INVALID_DOMAIN', address.error);
   if ('sensorId' in address) {
-    const sensor = await sensorById(ctx, address.sensorId, 'market');
+    const sensor = await sensorById(db, address.sensorId, 'market');
     if (!isEnergyPriceUnit(sensor.unit)) {
       throw legacyError('UNRECOGNIZED_MARKET', `Sensor ${sensor.id} is no market: its unit ${sensor.unit} is no price per unit of energy.`);
     }
     return sensor;
   }
-  const found = await findSensorsByName(ctx.services.db, { names: [address.name], owners: ownersFor(ctx) });
+  const found = await findSensorsByName(db, { names: [address.name], owners: ownersFor(user) });
   const sensor = found.find((s) => isEnergyPriceUnit(s.unit));
   if (!sensor) throw legacyError('UNRECOGNIZED_MARKET', `No market named '${address.name}' is known.`);
   return sensor;
@@ -71,13 +74,13 @@ function distanceKm(lat1: number, lng1: number, lat2: number, lng2: number): num
  * synonym) on the asset nearest to the location, within 10 km.
  * @returns the sensor; throws INVALID_DOMAIN, UNRECOGNIZED_ASSET or UNRECOGNIZED_SENSOR.
  */
-export async function weatherSensor(ctx: AppContext, text: string): Promise<SensorInContext> {
+export async function weatherSensor({ db, user }: LegacyCall, text: string): Promise<SensorInContext> {
   const address = parseWeatherSensor(text);
   if ('error' in address) throw legacyError('INVALID_DOMAIN', address.error);
-  if ('sensorId' in address) return sensorById(ctx, address.sensorId, 'weather sensor');
+  if ('sensorId' in address) return sensorById(db, address.sensorId, 'weather sensor');
   const { type, latitude, longitude } = address;
   const names = weatherSynonyms.find((group) => group.includes(searchName(type))) ?? [type];
-  const placed = (await findSensorsByName(ctx.services.db, { names, owners: ownersFor(ctx) }))
+  const placed = (await findSensorsByName(db, { names, owners: ownersFor(user) }))
     .filter((s) => s.latitude !== null && s.longitude !== null)
     .map((s) => ({ sensor: s, km: distanceKm(latitude, longitude, s.latitude!, s.longitude!) }))
     .sort((a, b) => a.km - b.km);

@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+import type { User } from '../../store/users.ts';
 import type { DateTime } from 'luxon';
 import { sensorValues } from '../../contracts/sensorData.ts';
 import { parseAwareDateTime, parseIsoDuration } from '../../domain/time.ts';
@@ -14,6 +16,13 @@ import { legacyError, shown, type LegacyErrorName } from './responses.ts';
  */
 
 export type Message = Record<string, unknown>;
+
+/** What the route chain hands a legacy endpoint: the request, the authenticated caller, the store. */
+export interface LegacyCall {
+  ctx: AppContext;
+  user: User;
+  db: Knex;
+}
 
 /**
  * The message of a request: the JSON body, and for GET requests the query parameters over it

@@ -1,7 +1,6 @@
 import type { DateTime } from 'luxon';
 import { formatStart } from '../../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit } from '../../domain/units.ts';
-import type { AppContext } from '../../http/context.ts';
 import { authorize } from '../../policies/access.ts';
 import { authorizeReferences } from '../../policies/references.ts';
 import { resolveStorageJob, triggerReferences } from '../../scheduling/flexConfig.ts';
@@ -10,9 +9,9 @@ import { getAsset } from '../../store/assets.ts';
 import { getSensor, updateSensor, type SensorInContext } from '../../store/sensors.ts';
 import { getUdiEvent, recordUdiEvent } from '../../store/udiEvents.ts';
 import { assertFinished, fallbackOf, scheduleValues, settleBriefly } from '../scheduleResults.ts';
-import { ownedAccess } from '../v3_0/load.ts';
+import { ownedAccess } from '../load.ts';
 import { parseEvent, type EventAddress } from './entityAddresses.ts';
-import { expectType, readDateTime, readDuration, readMessage, readUnit, type Message } from './message.ts';
+import { expectType, readDateTime, readDuration, readMessage, readUnit, type LegacyCall, type Message } from './message.ts';
 import { legacyError, processed, shown } from './responses.ts';
 import { atLeast, type LegacyVersion } from './versions.ts';
 
@@ -79,10 +78,10 @@ function readTargets(msg: Message, start: DateTime, toMwh: number, stepMs: numbe
 }
 
 /** The device of an event, which the caller may schedule. */
-async function eventDevice(ctx: AppContext, event: EventAddress): Promise<SensorInContext> {
-  const sensor = await getSensor(ctx.services.db, event.sensorId);
+async function eventDevice({ db, user }: LegacyCall, event: EventAddress): Promise<SensorInContext> {
+  const sensor = await getSensor(db, event.sensorId);
   if (!sensor) throw legacyError('UNRECOGNIZED_UDI_EVENT', `The UDI event names device ${event.sensorId}, which is not known.`);
-  authorize(ctx.state.user!, 'create-children', await ownedAccess(ctx, 'sensor', sensor.account_id));
+  authorize(user, 'create-children', await ownedAccess(db, 'sensor', sensor.account_id));
   if (!STORAGE_TYPES.has(sensor.asset_type)) {
     throw legacyError('INVALID_DOMAIN', `UDI events are for batteries and EV chargers; device ${sensor.id} is on an asset of type ${sensor.asset_type}.`);
   }
@@ -101,7 +100,8 @@ function checkOrder(sensor: SensorInContext, event: EventAddress, datetime: Date
   }
 }
 
-async function postUdiEvent(ctx: AppContext, v: LegacyVersion): Promise<void> {
+async function postUdiEvent(call: LegacyCall, v: LegacyVersion) {
+  const { ctx, user } = call;
   const msg = readMessage(ctx);
   expectType(msg, 'PostUdiEventRequest');
   const incomplete = (part: string) => () => legacyError('INCOMPLETE_UDI_EVENT', `The UDI event lacks ${part}.`);
@@ -113,7 +113,7 @@ async function postUdiEvent(ctx: AppContext, v: LegacyVersion): Promise<void> {
   const datetime = readDateTime(msg.datetime, 'datetime', 'INVALID_DATETIME')!;
   if (msg.value === undefined) throw incomplete('the value of its state of charge')();
   const socMwh = readNumber(msg.value, 'state of charge') * toMwh;
-  const sensor = await eventDevice(ctx, event);
+  const sensor = await eventDevice(call, event);
   checkOrder(sensor, event, datetime);
 
   const { db, config, jobs } = ctx.services;
@@ -131,8 +131,8 @@ async function postUdiEvent(ctx: AppContext, v: LegacyVersion): Promise<void> {
   const asset = (await getAsset(db, sensor.generic_asset_id))!;
   // Flex-model problems (no SoC maximum known, say) answer 422 here, before anything is stored.
   const spec = await resolveStorageJob(db, config, { start: datetime, prior, flexContext: {} }, [{ sensor, flexModel }], asset);
-  await authorizeReferences(db, ctx.state.user!, triggerReferences(spec, asset, { flexModel }));
-  const job = await jobs.enqueue('scheduling', { spec, ownerId: ctx.state.user!.id } satisfies SchedulingJobArgs, {
+  await authorizeReferences(db, user, triggerReferences(spec, asset, { flexModel }));
+  const job = await jobs.enqueue('scheduling', { spec, ownerId: user.id } satisfies SchedulingJobArgs, {
     accountId: sensor.account_id,
     sensorId: sensor.id,
     reuseWithinS: config.jobCacheTtlS,
@@ -143,10 +143,10 @@ async function postUdiEvent(ctx: AppContext, v: LegacyVersion): Promise<void> {
     await recordUdiEvent(trx, { sensorId: sensor.id, eventId: event.eventId, eventType: event.eventType, jobId: job.id });
   });
   await settleBriefly(ctx, job);
-  ctx.body = processed('PostUdiEventResponse');
+  return processed('PostUdiEventResponse');
 }
 
-async function getDeviceMessage(ctx: AppContext, v: LegacyVersion): Promise<void> {
+async function getDeviceMessage({ ctx, user }: LegacyCall, v: LegacyVersion) {
   const msg = readMessage(ctx);
   expectType(msg, 'GetDeviceMessageRequest');
   const event = eventAddress(msg.event, () => legacyError('UNRECOGNIZED_CONNECTION_GROUP', 'The message names no event.'));
@@ -155,7 +155,7 @@ async function getDeviceMessage(ctx: AppContext, v: LegacyVersion): Promise<void
   const unit = msg.unit === undefined ? 'MW' : readUnit(msg, isPowerUnit, 'a power unit such as MW or kW');
   const sensor = await getSensor(ctx.services.db, event.sensorId);
   if (!sensor) throw legacyError('UNRECOGNIZED_CONNECTION_GROUP', `The event names device ${event.sensorId}, which is not known.`);
-  authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
+  authorize(user, 'read', await ownedAccess(ctx.services.db, 'sensor', sensor.account_id));
   checkEventType(v, event);
   const c = conversion(sensor.unit, unit, sensor.event_resolution_ms);
   if (!c) throw legacyError('INVALID_UNIT', `Device ${sensor.id} is scheduled in ${sensor.unit}, which does not convert to ${unit}.`);
@@ -170,7 +170,7 @@ async function getDeviceMessage(ctx: AppContext, v: LegacyVersion): Promise<void
   if (job.status === 'failed' && job.fallbackJobId) job = await fallbackOf(jobs, job.fallbackJobId);
   assertFinished(job);
   const schedule = await scheduleValues(ctx, sensor, job, durationMs, from?.toMillis());
-  ctx.body = {
+  return {
     event: msg.event,
     values: schedule.values.map((x) => (x === null ? null : Math.round((x * c.scale + c.offset) * 1e6) / 1e6)),
     start: schedule.start,

@@ -4,16 +4,16 @@ import { awareDateTime, id, int, text } from '../../contracts/fields.ts';
 import { formatStart } from '../../domain/time.ts';
 import { isEnergyPriceUnit, isPowerUnit } from '../../domain/units.ts';
 import { fieldError, forbidden, notFound, unprocessable } from '../../errors.ts';
-import type { AppContext } from '../../http/context.ts';
 import { parseInput } from '../../http/validate.ts';
 import { authorize } from '../../policies/access.ts';
+import { actsForAccount, isAdmin } from '../../policies/roles.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { defined } from '../../store/defined.ts';
 import * as sensors from '../../store/sensors.ts';
 import type { User } from '../../store/users.ts';
-import { accountAccess, loadAccount } from '../v3_0/load.ts';
-import { readPathId } from './message.ts';
+import { accountAccess } from '../load.ts';
+import { readPathId, type LegacyCall } from './message.ts';
 import { legacyError } from './responses.ts';
 
 /**
@@ -84,8 +84,7 @@ function presentAsset(sensor: sensors.Sensor, asset: assets.Asset, assetType: st
 
 /** The account's members own its assets; admins act for every owner (and admin-readers read). */
 function checkOwner(user: User, accountId: number | null, reading = false): void {
-  const admin = user.roles.includes('admin') || (reading && user.roles.includes('admin-reader'));
-  if (!admin && (accountId === null || user.account_id !== accountId)) throw forbidden();
+  if (!actsForAccount(user, accountId, reading)) throw forbidden();
 }
 
 async function typeNames(db: Knex): Promise<Map<number, string>> {
@@ -93,23 +92,21 @@ async function typeNames(db: Knex): Promise<Map<number, string>> {
 }
 
 /** The 2.0 asset of the path: 400 INVALID_REQUEST for a malformed id, 404 when no power sensor has it. */
-async function loadV2Asset(ctx: AppContext) {
+async function loadV2Asset({ ctx, db }: LegacyCall) {
   const assetId = readPathId(ctx, 'asset');
-  const sensor = await sensors.getSensor(ctx.services.db, assetId);
+  const sensor = await sensors.getSensor(db, assetId);
   if (!sensor || !isPowerUnit(sensor.unit)) throw notFound(`Asset ${assetId} not found`);
-  const asset = (await assets.getAsset(ctx.services.db, sensor.generic_asset_id))!;
+  const asset = (await assets.getAsset(db, sensor.generic_asset_id))!;
   return { sensor, asset };
 }
 
-async function present(ctx: AppContext, sensorId: number) {
-  const { db } = ctx.services;
+async function present(db: Knex, sensorId: number) {
   const sensor = (await sensors.getSensor(db, sensorId))!;
   return presentAsset(sensor, (await assets.getAsset(db, sensor.generic_asset_id))!, sensor.asset_type);
 }
 
 /** Checks the references of a body: asset type by name, market sensor, owner account. */
-async function checkReferences(ctx: AppContext, body: { asset_type?: string; market_id?: number | null; owner_id?: number }) {
-  const { db } = ctx.services;
+async function checkReferences(db: Knex, body: { asset_type?: string; market_id?: number | null; owner_id?: number }) {
   let typeId: number | undefined;
   if (body.asset_type !== undefined) {
     typeId = [...(await typeNames(db))].find(([, name]) => name === body.asset_type)?.[0];
@@ -137,32 +134,31 @@ function patchedAttributes(current: Record<string, unknown>, body: z.output<type
   return next;
 }
 
-async function listAssets(ctx: AppContext): Promise<void> {
-  const user = ctx.state.user!;
+async function listAssets({ ctx, user, db }: LegacyCall) {
   const { owner_id } = parseInput(listQuery, ctx.query, 'query');
   if (owner_id !== undefined && !/^\d{1,15}$/.test(owner_id)) throw legacyError('INVALID_REQUEST', `The owner_id '${owner_id}' is not an integer.`);
-  const account = await loadAccount(ctx, owner_id === undefined ? user.account_id : Number(owner_id));
+  const accountId = owner_id === undefined ? user.account_id : Number(owner_id);
+  const account = await getAccount(db, accountId);
+  if (!account) throw notFound(`Account ${accountId} not found`);
   authorize(user, 'read', accountAccess(account));
-  const { db } = ctx.services;
   const types = await typeNames(db);
   const byId = new Map((await assets.listAssets(db, account.id)).map((a) => [a.id, a]));
   const power = (await sensors.listSensors(db, { accountId: account.id })).filter((s) => isPowerUnit(s.unit));
-  ctx.body = power.map((s) => {
+  return power.map((s) => {
     const asset = byId.get(s.generic_asset_id)!;
     return presentAsset(s, asset, types.get(asset.generic_asset_type_id) ?? '');
   });
 }
 
-async function createAsset(ctx: AppContext): Promise<void> {
-  if (!ctx.state.user!.roles.includes('admin')) throw forbidden();
+async function createAsset({ ctx, user, db }: LegacyCall) {
+  if (!isAdmin(user)) throw forbidden();
   const body = parseInput(assetCreate, ctx.request.body, 'json');
-  const typeId = (await checkReferences(ctx, body))!;
+  const typeId = (await checkReferences(db, body))!;
   if (body.asset_type === 'battery') {
     const missing = (['min_soc_in_mwh', 'max_soc_in_mwh'] as const).filter((f) => body[f] === undefined);
     if (missing.length) throw unprocessable('json', Object.fromEntries(missing.map((f) => [f, ['Required for battery assets.']])));
   }
   const displayName = body.display_name ?? body.name;
-  const { db } = ctx.services;
   if (await assets.assetNameTaken(db, { name: displayName, parentId: null, accountId: body.owner_id })) {
     throw fieldError('json', body.display_name ? 'display_name' : 'name', `An asset named '${displayName}' already exists in account ${body.owner_id}.`);
   }
@@ -191,22 +187,21 @@ async function createAsset(ctx: AppContext): Promise<void> {
       attributes,
     });
   });
-  ctx.status = 201;
-  ctx.body = await present(ctx, sensor.id);
+  return present(db, sensor.id);
 }
 
-async function getAsset(ctx: AppContext): Promise<void> {
-  const { sensor } = await loadV2Asset(ctx);
-  checkOwner(ctx.state.user!, sensor.account_id, true);
-  ctx.body = await present(ctx, sensor.id);
+async function getAsset(call: LegacyCall) {
+  const { sensor } = await loadV2Asset(call);
+  checkOwner(call.user, sensor.account_id, true);
+  return present(call.db, sensor.id);
 }
 
-async function patchAsset(ctx: AppContext): Promise<void> {
-  const { sensor, asset } = await loadV2Asset(ctx);
-  checkOwner(ctx.state.user!, sensor.account_id);
+async function patchAsset(call: LegacyCall) {
+  const { ctx, user, db } = call;
+  const { sensor, asset } = await loadV2Asset(call);
+  checkOwner(user, sensor.account_id);
   const body = parseInput(assetPatch, ctx.request.body, 'json');
-  const typeId = await checkReferences(ctx, { asset_type: body.asset_type, market_id: body.market_id });
-  const { db } = ctx.services;
+  const typeId = await checkReferences(db, { asset_type: body.asset_type, market_id: body.market_id });
   await db.transaction(async (trx) => {
     await sensors.updateSensor(trx, sensor.id, {
       name: body.name,
@@ -221,20 +216,18 @@ async function patchAsset(ctx: AppContext): Promise<void> {
       generic_asset_type_id: typeId,
     });
   });
-  ctx.body = await present(ctx, sensor.id);
+  return present(db, sensor.id);
 }
 
-async function deleteAsset(ctx: AppContext): Promise<void> {
-  const { sensor, asset } = await loadV2Asset(ctx);
-  checkOwner(ctx.state.user!, sensor.account_id);
-  await ctx.services.db.transaction(async (trx) => {
+async function deleteAsset(call: LegacyCall) {
+  const { sensor, asset } = await loadV2Asset(call);
+  checkOwner(call.user, sensor.account_id);
+  await call.db.transaction(async (trx) => {
     await sensors.deleteSensor(trx, sensor.id);
     // The asset goes too when it held only this device.
     const rest = await sensors.listSensors(trx, { assetId: asset.id });
-    const children = await trx('generic_asset').where({ parent_asset_id: asset.id }).first('id');
-    if (!rest.length && !children) await assets.deleteAsset(trx, asset.id);
+    if (!rest.length && !(await assets.hasChildAssets(trx, asset.id))) await assets.deleteAsset(trx, asset.id);
   });
-  ctx.status = 204;
 }
 
 /** The 2.0 asset endpoints, by method and route. */

@@ -4,7 +4,6 @@ import { beliefChartSpec, isoInZone, wallClockMs, type ChartRecord } from '../..
 import { resampleToGrid } from '../../domain/resample.ts';
 import { isPowerUnit, isStockUnit } from '../../domain/units.ts';
 import { fieldError } from '../../errors.ts';
-import type { AppContext } from '../../http/context.ts';
 import { parseInput } from '../../http/validate.ts';
 import { authorize } from '../../policies/access.ts';
 import { consumptionSign } from '../../scheduling/buildProblem.ts';
@@ -12,7 +11,8 @@ import { mostRecentBeliefs, type StoredBelief } from '../../store/beliefs.ts';
 import { findSensorsByName } from '../../store/sensorSearch.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { listSources, type DataSource } from '../../store/sources.ts';
-import { ownedAccess } from '../v3_0/load.ts';
+import { ownedAccess } from '../load.ts';
+import type { LegacyCall } from './message.ts';
 
 /**
  * Version 2.0's power chart: a Vega-Lite chart item of one device's power (a 2.0 asset, by id
@@ -32,10 +32,9 @@ const chartQuery = z.object({
 });
 
 /** The device the chart is about: a power sensor by id, or by name in the caller's account. */
-async function resourceSensor(ctx: AppContext, resource: string): Promise<SensorInContext> {
-  const { db } = ctx.services;
+async function resourceSensor({ db, user }: LegacyCall, resource: string): Promise<SensorInContext> {
   const byId = /^\d{1,15}$/.test(resource) ? await getSensor(db, Number(resource)) : undefined;
-  const sensor = byId ?? (await findSensorsByName(db, { names: [resource], owners: [ctx.state.user!.account_id] })).find((s) => isPowerUnit(s.unit));
+  const sensor = byId ?? (await findSensorsByName(db, { names: [resource], owners: [user.account_id] })).find((s) => isPowerUnit(s.unit));
   if (!sensor || !isPowerUnit(sensor.unit)) throw fieldError('query', 'resource', `No asset with id or name '${resource}' is known.`);
   return sensor;
 }
@@ -70,12 +69,12 @@ function perSource(beliefs: StoredBelief[], sensor: SensorInContext, window: { s
   return bySource;
 }
 
-async function powerChart(ctx: AppContext): Promise<void> {
+async function powerChart(call: LegacyCall) {
+  const { ctx, user, db } = call;
   const query = parseInput(chartQuery, ctx.query, 'query');
-  const sensor = await resourceSensor(ctx, query.resource);
-  authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
+  const sensor = await resourceSensor(call, query.resource);
+  authorize(user, 'read', await ownedAccess(db, 'sensor', sensor.account_id));
   const window = windowOf(query);
-  const { db } = ctx.services;
   const beliefs = await mostRecentBeliefs(db, { sensorId: sensor.id, ...window, perSource: true });
   const series = perSource(beliefs, sensor, window, query.resolution);
   const sources = new Map((series.size ? await listSources(db, { ids: [...series.keys()] }) : []).map((s) => [s.id, s]));
@@ -107,7 +106,7 @@ async function powerChart(ctx: AppContext): Promise<void> {
       };
     }),
   );
-  ctx.body = beliefChartSpec([{ title: sensor.name, sensors: [{ id: sensor.id, name: sensor.name, unit: sensor.unit, instantaneous: false }] }], {
+  return beliefChartSpec([{ title: sensor.name, sensors: [{ id: sensor.id, name: sensor.name, unit: sensor.unit, instantaneous: false }] }], {
     zone,
     width: 'container',
     height: 300,

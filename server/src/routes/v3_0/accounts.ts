@@ -1,39 +1,40 @@
-import type { RouteSpec } from '../../http/routes.ts';
-import { authorize } from '../../policies/access.ts';
+import { z } from 'zod';
+import * as wire from '../../contracts/responses.ts';
+import { route } from '../../http/routes.ts';
 import { presentAccount, presentAsset, presentUser } from '../../presenters/index.ts';
 import * as accounts from '../../store/accounts.ts';
 import { listAssets } from '../../store/assets.ts';
 import { listUsers } from '../../store/users.ts';
-import { accountAccess, idParams, loadAccount, pathId, readableAccounts } from './load.ts';
+import { accountById, idParams, readableAccounts } from '../load.ts';
 
-export const accountRoutes: RouteSpec[] = [
-  {
+export const accountRoutes = [
+  route({
     method: 'GET',
     path: '/accounts',
     summary: 'Download account list',
-    async handler(ctx) {
-      const visible = await readableAccounts(ctx);
-      const roles = await accounts.accountRoles(ctx.services.db, visible.map((a) => a.id));
-      ctx.body = visible.map((a) => presentAccount(a, roles.get(a.id) ?? []));
+    async command({ db, user }) {
+      const visible = await readableAccounts(db, user);
+      const roles = await accounts.accountRoles(db, visible.map((a) => a.id));
+      return visible.map((a) => presentAccount(a, roles.get(a.id) ?? []));
     },
-  },
-  {
+    response: { schema: z.array(wire.account) },
+  }),
+  route({
     method: 'GET',
     path: '/accounts/:id',
     summary: 'Get an account',
     request: { params: idParams },
-    async handler(ctx) {
-      const account = await loadAccount(ctx, pathId(ctx));
-      authorize(ctx.state.user!, 'read', accountAccess(account));
-      const { db } = ctx.services;
+    load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'read') }),
+    async command({ db, loaded: { account } }) {
       const roles = await accounts.accountRoles(db, [account.id]);
-      ctx.body = {
+      return {
         ...presentAccount(account, roles.get(account.id) ?? []),
         // The account overview: what the account holds.
         assets: (await listAssets(db, account.id)).map((a) => presentAsset(a)),
         users: (await listUsers(db, { accountId: account.id, includeInactive: true })).map(presentUser),
-        status: 200,
+        status: 200 as const,
       };
     },
-  },
+    response: { schema: wire.accountOverview },
+  }),
 ];

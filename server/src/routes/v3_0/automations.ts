@@ -1,14 +1,13 @@
 import { automationCreate, automationPatch } from '../../contracts/automations.ts';
 import { nextDue } from '../../automations/cron.ts';
 import { notFound } from '../../errors.ts';
-import type { AppContext } from '../../http/context.ts';
-import type { RouteSpec } from '../../http/routes.ts';
-import { parseInput } from '../../http/validate.ts';
-import { authorize } from '../../policies/access.ts';
-import { authorizeReferences, type Reference } from '../../policies/references.ts';
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { route } from '../../http/routes.ts';
+import type { Reference } from '../../policies/references.ts';
 import { getSensor } from '../../store/sensors.ts';
 import * as store from '../../store/automations.ts';
-import { idParams, loadAsset, ownedAccess, pathId } from './load.ts';
+import { assetById, idParams } from '../load.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -35,42 +34,37 @@ const automationReferences = (body: { forecast_sensor_ids?: number[]; schedule_s
   ...(body.schedule_sensor_id ? [{ kind: 'sensor', id: body.schedule_sensor_id, use: 'write', location: 'json', field: 'schedule_sensor_id' } as Reference] : []),
 ];
 
-/** The automation of the path with its asset, 404 when unknown; the caller must be allowed `permission` on the asset. */
-async function loadAutomation(ctx: AppContext, permission: 'read' | 'update') {
-  const automation = await store.getAutomation(ctx.services.db, pathId(ctx));
-  if (!automation) throw notFound(`Automation ${pathId(ctx)} not found`);
-  const asset = await loadAsset(ctx, automation.assetId);
-  authorize(ctx.state.user!, permission, await ownedAccess(ctx, 'asset', asset.account_id));
-  return automation;
+/** The automation of the path, 404 when unknown; the caller needs `permission` on its asset. */
+async function automationById(db: Knex, id: number, permission: 'read' | 'update') {
+  const automation = await store.getAutomation(db, id);
+  if (!automation) throw notFound(`Automation ${id} not found`);
+  const { on } = await assetById(db, automation.assetId, permission);
+  return { value: automation, permission, on };
 }
 
+const automationAnswer = z.looseObject({ id: z.number(), asset_id: z.number(), name: z.string(), cron: z.string(), enabled: z.boolean() });
+
 /** Recurring forecast-then-schedule tasks of an asset. */
-export const automationRoutes: RouteSpec[] = [
-  {
+export const automationRoutes = [
+  route({
     method: 'GET',
     path: '/assets/:id/automations',
     summary: "List an asset's automations with their last and next run",
     request: { params: idParams },
-    async handler(ctx) {
-      const asset = await loadAsset(ctx);
-      authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'asset', asset.account_id));
-      ctx.body = (await store.listAutomations(ctx.services.db, { assetId: asset.id })).map(presentAutomation);
-    },
-  },
-  {
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    command: ({ db, loaded }) => store.listAutomations(db, { assetId: loaded.asset.id }),
+    response: { schema: z.array(automationAnswer), present: (list) => list.map(presentAutomation) },
+  }),
+  route({
     method: 'POST',
     path: '/assets/:id/automations',
     summary: 'Add an automation: forecast sensors, then schedule one, on a cron in the site time zone',
     request: { params: idParams, json: automationCreate },
-    responses: { 201: 'the automation' },
-    async handler(ctx) {
-      const body = parseInput(automationCreate, ctx.request.body, 'json');
-      const asset = await loadAsset(ctx);
-      const user = ctx.state.user!;
-      authorize(user, 'update', await ownedAccess(ctx, 'asset', asset.account_id));
-      await authorizeReferences(ctx.services.db, user, automationReferences(body));
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
+    references: ({ body }) => automationReferences(body),
+    async command({ db, user, body, loaded: { asset } }) {
       const named = body.schedule_sensor_id ?? body.forecast_sensor_ids[0];
-      const timezone = body.timezone ?? (named ? (await getSensor(ctx.services.db, named))?.timezone : undefined) ?? 'UTC';
+      const timezone = body.timezone ?? (named ? (await getSensor(db, named))?.timezone : undefined) ?? 'UTC';
       const props = {
         name: body.name,
         cron: body.cron,
@@ -80,44 +74,38 @@ export const automationRoutes: RouteSpec[] = [
         horizon: body.horizon,
         enabled: body.enabled,
       };
-      const created = await ctx.services.db.transaction((trx) => store.createAutomation(trx, asset.id, user.id, props, Date.now()));
-      ctx.status = 201;
-      ctx.body = presentAutomation(created);
+      return db.transaction((trx) => store.createAutomation(trx, asset.id, user.id, props, Date.now()));
     },
-  },
-  {
+    response: { status: 201, schema: automationAnswer, present: presentAutomation, description: 'the automation' },
+  }),
+  route({
     method: 'PATCH',
     path: '/automations/:id',
     summary: 'Edit an automation',
     request: { params: idParams, json: automationPatch },
-    async handler(ctx) {
-      const body = parseInput(automationPatch, ctx.request.body, 'json');
-      const automation = await loadAutomation(ctx, 'update');
-      await authorizeReferences(ctx.services.db, ctx.state.user!, automationReferences(body));
-      const updated = await ctx.services.db.transaction((trx) =>
-        store.updateAutomation(trx, automation.id, {
-          name: body.name,
-          cron: body.cron,
-          timezone: body.timezone,
-          forecastSensorIds: body.forecast_sensor_ids,
-          scheduleSensorId: body.schedule_sensor_id,
-          horizon: body.horizon,
-          enabled: body.enabled,
-        }),
-      );
-      ctx.body = presentAutomation(updated);
-    },
-  },
-  {
+    load: async ({ db, params }) => ({ automation: await automationById(db, params.id, 'update') }),
+    references: ({ body }) => automationReferences(body),
+    transaction: true,
+    command: ({ db, body, loaded: { automation } }) =>
+      store.updateAutomation(db, automation.id, {
+        name: body.name,
+        cron: body.cron,
+        timezone: body.timezone,
+        forecastSensorIds: body.forecast_sensor_ids,
+        scheduleSensorId: body.schedule_sensor_id,
+        horizon: body.horizon,
+        enabled: body.enabled,
+      }),
+    response: { schema: automationAnswer, present: presentAutomation },
+  }),
+  route({
     method: 'DELETE',
     path: '/automations/:id',
     summary: 'Delete an automation',
     request: { params: idParams },
-    responses: { 204: 'deleted' },
-    async handler(ctx) {
-      const automation = await loadAutomation(ctx, 'update');
-      await ctx.services.db.transaction((trx) => store.deleteAutomation(trx, automation.id));
-      ctx.status = 204;
-    },
-  },
+    load: async ({ db, params }) => ({ automation: await automationById(db, params.id, 'update') }),
+    transaction: true,
+    command: ({ db, loaded }) => store.deleteAutomation(db, loaded.automation.id),
+    response: { status: 204, schema: null, description: 'deleted' },
+  }),
 ];

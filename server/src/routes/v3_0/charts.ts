@@ -1,18 +1,18 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { awareDateTime, boolText, intText, isoDuration } from '../../contracts/fields.ts';
 import { beliefChartSpec, isoInZone, wallClockMs, type ChartRecord, type ChartRow, type ChartSensor } from '../../charts/beliefChart.ts';
 import { fieldError } from '../../errors.ts';
-import { parseInput } from '../../http/validate.ts';
-import type { AppContext } from '../../http/context.ts';
-import type { RouteSpec } from '../../http/routes.ts';
-import { authorize, can } from '../../policies/access.ts';
+import { route } from '../../http/routes.ts';
+import * as wire from '../../contracts/responses.ts';
+import { can } from '../../policies/access.ts';
 import type { Asset } from '../../store/assets.ts';
 import { beliefHistory } from '../../store/beliefHistory.ts';
 import { mostRecentBeliefs, type StoredBelief } from '../../store/beliefs.ts';
-import { getAccount } from '../../store/accounts.ts';
 import { getSensor, listSensors, type SensorInContext } from '../../store/sensors.ts';
 import { listSources } from '../../store/sources.ts';
-import { idParams, loadAsset, loadSensor, ownedAccess } from './load.ts';
+import type { User } from '../../store/users.ts';
+import { assetById, idParams, ownedAccess, sensorById } from '../load.ts';
 
 const DAY_MS = 86_400_000;
 const MAX_WINDOW_MS = 366 * DAY_MS;
@@ -67,8 +67,7 @@ function windowOf(query: DataQuery): { startMs: number; endMs: number } {
  * The beliefs of the sensors in the window as chart records: by default the most recent belief
  * per event and source, else every belief (how the knowledge changed).
  */
-async function chartRecords(ctx: AppContext, sensors: SensorInContext[], query: DataQuery, zone: string): Promise<ChartRecord[]> {
-  const { db } = ctx.services;
+async function chartRecords(db: Knex, sensors: SensorInContext[], query: DataQuery, zone: string): Promise<ChartRecord[]> {
   const { startMs, endMs } = windowOf(query);
   const afterMs = query.beliefs_after?.toMillis();
   const beforeMs = (query.prior ?? query.beliefs_before)?.toMillis();
@@ -113,17 +112,15 @@ async function chartRecords(ctx: AppContext, sensors: SensorInContext[], query: 
  * list of sensors sharing a plot), or one per sensor of the asset when it names none. Sensors
  * that are gone or that the caller may not read are left out.
  */
-async function assetRows(ctx: AppContext, asset: Asset): Promise<{ rows: ChartRow[]; sensors: SensorInContext[] }> {
-  const { db } = ctx.services;
+async function assetRows(db: Knex, user: User, asset: Asset): Promise<{ rows: ChartRow[]; sensors: SensorInContext[] }> {
   const listed = asset.attributes.sensors_to_show;
   const groups: number[][] = Array.isArray(listed)
     ? listed.map((entry: unknown) => (Array.isArray(entry) ? entry : [entry]).filter((v): v is number => Number.isSafeInteger(v)))
     : (await listSensors(db, { assetId: asset.id })).map((s) => [s.id]);
-  const user = ctx.state.user!;
   const readable = new Map<number, SensorInContext>();
   for (const id of new Set(groups.flat())) {
     const sensor = await getSensor(db, id);
-    if (sensor && can(user, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id))) readable.set(id, sensor);
+    if (sensor && can(user, 'read', await ownedAccess(db, 'sensor', sensor.account_id))) readable.set(id, sensor);
   }
   const rows = groups
     .map((ids) => ids.flatMap((id) => (readable.has(id) ? [readable.get(id)!] : [])))
@@ -137,94 +134,85 @@ const chartSensor = (s: SensorInContext): ChartSensor => ({ id: s.id, name: s.na
 /** The site's time zone: that of the first sensor shown (assets have none of their own). */
 const zoneOf = (sensors: SensorInContext[]) => sensors[0]?.timezone ?? 'UTC';
 
-async function readableAsset(ctx: AppContext): Promise<Asset> {
-  const asset = await loadAsset(ctx);
-  authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'asset', asset.account_id));
-  return asset;
-}
+type ChartQuery = z.output<typeof chartQuery>;
 
-async function readableSensor(ctx: AppContext): Promise<SensorInContext> {
-  const sensor = await loadSensor(ctx);
-  authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
-  return sensor;
-}
-
-async function chartAnswer(ctx: AppContext, rows: ChartRow[], sensors: SensorInContext[], title?: string): Promise<void> {
-  const query = parseInput(chartQuery, ctx.query, 'query');
+async function chartAnswer(db: Knex, query: ChartQuery, rows: ChartRow[], sensors: SensorInContext[], title?: string) {
   const zone = zoneOf(sensors);
   const { startMs, endMs } = windowOf(query);
-  ctx.body = beliefChartSpec(rows, {
+  return beliefChartSpec(rows, {
     zone,
     width: query.width ?? 'container',
     height: query.height ?? 220,
     datasetName: query['dataset-name'] ?? query.dataset_name ?? 'chart_data',
-    records: (query['include-data'] ?? query.include_data) ? await chartRecords(ctx, sensors, query, zone) : undefined,
+    records: (query['include-data'] ?? query.include_data) ? await chartRecords(db, sensors, query, zone) : undefined,
     title,
     domain: [wallClockMs(startMs, zone), wallClockMs(endMs, zone)],
   });
 }
 
 /** The reference declares these routes with a trailing slash and redirects the bare form. */
-const slashRedirect = (path: string, summary: string): RouteSpec => ({
-  method: 'GET',
-  path,
-  summary,
-  request: { params: idParams },
-  async handler(ctx) {
-    const target = `${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`;
-    ctx.redirect(target);
-    ctx.status = 308;
-    // Koa writes an HTML redirect page for browsers; clients decode every answer as JSON.
-    ctx.body = { message: `Redirecting to ${target}`, status: 308 };
-  },
-});
+const slashRedirect = (path: string, summary: string) =>
+  route({
+    method: 'GET',
+    path,
+    summary,
+    request: { params: idParams },
+    command: async ({ ctx }) => {
+      const target = `${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`;
+      ctx.redirect(target);
+      // Koa writes an HTML redirect page for browsers; clients decode every answer as JSON.
+      return { message: `Redirecting to ${target}`, status: 308 as const };
+    },
+    response: { status: 308, schema: z.looseObject({ message: z.string(), status: z.literal(308) }), description: 'redirect to the path with its slash' },
+  });
+
+const assetToRead = async ({ db, params }: { db: Knex; params: { id: number } }) => ({ asset: await assetById(db, params.id, 'read') });
+const sensorToRead = async ({ db, params }: { db: Knex; params: { id: number } }) => ({ sensor: await sensorById(db, params.id, 'read') });
 
 /** Charts of assets and sensors: Vega-Lite specs and the records they draw. */
-export const chartRoutes: RouteSpec[] = [
-  {
+export const chartRoutes = [
+  route({
     method: 'GET',
     path: '/assets/:id/chart/',
     summary: 'Download a chart with time series',
     request: { params: idParams, query: chartQuery },
-    async handler(ctx) {
-      const asset = await readableAsset(ctx);
-      const { rows, sensors } = await assetRows(ctx, asset);
-      await chartAnswer(ctx, rows, sensors, asset.name);
+    load: assetToRead,
+    async command({ db, user, query, loaded: { asset } }) {
+      const { rows, sensors } = await assetRows(db, user, asset);
+      return chartAnswer(db, query, rows, sensors, asset.name);
     },
-  },
-  {
+    response: { schema: wire.chartSpec },
+  }),
+  route({
     method: 'GET',
     path: '/assets/:id/chart_data/',
     summary: 'Download time series for use in charts',
     request: { params: idParams, query: chartDataQuery },
-    async handler(ctx) {
-      const asset = await readableAsset(ctx);
-      const query = parseInput(chartDataQuery, ctx.query, 'query');
-      const { sensors } = await assetRows(ctx, asset);
-      ctx.body = await chartRecords(ctx, sensors, query, zoneOf(sensors));
+    load: assetToRead,
+    async command({ db, user, query, loaded: { asset } }) {
+      const { sensors } = await assetRows(db, user, asset);
+      return chartRecords(db, sensors, query, zoneOf(sensors));
     },
-  },
+    response: { schema: z.array(wire.chartRecord) },
+  }),
   slashRedirect('/assets/:id/chart', 'Redirect to /assets/<id>/chart/'),
   slashRedirect('/assets/:id/chart_data', 'Redirect to /assets/<id>/chart_data/'),
-  {
+  route({
     method: 'GET',
     path: '/sensors/:id/chart/',
     summary: "Download a chart of a sensor's time series, one line per data source",
     request: { params: idParams, query: chartQuery },
-    async handler(ctx) {
-      const sensor = await readableSensor(ctx);
-      await chartAnswer(ctx, [{ title: sensor.name, sensors: [chartSensor(sensor)] }], [sensor]);
-    },
-  },
-  {
+    load: sensorToRead,
+    command: ({ db, query, loaded: { sensor } }) => chartAnswer(db, query, [{ title: sensor.name, sensors: [chartSensor(sensor)] }], [sensor]),
+    response: { schema: wire.chartSpec },
+  }),
+  route({
     method: 'GET',
     path: '/sensors/:id/chart_data/',
     summary: "Download a sensor's time series for use in charts",
     request: { params: idParams, query: chartDataQuery },
-    async handler(ctx) {
-      const sensor = await readableSensor(ctx);
-      const query = parseInput(chartDataQuery, ctx.query, 'query');
-      ctx.body = await chartRecords(ctx, [sensor], query, sensor.timezone);
-    },
-  },
+    load: sensorToRead,
+    command: ({ db, query, loaded: { sensor } }) => chartRecords(db, [sensor], query, sensor.timezone),
+    response: { schema: z.array(wire.chartRecord) },
+  }),
 ];

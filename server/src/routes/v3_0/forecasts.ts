@@ -4,22 +4,21 @@ import { forecastTrigger } from '../../contracts/forecasts.ts';
 import { fieldError, rejected } from '../../errors.ts';
 import { forecastReferences, type ForecastJobArgs } from '../../forecasting/forecastJob.ts';
 import type { AppContext } from '../../http/context.ts';
-import type { RouteSpec } from '../../http/routes.ts';
-import { parseInput } from '../../http/validate.ts';
-import { authorizeReferences, authorizeSensor } from '../../policies/references.ts';
+import { route } from '../../http/routes.ts';
+import * as wire from '../../contracts/responses.ts';
 import { formatDurationHours, formatResolution } from '../../domain/time.ts';
 import { mostRecentBeliefs } from '../../store/beliefs.ts';
 import { getForecastModel } from '../../store/forecastModels.ts';
-import { idParams, loadSensor } from './load.ts';
+import { idParams, sensorById } from '../load.ts';
 
 const DEFAULT_WINDOW_MS = 2 * 86_400_000;
 
 const unprocessableJob = (message: string) => rejected(422, 'UNPROCESSABLE_ENTITY', message);
 
 /** The job of the path, checked to be a forecast of the path's sensor. */
-async function forecastJob(ctx: AppContext, sensorId: number) {
-  const job = await ctx.services.jobs.get(ctx.params.uuid);
-  if (!job || job.queue !== 'forecasting') throw unprocessableJob(`Job ${ctx.params.uuid} not found.`);
+async function forecastJob(ctx: AppContext, jobId: string, sensorId: number) {
+  const job = await ctx.services.jobs.get(jobId);
+  if (!job || job.queue !== 'forecasting') throw unprocessableJob(`Job ${jobId} not found.`);
   if (job.sensorId !== sensorId) {
     throw unprocessableJob(`Sensor ID mismatch: job ${job.id} is for sensor ${job.sensorId}, not sensor ${sensorId}.`);
   }
@@ -27,16 +26,15 @@ async function forecastJob(ctx: AppContext, sensorId: number) {
 }
 
 /** Forecasting (FlexMeasures 1.0 wire): trigger a job, fetch its values, and see how the method was chosen. */
-export const forecastRoutes: RouteSpec[] = [
-  {
+export const forecastRoutes = [
+  route({
     method: 'POST',
     path: '/sensors/:id/forecasts/trigger',
     summary: 'Trigger forecasting job for one sensor',
     request: { params: idParams, json: forecastTrigger },
-    responses: { 202: 'The job id (`job`, and `forecast` as 1.0 also answers), with the URLs of its status and values' },
-    async handler(ctx) {
-      const body = parseInput(forecastTrigger, ctx.request.body, 'json');
-      const sensor = await loadSensor(ctx);
+    // Read here; the job's references below ask to write it.
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
+    check({ user, body, loaded: { sensor } }): ForecastJobArgs {
       const stepMs = sensor.event_resolution_ms;
       if (!stepMs) throw fieldError('path', 'id', `Sensor ${sensor.id} records instantaneous values; only sensors with an event resolution can be forecast.`);
       const startMs = body.start?.toMillis() ?? Math.floor(Date.now() / stepMs) * stepMs;
@@ -47,8 +45,7 @@ export const forecastRoutes: RouteSpec[] = [
       }
       const config = body.config ?? {};
       const regressorIds = [...new Set([...(body.regressors ?? []), ...(config.regressors ?? []), ...(config['future-regressors'] ?? []), ...(config['past-regressors'] ?? [])])];
-      const user = ctx.state.user!;
-      const args: ForecastJobArgs = {
+      return {
         sensorId: sensor.id,
         ownerId: user.id,
         startMs,
@@ -57,14 +54,15 @@ export const forecastRoutes: RouteSpec[] = [
         ...(body.prior ? { priorMs: body.prior.toMillis() } : {}),
         ...(body['max-forecast-horizon'] ? { maxHorizonMs: body['max-forecast-horizon'].ms } : {}),
       };
-      await authorizeReferences(ctx.services.db, user, forecastReferences(args));
+    },
+    references: ({ checked }) => forecastReferences(checked),
+    async command({ ctx, loaded: { sensor }, checked: args }) {
       const job = await ctx.services.jobs.enqueue('forecasting', args, {
         accountId: sensor.account_id,
         sensorId: sensor.id,
         reuseWithinS: ctx.services.config.jobCacheTtlS,
       });
-      ctx.status = 202;
-      ctx.body = {
+      return {
         job: job.id,
         forecast: job.id,
         status: 'ACCEPTED',
@@ -73,18 +71,22 @@ export const forecastRoutes: RouteSpec[] = [
         'results-url': `/api/v3_0/sensors/${sensor.id}/forecasts/${job.id}`,
       };
     },
-  },
-  {
+    response: {
+      status: 202,
+      schema: wire.processedAnswer.extend({ job: z.string(), forecast: z.string() }),
+      description: 'The job id (`job`, and `forecast` as 1.0 also answers), with the URLs of its status and values',
+    },
+  }),
+  route({
     method: 'GET',
     path: '/sensors/:id/forecasts/backtest',
     summary: "Get the forecasting method chosen for a sensor and its backtest",
     request: { params: idParams },
-    async handler(ctx) {
-      const sensor = await loadSensor(ctx);
-      await authorizeSensor(ctx.services.db, ctx.state.user!, sensor, 'read');
-      const model = await getForecastModel(ctx.services.db, sensor.id);
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
+    async command({ db, loaded: { sensor } }) {
+      const model = await getForecastModel(db, sensor.id);
       if (!model) throw rejected(404, 'UNKNOWN_FORECAST', `Sensor ${sensor.id} has not been forecast yet.`);
-      ctx.body = {
+      return {
         sensor_id: sensor.id,
         method: model.method,
         data_source_id: model.sourceId,
@@ -92,24 +94,22 @@ export const forecastRoutes: RouteSpec[] = [
         backtest: model.backtest,
       };
     },
-  },
-  {
+    response: { schema: z.looseObject({ sensor_id: z.number(), method: z.string(), data_source_id: z.number(), chosen_at: z.string() }) },
+  }),
+  route({
     method: 'GET',
     path: '/sensors/:id/forecasts/:uuid',
     summary: 'Get forecast for one sensor',
     request: { params: idParams.extend({ uuid: z.string() }) },
-    async handler(ctx) {
-      const sensor = await loadSensor(ctx);
-      await authorizeSensor(ctx.services.db, ctx.state.user!, sensor, 'read');
-      const job = await forecastJob(ctx, sensor.id);
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
+    async command({ ctx, db, params, loaded: { sensor } }) {
+      const job = await forecastJob(ctx, params.uuid, sensor.id);
       if (job.status === 'queued' || job.status === 'started') {
-        ctx.status = 202;
-        ctx.body = { status: job.status.toUpperCase(), message: `Forecasting job is ${job.status === 'queued' ? 'waiting to be processed' : 'in progress'}.` };
-        return;
+        return { status: job.status.toUpperCase(), message: `Forecasting job is ${job.status === 'queued' ? 'waiting to be processed' : 'in progress'}.` };
       }
       if (job.status === 'failed') throw rejected(422, 'FAILED', `Forecasting job failed with ${job.error}.`);
       const result = job.result as { data_source_id: number; start_ms: number; end_ms: number };
-      const beliefs = await mostRecentBeliefs(ctx.services.db, {
+      const beliefs = await mostRecentBeliefs(db, {
         sensorId: sensor.id,
         startMs: result.start_ms,
         endMs: result.end_ms,
@@ -118,12 +118,20 @@ export const forecastRoutes: RouteSpec[] = [
       if (!beliefs.length) throw rejected(400, 'UNKNOWN_FORECAST', 'A forecasting job has been processed with your job ID, but the forecast was not found in the database.');
       const first = beliefs[0].eventStartMs;
       const last = beliefs[beliefs.length - 1].eventStartMs;
-      ctx.body = {
-        start: DateTime.fromMillis(first, { zone: sensor.timezone }).toISO({ suppressMilliseconds: true }),
+      return {
+        start: DateTime.fromMillis(first, { zone: sensor.timezone }).toISO({ suppressMilliseconds: true })!,
         duration: formatDurationHours(last + sensor.event_resolution_ms - first),
         unit: sensor.unit,
         values: beliefs.map((b) => b.value),
       };
     },
-  },
+    response: {
+      // 202 with the job's state while it runs; the values once it is done.
+      status: (r: object) => ('values' in r ? 200 : 202),
+      schema: z.union([
+        z.looseObject({ start: z.string(), duration: z.string(), unit: z.string(), values: z.array(z.number()) }),
+        wire.processedAnswer,
+      ]),
+    },
+  }),
 ];

@@ -1,4 +1,5 @@
-import type { RouteSpec } from '../../http/routes.ts';
+import { publicRoute, type RouteSpec } from '../../http/routes.ts';
+import * as wire from '../../contracts/responses.ts';
 import { readiness } from '../api.ts';
 import { speaks10 } from '../../http/compat.ts';
 import { openApiDocument } from '../openapi.ts';
@@ -28,12 +29,11 @@ const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 export function v3Routes(): RouteSpec[] {
   const resources: RouteSpec[] = [...assetRoutes, ...sensorDataRoutes, ...sensorRoutes, ...sourceRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...forecastRoutes, ...automationRoutes, ...setupRoutes, ...chartRoutes, ...annotationRoutes];
   const all: RouteSpec[] = [
-    {
+    publicRoute({
       method: 'GET',
       path: '',
       summary: 'Obtain a service listing for this version',
-      public: true,
-      async handler(ctx) {
+      command: async ({ ctx }) => {
         const root = `${ctx.protocol}://${ctx.host}`;
         const v10 = speaks10(ctx.services.config);
         const services = all
@@ -43,25 +43,24 @@ export function v3Routes(): RouteSpec[] {
           })
           // Code-point order, as Python sorts (`/` before `_`), not the locale's.
           .sort((a, b) => compare(a.url, b.url) || compare(a.name, b.name));
-        ctx.body = { message: 'Request has been processed.', services, status: 'PROCESSED', version: '3.0' };
+        return { message: 'Request has been processed.', services, status: 'PROCESSED', version: '3.0' };
       },
-    },
-    {
+      response: { schema: wire.serviceListing },
+    }),
+    publicRoute({
       method: 'GET',
       path: '/health/ready',
       summary: 'Get readiness status',
-      public: true,
-      handler: readiness,
-    },
-    {
+      command: ({ ctx }) => readiness(ctx),
+      response: { schema: wire.readinessAnswer, status: (r) => r.status, description: 'ready (200) or not (503)' },
+    }),
+    publicRoute({
       method: 'GET',
       path: '/openapi.json',
       summary: 'OpenAPI 3.1 description of this API',
-      public: true,
-      async handler(ctx) {
-        ctx.body = openApiDocument(all, V3_PREFIX, `${ctx.protocol}://${ctx.host}`);
-      },
-    },
+      command: async ({ ctx }) => openApiDocument(all, V3_PREFIX, `${ctx.protocol}://${ctx.host}`),
+      response: { schema: wire.openApiAnswer },
+    }),
     ...resources,
   ];
   return all;

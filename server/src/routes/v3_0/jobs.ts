@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { intText } from '../../contracts/fields.ts';
-import { AppError, forbidden, rejected } from '../../errors.ts';
+import * as wire from '../../contracts/responses.ts';
+import { AppError, rejected } from '../../errors.ts';
 import { speaks10 } from '../../http/compat.ts';
-import { parseInput } from '../../http/validate.ts';
-import type { RouteSpec } from '../../http/routes.ts';
+import { route } from '../../http/routes.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
-import { authorize } from '../../policies/access.ts';
-import { accountAccess, loadAccount, readableAccount } from './load.ts';
+import { accountById, listedAccount } from '../load.ts';
 
 const listQuery = z.object({ account_id: intText.optional(), limit: intText.optional() });
 
@@ -19,7 +18,7 @@ export const presentJob = (job: JobRecord, withResult: boolean) => ({
   status: job.status,
   account_id: job.accountId,
   sensor_id: job.sensorId,
-  created_at: iso(job.createdAt),
+  created_at: iso(job.createdAt)!,
   started_at: iso(job.startedAt),
   finished_at: iso(job.finishedAt),
   attempts: job.attempts,
@@ -72,46 +71,42 @@ function presentJob10(job: JobRecord) {
   };
 }
 
+/** The 1.0 dialect's status: 202 while the job waits or runs, 422 once it failed. */
+const status10 = (job: JobRecord) => (job.status === 'finished' ? 200 : job.status === 'failed' ? 422 : 202);
+
 /** The scheduling jobs of an account, for the UI's job list and schedule inspection. */
-export const jobRoutes: RouteSpec[] = [
-  {
+export const jobRoutes = [
+  route({
     method: 'GET',
     path: '/jobs',
     summary: 'List the scheduling jobs of an account, newest first',
     request: { query: listQuery },
-    async handler(ctx) {
-      const query = parseInput(listQuery, ctx.query, 'query');
-      const account = await readableAccount(ctx, query.account_id);
-      const limit = Math.min(Math.max(query.limit ?? 100, 1), 1000);
-      const jobs = await ctx.services.jobs.list({ accountId: account.id, limit });
-      ctx.body = jobs.map((j) => presentJob(j, false));
-    },
-  },
-  {
+    load: async ({ db, user, query }) => ({ account: await listedAccount(db, user, query.account_id) }),
+    command: ({ ctx, query, loaded }) =>
+      ctx.services.jobs.list({ accountId: loaded.account.id, limit: Math.min(Math.max(query.limit ?? 100, 1), 1000) }),
+    response: { schema: z.array(wire.job), present: (jobs) => jobs.map((j) => presentJob(j, false)) },
+  }),
+  route({
     method: 'GET',
     path: '/jobs/:uuid',
     summary: 'Get a scheduling job with its result: power, state of charge, prices and costs per step',
     request: { params: z.object({ uuid: z.string() }) },
-    async handler(ctx) {
-      const job = await ctx.services.jobs.get(ctx.params.uuid);
-      const v10 = speaks10(ctx.services.config);
+    async load({ ctx, db, params }) {
+      const job = await ctx.services.jobs.get(params.uuid);
       if (!job) {
-        if (v10) throw new AppError(404, { status: 'ERROR', message: `Job ${ctx.params.uuid} not found.` });
-        throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${ctx.params.uuid}, type = job) is not known.`);
+        if (speaks10(ctx.services.config)) throw new AppError(404, { status: 'ERROR', message: `Job ${params.uuid} not found.` });
+        throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${params.uuid}, type = job) is not known.`);
       }
-      if (job.accountId === null) {
-        if (!ctx.state.user!.roles.some((r) => r === 'admin' || r === 'admin-reader')) throw forbidden();
-      } else {
-        authorize(ctx.state.user!, 'read', accountAccess(await loadAccount(ctx, job.accountId)));
-      }
-      // No flask-json `status: 200` here: `status` is the job's state. FlexMeasures 1.0 answers
-      // 202 while the job waits or runs and 422 once it failed.
-      if (!v10) {
-        ctx.body = presentJob(job, true);
-        return;
-      }
-      ctx.status = job.status === 'finished' ? 200 : job.status === 'failed' ? 422 : 202;
-      ctx.body = presentJob10(job);
+      // A job is read by whoever may read its account.
+      const on = job.accountId === null ? null : (await accountById(db, job.accountId, 'read')).on;
+      return { job: { value: job, permission: 'read' as const, on } };
     },
-  },
+    command: async ({ ctx, loaded: { job } }) => ({ job, v10: speaks10(ctx.services.config) }),
+    // No flask-json `status: 200` here: `status` is the job's state (in capitals in 1.0's words).
+    response: {
+      status: ({ job, v10 }) => (v10 ? status10(job) : 200),
+      schema: z.union([wire.job, wire.job.extend({ status: z.string(), message: z.string() })]),
+      present: ({ job, v10 }) => (v10 ? presentJob10(job) : presentJob(job, true)),
+    },
+  }),
 ];

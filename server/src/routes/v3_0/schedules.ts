@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import { AppError, fieldError, rejected } from '../../errors.ts';
 import { assetTrigger, scheduleQuery, sensorTrigger } from '../../contracts/flexModel.ts';
-import { parseInput } from '../../http/validate.ts';
 import type { AppContext } from '../../http/context.ts';
-import type { RouteSpec } from '../../http/routes.ts';
+import { route } from '../../http/routes.ts';
+import * as wire from '../../contracts/responses.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
-import { authorize } from '../../policies/access.ts';
-import { authorizeReferences } from '../../policies/references.ts';
 import { resolveSensorJob, resolveStorageJob, triggerReferences, type TriggerInput } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
 import type { JobSpec } from '../../scheduling/jobSpec.ts';
@@ -14,23 +12,20 @@ import { conversion } from '../../domain/units.ts';
 import { speaks10 } from '../../http/compat.ts';
 import { deviceFlexModel, inheritedFlexContext, storedDevices } from '../../scheduling/storedConfig.ts';
 import { descendantIds, getAsset, type Asset } from '../../store/assets.ts';
+import type { User } from '../../store/users.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly } from '../scheduleResults.ts';
-import { idParams, loadAsset, loadSensor, ownedAccess } from './load.ts';
+import { assetById, idParams, sensorById } from '../load.ts';
 
 /**
  * The trigger's answer: 0.18's 200 PROCESSED, or 1.0's 202 ACCEPTED naming the job under `job`
  * (and `schedule`, kept by 1.0 for older clients) with where to follow it.
  * @param resultsSensorId the sensor whose schedule URL a sensor trigger names.
  */
-async function processed(ctx: AppContext, job: JobRecord, resultsSensorId?: number): Promise<void> {
+async function processed(ctx: AppContext, job: JobRecord, resultsSensorId?: number) {
   await settleBriefly(ctx, job);
-  if (!speaks10(ctx.services.config)) {
-    ctx.body = { schedule: job.id, status: 'PROCESSED', message: 'Request has been processed.' };
-    return;
-  }
-  ctx.status = 202;
-  ctx.body = {
+  if (!speaks10(ctx.services.config)) return { schedule: job.id, status: 'PROCESSED', message: 'Request has been processed.' };
+  return {
     status: 'ACCEPTED',
     message: 'Request has been accepted for processing.',
     job: job.id,
@@ -40,18 +35,16 @@ async function processed(ctx: AppContext, job: JobRecord, resultsSensorId?: numb
   };
 }
 
-/** Authorizes every sensor the trigger names or its job uses, then queues the job in the caller's name. */
-async function enqueue(
-  ctx: AppContext,
-  spec: JobSpec,
-  asset: Asset,
-  request: { flexModel: unknown; flexContext: unknown },
-  sensorId: number,
-  force: boolean,
-) {
-  const { db, jobs, config } = ctx.services;
-  const user = ctx.state.user!;
-  await authorizeReferences(db, user, triggerReferences(spec, asset, request));
+/** A resolved trigger: the job and what the request named, whose sensors the chain authorizes. */
+interface Trigger {
+  spec: JobSpec;
+  asset: Asset;
+  request: { flexModel: unknown; flexContext: unknown };
+}
+
+/** Queues the job in the caller's name. */
+async function enqueue(ctx: AppContext, user: User, { spec, asset }: Trigger, sensorId: number, force: boolean) {
+  const { jobs, config } = ctx.services;
   const args: SchedulingJobArgs = { spec, ownerId: user.id };
   return jobs.enqueue('scheduling', args, { accountId: asset.account_id, sensorId, reuseWithinS: config.jobCacheTtlS, force });
 }
@@ -63,35 +56,41 @@ const triggerInput = (body: Pick<z.output<typeof sensorTrigger>, 'start' | 'dura
   flexContext: body['flex-context'] ?? {},
 });
 
-export const scheduleRoutes: RouteSpec[] = [
-  {
+const forced = (body: { 'force-new-job-creation'?: boolean; force_new_job_creation?: boolean }) =>
+  Boolean(body['force-new-job-creation'] ?? body.force_new_job_creation);
+
+const triggerResponse = {
+  schema: wire.triggerAnswer,
+  status: (answer: { status: string }) => (answer.status === 'ACCEPTED' ? 202 : 200),
+};
+
+export const scheduleRoutes = [
+  route({
     method: 'POST',
     path: '/sensors/:id/schedules/trigger',
     summary: 'Trigger scheduling job',
     request: { params: idParams, json: sensorTrigger },
-    async handler(ctx) {
-      const body = parseInput(sensorTrigger, ctx.request.body, 'json');
-      const sensor = await loadSensor(ctx);
-      authorize(ctx.state.user!, 'create-children', await ownedAccess(ctx, 'sensor', sensor.account_id));
-      const { db, config } = ctx.services;
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
+    async check({ ctx, db, body, loaded: { sensor } }): Promise<Trigger> {
       const asset = (await getAsset(db, sensor.generic_asset_id))!;
       const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
       const flexModel = await deviceFlexModel(db, sensor, body['flex-model'] ?? {});
-      const spec = await resolveSensorJob(db, config, { ...triggerInput(body), flexContext }, sensor, asset, flexModel);
-      const force = Boolean(body['force-new-job-creation'] ?? body.force_new_job_creation);
-      await processed(ctx, await enqueue(ctx, spec, asset, { flexModel, flexContext }, sensor.id, force), sensor.id);
+      const spec = await resolveSensorJob(db, ctx.services.config, { ...triggerInput(body), flexContext }, sensor, asset, flexModel);
+      return { spec, asset, request: { flexModel, flexContext } };
     },
-  },
-  {
+    // Every sensor the trigger names or its job uses.
+    references: ({ checked: { spec, asset, request } }) => triggerReferences(spec, asset, request),
+    command: async ({ ctx, user, body, loaded: { sensor }, checked }) =>
+      processed(ctx, await enqueue(ctx, user, checked, sensor.id, forced(body)), sensor.id),
+    response: triggerResponse,
+  }),
+  route({
     method: 'POST',
     path: '/assets/:id/schedules/trigger',
     summary: 'Trigger scheduling job for the devices of an asset',
     request: { params: idParams, json: assetTrigger },
-    async handler(ctx) {
-      const body = parseInput(assetTrigger, ctx.request.body, 'json');
-      const asset = await loadAsset(ctx);
-      authorize(ctx.state.user!, 'create-children', await ownedAccess(ctx, 'asset', asset.account_id));
-      const { db, config } = ctx.services;
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
+    async check({ ctx, db, body, loaded: { asset } }): Promise<Trigger & { devices: { sensor: SensorInContext }[] }> {
       // Devices may sit on the asset or anywhere below it.
       const tree = new Set(await descendantIds(db, asset.id));
       const devices: { sensor: SensorInContext; flexModel: Record<string, unknown> }[] = [];
@@ -113,23 +112,23 @@ export const scheduleRoutes: RouteSpec[] = [
         throw fieldError('json', 'flex-model', 'No flexible device: name a power sensor in the flex-model, or store a flex-model on the asset or one below it.');
       }
       const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
-      const spec = await resolveStorageJob(db, config, { ...triggerInput(body), flexContext }, devices, asset);
-      const force = Boolean(body['force-new-job-creation'] ?? body.force_new_job_creation);
+      const spec = await resolveStorageJob(db, ctx.services.config, { ...triggerInput(body), flexContext }, devices, asset);
       const flexModel = devices.map((d) => ({ sensor: d.sensor.id, ...d.flexModel }));
-      await processed(ctx, await enqueue(ctx, spec, asset, { flexModel, flexContext }, devices[0].sensor.id, force));
+      return { spec, asset, devices, request: { flexModel, flexContext } };
     },
-  },
-  {
+    references: ({ checked: { spec, asset, request } }) => triggerReferences(spec, asset, request),
+    command: async ({ ctx, user, body, checked }) => processed(ctx, await enqueue(ctx, user, checked, checked.devices[0].sensor.id, forced(body))),
+    response: triggerResponse,
+  }),
+  route({
     method: 'GET',
     path: '/sensors/:id/schedules/:uuid',
     summary: 'Download schedule from the platform',
-    request: { params: idParams.extend({ uuid: z.string() }), query: scheduleQuery },
-    async handler(ctx) {
-      const query = parseInput(scheduleQuery, ctx.query, 'args_and_json');
-      const sensor = await loadSensor(ctx);
-      authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
+    request: { params: idParams.extend({ uuid: z.string() }), query: scheduleQuery, queryLocation: 'args_and_json' },
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
+    async command({ ctx, params, query, loaded: { sensor } }) {
       const { jobs, config } = ctx.services;
-      const jobId = ctx.params.uuid;
+      const jobId = params.uuid;
       let job = await jobs.get(jobId);
       if (!job) throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${jobId}, type = job) is not known.`);
       // FlexMeasures 1.0 retired the storage fallback: a failed schedule is a 400 with the reason.
@@ -151,12 +150,13 @@ export const scheduleRoutes: RouteSpec[] = [
       const durationMs = query.duration ? Math.max(0, query.duration.ms) : 6 * 3600_000;
       const name = schedulerName(job);
       const output = { unit: query.unit, signConvention: query['sign-convention'] };
-      ctx.body = {
+      return {
         ...(await scheduleValues(ctx, sensor, job, durationMs, undefined, output)),
         scheduler_info: { scheduler: name },
         status: 'PROCESSED',
         message: `Request has been processed. ${name} was used.`,
       };
     },
-  },
+    response: { schema: wire.scheduleAnswer },
+  }),
 ];

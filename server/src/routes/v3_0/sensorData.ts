@@ -1,66 +1,52 @@
+import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { readSensorData } from '../../commands/readSensorData.ts';
 import { getSensorData, getSensorDataById, postSensorData, postSensorDataById } from '../../contracts/sensorData.ts';
 import { csvEvents, parseBeliefsCsv } from '../../domain/beliefsCsv.ts';
-import { parseEntityAddress } from '../../domain/entityAddress.ts';
 import { downloadProblems, evenlySpacedEvents, type BeliefTiming, type UploadEvent } from '../../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../../domain/time.ts';
 import { isValidUnit } from '../../domain/units.ts';
-import { fieldError, unprocessable } from '../../errors.ts';
+import { fieldError, unprocessable, type Location } from '../../errors.ts';
 import { checkJsonBody, parseJsonText } from '../../http/jsonBody.ts';
 import type { AppContext } from '../../http/context.ts';
 import { readFormData } from '../../http/multipart.ts';
 import { readRawBody } from '../../http/rawBody.ts';
-import type { RouteSpec } from '../../http/routes.ts';
-import { fieldMessages } from '../../http/validate.ts';
-import { authorize } from '../../policies/access.ts';
+import { route } from '../../http/routes.ts';
+import * as wire from '../../contracts/responses.ts';
+import type { Permission } from '../../policies/access.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { listSources } from '../../store/sources.ts';
 import { PROCESSED, storeUploads } from '../sensorUploads.ts';
-import { idParams, loadSensor, ownedAccess } from './load.ts';
+import { idParams, sensorById, sensorNeeds } from '../load.ts';
 
 const UPLOAD_LIMIT_BYTES = 64 * 1024 * 1024;
 const GET_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * Validates a data message, reporting the sensor's existence among the field messages as the
- * reference does. With `pathSensor` (the `/sensors/<id>/data` form), a `sensor` in the message
- * must name that same sensor.
- * @returns the parsed message and its sensor; throws the 422 answer otherwise.
+ * The sensor a data message names: the path's, or the one of its `sensor` entity address (which,
+ * with a path sensor, must name that same sensor); unknown sensors are a 422 under `sensor`.
  */
-async function validated<S extends z.ZodType>(
-  ctx: AppContext,
-  schema: S,
-  data: unknown,
-  location: 'json' | 'query',
-  pathSensor?: SensorInContext,
-): Promise<{ input: z.output<S>; sensor: SensorInContext }> {
-  const parsed = schema.safeParse(data, { reportInput: true });
-  const fields = parsed.success ? {} : fieldMessages(parsed.error.issues);
-  const ea = data && typeof data === 'object' ? (data as Record<string, unknown>).sensor : undefined;
-  let sensor = pathSensor;
-  if (typeof ea === 'string' && !fields.sensor) {
-    const id = parseEntityAddress(ea);
-    if (pathSensor && id !== pathSensor.id) {
-      fields.sensor = [`The entity address ${ea} does not name sensor ${pathSensor.id} of the path.`];
-    } else if (!pathSensor && typeof id === 'number') {
-      sensor = await getSensor(ctx.services.db, id);
-      if (!sensor) fields.sensor = [`sensor with entity address ${ea} doesn't exist.`];
+async function messageSensor(
+  db: Knex,
+  path: { id: number } | undefined,
+  named: { id: number; address: string } | undefined,
+  location: Location,
+  permission: Permission,
+) {
+  if (path) {
+    const loaded = await sensorById(db, path.id, permission);
+    if (named && named.id !== loaded.value.id) {
+      throw fieldError(location, 'sensor', `The entity address ${named.address} does not name sensor ${loaded.value.id} of the path.`);
     }
+    return loaded;
   }
-  if (!parsed.success || Object.keys(fields).length || !sensor) throw unprocessable(location, fields);
-  return { input: parsed.data, sensor };
+  const sensor = await getSensor(db, named!.id);
+  if (!sensor) throw fieldError(location, 'sensor', `sensor with entity address ${named!.address} doesn't exist.`);
+  return sensorNeeds(db, sensor, permission);
 }
 
-/** Stores an upload as beliefs of the caller's own data source and answers as the reference does. */
-async function store(ctx: AppContext, sensor: SensorInContext, events: UploadEvent[]): Promise<void> {
-  ctx.body = await storeUploads(ctx, [{ sensorId: sensor.id, events }]);
-}
-
-async function postData(ctx: AppContext, byPath: boolean): Promise<void> {
-  const pathSensor = byPath ? await loadSensor(ctx) : undefined;
-  const schema = byPath ? postSensorDataById : postSensorData;
-  const { input, sensor } = await validated(ctx, schema, ctx.request.body, 'json', pathSensor);
+/** The upload of a data message as events in the sensor's unit and resolution; 422 otherwise. */
+function uploadEvents(sensor: SensorInContext, input: z.output<typeof postSensorDataById>): UploadEvent[] {
   const timing: BeliefTiming = input.prior
     ? { priorMs: input.prior.toMillis() }
     : input.horizon !== undefined
@@ -75,8 +61,7 @@ async function postData(ctx: AppContext, byPath: boolean): Promise<void> {
     type: input.type,
   });
   if ('problems' in built) throw unprocessable('json', built.problems);
-  authorize(ctx.state.user!, 'create-children', await ownedAccess(ctx, 'sensor', sensor.account_id));
-  await store(ctx, sensor, built.events);
+  return built.events;
 }
 
 /** The JSON object a GET carries as its body (the body parser only reads those of POST and PATCH). */
@@ -88,40 +73,42 @@ async function jsonBodyOfGet(ctx: AppContext): Promise<Record<string, unknown> |
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
 }
 
-async function getData(ctx: AppContext, byPath: boolean): Promise<void> {
-  const pathSensor = byPath ? await loadSensor(ctx) : undefined;
-  const schema = byPath ? getSensorDataById : getSensorData;
-  // The reference reads the query string; the spec speaks of a JSON body, so a GET without a
-  // query string is read from its body, if it has one.
+/** A GET's query: the query string, else (the spec speaks of a JSON body) the JSON body, if any. */
+async function dataQuery(ctx: AppContext): Promise<{ data: unknown; location: Location }> {
   const body = Object.keys(ctx.query).length ? undefined : await jsonBodyOfGet(ctx);
-  const location = body ? 'json' : 'query';
-  const { input, sensor } = await validated(ctx, schema, body ?? ctx.query, location, pathSensor);
-  const { db } = ctx.services;
-  if (input.source) {
-    const known = new Set((await listSources(db, { ids: input.source })).map((s) => s.id));
-    const unknown = input.source.find((id) => !known.has(id));
-    if (unknown !== undefined) throw fieldError(location, 'source', `No data source found with id ${unknown}.`);
+  return body ? { data: body, location: 'json' } : { data: ctx.query, location: 'query' };
+}
+
+type DownloadQuery = z.output<typeof getSensorDataById>;
+
+/** Data problems the request shows against its sensor and the known sources (422). */
+async function checkDownload({ db, query, queryLocation, loaded }: { db: Knex; query: DownloadQuery; queryLocation: Location; loaded: { sensor: SensorInContext } }) {
+  if (query.source) {
+    const known = new Set((await listSources(db, { ids: query.source })).map((s) => s.id));
+    const unknown = query.source.find((id) => !known.has(id));
+    if (unknown !== undefined) throw fieldError(queryLocation, 'source', `No data source found with id ${unknown}.`);
   }
-  const problems = downloadProblems(sensor, input.unit, input.type);
-  if (problems.length) throw unprocessable(location, { _schema: problems });
-  const startMs = input.start.toMillis();
+  const problems = downloadProblems(loaded.sensor, query.unit, query.type);
+  if (problems.length) throw unprocessable(queryLocation, { _schema: problems });
+}
+
+async function download({ db, query, queryLocation, loaded: { sensor } }: { db: Knex; query: DownloadQuery; queryLocation: Location; loaded: { sensor: SensorInContext } }) {
   const data = await readSensorData(db, sensor, {
-    startMs,
-    durationMs: input.duration,
-    unit: input.unit,
-    stepMs: input.resolution,
-    beliefsBeforeMs: input.prior?.toMillis(),
-    horizonAtLeastMs: input.horizon,
-    sourceIds: input.source,
-    type: input.type,
+    startMs: query.start.toMillis(),
+    durationMs: query.duration,
+    unit: query.unit,
+    stepMs: query.resolution,
+    beliefsBeforeMs: query.prior?.toMillis(),
+    horizonAtLeastMs: query.horizon,
+    sourceIds: query.source,
+    type: query.type,
   });
-  if ('problems' in data) throw unprocessable(location, data.problems);
-  authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
-  ctx.body = {
+  if ('problems' in data) throw unprocessable(queryLocation, data.problems);
+  return {
     values: data.values,
-    start: formatStart(input.start),
-    duration: formatDurationHours(input.duration),
-    unit: input.unit,
+    start: formatStart(query.start),
+    duration: formatDurationHours(query.duration),
+    unit: query.unit,
     resolution: formatDurationHours(data.resolutionMs),
     ...PROCESSED,
   };
@@ -130,9 +117,8 @@ async function getData(ctx: AppContext, byPath: boolean): Promise<void> {
 const truthy = new Set(['on', 'true', 'True', '1']);
 const falsy = new Set(['off', 'false', 'False', '0']);
 
-/** `POST /sensors/<id>/data/upload`: CSV files in the form field `uploaded-files`. */
-async function uploadFiles(ctx: AppContext): Promise<void> {
-  const sensor = await loadSensor(ctx);
+/** `POST /sensors/<id>/data/upload`: the CSV files of the form field `uploaded-files` as events (422 otherwise). */
+async function uploadedFiles(ctx: AppContext, sensor: SensorInContext): Promise<UploadEvent[]> {
   const form = await readFormData(ctx, UPLOAD_LIMIT_BYTES);
   const fields: Record<string, unknown> = {};
   const files = (form?.getAll('uploaded-files') ?? []).filter((f): f is File => typeof f !== 'string');
@@ -165,45 +151,59 @@ async function uploadFiles(ctx: AppContext): Promise<void> {
     else events.push(...built.events);
   }
   if (Object.keys(fileErrors).length) throw unprocessable('form', { 'uploaded-files': fileErrors });
-  authorize(ctx.state.user!, 'create-children', await ownedAccess(ctx, 'sensor', sensor.account_id));
-  await store(ctx, sensor, events);
+  return events;
 }
 
 /** Sensor data endpoints. They precede `/sensors/:id`, which would otherwise take `/sensors/data`. */
-export const sensorDataRoutes: RouteSpec[] = [
-  {
+export const sensorDataRoutes = [
+  route({
     method: 'GET',
     path: '/sensors/data',
     summary: 'Download sensor data',
-    request: { query: getSensorData },
-    handler: (ctx) => getData(ctx, false),
-  },
-  {
+    request: { query: getSensorData, queryInput: dataQuery },
+    load: async ({ db, query, queryLocation }) => ({ sensor: await messageSensor(db, undefined, query.sensor, queryLocation, 'read') }),
+    check: (call) => checkDownload(call),
+    command: (call) => download(call),
+    response: { schema: wire.sensorDataAnswer },
+  }),
+  route({
     method: 'POST',
     path: '/sensors/data',
     summary: 'Upload sensor data',
     request: { json: postSensorData },
-    handler: (ctx) => postData(ctx, false),
-  },
-  {
+    load: async ({ db, body }) => ({ sensor: await messageSensor(db, undefined, body.sensor, 'json', 'create-children') }),
+    check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
+    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, events: checked }]),
+    response: { schema: wire.processedAnswer },
+  }),
+  route({
     method: 'GET',
     path: '/sensors/:id/data',
     summary: 'Download sensor data',
-    request: { params: idParams, query: getSensorDataById },
-    handler: (ctx) => getData(ctx, true),
-  },
-  {
+    request: { params: idParams, query: getSensorDataById, queryInput: dataQuery },
+    load: async ({ db, params, query, queryLocation }) => ({ sensor: await messageSensor(db, params, query.sensor, queryLocation, 'read') }),
+    check: (call) => checkDownload(call),
+    command: (call) => download(call),
+    response: { schema: wire.sensorDataAnswer },
+  }),
+  route({
     method: 'POST',
     path: '/sensors/:id/data',
     summary: 'Upload sensor data',
     request: { params: idParams, json: postSensorDataById },
-    handler: (ctx) => postData(ctx, true),
-  },
-  {
+    load: async ({ db, params, body }) => ({ sensor: await messageSensor(db, params, body.sensor, 'json', 'create-children') }),
+    check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
+    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, events: checked }]),
+    response: { schema: wire.processedAnswer },
+  }),
+  route({
     method: 'POST',
     path: '/sensors/:id/data/upload',
     summary: 'Upload sensor data from CSV files',
     request: { params: idParams, multipart: true },
-    handler: uploadFiles,
-  },
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
+    check: ({ ctx, loaded }) => uploadedFiles(ctx, loaded.sensor),
+    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, events: checked }]),
+    response: { schema: wire.processedAnswer },
+  }),
 ];

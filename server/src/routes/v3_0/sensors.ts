@@ -5,15 +5,13 @@ import { DateTime } from 'luxon';
 import { awareDateTime, boolText, intText } from '../../contracts/fields.ts';
 import { formatStart } from '../../domain/time.ts';
 import { sensorStats, type SourceStats } from '../../store/sensorStats.ts';
+import * as wire from '../../contracts/responses.ts';
 import { buildEntityAddress } from '../../domain/entityAddress.ts';
-import { parseInput } from '../../http/validate.ts';
-import type { RouteSpec } from '../../http/routes.ts';
 import type { AppContext } from '../../http/context.ts';
-import { authorize } from '../../policies/access.ts';
+import { route } from '../../http/routes.ts';
 import { presentSensor } from '../../presenters/index.ts';
-import { getAsset } from '../../store/assets.ts';
 import * as sensors from '../../store/sensors.ts';
-import { idParams, loadAsset, loadSensor, ownedAccess, readableAccount } from './load.ts';
+import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
 const listQuery = z.object({ account_id: intText.optional(), asset_id: intText.optional() });
 
@@ -34,76 +32,61 @@ function sourceDescription(s: SourceStats): string {
   return `${s.name}'s ${s.model} ${kind}${s.version ? ` v${s.version}` : ''}`;
 }
 
-export const sensorRoutes: RouteSpec[] = [
-  {
+const presentList = (list: sensors.Sensor[], ctx: AppContext) => list.map((s) => sensorJson(ctx, s));
+const presentOne = (s: sensors.Sensor, ctx: AppContext) => ({ ...sensorJson(ctx, s), status: 200 });
+
+export const sensorRoutes = [
+  route({
     method: 'GET',
     path: '/sensors',
     summary: 'Download sensor list',
     request: { query: listQuery },
-    async handler(ctx) {
-      const user = ctx.state.user!;
-      const query = parseInput(listQuery, ctx.query, 'query');
-      if (query.asset_id !== undefined) {
-        const asset = await loadAsset(ctx, query.asset_id);
-        authorize(user, 'read', await ownedAccess(ctx, 'asset', asset.account_id));
-        ctx.body = (await sensors.listSensors(ctx.services.db, { assetId: asset.id })).map((s) => sensorJson(ctx, s));
-        return;
-      }
-      const account = await readableAccount(ctx, query.account_id);
-      ctx.body = (await sensors.listSensors(ctx.services.db, { accountId: account.id })).map((s) => sensorJson(ctx, s));
-    },
-  },
-  {
+    load: async ({ db, user, query }) => ({
+      asset: query.asset_id === undefined ? undefined : await assetById(db, query.asset_id, 'read'),
+      account: query.asset_id === undefined ? await listedAccount(db, user, query.account_id) : undefined,
+    }),
+    command: ({ db, loaded }) => sensors.listSensors(db, loaded.asset ? { assetId: loaded.asset.id } : { accountId: loaded.account!.id }),
+    response: { schema: z.array(wire.sensor), present: presentList },
+  }),
+  route({
     method: 'POST',
     path: '/sensors',
     summary: 'Create a new Sensor',
     request: { json: sensorCreate },
-    responses: { 201: 'the new sensor' },
-    async handler(ctx) {
-      const body = parseInput(sensorCreate, ctx.request.body, 'json');
-      const asset = await getAsset(ctx.services.db, body.generic_asset_id);
-      if (!asset) {
-        throw fieldError('json', 'generic_asset_id', `Generic asset with id ${body.generic_asset_id} doesn't exist.`);
-      }
-      authorize(ctx.state.user!, 'create-children', await ownedAccess(ctx, 'asset', asset.account_id));
-      const sensor = await ctx.services.db.transaction((trx) =>
-        sensors.createSensor(trx, {
-          name: body.name,
-          unit: body.unit,
-          event_resolution_ms: body.event_resolution,
-          generic_asset_id: asset.id,
-          timezone: body.timezone ?? 'UTC',
-          attributes: body.attributes ?? {},
-        }),
-      );
-      ctx.status = 201;
-      ctx.body = sensorJson(ctx, sensor);
-    },
-  },
-  {
+    load: async ({ db, body }) => ({
+      asset: await assetById(db, body.generic_asset_id, 'create-children', () =>
+        fieldError('json', 'generic_asset_id', `Generic asset with id ${body.generic_asset_id} doesn't exist.`),
+      ),
+    }),
+    transaction: true,
+    command: ({ db, body, loaded }) =>
+      sensors.createSensor(db, {
+        name: body.name,
+        unit: body.unit,
+        event_resolution_ms: body.event_resolution,
+        generic_asset_id: loaded.asset.id,
+        timezone: body.timezone ?? 'UTC',
+        attributes: body.attributes ?? {},
+      }),
+    response: { status: 201, schema: wire.sensor, present: (s, ctx) => sensorJson(ctx, s), description: 'the new sensor' },
+  }),
+  route({
     method: 'GET',
     path: '/sensors/:id',
     summary: 'Get a sensor',
     request: { params: idParams },
-    async handler(ctx) {
-      const sensor = await loadSensor(ctx);
-      authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
-      ctx.body = { ...sensorJson(ctx, sensor), status: 200 };
-    },
-  },
-  {
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
+    command: async ({ loaded }) => loaded.sensor,
+    response: { schema: wire.sensorAnswer, present: presentOne },
+  }),
+  route({
     method: 'GET',
     path: '/sensors/:id/stats',
     summary: 'Get sensor stats',
     request: { params: idParams, query: statsQuery },
-    async handler(ctx) {
-      const query = parseInput(statsQuery, ctx.query, 'query');
-      const sensor = await loadSensor(ctx);
-      authorize(ctx.state.user!, 'read', await ownedAccess(ctx, 'sensor', sensor.account_id));
-      const stats = await sensorStats(ctx.services.db, sensor.id, {
-        startMs: query.event_start_time?.toMillis(),
-        endMs: query.event_end_time?.toMillis(),
-      });
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
+    async command({ db, query, loaded: { sensor } }) {
+      const stats = await sensorStats(db, sensor.id, { startMs: query.event_start_time?.toMillis(), endMs: query.event_end_time?.toMillis() });
       const local = (ms: number) => formatStart(DateTime.fromMillis(ms, { zone: sensor.timezone }));
       const body: Record<string, unknown> = {};
       for (const s of stats) {
@@ -121,41 +104,38 @@ export const sensorRoutes: RouteSpec[] = [
         const keys = query.sort === false ? Object.keys(entry) : Object.keys(entry).sort();
         body[`${sourceDescription(s)} (ID: ${s.sourceId})`] = Object.fromEntries(keys.map((k) => [k, entry[k]]));
       }
-      ctx.body = body;
+      return body;
     },
-  },
-  {
+    // Per data source, by its description.
+    response: { schema: z.record(z.string(), z.record(z.string(), z.unknown())) },
+  }),
+  route({
     method: 'PATCH',
     path: '/sensors/:id',
     summary: 'Update a sensor',
     request: { params: idParams, json: sensorPatch },
-    async handler(ctx) {
-      const body = parseInput(sensorPatch, ctx.request.body, 'json');
-      const sensor = await loadSensor(ctx);
-      authorize(ctx.state.user!, 'update', await ownedAccess(ctx, 'sensor', sensor.account_id));
-      await ctx.services.db.transaction((trx) =>
-        sensors.updateSensor(trx, sensor.id, {
-          name: body.name,
-          unit: body.unit,
-          timezone: body.timezone,
-          event_resolution_ms: body.event_resolution,
-          attributes: body.attributes,
-        }),
-      );
-      ctx.body = { ...sensorJson(ctx, (await sensors.getSensor(ctx.services.db, sensor.id))!), status: 200 };
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'update') }),
+    transaction: true,
+    async command({ db, body, loaded: { sensor } }) {
+      await sensors.updateSensor(db, sensor.id, {
+        name: body.name,
+        unit: body.unit,
+        timezone: body.timezone,
+        event_resolution_ms: body.event_resolution,
+        attributes: body.attributes,
+      });
+      return (await sensors.getSensor(db, sensor.id))!;
     },
-  },
-  {
+    response: { schema: wire.sensorAnswer, present: presentOne },
+  }),
+  route({
     method: 'DELETE',
     path: '/sensors/:id',
     summary: 'Delete a sensor',
     request: { params: idParams },
-    responses: { 204: 'deleted, with its data' },
-    async handler(ctx) {
-      const sensor = await loadSensor(ctx);
-      authorize(ctx.state.user!, 'delete', await ownedAccess(ctx, 'sensor', sensor.account_id));
-      await ctx.services.db.transaction((trx) => sensors.deleteSensor(trx, sensor.id));
-      ctx.status = 204;
-    },
-  },
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'delete') }),
+    transaction: true,
+    command: ({ db, loaded }) => sensors.deleteSensor(db, loaded.sensor.id),
+    response: { status: 204, schema: null, description: 'deleted, with its data' },
+  }),
 ];

@@ -1,8 +1,8 @@
 import { forbidden } from '../../errors.ts';
 import { firstSetup } from '../../contracts/resources.ts';
-import { parseInput } from '../../http/validate.ts';
 import type { AppContext } from '../../http/context.ts';
-import type { RouteSpec } from '../../http/routes.ts';
+import { publicRoute } from '../../http/routes.ts';
+import * as wire from '../../contracts/responses.ts';
 import { presentAccount, presentUser } from '../../presenters/index.ts';
 import { createAccount } from '../../store/accounts.ts';
 import { issueToken } from '../../store/tokens.ts';
@@ -24,28 +24,25 @@ export function isLoopback(ctx: AppContext): boolean {
  * First start: an appliance without users offers to create the first account and its
  * administrator, but only to someone sitting at the machine.
  */
-export const setupRoutes: RouteSpec[] = [
-  {
+export const setupRoutes = [
+  publicRoute({
     method: 'GET',
     path: '/setup',
     summary: 'Whether the first account and administrator still have to be created',
-    public: true,
-    async handler(ctx) {
-      ctx.body = { needed: !(await anyUser(ctx.services.db)), local: isLoopback(ctx), status: 200 };
-    },
-  },
-  {
+    command: async ({ ctx, db }) => ({ needed: !(await anyUser(db)), local: isLoopback(ctx), status: 200 as const }),
+    response: { schema: wire.setupState },
+  }),
+  publicRoute({
     method: 'POST',
     path: '/setup',
     summary: 'Create the first account and administrator (only from this machine, only while no user exists)',
-    public: true,
-    request: { json: firstSetup },
-    responses: { 201: 'the account, the administrator and a token for them' },
-    async handler(ctx) {
+    guard: ({ ctx }) => {
       if (!isLoopback(ctx)) throw forbidden();
-      const body = parseInput(firstSetup, ctx.request.body, 'json');
+    },
+    request: { json: firstSetup },
+    async command({ ctx, db, body }) {
+      // Hashed before the transaction, which would otherwise hold the store for the hashing time.
       const passwordHash = await ctx.services.passwords.hash(body.password);
-      const { db, config } = ctx.services;
       const created = await db.transaction(async (trx) => {
         // Checked inside the transaction so two simultaneous set-ups cannot both succeed.
         if (await anyUser(trx)) return undefined;
@@ -59,15 +56,11 @@ export const setupRoutes: RouteSpec[] = [
           roleIds: [admin.id],
           timezone: body.timezone,
         });
-        return { account, user, token: await issueToken(trx, user.id, config.tokenMaxAgeS) };
+        return { account, user, token: await issueToken(trx, user.id, ctx.services.config.tokenMaxAgeS) };
       });
       if (!created) throw forbidden();
-      ctx.status = 201;
-      ctx.body = {
-        account: presentAccount(created.account, []),
-        user: presentUser(created.user),
-        auth_token: created.token,
-      };
+      return { account: presentAccount(created.account, []), user: presentUser(created.user), auth_token: created.token };
     },
-  },
+    response: { status: 201, schema: wire.setupAnswer, description: 'the account, the administrator and a token for them' },
+  }),
 ];

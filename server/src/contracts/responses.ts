@@ -1,0 +1,244 @@
+import { z } from 'zod';
+
+/**
+ * The bodies the API answers with, shared by the server (its routes declare them and, under
+ * tests, answers are checked against them), the OpenAPI document and the web UI (its types are
+ * inferred from these, and it checks answers in development). Only zod is imported here, so the
+ * UI can bundle this module. Objects are loose: a client must tolerate keys added later.
+ */
+
+const int = z.number().int();
+const nullableInt = int.nullable();
+
+/** `"status": 200` that flask-json adds to single objects. */
+const status200 = { status: z.literal(200) };
+
+/** The USEF-style envelope of action answers: `{"status": "PROCESSED", "message": ...}`. */
+export const processedAnswer = z.looseObject({ status: z.string(), message: z.string() });
+
+export const asset = z.looseObject({
+  id: int,
+  name: z.string(),
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  generic_asset_type_id: int,
+  account_id: nullableInt,
+  parent_asset_id: nullableInt,
+  /** JSON text. */
+  attributes: z.string(),
+});
+
+/** An asset as a listing with `fields` shows it: any subset of its keys. */
+export const assetFields = asset.partial();
+
+export const assetType = z.looseObject({ id: int, name: z.string(), description: z.string().nullable() });
+
+export const sensor = z.looseObject({
+  id: int,
+  name: z.string(),
+  unit: z.string(),
+  timezone: z.string(),
+  /** ISO 8601 duration. */
+  event_resolution: z.string(),
+  entity_address: z.string(),
+  /** JSON text. */
+  attributes: z.string(),
+  generic_asset_id: int,
+});
+
+export const user = z.looseObject({
+  id: int,
+  email: z.string(),
+  username: z.string(),
+  account_id: int,
+  active: z.boolean(),
+  timezone: z.string(),
+  flexmeasures_roles: z.array(int),
+  last_login_at: z.string().nullable(),
+  last_seen_at: z.string().nullable(),
+});
+
+export const role = z.looseObject({ id: int, name: z.string(), description: z.string() });
+
+export const account = z.looseObject({
+  id: int,
+  name: z.string(),
+  consultancy_account_id: nullableInt,
+  account_roles: z.array(z.looseObject({ id: int, name: z.string() })),
+});
+
+/** `GET /accounts/<id>`: the account with what it holds. */
+export const accountOverview = account.extend({ assets: z.array(asset), users: z.array(user), ...status200 });
+
+export const source = z.looseObject({
+  id: int,
+  name: z.string(),
+  type: z.string(),
+  model: z.string().nullable(),
+  version: z.string().nullable(),
+  account_id: nullableInt.optional(),
+  user_id: nullableInt.optional(),
+});
+
+export const sourceList = z.looseObject({ types: z.array(z.string()), sources: z.array(source) });
+
+/** `GET /assets/<id>/jobs` (FlexMeasures 1.0). */
+export const assetJobs = z.looseObject({
+  jobs: z.array(z.looseObject({ job_id: z.string(), queue: z.string(), status: z.string(), entity: z.string() })),
+  redis_connection_err: z.string().nullable(),
+  ...status200,
+});
+
+/** A state-of-charge target of a job: at an instant, or over a window. */
+export const socTarget = z.looseObject({
+  valueMwh: z.number(),
+  atMs: z.number().optional(),
+  startMs: z.number().optional(),
+  endMs: z.number().optional(),
+});
+
+/** What a scheduling job stores: per device power and SoC, site power, prices and costs per step. */
+export const jobResult = z.looseObject({
+  start_ms: z.number(),
+  end_ms: z.number(),
+  step_ms: z.number(),
+  soc_unit: z.string().optional(),
+  total_cost: z.number().optional(),
+  devices: z.array(
+    z.looseObject({
+      sensor_id: int,
+      power_mw: z.array(z.number()),
+      /** One more value than steps: the state at every step boundary. */
+      soc_mwh: z.array(z.number()).optional(),
+      soc_min_mwh: z.number().optional(),
+      soc_max_mwh: z.number().optional(),
+      soc_targets: z.array(socTarget).optional(),
+    }),
+  ),
+  site_power_mw: z.array(z.number()).optional(),
+  cost_per_step: z.array(z.number()).optional(),
+  consumption_price: z.array(z.number()).optional(),
+  production_price: z.array(z.number()).optional(),
+  scheduler_info: z.looseObject({ scheduler: z.string().optional() }).optional(),
+});
+
+export const jobStatus = z.enum(['queued', 'started', 'finished', 'failed']);
+
+export const job = z.looseObject({
+  id: z.string(),
+  queue: z.string(),
+  status: jobStatus,
+  account_id: nullableInt,
+  sensor_id: nullableInt,
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  attempts: int,
+  args: z.unknown(),
+  error: z.string().nullable(),
+  fallback_job_id: z.string().nullable(),
+  // Results of other job kinds (processes, failures) have other shapes; the UI reads scheduling ones.
+  result: z.union([jobResult, z.record(z.string(), z.unknown())]).nullable().optional(),
+});
+
+/** One belief as the chart endpoints give it. */
+export const chartRecord = z.looseObject({
+  sensor_id: int,
+  sensor: z.string(),
+  unit: z.string(),
+  /** Event start in the site's time zone, ISO 8601 with offset. */
+  event_start: z.string(),
+  event_value: z.number().nullable(),
+  /** When the value was known, in the site's time zone. */
+  belief_time: z.string(),
+  source: z.string(),
+  source_id: int,
+  source_type: z.string(),
+  /** The event start as the site's wall-clock time encoded as UTC epoch ms (for a `utc` time scale). */
+  local_time: z.number(),
+});
+
+/** A Vega-Lite specification as the chart endpoints return it. */
+export const chartSpec = z.record(z.string(), z.unknown());
+
+/** `GET /sensors/data` and `GET /sensors/<id>/data`. */
+export const sensorDataAnswer = processedAnswer.extend({
+  values: z.array(z.number().nullable()),
+  start: z.string(),
+  duration: z.string(),
+  unit: z.string(),
+  resolution: z.string(),
+});
+
+/** The answer to a trigger: the job id under `schedule`. */
+export const triggerAnswer = processedAnswer.extend({ schedule: z.string() });
+
+/** `GET /sensors/<id>/schedules/<uuid>`. */
+export const scheduleAnswer = processedAnswer.extend({
+  values: z.array(z.number().nullable()),
+  start: z.string(),
+  duration: z.string(),
+  unit: z.string(),
+  scheduler_info: z.looseObject({ scheduler: z.string() }),
+});
+
+export const serviceListing = processedAnswer.extend({
+  services: z.array(z.looseObject({ description: z.string(), name: z.string(), url: z.string() })),
+  version: z.string(),
+});
+
+export const readinessAnswer = z.looseObject({
+  database_sql: z.boolean(),
+  database_redis: z.boolean().optional(),
+  status: z.union([z.literal(200), z.literal(503)]),
+});
+
+export const setupState = z.looseObject({ needed: z.boolean(), local: z.boolean(), ...status200 });
+
+export const setupAnswer = z.looseObject({ account, user, auth_token: z.string() });
+
+export const tokenAnswer = z.looseObject({ auth_token: z.string(), user_id: int, ...status200 });
+
+export const versionsAnswer = z.looseObject({
+  flexmeasures_version: z.string(),
+  message: z.string(),
+  versions: z.array(z.string()),
+  ...status200,
+});
+
+export const pingAnswer = z.looseObject({ message: z.string(), ...status200 });
+
+/** The OpenAPI document itself. */
+export const openApiAnswer = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
+
+/** Answers with nothing but `"status": 200` (password reset). */
+export const statusOnly = z.looseObject(status200);
+
+/** Answers of the legacy (1.x, 2.0) message endpoints: a USEF-style envelope, often with a `type`. */
+export const legacyAnswer = processedAnswer.extend({ type: z.string().optional() });
+
+/** An API 2.0 asset: a power sensor with the asset it sits on. */
+export const v2Asset = z.looseObject({ id: int, name: z.string(), unit: z.string(), owner_id: nullableInt });
+
+/** An API 2.0 user. */
+export const v2User = z.looseObject({ id: int, email: z.string(), username: z.string(), account_id: int });
+
+const single = <S extends z.ZodObject>(schema: S) => schema.extend(status200);
+export const assetAnswer = single(asset);
+export const sensorAnswer = single(sensor);
+export const userAnswer = single(user);
+
+export type Asset = z.infer<typeof asset>;
+export type AssetType = z.infer<typeof assetType>;
+export type Sensor = z.infer<typeof sensor>;
+export type User = z.infer<typeof user>;
+export type Role = z.infer<typeof role>;
+export type Account = z.infer<typeof account>;
+export type AccountOverview = z.infer<typeof accountOverview>;
+export type Source = z.infer<typeof source>;
+export type SocTarget = z.infer<typeof socTarget>;
+export type JobResult = z.infer<typeof jobResult>;
+export type JobStatus = z.infer<typeof jobStatus>;
+export type Job = z.infer<typeof job>;
+export type ChartRecord = z.infer<typeof chartRecord>;
+export type ChartSpec = z.infer<typeof chartSpec>;

@@ -1,0 +1,30 @@
+import type { User } from '../store/users.ts';
+import type { Permission } from './access.ts';
+
+/**
+ * Platform-wide roles, for the decisions that depend on the caller alone (object permissions
+ * are in `access.ts`).
+ */
+
+export const isAdmin = (user: User) => user.roles.includes('admin');
+
+/** Admins and admin-readers see every account's objects. */
+export const readsEverything = (user: User) => isAdmin(user) || user.roles.includes('admin-reader');
+
+export const isConsultant = (user: User) => user.roles.includes('consultant');
+
+/** Whether the caller may put new assets into this account (null: public assets, admins only). */
+export const mayOwnAssetsIn = (user: User, accountId: number | null) => isAdmin(user) || (accountId !== null && accountId === user.account_id);
+
+/** Only admins hand out the platform-wide roles. */
+export const mayGrantRole = (user: User, roleName: string) => isAdmin(user) || (roleName !== 'admin' && roleName !== 'admin-reader');
+
+/** Nobody, admins included, may switch off their own account or change their own roles. */
+export const mayChangeStanding = (caller: User, target: User) => caller.id !== target.id;
+
+/** API 2.0's owner rule: an account's members act for its objects; admins for all (admin-readers read all). */
+export const actsForAccount = (user: User, accountId: number | null, reading = false) =>
+  (reading ? readsEverything(user) : isAdmin(user)) || (accountId !== null && user.account_id === accountId);
+
+/** Records without an account (system jobs): read by those who see everything, changed by admins. */
+export const mayOnUnowned = (user: User, permission: Permission) => (permission === 'read' ? readsEverything(user) : isAdmin(user));
