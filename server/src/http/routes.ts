@@ -71,8 +71,8 @@ export interface RouteDef<PS, QS, BS, L extends LoadResult, R, U extends User | 
   /** What the route works on, each with its permission; unknown things are a 404 or 422 here. */
   load?: (call: Call<Out<PS>, Out<QS>, Out<BS>, U>) => Promise<L>;
   /**
-   * Input checks that need what was loaded (422), made before the permission check as the
-   * reference does; what they return (e.g. the parsed upload) is the command's `checked`.
+   * Input checks that need what was loaded (422), made once the caller may use it; what they
+   * return (e.g. the parsed upload, the resolved job) is the command's `checked`.
    */
   check?: (call: Call<Out<PS>, Out<QS>, Out<BS>, U> & { loaded: Values<L> }) => Promise<C> | C;
   /**
@@ -132,17 +132,19 @@ export function publicRoute<
 const checkResponses = process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'development';
 
 /**
- * Runs one request through the chain. The order is the same for every route, and it is the
- * reference's error precedence:
+ * Runs one request through the chain. The order is the same for every route, and it keeps the
+ * reference's error precedence (401, then 422 for malformed input, then 404 / 403):
  *  1. authenticate (401), unless the route is public;
  *  2. guard: a policy on the caller alone, for the few endpoints that check it first (403);
  *  3. validate path, query, then body against the request schemas (422);
  *  4. load what the request names (404, or 422 for an unknown id inside the input);
- *  5. check the input against what was loaded (422);
- *  6. authorize: every loaded thing against its permission, then every sensor or asset named
- *     inside the input for its use, through policies/ (403; 422 for an unknown id inside);
- *  7. the command, inside one transaction when the route writes (it may still refuse: 4xx);
- *  8. present the result as the response schema says.
+ *  5. authorize every loaded thing for its permission through policies/ (403), so nothing of
+ *     another account is read further before this;
+ *  6. check the input against what was loaded (422), e.g. units, resolved flex configuration;
+ *  7. authorize the sensors and assets named inside the input (flex-models, device lists) for
+ *     their use through policies/ (422 for an unknown id, 403);
+ *  8. the command, inside one transaction when the route declares one (it may still refuse: 4xx);
+ *  9. present the result as the response schema says (checked against it under tests).
  */
 export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> {
   const user = spec.public ? undefined : await requireUser(ctx);
@@ -165,11 +167,11 @@ export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> 
     call.loaded[key] = Array.isArray(loaded) ? list.map((l) => l.value) : loaded?.value;
     needs.push(...list);
   }
-  if (spec.check) call.checked = await spec.check(call);
   for (const { permission, on } of needs) {
     if (on) authorize(user!, permission, on);
     else if (!mayOnUnowned(user!, permission)) throw forbidden();
   }
+  if (spec.check) call.checked = await spec.check(call);
   if (spec.references) await authorizeReferences(db, user!, await spec.references(call));
   const result = spec.transaction ? await db.transaction((trx) => spec.command({ ...call, db: trx })) : await spec.command(call);
   const status = typeof spec.response.status === 'function' ? spec.response.status(result) : spec.response.status;
