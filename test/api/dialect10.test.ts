@@ -181,3 +181,16 @@ describe('reading a sensor and an asset', () => {
     expect(res.body.map((r: { event_value: number }) => r.event_value)).toEqual([2, 3]);
   });
 });
+
+describe('1.0 spellings of list filters', () => {
+  it('read account and asset on sensors and users, and refuse other accounts', async () => {
+    const sensors = await t.request('GET', '/api/v3_0/sensors', { token, query: { asset: assetId } });
+    expect(sensors.body.map((s: { id: number }) => s.id)).toEqual([sensorId]);
+    const users = await t.request('GET', '/api/v3_0/users', { token, query: { account: accountId } });
+    expect(users.status).toBe(200);
+    expect(users.body.length).toBe(2);
+    expect((await t.request('GET', '/api/v3_0/sensors', { token: outsiderToken, query: { asset: assetId } })).status).toBe(403);
+    expect((await t.request('GET', '/api/v3_0/users', { token: outsiderToken, query: { account: accountId } })).status).toBe(403);
+    expect((await t.request('GET', '/api/v3_0/assets', { token: outsiderToken, query: { account: accountId } })).status).toBe(403);
+  });
+});

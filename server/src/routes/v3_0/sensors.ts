@@ -13,7 +13,8 @@ import { presentSensor } from '../../presenters/index.ts';
 import * as sensors from '../../store/sensors.ts';
 import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
-const listQuery = z.object({ account_id: intText.optional(), asset_id: intText.optional() });
+/** `account` and `asset` are FlexMeasures 1.0's spellings (v3.0-32) of `account_id` and `asset_id`. */
+const listQuery = z.object({ account_id: intText.optional(), asset_id: intText.optional(), account: intText.optional(), asset: intText.optional() });
 
 /** The sensor JSON for this request's host. */
 export const sensorJson = (ctx: AppContext, s: sensors.Sensor) =>
@@ -41,10 +42,13 @@ export const sensorRoutes = [
     path: '/sensors',
     summary: 'Download sensor list',
     request: { query: listQuery },
-    load: async ({ db, user, query }) => ({
-      asset: query.asset_id === undefined ? undefined : await assetById(db, query.asset_id, 'read'),
-      account: query.asset_id === undefined ? await listedAccount(db, user, query.account_id) : undefined,
-    }),
+    load: async ({ db, user, query }) => {
+      const assetId = query.asset ?? query.asset_id;
+      return {
+        asset: assetId === undefined ? undefined : await assetById(db, assetId, 'read'),
+        account: assetId === undefined ? await listedAccount(db, user, query.account ?? query.account_id) : undefined,
+      };
+    },
     command: ({ db, loaded }) => sensors.listSensors(db, loaded.asset ? { assetId: loaded.asset.id } : { accountId: loaded.account!.id }),
     response: { schema: z.array(wire.sensor), present: presentList },
   }),

@@ -14,7 +14,8 @@ import { revokeTokens } from '../../store/tokens.ts';
 import * as users from '../../store/users.ts';
 import { accountAccess, idParams, listedAccount, userById } from '../load.ts';
 
-const listQuery = z.object({ account_id: intText.optional(), include_inactive: boolText.optional() });
+/** `account` is FlexMeasures 1.0's spelling (v3.0-32) of `account_id`. */
+const listQuery = z.object({ account_id: intText.optional(), account: intText.optional(), include_inactive: boolText.optional() });
 
 /** Role ids must exist, and only admins may hand out the platform-wide roles. */
 async function checkRoles(db: Knex, caller: users.User, roleIds: number[], current: number[]): Promise<void> {
@@ -44,7 +45,7 @@ export const userRoutes = [
     path: '/users',
     summary: 'Download user list',
     request: { query: listQuery },
-    load: async ({ db, user, query }) => ({ account: await listedAccount(db, user, query.account_id) }),
+    load: async ({ db, user, query }) => ({ account: await listedAccount(db, user, query.account ?? query.account_id) }),
     command: ({ db, query, loaded }) => users.listUsers(db, { accountId: loaded.account.id, includeInactive: query.include_inactive ?? false }),
     response: { schema: z.array(wire.user), present: (list) => list.map(presentUser) },
   }),
