@@ -71,6 +71,18 @@ describe('0.18 error shapes and listing', () => {
     expect(res.body.message).toEqual({ json: { 'inflexible-device-sensors': { '0': ['No sensor found with id 999999.'] } } });
   });
 
+  it('nests asset-trigger device errors under the entry', async () => {
+    const asset = await f.asset({ accountId });
+    const elsewhere = await f.sensor({ assetId: (await f.asset({ accountId })).id });
+    const post = (entry: Record<string, unknown>) =>
+      t.request('POST', `/api/v3_0/assets/${asset.id}/schedules/trigger`, { token, json: { start: infeasible.start, 'flex-model': [entry] } });
+    expect((await post({ 'soc-max': 1 })).body.message).toEqual({ json: { 'flex-model': { '0': { sensor: ['Missing data for required field.'] } } } });
+    expect((await post({ sensor: 999999 })).body.message).toEqual({ json: { 'flex-model': { '0': { sensor: ['No sensor found with id 999999.'] } } } });
+    expect((await post({ sensor: elsewhere.id })).body.message).toEqual({
+      json: { 'flex-model': { '0': { sensor: [`Sensor ${elsewhere.id} does not belong to asset ${asset.id} or one below it.`] } } },
+    });
+  });
+
   it("describes the services in the reference's words", async () => {
     const listing = await t.request('GET', '/api/v3_0');
     const byName = Object.fromEntries(listing.body.services.map((s: { name: string; description: string }) => [s.name, s.description]));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, fieldError, rejected } from '../../errors.ts';
+import { AppError, fieldError, fieldTree, rejected, unprocessable } from '../../errors.ts';
 import { assetTrigger, scheduleQuery, sensorTrigger } from '../../contracts/flexModel.ts';
 import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
@@ -96,13 +96,13 @@ export const scheduleRoutes = [
       const devices: { sensor: SensorInContext; flexModel: Record<string, unknown> }[] = [];
       for (const [i, entry] of (body['flex-model'] ?? []).entries()) {
         const { sensor: sensorId, ...flexModel } = entry;
-        if (!Number.isSafeInteger(sensorId)) {
-          throw fieldError('json', 'flex-model', `Entry ${i} needs the id of the power sensor it describes under "sensor".`);
-        }
+        // Messages sit under the entry's `sensor`, as marshmallow nests list items.
+        const entryError = (message: string) => unprocessable('json', fieldTree(['flex-model', i, 'sensor'], [message]));
+        if (sensorId === undefined) throw entryError('Missing data for required field.');
+        if (!Number.isSafeInteger(sensorId)) throw entryError('Not a valid integer.');
         const sensor = await getSensor(db, sensorId as number);
-        if (!sensor || !tree.has(sensor.generic_asset_id)) {
-          throw fieldError('json', 'flex-model', `No sensor found with id ${String(sensorId)} on asset ${asset.id}.`);
-        }
+        if (!sensor) throw entryError(`No sensor found with id ${String(sensorId)}.`);
+        if (!tree.has(sensor.generic_asset_id)) throw entryError(`Sensor ${sensor.id} does not belong to asset ${asset.id} or one below it.`);
         devices.push({ sensor, flexModel: await deviceFlexModel(db, sensor, flexModel) });
       }
       const unnamed = await storedDevices(db, asset, new Set(devices.map((d) => d.sensor.generic_asset_id)));
