@@ -70,7 +70,7 @@ describe('packaged app (npm run build:app + electron-builder.yml)', () => {
     expect([...config.linux.target, config.win.target, config.mac.target]).toEqual(['AppImage', 'deb', 'nsis', 'dmg']);
   });
 
-  it('runs from the bundle under plain Node: migrations inside, worker.js and highs.wasm found next to it', async () => {
+  it('runs from the bundle under plain Node: migrations inside, worker.js (schedules, passwords) and highs.wasm found next to it', async () => {
     const bundle = fs.readFileSync(path.join(root, runtimeFiles.server), 'utf8');
     for (const [name] of migrations) expect(bundle).toContain(name);
 
@@ -84,14 +84,16 @@ describe('packaged app (npm run build:app + electron-builder.yml)', () => {
       await host.handle({ op: 'stop' });
       const pool = new Piscina({ filename: new URL('./worker.js', 'file://' + ${JSON.stringify(path.join(root, 'dist/'))}).href });
       const schedule = await pool.run(JSON.parse(process.env.PROBLEM), { name: 'storageSchedule' });
+      const hash = await pool.run('secret', { name: 'passwordHash' });
+      const matches = await pool.run({ password: 'secret', hash }, { name: 'passwordMatches' });
       await pool.destroy();
-      console.log(JSON.stringify({ ready, cost: schedule.totalCost, solver: schedule.stats.solver }));
+      console.log(JSON.stringify({ ready, cost: schedule.totalCost, solver: schedule.stats.solver, matches }));
     `;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
       cwd: root,
       env: { ...process.env, DATA_DIR: tempDir(), PROBLEM: JSON.stringify(problem) },
     });
     const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
-    expect(result).toEqual({ ready: 200, cost: expect.any(Number), solver: 'highs' });
+    expect(result).toEqual({ ready: 200, cost: expect.any(Number), solver: 'highs', matches: true });
   });
 });
