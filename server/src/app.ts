@@ -76,6 +76,12 @@ export function createApp(services: Services): Koa {
 
   app.use(versionHeaders(services.config));
 
+  // A NUL in the address (`/jobs/%00`) names nothing, and PostgreSQL cannot even compare it.
+  app.use(async (ctx, next) => {
+    if (/%00/.test(ctx.url)) throw malformedJson();
+    await next();
+  });
+
   app.use(
     bodyParser({
       enableTypes: ['json'],

@@ -355,6 +355,21 @@ describe('issue 10 findings: each refused with a field message, nothing stored',
     await expectUnchanged();
   });
 
+  it('NUL characters in text or in the address are refused (PostgreSQL cannot hold them)', async () => {
+    const res = await t.request('POST', '/api/v3_0/assets', {
+      token: adminToken,
+      json: { name: 'a\u0000b', generic_asset_type_id: 5, account_id: accountId, attributes: JSON.stringify({ k: 'v' }) },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual(unprocessable('json', { name: ['Text may not contain NUL characters.'] }));
+    for (const path of ['/api/v3_0/jobs/%00', `/api/v3_0/assets/${assetId}%00`, '/api/v3_0/assets?account_id=%00']) {
+      const bad = await t.request('GET', path, { token: adminToken });
+      expect(bad.status, path).toBe(400);
+      expectJson(bad);
+    }
+    await expectUnchanged();
+  });
+
   it.each(['/assets', '/users', '/accounts', '/sensors'])('ids with leading zeros in %s/0<id> → 422 "Not a valid integer."', async (path) => {
     const id = { '/assets': assetId, '/users': userId, '/accounts': accountId, '/sensors': sensorId }[path]!;
     for (const text of [`0${id}`, `00${id}`, `-0${id}`, `%20${id}`, `${id}%20`]) {

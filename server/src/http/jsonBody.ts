@@ -9,6 +9,7 @@ const specialNumbers = /(?<=[[,:]\s*)(-?Infinity|NaN)(?=\s*[,\]}])/g;
 const SPECIAL_NUMBER = '\u0000special number';
 
 const specialMessage = 'Special numeric values (nan or infinity) are not permitted.';
+const nulMessage = 'Text may not contain NUL characters.';
 
 /**
  * Parses a JSON request body; Python clients may write NaN or Infinity, which are read as a
@@ -32,24 +33,30 @@ export function parseJsonText(text: string): unknown {
 
 /**
  * Refuses a parsed body nested deeper than MAX_JSON_DEPTH (it would overflow the stack of any
- * recursive code later, `JSON.stringify` included) or carrying NaN or Infinity: a 422 naming
- * the fields, before any handler sees the body.
+ * recursive code later, `JSON.stringify` included), carrying NaN or Infinity, or text with NUL
+ * characters (PostgreSQL cannot store or even compare them): a 422 naming the fields, before any
+ * handler sees the body.
  * @param body the parsed body.
  * @param location where it came from.
  */
 export function checkJsonBody(body: unknown, location: Location = 'json'): void {
   const deep = tooDeepPath(body);
   if (deep) throw unprocessable(location, fieldTree([[deep, tooDeepMessage]]));
-  const specials: [PropertyKey[], string][] = [];
+  const problems: [PropertyKey[], string][] = [];
   // Depth is bounded now, so a plain stack walk is safe; report a handful, not a million.
   const stack: [unknown, PropertyKey[]][] = [[body, []]];
-  while (stack.length && specials.length < 10) {
+  while (stack.length && problems.length < 10) {
     const [value, path] = stack.pop()!;
-    if (value === SPECIAL_NUMBER) specials.push([path, specialMessage]);
+    if (value === SPECIAL_NUMBER) problems.push([path, specialMessage]);
+    else if (typeof value === 'string' && value.includes('\0')) problems.push([path, nulMessage]);
     else if (value && typeof value === 'object') {
       const entries = Object.entries(value);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], [...path, entries[i][0]]]);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i];
+        if (key.includes('\0')) problems.push([path, nulMessage]);
+        else stack.push([child, [...path, key]]);
+      }
     }
   }
-  if (specials.length) throw unprocessable(location, fieldTree(specials));
+  if (problems.length) throw unprocessable(location, fieldTree(problems));
 }
