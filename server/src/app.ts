@@ -5,7 +5,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { dataFolder } from './dataFolder.ts';
 import { openStore, migrate, storeTarget } from './db/connection.ts';
 import { dialectFor } from './db/dialect.ts';
@@ -165,6 +165,11 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
  * @returns the running server.
  */
 export async function startServer(config: Config, options: { log?: Logger } = {}): Promise<RunningServer> {
+  if (config.redisUrl) {
+    // The BullMQ queue is not in this version (it needs a Redis client package): refuse, rather
+    // than run jobs in this process while the operator expects them shared through Redis.
+    throw new ConfigError(['FLEXSITE_REDIS_URL: the Redis job queue is not available in this version yet (docs/scale-out.md)']);
+  }
   const folder = dataFolder(config.dataDir);
   // One server per data folder: a second one would run the same jobs and fight over the store.
   const target = storeTarget(config);

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     // Logs go to stdout and to logs/flexsite.log in the data folder.
     server = await startServer(config);
   } catch (err) {
-    if (err instanceof StoreBusyError) {
+    if (err instanceof StoreBusyError || err instanceof ConfigError) {
       console.error(err.message);
       process.exit(1);
     }

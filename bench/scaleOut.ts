@@ -1,0 +1,261 @@
+/**
+ * Scale-out benchmark: SQLite against PostgreSQL (a throwaway cluster this script starts, as the
+ * `postgresql` test project does; skipped when PostgreSQL is not installed). Prints figures, no asserts.
+ *
+ * 1. A 1-day window read of one sensor (the store's `mostRecentBeliefs`) with 100 k beliefs stored
+ *    against 10 M stored (100 sensors of 100 k quarter hours), on SQLite, on PostgreSQL's plain
+ *    table, and on the same table range-partitioned by event start (one partition per year): the
+ *    measurement that chose the plain layout (docs/scale-out.md).
+ * 2. 50 clients posting 4 values each: SQLite (one process), PostgreSQL with 1 and with 2 API
+ *    processes behind a client-side round robin.
+ *
+ * `npx tsx bench/scaleOut.ts`; BENCH_QUICK=1 stores 1 M instead of 10 M and posts for 5 s.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Knex } from 'knex';
+import { dataFolder } from '../server/src/dataFolder.ts';
+import { migrate, openStore } from '../server/src/db/connection.ts';
+import { hashPassword } from '../server/src/domain/passwords.ts';
+import { createAccount } from '../server/src/store/accounts.ts';
+import { createAsset } from '../server/src/store/assets.ts';
+import { mostRecentBeliefs } from '../server/src/store/beliefs.ts';
+import { createSensor } from '../server/src/store/sensors.ts';
+import { getOrCreateSource } from '../server/src/store/sources.ts';
+import { issueToken } from '../server/src/store/tokens.ts';
+import { createUser } from '../server/src/store/users.ts';
+import { postgresBinDir, startPostgres } from '../test/helpers/backends.ts';
+import { median, percentile, seeded } from './_stats.ts';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const PER_SENSOR = 100_000;
+const BIG = QUICK ? 1_000_000 : 10_000_000;
+const QUARTER = 900_000;
+const DAY = 86_400_000;
+const START = Date.UTC(2020, 0, 1);
+const READS = 30;
+const CLIENTS = 50;
+const LOAD_SECONDS = QUICK ? 5 : 20;
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-scale-'));
+const random = seeded(11);
+const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
+
+interface Site {
+  token: string;
+  sourceId: number;
+  sensors: number[];
+}
+
+/** An account, a user with a token, and `sensors` quarter-hour sensors. */
+async function makeSite(db: Knex, sensors: number): Promise<Site> {
+  await migrate(db);
+  const made = await db.transaction(async (trx) => {
+    const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
+    const user = await createUser(trx, { email: 'bench@example.com', username: 'bench', passwordHash: await hashPassword('bench-password'), accountId: account.id, roleIds: [] });
+    const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
+    const asset = await createAsset(trx, { name: 'site', account_id: account.id, generic_asset_type_id: type.id, parent_asset_id: null, latitude: null, longitude: null, attributes: {} });
+    const ids = [];
+    for (let i = 0; i < sensors; i++) {
+      ids.push((await createSensor(trx, { name: `s${i}`, unit: 'kW', event_resolution_ms: QUARTER, timezone: 'UTC', generic_asset_id: asset.id, attributes: {} })).id);
+    }
+    const source = await getOrCreateSource(trx, { name: 'bench', type: 'demo script' });
+    return { userId: user.id, sourceId: source.id, sensors: ids };
+  });
+  return { token: await issueToken(db, made.userId, 24 * 3600), sourceId: made.sourceId, sensors: made.sensors };
+}
+
+/** Fills each sensor with PER_SENSOR quarter hours, generated inside the database (bulk load). */
+async function fill(db: Knex, site: Site, engine: 'sqlite' | 'postgresql'): Promise<number> {
+  const started = performance.now();
+  for (const sensorId of site.sensors) {
+    const args = [sensorId, START, QUARTER, site.sourceId, START + QUARTER, QUARTER];
+    if (engine === 'postgresql') {
+      await db.raw(
+        `INSERT INTO timed_belief (sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value)
+         SELECT ?, ? + g * ?::bigint, ?, 0.5, ? + g * ?::bigint, random() * 100 FROM generate_series(0, ${PER_SENSOR - 1}) g`,
+        args,
+      );
+    } else {
+      await db.raw(
+        `INSERT INTO timed_belief (sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value)
+         WITH RECURSIVE g(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM g WHERE i < ${PER_SENSOR - 1})
+         SELECT ?, ? + i * ?, ?, 0.5, ? + i * ?, abs(random() % 10000) / 100.0 FROM g`,
+        args,
+      );
+    }
+  }
+  if (engine === 'postgresql') await db.raw('ANALYZE timed_belief');
+  return performance.now() - started;
+}
+
+/** Median and p95 of a 1-day window read of the first sensor, at days spread over its data. */
+async function windowReads(db: Knex, site: Site): Promise<{ median: number; p95: number }> {
+  const days = PER_SENSOR / 96;
+  const runs: number[] = [];
+  for (let i = 0; i < READS + 3; i++) {
+    const startMs = START + Math.floor(random() * (days - 1)) * DAY;
+    const t0 = performance.now();
+    const got = await mostRecentBeliefs(db, { sensorId: site.sensors[0], startMs, endMs: startMs + DAY });
+    if (got.length !== 96) throw new Error(`expected 96 beliefs, read ${got.length}`);
+    if (i >= 3) runs.push(performance.now() - t0); // the first reads warm the caches
+  }
+  return { median: median(runs), p95: percentile(runs, 95) };
+}
+
+/** Replaces the belief table with one range-partitioned by event start, a partition per year. */
+async function partitionBeliefs(db: Knex): Promise<void> {
+  await db.raw('DROP TABLE timed_belief');
+  await db.raw(`CREATE TABLE timed_belief (
+    sensor_id bigint NOT NULL REFERENCES sensor(id) ON DELETE CASCADE, event_start bigint NOT NULL,
+    source_id bigint NOT NULL REFERENCES data_source(id), cumulative_probability double precision NOT NULL,
+    belief_time bigint NOT NULL, event_value double precision NOT NULL,
+    PRIMARY KEY (sensor_id, event_start, source_id, cumulative_probability, belief_time)
+  ) PARTITION BY RANGE (event_start)`);
+  for (let y = 2020; y < 2024; y++) {
+    await db.raw(`CREATE TABLE timed_belief_${y} PARTITION OF timed_belief FOR VALUES FROM (${Date.UTC(y, 0, 1)}) TO (${Date.UTC(y + 1, 0, 1)})`);
+  }
+  await db.raw('CREATE TABLE timed_belief_other PARTITION OF timed_belief DEFAULT');
+}
+
+/** Starts the server in its own process and waits for its address. */
+async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+      if (m) resolve(m[1]);
+      if (seen.length > 1e6) seen = seen.slice(-1000);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { child, url };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** 50 clients posting small uploads to the servers in turn for LOAD_SECONDS. */
+async function postingLoad(urls: string[], site: Site): Promise<string> {
+  const headers = { Authorization: site.token, 'Content-Type': 'application/json' };
+  const latencies: number[] = [];
+  let errors = 0;
+  const until = performance.now() + LOAD_SECONDS * 1000;
+  await Promise.all(
+    site.sensors.slice(0, CLIENTS).map(async (sensorId, c) => {
+      const url = urls[c % urls.length];
+      for (let k = 0; performance.now() < until; k++) {
+        const start = new Date(START + k * 3_600_000).toISOString();
+        const values = [random(), random(), random(), random()].map((v) => Math.round(v * 10_000) / 100);
+        const t0 = performance.now();
+        try {
+          const res = await fetch(`${url}/api/v3_0/sensors/${sensorId}/data`, { method: 'POST', headers, body: JSON.stringify({ values, start, duration: 'PT1H', unit: 'kW' }) });
+          await res.arrayBuffer();
+          if (res.status === 200) latencies.push(performance.now() - t0);
+          else errors++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return `${(latencies.length / LOAD_SECONDS).toFixed(0).padStart(5)} requests/s  p50 ${fmt(percentile(latencies, 50))}  p99 ${fmt(percentile(latencies, 99))}  errors ${errors}`;
+}
+
+async function main() {
+  const hasPostgres = postgresBinDir() !== null;
+  console.log(`${QUICK ? 'quick run: ' : ''}${BIG.toLocaleString('en')} beliefs in the big stores; ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`);
+  const pg = hasPostgres ? await startPostgres() : undefined;
+  if (!pg) console.log('PostgreSQL is not installed: SQLite figures only');
+  let db = 0;
+  const admin = pg && openStore(pg.url);
+  /** A new database on the bench's PostgreSQL: its URL. */
+  const pgDatabase = async () => {
+    const name = `bench_${db++}`;
+    await admin!.raw(`CREATE DATABASE ${name}`);
+    return Object.assign(new URL(pg!.url), { pathname: `/${name}` }).href;
+  };
+  const pgStore = async () => openStore(await pgDatabase());
+  try {
+    console.log('\n1. 1-day window read of one sensor (96 of its 100,000 beliefs), median and p95 of 30 reads');
+    const layouts: [string, 'sqlite' | 'postgresql', () => Promise<Knex>, boolean][] = [
+      ['SQLite', 'sqlite', async () => openStore(dataFolder(fs.mkdtempSync(path.join(tmp, 'sqlite-'))).store), false],
+      ...(pg
+        ? ([
+            ['PostgreSQL, plain table', 'postgresql', pgStore, false],
+            ['PostgreSQL, partitioned by year', 'postgresql', pgStore, true],
+          ] as const)
+        : []),
+    ].map((l) => [...l] as [string, 'sqlite' | 'postgresql', () => Promise<Knex>, boolean]);
+    for (const [label, engine, open, partitioned] of layouts) {
+      const figures: string[] = [];
+      const medians: number[] = [];
+      for (const stored of [PER_SENSOR, BIG]) {
+        const store = await open();
+        try {
+          const site = await makeSite(store, stored / PER_SENSOR);
+          if (partitioned) await partitionBeliefs(store);
+          const loadMs = await fill(store, site, engine);
+          const r = await windowReads(store, site);
+          medians.push(r.median);
+          figures.push(`${stored.toLocaleString('en').padStart(10)} stored: ${fmt(r.median)} (p95 ${fmt(r.p95)}; loaded at ${Math.round((stored / loadMs) * 1000).toLocaleString('en')}/s)`);
+        } finally {
+          await store.destroy();
+        }
+      }
+      console.log(`   ${label}\n     ${figures.join('\n     ')}\n     ratio ${(medians[1] / medians[0]).toFixed(2)} (target ≤ 2)`);
+    }
+
+    console.log(`\n2. ${CLIENTS} clients posting 4 values each for ${LOAD_SECONDS} s`);
+    const sqliteDir = fs.mkdtempSync(path.join(tmp, 'post-sqlite-'));
+    const sqlite = openStore(dataFolder(sqliteDir).store);
+    const sqliteSite = await makeSite(sqlite, CLIENTS);
+    await sqlite.destroy();
+    const one = await startServer({ FLEXSITE_DATA_DIR: sqliteDir });
+    try {
+      console.log(`   SQLite, 1 process          ${await postingLoad([one.url], sqliteSite)}`);
+    } finally {
+      await stop(one.child);
+    }
+    if (pg) {
+      for (const processes of [1, 2]) {
+        const url = await pgDatabase();
+        const store = openStore(url);
+        const site = await makeSite(store, CLIENTS);
+        await store.destroy();
+        const servers = [];
+        try {
+          for (let i = 0; i < processes; i++) {
+            servers.push(await startServer({ FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'post-pg-')), FLEXSITE_DATABASE_URL: url }));
+          }
+          console.log(`   PostgreSQL, ${processes} process${processes > 1 ? 'es' : '  '}   ${await postingLoad(servers.map((s) => s.url), site)}`);
+        } finally {
+          for (const s of servers) await stop(s.child);
+        }
+      }
+    }
+  } finally {
+    await admin?.destroy();
+    await pg?.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  process.exit(1);
+});
