@@ -94,6 +94,7 @@ describe('scheduling in 1.0 words', () => {
     expect(res.body.status).toBe('FAILED');
     expect(res.body.message).toMatch(/^Scheduling job failed with \w+: /);
     expect(res.body.result).toBeNull();
+    expect((await t.request('GET', `/api/v3_0/jobs/${failed.id}`, { token: outsiderToken })).status).toBe(403);
     const unknown = await t.request('GET', '/api/v3_0/jobs/no-such-job', { token });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ status: 'ERROR', message: 'Job no-such-job not found.' });
@@ -102,6 +103,9 @@ describe('scheduling in 1.0 words', () => {
   it('shows assets with their flex configuration and sensors_to_show', async () => {
     const res = await t.request('GET', `/api/v3_0/assets/${assetId}`, { token });
     expect(res.body).toMatchObject({ flex_context: '{}', flex_model: '{}', sensors_to_show: '[]' });
+    const publicOnes = await t.request('GET', '/api/v3_0/assets/public', { token, query: { fields: 'id|name' } });
+    expect(publicOnes.status).toBe(200);
+    publicOnes.body.forEach((a: Record<string, unknown>) => expect(Object.keys(a).sort()).toEqual(['id', 'name']));
     const listing = await t.request('GET', '/api/v3_0');
     const byName = Object.fromEntries(listing.body.services.map((s: { name: string; description: string }) => [s.name, s.description]));
     expect(byName['GET /sensors/<id>/schedules/<uuid>']).toBe('Get schedule for one device');

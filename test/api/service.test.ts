@@ -174,7 +174,7 @@ describe('GET /api/v3_0/openapi.json', () => {
     expect(userPatch.properties).toHaveProperty('flexmeasures_roles');
     expect(userPatch.properties).not.toHaveProperty('password');
     const userList = doc.paths['/api/v3_0/users'].get.parameters;
-    expect(userList.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(['query:account_id', 'query:include_inactive']);
+    expect(userList.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(['query:account', 'query:account_id', 'query:include_inactive']);
     // Parameters show the typed value a client sends, though the server also parses it from text.
     expect(userList.find((p: { name: string }) => p.name === 'include_inactive').schema).toEqual({ type: 'boolean' });
     expect(userList.find((p: { name: string }) => p.name === 'account_id').schema).toMatchObject({ type: 'integer' });

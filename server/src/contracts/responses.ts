@@ -26,6 +26,11 @@ export const asset = z.looseObject({
   parent_asset_id: nullableInt,
   /** JSON text. */
   attributes: z.string(),
+  /** JSON text (FlexMeasures 1.0): shown once some flex configuration is stored, always in the 1.0 dialect. */
+  flex_context: z.string().optional(),
+  flex_model: z.string().optional(),
+  /** JSON text, 1.0 dialect only. */
+  sensors_to_show: z.string().optional(),
 });
 
 /** An asset as a listing with `fields` shows it: any subset of its keys. */

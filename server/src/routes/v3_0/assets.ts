@@ -87,6 +87,14 @@ async function checkNameFree(db: Knex, props: { name: string; parentId: number |
   }
 }
 
+/** FlexMeasures 1.0's `fields` (v3.0-29): the asset fields to show, separated by `|`. */
+const fieldsOf = (text: string | undefined) => text?.split('|').filter((f) => f.trim());
+const publicQuery = z.object({ fields: z.string().max(1000).optional() });
+
+/** An asset body with only the fields asked for (all when none are). */
+const onlyFields = (body: Record<string, unknown>, fields: string[] | undefined) =>
+  fields?.length ? Object.fromEntries(Object.entries(body).filter(([k]) => fields.includes(k))) : body;
+
 export const assetRoutes = [
   /**
    * GET /assets: the caller's (or one readable) account's assets, as 0.18 lists them; the 1.0
@@ -126,15 +134,12 @@ export const assetRoutes = [
         sortDir: q['sort-dir'] ?? q.sort_dir ?? 'asc',
         page: q.page === undefined ? undefined : { page: q.page, perPage },
       });
-      return { ...found, fields: q.fields?.split('|').filter((f) => f.trim()), paged: q.page !== undefined };
+      return { ...found, fields: fieldsOf(q.fields), paged: q.page !== undefined };
     },
     response: {
       schema: z.union([z.array(wire.assetFields), z.looseObject({ data: z.array(wire.assetFields), 'num-records': z.number(), 'filtered-records': z.number() })]),
       present({ assets: found, total, fields, paged }, ctx) {
-        const data = found.map((a) => {
-          const body: Record<string, unknown> = presentAsset(a, dialectOf(ctx));
-          return fields?.length ? Object.fromEntries(Object.entries(body).filter(([k]) => fields.includes(k))) : body;
-        });
+        const data = found.map((a) => onlyFields(presentAsset(a, dialectOf(ctx)), fields));
         return paged ? { data, 'num-records': total, 'filtered-records': total } : data;
       },
     },
@@ -143,8 +148,12 @@ export const assetRoutes = [
     method: 'GET',
     path: '/assets/public',
     summary: 'Return all public assets.',
-    command: ({ db }) => assets.listAssets(db, null),
-    response: { schema: z.array(wire.asset), present: (list, ctx) => list.map((a) => presentAsset(a, dialectOf(ctx))) },
+    request: { query: publicQuery },
+    command: async ({ db, query }) => ({ list: await assets.listAssets(db, null), fields: fieldsOf(query.fields) }),
+    response: {
+      schema: z.array(wire.assetFields),
+      present: ({ list, fields }, ctx) => list.map((a) => onlyFields(presentAsset(a, dialectOf(ctx)), fields)),
+    },
   }),
   route({
     method: 'GET',
