@@ -38,14 +38,17 @@ export function createLoginThrottle(config: Pick<Config, 'loginAttemptsPerEmail'
   const emailKey = (email: string) => email.trim().toLowerCase().slice(0, 255);
   return {
     async admit(email, address) {
-      let limit = 'address';
+      let limiter = byAddress;
       try {
         await byAddress.consume(address);
-        limit = 'email';
+        limiter = byEmail;
         await byEmail.consume(emailKey(email));
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
-        log.warn({ email: emailKey(email), address, limit }, 'login throttled');
+        // Once per count and minute: a flood must not flood the log as well.
+        if (err.consumedPoints === limiter.points + 1) {
+          log.warn({ email: emailKey(email), address, limit: limiter === byAddress ? 'address' : 'email' }, 'login throttled');
+        }
         throw tooManyAttempts(err.msBeforeNext);
       }
     },
