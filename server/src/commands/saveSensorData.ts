@@ -1,15 +1,26 @@
 import type { Knex } from 'knex';
 import type { UploadEvent } from '../domain/sensorData.ts';
-import { recordBeliefs, type RecordResult } from '../store/beliefs.ts';
-import { getOrCreateSource, type SourceProps } from '../store/sources.ts';
+import { recordBeliefs, ReplacementError, type RecordResult } from '../store/beliefs.ts';
+import { findSource, getOrCreateSource, type SourceProps } from '../store/sources.ts';
 
 const PROGRESS_CHUNK = 10_000;
 
 /** The events of one upload for one sensor. */
 export interface SensorUpload {
   sensorId: number;
+  /** The sensor's event resolution, when the caller has the sensor loaded (saves reading it again). */
+  eventResolutionMs?: number;
   events: readonly UploadEvent[];
 }
+
+/** What to store: uploads as beliefs of one source. */
+interface UploadsProps {
+  uploads: readonly SensorUpload[];
+  source: SourceProps;
+  allowOverwrite: boolean;
+}
+
+type Saved = RecordResult & { sourceId: number };
 
 /**
  * Stores the events of one upload as beliefs of one source, in one transaction: all of them or,
@@ -28,48 +39,149 @@ export async function saveSensorData(
     allowOverwrite: boolean;
     onProgress?: (done: number, total: number) => void;
   },
-): Promise<RecordResult & { sourceId: number }> {
+): Promise<Saved> {
   const { sensorId, events, ...rest } = props;
   return saveUploads(db, { ...rest, uploads: [{ sensorId, events }] });
 }
 
 /**
- * Stores uploads for several sensors as beliefs of one source, in one transaction: all of them
- * or, on a replacement that is not allowed (`ReplacementError`), none.
+ * Stores uploads for several sensors as beliefs of one source, in a transaction of their own: all
+ * of them or, on a replacement that is not allowed (`ReplacementError`), none.
  * @param db the store.
  * @param props the uploads, the source (created on first use), whether replacements overwrite,
  *   and a progress callback (which makes the work go in chunks).
  * @returns what was stored, and the id of the source.
  */
-export async function saveUploads(
-  db: Knex,
-  props: {
-    uploads: readonly SensorUpload[];
-    source: SourceProps;
-    allowOverwrite: boolean;
-    onProgress?: (done: number, total: number) => void;
-  },
-): Promise<RecordResult & { sourceId: number }> {
-  const { onProgress } = props;
+export async function saveUploads(db: Knex, props: UploadsProps & { onProgress?: (done: number, total: number) => void }): Promise<Saved> {
   return db.transaction(async (trx) => {
     const source = await getOrCreateSource(trx, props.source);
-    const total: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
-    // Plain literals, not spreads: an upload can hold half a million events.
-    const all = props.uploads.flatMap((u) =>
-      u.events.map((e) => ({ sensorId: u.sensorId, eventStartMs: e.eventStartMs, beliefTimeMs: e.beliefTimeMs, sourceId: source.id, value: e.value })),
-    );
-    // In event order, so that each chunk compares with what earlier chunks stored.
-    const sorted = onProgress ? all.sort((a, b) => a.eventStartMs - b.eventStartMs) : all;
-    const step = onProgress ? PROGRESS_CHUNK : Math.max(1, sorted.length);
-    for (let i = 0; i < sorted.length; i += step) {
-      const done = await recordBeliefs(trx, sorted.slice(i, i + step), { allowOverwrite: props.allowOverwrite });
-      total.inserted += done.inserted;
-      total.unchanged += done.unchanged;
-      total.replaced += done.replaced;
-      onProgress?.(Math.min(i + step, sorted.length), sorted.length);
-    }
-    return { ...total, sourceId: source.id };
+    return { ...(await recordUploads(trx, props, source.id, props.onProgress)), sourceId: source.id };
   });
+}
+
+/** Records the uploads as beliefs of the source in the caller's transaction; see `recordBeliefs`. */
+async function recordUploads(
+  trx: Knex.Transaction,
+  props: UploadsProps,
+  sourceId: number,
+  onProgress?: (done: number, total: number) => void,
+): Promise<RecordResult> {
+  const total: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
+  const resolutions = new Map<number, number>();
+  for (const u of props.uploads) if (u.eventResolutionMs !== undefined) resolutions.set(u.sensorId, u.eventResolutionMs);
+  // Plain literals, not spreads: an upload can hold half a million events.
+  const all = props.uploads.flatMap((u) =>
+    u.events.map((e) => ({ sensorId: u.sensorId, eventStartMs: e.eventStartMs, beliefTimeMs: e.beliefTimeMs, sourceId, value: e.value })),
+  );
+  // In event order, so that each chunk compares with what earlier chunks stored.
+  const sorted = onProgress ? all.sort((a, b) => a.eventStartMs - b.eventStartMs) : all;
+  const step = onProgress ? PROGRESS_CHUNK : Math.max(1, sorted.length);
+  for (let i = 0; i < sorted.length; i += step) {
+    const done = await recordBeliefs(trx, sorted.slice(i, i + step), { allowOverwrite: props.allowOverwrite, resolutions });
+    total.inserted += done.inserted;
+    total.unchanged += done.unchanged;
+    total.replaced += done.replaced;
+    onProgress?.(Math.min(i + step, sorted.length), sorted.length);
+  }
+  return total;
+}
+
+// A batch is bounded so that an upload waits for at most one transaction of bounded size.
+const MAX_BATCH_UPLOADS = 256;
+const MAX_BATCH_VALUES = 200_000;
+
+interface Job extends UploadsProps {
+  values: number;
+  resolve(saved: Saved): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Group commit: uploads that arrive while a write transaction runs are committed together in
+ * the next one, each answering its own result. Nothing is answered before its transaction has
+ * committed.
+ */
+class UploadQueue {
+  private waiting: Job[] = [];
+  private draining = false;
+
+  constructor(private readonly db: Knex) {}
+
+  submit(props: UploadsProps): Promise<Saved> {
+    return new Promise((resolve, reject) => {
+      const values = props.uploads.reduce((n, u) => n + u.events.length, 0);
+      this.waiting.push({ ...props, values, resolve, reject });
+      if (!this.draining) {
+        this.draining = true;
+        // Uploads parsed in the same turn of the event loop join the first transaction.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.waiting.length) {
+      let values = this.waiting[0].values;
+      let n = 1;
+      while (n < this.waiting.length && n < MAX_BATCH_UPLOADS && values + this.waiting[n].values <= MAX_BATCH_VALUES) values += this.waiting[n++].values;
+      await this.commit(this.waiting.splice(0, n));
+    }
+    this.draining = false;
+  }
+
+  private async commit(batch: Job[]): Promise<void> {
+    const outcomes = new Map<Job, Saved | ReplacementError>();
+    // An upload whose source does not exist yet creates it, which must roll back with the upload
+    // alone: such (first) uploads get a transaction of their own.
+    const alone: Job[] = [];
+    try {
+      await this.db.transaction(async (trx) => {
+        const sources = new Map<string, number | undefined>();
+        for (const job of batch) {
+          const key = JSON.stringify(job.source);
+          if (!sources.has(key)) sources.set(key, (await findSource(trx, job.source))?.id);
+          const sourceId = sources.get(key);
+          if (sourceId === undefined) {
+            alone.push(job);
+            continue;
+          }
+          try {
+            outcomes.set(job, { ...(await recordUploads(trx, job, sourceId)), sourceId });
+          } catch (err) {
+            // `recordBeliefs` refuses before it writes anything, so the others can still commit.
+            if (!(err instanceof ReplacementError)) throw err;
+            outcomes.set(job, err);
+          }
+        }
+      });
+    } catch (err) {
+      if (batch.length === 1) return batch[0].reject(err);
+      // Anything else than a refused replacement: each upload again on its own, so that it fails alone.
+      outcomes.clear();
+      alone.splice(0, alone.length, ...batch);
+    }
+    for (const [job, outcome] of outcomes) {
+      if (outcome instanceof ReplacementError) job.reject(outcome);
+      else job.resolve(outcome);
+    }
+    for (const job of alone) await saveUploads(this.db, job).then(job.resolve, job.reject);
+  }
+}
+
+const queues = new WeakMap<Knex, UploadQueue>();
+
+/**
+ * Stores uploads for several sensors as beliefs of one source, all or, on a replacement that is
+ * not allowed (`ReplacementError`), none, sharing a transaction with the uploads that arrive at
+ * the same time (group commit). Resolves once the transaction has committed.
+ * @param db the store.
+ * @param props the uploads, the source (created on first use), whether replacements overwrite.
+ * @returns what was stored, and the id of the source.
+ */
+export function commitUploads(db: Knex, props: UploadsProps): Promise<Saved> {
+  let queue = queues.get(db);
+  if (!queue) queues.set(db, (queue = new UploadQueue(db)));
+  return queue.submit(props);
 }
 
 /** Whether an upload answers "already received": something was left out as unchanged, or nothing was new. */

@@ -1,4 +1,4 @@
-import { alreadyReceived, saveUploads, type SensorUpload } from '../commands/saveSensorData.ts';
+import { alreadyReceived, commitUploads, type SensorUpload } from '../commands/saveSensorData.ts';
 import { invalidReplacement } from '../errors.ts';
 import type { AppContext } from '../http/context.ts';
 import { authorizeReferences, type Reference } from '../policies/references.ts';
@@ -30,7 +30,7 @@ export async function storeUploads(ctx: AppContext, user: User, uploads: SensorU
   const refs = uploads.map((u): Reference => ({ kind: 'sensor', id: u.sensorId, use: 'write', location: 'json', field: 'sensor' }));
   await authorizeReferences(ctx.services.db, user, refs);
   try {
-    const result = await saveUploads(ctx.services.db, {
+    const result = await commitUploads(ctx.services.db, {
       uploads,
       source: { name: user.username, type: 'user', userId: user.id, accountId: user.account_id },
       allowOverwrite: ctx.services.config.allowDataOverwrite,

@@ -65,13 +65,14 @@ interface Pending {
  * `allowOverwrite`, else the whole call throws `ReplacementError`.
  * @param trx an open transaction; the batch is only atomic if the caller commits or rolls back as a whole.
  * @param rows the beliefs, in any order, for any sensors and sources.
- * @param options whether replacements overwrite.
+ * @param options whether replacements overwrite; the event resolutions of the sensors, when the
+ *   caller has loaded them already (else they are read).
  * @returns how many beliefs were inserted, left out, and overwritten.
  */
 export async function recordBeliefs(
   trx: Knex.Transaction,
   rows: readonly BeliefInput[],
-  options: { allowOverwrite: boolean },
+  options: { allowOverwrite: boolean; resolutions?: ReadonlyMap<number, number> },
 ): Promise<RecordResult> {
   const result: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
   if (!rows.length) return result;
@@ -89,7 +90,9 @@ export async function recordBeliefs(
     }
     group.rows.push(row);
   }
-  const resolutions = await sensorResolutions(trx, [...new Set([...groups.values()].map((g) => g.sensorId))]);
+  const sensorIds = [...new Set([...groups.values()].map((g) => g.sensorId))];
+  const known = options.resolutions;
+  const resolutions = known && sensorIds.every((id) => known.has(id)) ? known : await sensorResolutions(trx, sensorIds);
 
   const inserts: Writes = [];
   const replacements: Writes = [];

@@ -34,29 +34,38 @@ function whereNullable(q: Knex.QueryBuilder, column: string, value: string | num
 }
 
 /**
- * Finds the data source with exactly these properties, creating it on first use. A user has one
- * source of type `user`, found by the user id whatever its name.
+ * Finds the data source with exactly these properties. A user has one source of type `user`,
+ * found by the user id whatever its name.
  * @param db the store or an open transaction.
  * @param props name, type and the optional model, version, user and account.
- * @returns the source.
+ * @returns the source, or undefined when there is none yet.
  */
-export async function getOrCreateSource(db: Knex | Knex.Transaction, props: SourceProps): Promise<DataSource> {
-  const model = props.model ?? null;
-  const version = props.version ?? null;
+export async function findSource(db: Knex | Knex.Transaction, props: SourceProps): Promise<DataSource | undefined> {
   const userId = props.userId ?? null;
   const q = db('data_source').select<DataSource[]>(columns).where({ type: props.type });
   if (props.type === 'user' && userId !== null) {
     q.where({ user_id: userId });
   } else {
     q.where({ name: props.name });
-    whereNullable(q, 'model', model);
-    whereNullable(q, 'version', version);
+    whereNullable(q, 'model', props.model ?? null);
+    whereNullable(q, 'version', props.version ?? null);
     whereNullable(q, 'user_id', userId);
   }
   const [found] = await q.orderBy('id').limit(1);
+  return found;
+}
+
+/**
+ * Finds the data source with exactly these properties (see `findSource`), creating it on first use.
+ * @param db the store or an open transaction.
+ * @param props name, type and the optional model, version, user and account.
+ * @returns the source.
+ */
+export async function getOrCreateSource(db: Knex | Knex.Transaction, props: SourceProps): Promise<DataSource> {
+  const found = await findSource(db, props);
   if (found) return found;
   const [created] = await db('data_source')
-    .insert({ name: props.name, type: props.type, model, version, user_id: userId, account_id: props.accountId ?? null })
+    .insert({ name: props.name, type: props.type, model: props.model ?? null, version: props.version ?? null, user_id: props.userId ?? null, account_id: props.accountId ?? null })
     .returning<DataSource[]>(columns);
   return created;
 }

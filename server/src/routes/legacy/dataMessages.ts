@@ -135,7 +135,7 @@ async function upload(call: LegacyCall, v: LegacyVersion, kind: UploadKind) {
         );
       }
       authorize(user, 'create-children', await ownedAccess(ctx.services.db, 'sensor', sensor.account_id));
-      uploads.push({ sensorId: sensor.id, events: built.events });
+      uploads.push({ sensorId: sensor.id, eventResolutionMs: sensor.event_resolution_ms, events: built.events });
     }
   }
   return { type: kind.response, ...(await storeUploads(ctx, user, uploads)) };

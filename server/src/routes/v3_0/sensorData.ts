@@ -173,7 +173,7 @@ export const sensorDataRoutes = [
     request: { json: postSensorData },
     load: async ({ db, body }) => ({ sensor: await messageSensor(db, undefined, body.sensor, 'json', 'create-children') }),
     check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
-    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, events: checked }]),
+    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -193,7 +193,7 @@ export const sensorDataRoutes = [
     request: { params: idParams, json: postSensorDataById },
     load: async ({ db, params, body }) => ({ sensor: await messageSensor(db, params, body.sensor, 'json', 'create-children') }),
     check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
-    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, events: checked }]),
+    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -203,7 +203,7 @@ export const sensorDataRoutes = [
     request: { params: idParams, multipart: true },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
     check: ({ ctx, loaded }) => uploadedFiles(ctx, loaded.sensor),
-    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, events: checked }]),
+    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
     response: { schema: wire.processedAnswer },
   }),
 ];

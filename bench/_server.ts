@@ -1,0 +1,35 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Starts `server/src/serve.ts` in its own process on an ephemeral loopback port over a data
+ * folder, and waits until it listens.
+ * @param extraArgs node options, e.g. `--cpu-prof`.
+ */
+export async function startServer(dataDir: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...extraArgs, '--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_DATA_DIR: dataDir, FLEXSITE_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
+      if (m) resolve(m[1]);
+      if (seen.length > 1e6) seen = seen.slice(-1000);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  return { child, url, stop };
+}
