@@ -7,7 +7,7 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.ts';
 import { dataFolder } from './dataFolder.ts';
-import { openStore, migrate, storeTarget } from './db/connection.ts';
+import { openReaders, openStore, migrate, storeTarget } from './db/connection.ts';
 import { dialectFor } from './db/dialect.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
 import { versionHeaders } from './http/compat.ts';
@@ -181,6 +181,7 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
   // Readiness gets its own connection: it must not queue behind a job's write transaction on
   // the main one, and SQLite's WAL mode lets it read while that transaction runs.
   const probe = openStore(target);
+  const reader = openReaders(target, db);
   const pool = createWorkerPool(config.workerThreads);
   const jobs: LocalJobQueue = new LocalJobQueue(
     db,
@@ -197,11 +198,12 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
   const release = async () => {
     await passwords.destroy();
     await probe.destroy();
+    if (reader !== db) await reader.destroy();
     await db.destroy();
     logFile?.close();
     await lock.release();
   };
-  const services: Services = { db, probe, config, log, jobs, passwords, loginThrottle: createLoginThrottle(config, log) };
+  const services: Services = { db, reader, probe, config, log, jobs, passwords, loginThrottle: createLoginThrottle(config, log) };
   const automations = new AutomationClock(db, jobs, log);
   const server = http.createServer(createApp(services).callback());
   server.on('clientError', answerClientError);

@@ -14,6 +14,15 @@ export function openStore(target: string): Knex {
 }
 
 /**
+ * Opens the store's reading connections (see `Dialect.openReaders`).
+ * @param writer the store as `openStore` opened it.
+ * @returns a knex instance for reads outside transactions; `writer` itself on some engines.
+ */
+export function openReaders(target: string, writer: Knex): Knex {
+  return dialectFor(target).openReaders(target, writer);
+}
+
+/**
  * Where the configured store is: the PostgreSQL database of `FLEXSITE_DATABASE_URL`, else the
  * data folder's SQLite file.
  * @param config the settings.

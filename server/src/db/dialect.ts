@@ -22,6 +22,12 @@ export interface Dialect {
    * @param target a file path (SQLite) or a connection URL.
    */
   open(target: string): Knex;
+  /**
+   * Opens connections for reads outside transactions, beside the pool of `open`, so that reads
+   * do not queue behind a write transaction; or hands back `writer` when that pool reads
+   * concurrently already.
+   */
+  openReaders(target: string, writer: Knex): Knex;
   /** The rows of a `db.raw()` SELECT (SQLite returns them as an array, PostgreSQL in `.rows`). */
   rows<T>(result: unknown): T[];
   /**

@@ -1,6 +1,6 @@
 import { unauthorized } from '../errors.ts';
-import { userIdForToken } from '../store/tokens.ts';
-import { getUser, type User } from '../store/users.ts';
+import { userForToken } from '../store/authCache.ts';
+import type { User } from '../store/users.ts';
 import type { AppContext } from './context.ts';
 
 /**
@@ -21,9 +21,7 @@ function tokenOf(ctx: AppContext): string | undefined {
 export async function requireUser(ctx: AppContext): Promise<User> {
   if (ctx.state.user) return ctx.state.user;
   const token = tokenOf(ctx);
-  const { db } = ctx.services;
-  const userId = token ? await userIdForToken(db, token) : undefined;
-  const user = userId === undefined ? undefined : await getUser(db, userId);
+  const user = token ? await userForToken(ctx.services.reader, token) : undefined;
   // Inactive users are never authenticated, admins included.
   if (!user || !user.active) throw unauthorized();
   ctx.state.user = user;

@@ -10,6 +10,8 @@ import type { LoginThrottle } from './loginThrottle.ts';
 /** What every request handler can reach. */
 export interface Services {
   db: Knex;
+  /** The store for reads outside transactions: concurrent readers that never wait for a write (may be `db`). */
+  reader: Knex;
   /** A second connection to the same store, for the readiness check only. */
   probe: Knex;
   config: Config;

@@ -159,10 +159,12 @@ export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> 
     query = parseInput(req.query, input.data, queryLocation);
   }
   const body = req.json ? parseInput(req.json, ctx.request.body, 'json') : undefined;
-  const { db } = ctx.services;
+  const { db, reader } = ctx.services;
   const call = { ctx, user, params, query, body, db, queryLocation, loaded: {} as Record<string, unknown>, checked: undefined as unknown };
+  // Loads and checks only read: they use the reading connections, which never wait for a write.
+  const reading = { ...call, db: reader };
   const needs: Loaded<unknown>[] = [];
-  for (const [key, loaded] of Object.entries(spec.load ? ((await spec.load(call)) as LoadResult) : {})) {
+  for (const [key, loaded] of Object.entries(spec.load ? ((await spec.load(reading)) as LoadResult) : {})) {
     const list = Array.isArray(loaded) ? loaded : loaded ? [loaded] : [];
     call.loaded[key] = Array.isArray(loaded) ? list.map((l) => l.value) : loaded?.value;
     needs.push(...list);
@@ -171,8 +173,8 @@ export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> 
     if (on) authorize(user!, permission, on);
     else if (!mayOnUnowned(user!, permission)) throw forbidden();
   }
-  if (spec.check) call.checked = await spec.check(call);
-  if (spec.references) await authorizeReferences(db, user!, await spec.references(call));
+  if (spec.check) call.checked = reading.checked = await spec.check(reading);
+  if (spec.references) await authorizeReferences(reader, user!, await spec.references(reading));
   const result = spec.transaction ? await db.transaction((trx) => spec.command({ ...call, db: trx })) : await spec.command(call);
   const status = typeof spec.response.status === 'function' ? spec.response.status(result) : spec.response.status;
   if (spec.response.schema === null) {

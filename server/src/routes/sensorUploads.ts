@@ -28,7 +28,7 @@ export const ALREADY_RECEIVED = {
 export async function storeUploads(ctx: AppContext, user: User, uploads: SensorUpload[]): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
   // The routes check their sensors as they read them; this one rule guards the store itself.
   const refs = uploads.map((u): Reference => ({ kind: 'sensor', id: u.sensorId, use: 'write', location: 'json', field: 'sensor' }));
-  await authorizeReferences(ctx.services.db, user, refs);
+  await authorizeReferences(ctx.services.reader, user, refs);
   try {
     const result = await commitUploads(ctx.services.db, {
       uploads,

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { authChanged } from './authCache.ts';
 
 export interface Account {
   id: number;
@@ -67,6 +68,7 @@ export async function deleteAccount(trx: Knex.Transaction, id: number): Promise<
     .where({ account_id: id })
     .orWhereIn('user_id', trx('user').select('id').where({ account_id: id }))
     .pluck('id');
+  await authChanged(trx);
   const deleted = (await trx('account').where({ id }).delete()) > 0;
   await trx('data_source')
     .whereIn('id', sourceIds)

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-
-const hash = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
+import { authChanged, tokenHash as hash } from './authCache.ts';
 
 /**
  * Issues a new opaque token for the user.
@@ -16,16 +15,8 @@ export async function issueToken(db: Knex, userId: number, maxAgeS: number, now 
   return token;
 }
 
-/** @returns the id of the user a live token belongs to, or undefined. */
-export async function userIdForToken(db: Knex, token: string, now = Date.now()): Promise<number | undefined> {
-  const row = await db('auth_token')
-    .where({ token_hash: hash(token) })
-    .andWhere('expires_at', '>', now)
-    .first<{ user_id: number } | undefined>('user_id');
-  return row?.user_id;
-}
-
 /** Invalidates every token of the user (password reset, deactivation). */
 export async function revokeTokens(db: Knex, userId: number): Promise<void> {
   await db('auth_token').where({ user_id: userId }).delete();
+  await authChanged(db);
 }

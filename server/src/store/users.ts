@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { authChanged } from './authCache.ts';
 import { defined } from './defined.ts';
 
 export interface User {
@@ -139,6 +140,7 @@ export async function createUser(
 
 /** Replaces the user's roles. */
 export async function setRoles(trx: Knex.Transaction, userId: number, roleIds: number[]): Promise<void> {
+  await authChanged(trx);
   await trx('user_role').where({ user_id: userId }).delete();
   if (roleIds.length) await trx('user_role').insert(roleIds.map((role_id) => ({ user_id: userId, role_id })));
 }
@@ -150,10 +152,14 @@ export async function updateUser(
   changes: Partial<{ email: string; username: string; active: boolean; timezone: string; password_hash: string; last_login_at: number }>,
 ): Promise<void> {
   const row = defined(changes);
-  if (Object.keys(row).length) await trx('user').where({ id }).update(row);
+  if (!Object.keys(row).length) return;
+  // The login time is not what authentication depends on; every login would spoil every cached user.
+  if (Object.keys(row).some((k) => k !== 'last_login_at')) await authChanged(trx);
+  await trx('user').where({ id }).update(row);
 }
 
 /** Deletes a user (tokens and roles cascade). */
 export async function deleteUser(trx: Knex.Transaction, id: number): Promise<boolean> {
+  await authChanged(trx);
   return (await trx('user').where({ id }).delete()) > 0;
 }

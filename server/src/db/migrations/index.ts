@@ -5,6 +5,7 @@ import * as m0003 from './0003_jobs.ts';
 import * as m0004 from './0004_udi_events.ts';
 import * as m0005 from './0005_flex_config_annotations.ts';
 import * as m0006 from './0006_forecasts_automations.ts';
+import * as m0007 from './0007_auth_epoch.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -19,6 +20,7 @@ export const migrations: [string, Migration][] = [
   ['0004_udi_events', m0004],
   ['0005_flex_config_annotations', m0005],
   ['0006_forecasts_automations', m0006],
+  ['0007_auth_epoch', m0007],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -36,6 +36,9 @@ export const postgresql: Dialect = {
     });
   },
 
+  // The pool of `open` reads concurrently already.
+  openReaders: (_url, writer) => writer,
+
   rows: <T>(result: unknown) => (result as { rows: T[] }).rows,
 
   async createBeliefTable(_db, table) {

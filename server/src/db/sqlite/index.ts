@@ -15,34 +15,22 @@ export const sqlite: Dialect = {
 
   open(file) {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-    return knex({
-      client: 'sqlite3',
-      connection: { filename: file },
-      useNullAsDefault: true,
-      pool: {
-        // One connection: SQLite has a single writer anyway, and one connection makes every
-        // knex transaction exclusive without lock-retry loops.
-        min: 1,
-        max: 1,
-        afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
-          conn.exec(
-            [
-              // WAL lets backups and other processes (the CLI) read while the server writes.
-              'PRAGMA journal_mode = WAL',
-              // NORMAL is durable against application crashes in WAL mode; only a power cut can lose
-              // the last transactions, never corrupt the file. FULL would fsync every upload.
-              'PRAGMA synchronous = NORMAL',
-              // Cascading deletes of assets → sensors → beliefs rely on enforced foreign keys.
-              'PRAGMA foreign_keys = ON',
-              // The CLI may write while the server runs; wait for its lock instead of failing.
-              'PRAGMA busy_timeout = 10000',
-            ].join(';'),
-            (err) => done(err, conn),
-          );
-        },
-      },
-    });
+    // One connection: SQLite has a single writer anyway, and one connection makes every knex
+    // transaction exclusive without lock-retry loops.
+    return connect(file, 1, [
+      // WAL lets readers (the reader pool, backups, the CLI) read while the server writes.
+      'PRAGMA journal_mode = WAL',
+      // NORMAL is durable against application crashes in WAL mode; only a power cut can lose
+      // the last transactions, never corrupt the file. FULL would fsync every upload.
+      'PRAGMA synchronous = NORMAL',
+      // Cascading deletes of assets → sensors → beliefs rely on enforced foreign keys.
+      'PRAGMA foreign_keys = ON',
+    ]);
   },
+
+  // In WAL mode readers see the last commit and never wait for the writer: a pool of them lets
+  // downloads and lookups run while uploads commit. `:memory:` has no second connection to the same data.
+  openReaders: (file, writer) => (file === ':memory:' ? writer : connect(file, READERS, ['PRAGMA query_only = ON'])),
 
   rows: <T>(result: unknown) => result as T[],
 
@@ -72,6 +60,26 @@ export const sqlite: Dialect = {
     return columns.map((c) => c.name);
   },
 };
+
+/** Reading connections: SQLite's reads run on libuv's thread pool, four threads by default. */
+const READERS = 4;
+
+/** A knex pool of up to `max` connections to the file, each set up with the pragmas. */
+function connect(file: string, max: number, pragmas: string[]) {
+  return knex({
+    client: 'sqlite3',
+    connection: { filename: file },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max,
+      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
+        // The CLI may write while the server runs; wait for its lock instead of failing.
+        conn.exec([...pragmas, 'PRAGMA busy_timeout = 10000'].join(';'), (err) => done(err, conn));
+      },
+    },
+  });
+}
 
 interface SqliteConnection {
   exec(sql: string, cb: (err: Error | null) => void): void;

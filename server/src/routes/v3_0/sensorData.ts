@@ -163,7 +163,7 @@ export const sensorDataRoutes = [
     request: { query: getSensorData, queryInput: dataQuery },
     load: async ({ db, query, queryLocation }) => ({ sensor: await messageSensor(db, undefined, query.sensor, queryLocation, 'read') }),
     check: (call) => checkDownload(call),
-    command: (call) => download(call),
+    command: (call) => download({ ...call, db: call.ctx.services.reader }),
     response: { schema: wire.sensorDataAnswer },
   }),
   route({
@@ -183,7 +183,7 @@ export const sensorDataRoutes = [
     request: { params: idParams, query: getSensorDataById, queryInput: dataQuery },
     load: async ({ db, params, query, queryLocation }) => ({ sensor: await messageSensor(db, params, query.sensor, queryLocation, 'read') }),
     check: (call) => checkDownload(call),
-    command: (call) => download(call),
+    command: (call) => download({ ...call, db: call.ctx.services.reader }),
     response: { schema: wire.sensorDataAnswer },
   }),
   route({
