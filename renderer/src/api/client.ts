@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { ApiError } from './errors.ts';
 
 /** Everything the UI asks lives under this prefix; the server serves the UI itself at `/`. */
@@ -16,7 +17,9 @@ export function setToken(value: string | null, expired: (() => void) | null): vo
   onUnauthorized = expired;
 }
 
-export interface RequestOptions {
+export interface RequestOptions<T = unknown> {
+  /** The answer's contract (`api/contracts.ts`): it types the answer and, in development, checks it. */
+  answer?: z.ZodType<T>;
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   json?: unknown;
   query?: Record<string, string | number | boolean | null | undefined>;
@@ -51,7 +54,7 @@ export function authHeaders(): Record<string, string> {
  * @param options method, JSON body, query and abort signal.
  * @returns the decoded body; throws an ApiError for any non-2xx answer.
  */
-export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+export async function request<T>(path: string, options: RequestOptions<T> = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders() };
   let body: string | undefined;
   if (options.json !== undefined) {
@@ -72,7 +75,14 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     if (res.status === 401 && headers.Authorization) onUnauthorized?.();
     throw error;
   }
+  if (import.meta.env.DEV && options.answer && res.ok) checkAnswer(path, options.answer, decoded);
   return decoded as T;
+}
+
+/** In development, an answer that breaks its contract fails loudly, so UI and server cannot drift apart. */
+function checkAnswer(path: string, answer: z.ZodType, decoded: unknown): void {
+  const checked = answer.safeParse(decoded);
+  if (!checked.success) throw new Error(`The answer of ${path} breaks its contract: ${checked.error.message}`);
 }
 
 /**
@@ -82,7 +92,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
  * @param progress called with the fraction sent so far.
  * @returns the decoded answer; throws an ApiError for any non-2xx answer.
  */
-export function upload<T>(path: string, form: FormData, progress: (fraction: number) => void): Promise<T> {
+export function upload<T>(path: string, form: FormData, progress: (fraction: number) => void, answer?: z.ZodType<T>): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', path);
@@ -94,7 +104,10 @@ export function upload<T>(path: string, form: FormData, progress: (fraction: num
     xhr.onerror = () => reject(new ApiError(0, { message: 'The upload did not reach the server.' }));
     xhr.onload = () => {
       const decoded = decode(xhr.responseText);
-      if (xhr.status >= 200 && xhr.status < 300) return resolve(decoded as T);
+      if (xhr.status >= 200 && xhr.status < 300) {
+        if (import.meta.env.DEV && answer) checkAnswer(path, answer, decoded);
+        return resolve(decoded as T);
+      }
       if (xhr.status === 401) onUnauthorized?.();
       reject(new ApiError(xhr.status, decoded));
     };

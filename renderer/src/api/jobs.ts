@@ -1,5 +1,6 @@
 import { API, request, type RequestOptions } from './client.ts';
 import type { Job, JobStatus } from './types.ts';
+import * as wire from './contracts.ts';
 
 /**
  * Reads a job the way the server writes it in either API dialect: FlexMeasures 0.18 style (this
@@ -8,7 +9,7 @@ import type { Job, JobStatus } from './types.ts';
  * @returns the job, its state in lower case.
  */
 export async function readJob(path: string, options: RequestOptions = {}): Promise<Job> {
-  const job = await request<Job>(path, { ...options, accept: [422] });
+  const job = await request(path, { ...options, answer: wire.schedulingJob, accept: [422] });
   return { ...job, status: job.status.toLowerCase() as JobStatus };
 }
 

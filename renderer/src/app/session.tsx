@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { API, request, setToken } from '../api/client.ts';
 import type { Role, User } from '../api/types.ts';
+import * as wire from '../api/contracts.ts';
 
 const STORAGE_KEY = 'flexsite.session';
 
@@ -43,7 +44,7 @@ function readStored(): Stored | null {
 }
 
 async function loadSession(userId: number): Promise<Session> {
-  const [user, allRoles] = await Promise.all([request<User>(`${API}/users/${userId}`), request<Role[]>(`${API}/roles`)]);
+  const [user, allRoles] = await Promise.all([request(`${API}/users/${userId}`, { answer: wire.userAnswer }), request(`${API}/roles`, { answer: wire.roleList })]);
   const roles = allRoles.filter((r) => user.flexmeasures_roles.includes(r.id)).map((r) => r.name);
   const isAdmin = roles.includes('admin');
   return {

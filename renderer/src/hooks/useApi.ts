@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import type { z } from 'zod';
 import { request, type RequestOptions } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
 
@@ -14,13 +15,13 @@ export interface Loaded<T> {
  * Reads an API path, again whenever the path or query changes; stale answers are dropped.
  * @param path the path, or null to read nothing (yet).
  * @param query query parameters.
- * @param read how to read it, when an answer needs more than decoding (jobs).
+ * @param answer the answer's contract, or how to read it when an answer needs more than decoding (jobs).
  * @returns the data, error and loading state.
  */
 export function useApi<T>(
   path: string | null,
-  query?: RequestOptions['query'],
-  read: (path: string, options: RequestOptions) => Promise<T> = request,
+  query: RequestOptions['query'] | undefined,
+  answer: z.ZodType<T> | ((path: string, options: RequestOptions) => Promise<T>),
 ): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: path !== null });
   const [generation, setGeneration] = useState(0);
@@ -33,7 +34,8 @@ export function useApi<T>(
     }
     const abort = new AbortController();
     setState((s) => ({ ...s, loading: true }));
-    read(path, { query: JSON.parse(queryKey) as RequestOptions['query'], signal: abort.signal }).then(
+    const options = { query: JSON.parse(queryKey) as RequestOptions['query'], signal: abort.signal };
+    (typeof answer === 'function' ? answer(path, options) : request(path, { ...options, answer })).then(
       (data) => setState({ data, loading: false }),
       (error: unknown) => {
         if (abort.signal.aborted) return;
@@ -41,7 +43,7 @@ export function useApi<T>(
       },
     );
     return () => abort.abort();
-  }, [path, queryKey, generation, read]);
+  }, [path, queryKey, generation, answer]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };

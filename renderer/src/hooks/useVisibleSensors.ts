@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { API, request } from '../api/client.ts';
-import type { Asset, Sensor } from '../api/types.ts';
+import type { Sensor } from '../api/types.ts';
+import * as wire from '../api/contracts.ts';
 
 /**
  * The sensors a user can pick from in forms (price sensors, inflexible devices): those of
@@ -13,9 +14,9 @@ export function useVisibleSensors(): Sensor[] | undefined {
     const abort = new AbortController();
     const { signal } = abort;
     Promise.all([
-      request<Sensor[]>(`${API}/sensors`, { signal }),
-      request<Asset[]>(`${API}/assets/public`, { signal }).then((assets) =>
-        Promise.all(assets.map((a) => request<Sensor[]>(`${API}/sensors`, { query: { asset_id: a.id }, signal }))),
+      request(`${API}/sensors`, { answer: wire.sensorList, signal }),
+      request(`${API}/assets/public`, { answer: wire.assetList, signal }).then((assets) =>
+        Promise.all(assets.map((a) => request(`${API}/sensors`, { answer: wire.sensorList, query: { asset_id: a.id }, signal }))),
       ),
     ]).then(
       ([own, pub]) => setSensors([...own, ...pub.flat()]),

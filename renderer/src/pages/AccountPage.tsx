@@ -2,18 +2,19 @@ import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { API, request } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
-import type { AccountOverview, Role, User } from '../api/types.ts';
+import type { Role, User } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
 import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { formatTime } from '../lib/time.ts';
+import * as wire from '../api/contracts.ts';
 
 /** An account's overview: its assets, its users and their roles, with user management for its admins. */
 export function AccountPage() {
   const { id } = useParams();
   const session = useSession();
-  const account = useApi<AccountOverview>(`${API}/accounts/${id}`);
+  const account = useApi(`${API}/accounts/${id}`, undefined, wire.accountOverview);
   if (account.error) return <ErrorNotice error={account.error} />;
   if (!account.data) return <Loading what="Loading the account" />;
   const a = account.data;
@@ -185,7 +186,8 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
     setError(null);
     setCreated(null);
     try {
-      const user = await request<User>(`${API}/users`, {
+      const user = await request(`${API}/users`, {
+        answer: wire.user,
         method: 'POST',
         json: { ...form, password: form.password || undefined, account_id: accountId, flexmeasures_roles: roleIds },
       });

@@ -3,10 +3,11 @@ import { API } from '../api/client.ts';
 import type { Account } from '../api/types.ts';
 import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import * as wire from '../api/contracts.ts';
 
 /** The accounts the user may see: all of them for admins, their own for account-admins. */
 export function AccountsPage() {
-  const accounts = useApi<Account[]>(`${API}/accounts`);
+  const accounts = useApi(`${API}/accounts`, undefined, wire.accountList);
   return (
     <section className="page" aria-labelledby="accounts-title">
       <h1 id="accounts-title">Accounts</h1>

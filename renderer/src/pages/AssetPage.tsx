@@ -1,6 +1,5 @@
 import { useParams } from 'react-router';
 import { API } from '../api/client.ts';
-import type { Asset, AssetType, Sensor } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { AssetChart } from '../components/asset/AssetChart.tsx';
 import { AssetProperties } from '../components/asset/AssetProperties.tsx';
@@ -9,14 +8,15 @@ import { StoredFlexConfig } from '../components/asset/StoredFlexConfig.tsx';
 import { SchedulePanel } from '../components/schedule/SchedulePanel.tsx';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import * as wire from '../api/contracts.ts';
 
 /** One asset: properties, sensors, chart, stored flex config and the Schedule panel. */
 export function AssetPage() {
   const { id } = useParams();
   const session = useSession();
-  const asset = useApi<Asset>(`${API}/assets/${id}`);
-  const sensors = useApi<Sensor[]>(`${API}/sensors`, { asset_id: id });
-  const types = useApi<AssetType[]>(`${API}/assets/types`);
+  const asset = useApi(`${API}/assets/${id}`, undefined, wire.assetAnswer);
+  const sensors = useApi(`${API}/sensors`, { asset_id: id }, wire.sensorList);
+  const types = useApi(`${API}/assets/types`, undefined, wire.assetTypeList);
 
   if (asset.error) return <ErrorNotice error={asset.error} />;
   if (!asset.data || !sensors.data) return <Loading what="Loading the asset" />;

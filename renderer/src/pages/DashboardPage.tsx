@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { Link, useNavigate } from 'react-router';
 import { API, request } from '../api/client.ts';
 import { ApiError } from '../api/errors.ts';
-import type { Asset, AssetType, ChartRecord, Job, Sensor } from '../api/types.ts';
+import type { Asset, AssetType, Job, Sensor } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { Sparkline } from '../components/charts/Sparkline.tsx';
 import { AssetKindFields } from '../components/asset/AssetKindFields.tsx';
@@ -13,14 +13,15 @@ import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { parseAttributes, sensorsToShow } from '../lib/attributes.ts';
 import { formatTime } from '../lib/time.ts';
+import * as wire from '../api/contracts.ts';
 
 /** The sites of the account and the public ones, each with its main sensor's recent values and latest job. */
 export function DashboardPage() {
   const session = useSession();
-  const own = useApi<Asset[]>(`${API}/assets`);
-  const pub = useApi<Asset[]>(`${API}/assets/public`);
-  const types = useApi<AssetType[]>(`${API}/assets/types`);
-  const jobs = useApi<Job[]>(`${API}/jobs`, { limit: 200 });
+  const own = useApi(`${API}/assets`, undefined, wire.assetList);
+  const pub = useApi(`${API}/assets/public`, undefined, wire.assetList);
+  const types = useApi(`${API}/assets/types`, undefined, wire.assetTypeList);
+  const jobs = useApi(`${API}/jobs`, { limit: 200 }, wire.jobList);
   const typeName = (id: number) => types.data?.find((t) => t.id === id)?.name ?? `type ${id}`;
   const canCreate = session.canAdminAccount(session.user.account_id);
 
@@ -73,7 +74,7 @@ function AssetTable(props: { title: string; assets: Asset[]; typeName: (id: numb
 }
 
 function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: string; jobs: Job[] }) {
-  const sensors = useApi<Sensor[]>(`${API}/sensors`, { asset_id: asset.id });
+  const sensors = useApi(`${API}/sensors`, { asset_id: asset.id }, wire.sensorList);
   const main = useMemo(() => {
     const shown = sensorsToShow(parseAttributes(asset.attributes));
     return sensors.data?.find((s) => s.id === shown[0]) ?? sensors.data?.[0];
@@ -106,7 +107,7 @@ function MainSensorSparkline({ sensor }: { sensor: Sensor }) {
     // The past week and what is already known of the next two days (forecasts, prices).
     return { event_starts_after: now.minus({ days: 7 }).toISO(), event_ends_before: now.plus({ days: 2 }).toISO() };
   }, []);
-  const data = useApi<ChartRecord[]>(`${API}/sensors/${sensor.id}/chart_data/`, span);
+  const data = useApi(`${API}/sensors/${sensor.id}/chart_data/`, span, wire.chartRecordList);
   const values = useMemo(() => (data.data ?? []).map((r) => ({ t: Date.parse(r.event_start), v: r.event_value })), [data.data]);
   if (data.loading && !data.data) return <span className="muted">…</span>;
   return (
@@ -129,7 +130,8 @@ function NewAsset({ types, accountId }: { types: AssetType[]; accountId: number 
     setBusy(true);
     setError(null);
     try {
-      const asset = await request<Asset>(`${API}/assets`, {
+      const asset = await request(`${API}/assets`, {
+        answer: wire.asset,
         method: 'POST',
         json: {
           name: form.name,

@@ -9,12 +9,13 @@ import { ErrorNotice, Loading, Progress } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { jobDuration, jobSummary } from '../lib/jobs.ts';
 import { formatTime } from '../lib/time.ts';
+import * as wire from '../api/contracts.ts';
 
 /** One scheduling job: its arguments, timing and result or error; refreshed while it runs. */
 export function JobPage() {
   const { id } = useParams();
-  const job = useApi<Job>(jobPath(id!), undefined, readJob);
-  const sensor = useApi<Sensor>(job.data?.sensor_id ? `${API}/sensors/${job.data.sensor_id}` : null);
+  const job = useApi(jobPath(id!), undefined, readJob);
+  const sensor = useApi(job.data?.sensor_id ? `${API}/sensors/${job.data.sensor_id}` : null, undefined, wire.sensorAnswer);
   const running = job.data?.status === 'queued' || job.data?.status === 'started';
   const { reload } = job;
   useEffect(() => {

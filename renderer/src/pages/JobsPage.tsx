@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { API } from '../api/client.ts';
-import type { Account, Job } from '../api/types.ts';
+import type { Account } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
@@ -9,14 +9,15 @@ import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { jobDuration, jobSummary } from '../lib/jobs.ts';
 import { formatTime } from '../lib/time.ts';
+import * as wire from '../api/contracts.ts';
 
 /** The scheduling jobs of an account, newest first, with state, timing, arguments and error. */
 export function JobsPage() {
   const session = useSession();
   const zone = session.user.timezone;
   const [accountId, setAccountId] = useState(session.user.account_id);
-  const accounts = useApi<Account[]>(session.isAdmin ? `${API}/accounts` : null);
-  const jobs = useApi<Job[]>(`${API}/jobs`, { account_id: accountId, limit: 200 });
+  const accounts = useApi(session.isAdmin ? `${API}/accounts` : null, undefined, wire.accountList);
+  const jobs = useApi(`${API}/jobs`, { account_id: accountId, limit: 200 }, wire.jobList);
   return (
     <section className="page" aria-labelledby="jobs-title">
       <div className="page-head">

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { API } from '../api/client.ts';
-import type { Asset, ChartRecord, ChartSpec, Sensor, Source } from '../api/types.ts';
+import type { Asset, ChartRecord, Sensor, Source } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { VegaChart } from '../components/charts/VegaChart.tsx';
 import { Field } from '../components/Field.tsx';
@@ -13,13 +13,14 @@ import { useRange } from '../hooks/useRange.ts';
 import { toCsv } from '../lib/csv.ts';
 import { download } from '../lib/download.ts';
 import { formatTime, localInputToIso, rangeQuery } from '../lib/time.ts';
+import * as wire from '../api/contracts.ts';
 
 /** One sensor: its data over a window as known at a chosen time, as chart or table; upload and download. */
 export function SensorPage() {
   const { id } = useParams();
   const session = useSession();
-  const sensor = useApi<Sensor>(`${API}/sensors/${id}`);
-  const asset = useApi<Asset>(sensor.data ? `${API}/assets/${sensor.data.generic_asset_id}` : null);
+  const sensor = useApi(`${API}/sensors/${id}`, undefined, wire.sensorAnswer);
+  const asset = useApi(sensor.data ? `${API}/assets/${sensor.data.generic_asset_id}` : null, undefined, wire.assetAnswer);
   if (sensor.error) return <ErrorNotice error={sensor.error} />;
   if (!sensor.data) return <Loading what="Loading the sensor" />;
   return <SensorView sensor={sensor.data} asset={asset.data} canUpload={session.isMemberOf(asset.data?.account_id ?? null)} />;
@@ -31,9 +32,9 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
   const [knownAt, setKnownAt] = useState('');
   const [view, setView] = useState<'chart' | 'table'>('chart');
   const query = { ...rangeQuery(range), beliefs_before: localInputToIso(knownAt, zone) };
-  const chart = useApi<ChartSpec>(view === 'chart' ? `${API}/sensors/${sensor.id}/chart/` : null, { ...query, include_data: true, width: 'container' });
-  const records = useApi<ChartRecord[]>(`${API}/sensors/${sensor.id}/chart_data/`, query);
-  const sources = useApi<{ sources: Source[] }>(`${API}/sources`, { sensor_id: sensor.id });
+  const chart = useApi(view === 'chart' ? `${API}/sensors/${sensor.id}/chart/` : null, { ...query, include_data: true, width: 'container' }, wire.chartSpec);
+  const records = useApi(`${API}/sensors/${sensor.id}/chart_data/`, query, wire.chartRecordList);
+  const sources = useApi(`${API}/sources`, { sensor_id: sensor.id }, wire.sourceList);
   const reload = () => {
     chart.reload();
     records.reload();

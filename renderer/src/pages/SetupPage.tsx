@@ -6,13 +6,14 @@ import { useSessionState } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import * as wire from '../api/contracts.ts';
 
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /** First start: the first account and its administrator, offered only on the machine itself. */
 export function SetupPage() {
   const { session, signIn } = useSessionState();
-  const status = useApi<{ needed: boolean; local: boolean }>(`${API}/setup`);
+  const status = useApi(`${API}/setup`, undefined, wire.setupState);
   const [form, setForm] = useState({ account_name: '', email: '', username: '', password: '', confirm: '', timezone: browserZone });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -32,7 +33,7 @@ export function SetupPage() {
     setError(null);
     try {
       const { confirm: _confirm, ...body } = form;
-      const created = await request<{ auth_token: string; user: { id: number } }>(`${API}/setup`, { method: 'POST', json: body });
+      const created = await request(`${API}/setup`, { answer: wire.setupAnswer, method: 'POST', json: body });
       await signIn(created.auth_token, created.user.id);
     } catch (err) {
       setError(err);

@@ -5,13 +5,14 @@ import { useSessionState } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
 import { ErrorNotice } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import * as wire from '../api/contracts.ts';
 
 /** Sign in with email and password; sends a fresh appliance to its first set-up. */
 export function SignInPage() {
   const { session, notice, signIn } = useSessionState();
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const setup = useApi<{ needed: boolean; local: boolean }>(`${API}/setup`);
+  const setup = useApi(`${API}/setup`, undefined, wire.setupState);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -29,7 +30,8 @@ export function SignInPage() {
     setBusy(true);
     setError(null);
     try {
-      const answer = await request<{ auth_token: string; user_id: number }>('/api/requestAuthToken', {
+      const answer = await request('/api/requestAuthToken', {
+        answer: wire.tokenAnswer,
         method: 'POST',
         json: { email, password },
       });

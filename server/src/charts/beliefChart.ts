@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import type { ChartRecord } from '../contracts/responses.ts';
 
 /**
  * Vega-Lite specifications of belief time series, as `GET /assets/<id>/chart/` and
@@ -8,25 +9,8 @@ import { DateTime } from 'luxon';
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 
-/** One belief as a chart record (`chart_data/` answers with a list of these). */
-export interface ChartRecord {
-  sensor_id: number;
-  sensor: string;
-  unit: string;
-  /** Event start in the site's time zone, ISO 8601 with offset. */
-  event_start: string;
-  event_value: number;
-  /** When the value was known, in the site's time zone. */
-  belief_time: string;
-  source: string;
-  source_id: number;
-  source_type: string;
-  /**
-   * The event start as wall-clock time of the site, encoded as if it were UTC (epoch ms): a
-   * `utc` time scale then labels the axis in the site's time, whatever the viewer's zone.
-   */
-  local_time: number;
-}
+/** One belief as a chart record (`chart_data/` answers with a list of these), as the contract says. */
+export type { ChartRecord };
 
 /** A sensor as the chart needs it. */
 export interface ChartSensor {

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The bodies the API answers with, shared by the server (its routes declare them and, under
  * tests, answers are checked against them), the OpenAPI document and the web UI (its types are
  * inferred from these, and it checks answers in development). Only zod is imported here, so the
- * UI can bundle this module. Objects are loose: a client must tolerate keys added later.
+ * UI can bundle this module. Keys not listed pass unchecked: clients tolerate keys added later.
  */
 
 const int = z.number().int();
@@ -14,9 +14,9 @@ const nullableInt = int.nullable();
 const status200 = { status: z.literal(200) };
 
 /** The USEF-style envelope of action answers: `{"status": "PROCESSED", "message": ...}`. */
-export const processedAnswer = z.looseObject({ status: z.string(), message: z.string() });
+export const processedAnswer = z.object({ status: z.string(), message: z.string() });
 
-export const asset = z.looseObject({
+export const asset = z.object({
   id: int,
   name: z.string(),
   latitude: z.number().nullable(),
@@ -36,9 +36,9 @@ export const asset = z.looseObject({
 /** An asset as a listing with `fields` shows it: any subset of its keys. */
 export const assetFields = asset.partial();
 
-export const assetType = z.looseObject({ id: int, name: z.string(), description: z.string().nullable() });
+export const assetType = z.object({ id: int, name: z.string(), description: z.string().nullable() });
 
-export const sensor = z.looseObject({
+export const sensor = z.object({
   id: int,
   name: z.string(),
   unit: z.string(),
@@ -51,7 +51,7 @@ export const sensor = z.looseObject({
   generic_asset_id: int,
 });
 
-export const user = z.looseObject({
+export const user = z.object({
   id: int,
   email: z.string(),
   username: z.string(),
@@ -63,19 +63,19 @@ export const user = z.looseObject({
   last_seen_at: z.string().nullable(),
 });
 
-export const role = z.looseObject({ id: int, name: z.string(), description: z.string() });
+export const role = z.object({ id: int, name: z.string(), description: z.string() });
 
-export const account = z.looseObject({
+export const account = z.object({
   id: int,
   name: z.string(),
   consultancy_account_id: nullableInt,
-  account_roles: z.array(z.looseObject({ id: int, name: z.string() })),
+  account_roles: z.array(z.object({ id: int, name: z.string() })),
 });
 
 /** `GET /accounts/<id>`: the account with what it holds. */
 export const accountOverview = account.extend({ assets: z.array(asset), users: z.array(user), ...status200 });
 
-export const source = z.looseObject({
+export const source = z.object({
   id: int,
   name: z.string(),
   type: z.string(),
@@ -85,17 +85,17 @@ export const source = z.looseObject({
   user_id: nullableInt.optional(),
 });
 
-export const sourceList = z.looseObject({ types: z.array(z.string()), sources: z.array(source) });
+export const sourceList = z.object({ types: z.array(z.string()), sources: z.array(source) });
 
 /** `GET /assets/<id>/jobs` (FlexMeasures 1.0). */
-export const assetJobs = z.looseObject({
-  jobs: z.array(z.looseObject({ job_id: z.string(), queue: z.string(), status: z.string(), entity: z.string() })),
+export const assetJobs = z.object({
+  jobs: z.array(z.object({ job_id: z.string(), queue: z.string(), status: z.string(), entity: z.string() })),
   redis_connection_err: z.string().nullable(),
   ...status200,
 });
 
 /** A state-of-charge target of a job: at an instant, or over a window. */
-export const socTarget = z.looseObject({
+export const socTarget = z.object({
   valueMwh: z.number(),
   atMs: z.number().optional(),
   startMs: z.number().optional(),
@@ -103,14 +103,14 @@ export const socTarget = z.looseObject({
 });
 
 /** What a scheduling job stores: per device power and SoC, site power, prices and costs per step. */
-export const jobResult = z.looseObject({
+export const jobResult = z.object({
   start_ms: z.number(),
   end_ms: z.number(),
   step_ms: z.number(),
   soc_unit: z.string().optional(),
   total_cost: z.number().optional(),
   devices: z.array(
-    z.looseObject({
+    z.object({
       sensor_id: int,
       power_mw: z.array(z.number()),
       /** One more value than steps: the state at every step boundary. */
@@ -124,12 +124,12 @@ export const jobResult = z.looseObject({
   cost_per_step: z.array(z.number()).optional(),
   consumption_price: z.array(z.number()).optional(),
   production_price: z.array(z.number()).optional(),
-  scheduler_info: z.looseObject({ scheduler: z.string().optional() }).optional(),
+  scheduler_info: z.object({ scheduler: z.string().optional() }).optional(),
 });
 
 export const jobStatus = z.enum(['queued', 'started', 'finished', 'failed']);
 
-export const job = z.looseObject({
+export const job = z.object({
   id: z.string(),
   queue: z.string(),
   status: jobStatus,
@@ -146,14 +146,20 @@ export const job = z.looseObject({
   result: z.union([jobResult, z.record(z.string(), z.unknown())]).nullable().optional(),
 });
 
+/**
+ * A scheduling job as the UI reads it from `GET /jobs/<uuid>` in either dialect: the state in
+ * either case (1.0 writes capitals), the result in the scheduling shape.
+ */
+export const schedulingJob = job.extend({ status: z.string(), result: jobResult.nullable().optional() });
+
 /** One belief as the chart endpoints give it. */
-export const chartRecord = z.looseObject({
+export const chartRecord = z.object({
   sensor_id: int,
   sensor: z.string(),
   unit: z.string(),
   /** Event start in the site's time zone, ISO 8601 with offset. */
   event_start: z.string(),
-  event_value: z.number().nullable(),
+  event_value: z.number(),
   /** When the value was known, in the site's time zone. */
   belief_time: z.string(),
   source: z.string(),
@@ -184,54 +190,65 @@ export const scheduleAnswer = processedAnswer.extend({
   start: z.string(),
   duration: z.string(),
   unit: z.string(),
-  scheduler_info: z.looseObject({ scheduler: z.string() }),
+  scheduler_info: z.object({ scheduler: z.string() }),
 });
 
 export const serviceListing = processedAnswer.extend({
-  services: z.array(z.looseObject({ description: z.string(), name: z.string(), url: z.string() })),
+  services: z.array(z.object({ description: z.string(), name: z.string(), url: z.string() })),
   version: z.string(),
 });
 
-export const readinessAnswer = z.looseObject({
+export const readinessAnswer = z.object({
   database_sql: z.boolean(),
   database_redis: z.boolean().optional(),
   status: z.union([z.literal(200), z.literal(503)]),
 });
 
-export const setupState = z.looseObject({ needed: z.boolean(), local: z.boolean(), ...status200 });
+export const setupState = z.object({ needed: z.boolean(), local: z.boolean(), ...status200 });
 
-export const setupAnswer = z.looseObject({ account, user, auth_token: z.string() });
+export const setupAnswer = z.object({ account, user, auth_token: z.string() });
 
-export const tokenAnswer = z.looseObject({ auth_token: z.string(), user_id: int, ...status200 });
+export const tokenAnswer = z.object({ auth_token: z.string(), user_id: int, ...status200 });
 
-export const versionsAnswer = z.looseObject({
+export const versionsAnswer = z.object({
   flexmeasures_version: z.string(),
   message: z.string(),
   versions: z.array(z.string()),
   ...status200,
 });
 
-export const pingAnswer = z.looseObject({ message: z.string(), ...status200 });
+export const pingAnswer = z.object({ message: z.string(), ...status200 });
 
 /** The OpenAPI document itself. */
-export const openApiAnswer = z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
+export const openApiAnswer = z.object({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) });
 
 /** Answers with nothing but `"status": 200` (password reset). */
-export const statusOnly = z.looseObject(status200);
+export const statusOnly = z.object(status200);
 
 /** Answers of the legacy (1.x, 2.0) message endpoints: a USEF-style envelope, often with a `type`. */
 export const legacyAnswer = processedAnswer.extend({ type: z.string().optional() });
 
 /** An API 2.0 asset: a power sensor with the asset it sits on. */
-export const v2Asset = z.looseObject({ id: int, name: z.string(), unit: z.string(), owner_id: nullableInt });
+export const v2Asset = z.object({ id: int, name: z.string(), unit: z.string(), owner_id: nullableInt });
 
 /** An API 2.0 user. */
-export const v2User = z.looseObject({ id: int, email: z.string(), username: z.string(), account_id: int });
+export const v2User = z.object({ id: int, email: z.string(), username: z.string(), account_id: int });
 
-const single = <S extends z.ZodObject>(schema: S) => schema.extend(status200);
-export const assetAnswer = single(asset);
-export const sensorAnswer = single(sensor);
-export const userAnswer = single(user);
+/** Single objects, with flask-json's `"status": 200`. */
+export const assetAnswer = asset.extend(status200);
+export const sensorAnswer = sensor.extend(status200);
+export const userAnswer = user.extend(status200);
+
+/** Lists, as the UI asks for them. */
+export const assetList = z.array(asset);
+export const assetTypeList = z.array(assetType);
+export const sensorList = z.array(sensor);
+export const userList = z.array(user);
+export const roleList = z.array(role);
+export const accountList = z.array(account);
+export const chartRecordList = z.array(chartRecord);
+/** `GET /jobs` lists jobs without their results. */
+export const jobList = z.array(job.omit({ result: true }));
 
 export type Asset = z.infer<typeof asset>;
 export type AssetType = z.infer<typeof assetType>;
@@ -244,6 +261,8 @@ export type Source = z.infer<typeof source>;
 export type SocTarget = z.infer<typeof socTarget>;
 export type JobResult = z.infer<typeof jobResult>;
 export type JobStatus = z.infer<typeof jobStatus>;
-export type Job = z.infer<typeof job>;
+/** A job with its state in lower case, as the UI keeps it. */
+export type Job = Omit<z.infer<typeof schedulingJob>, 'status'> & { status: JobStatus };
 export type ChartRecord = z.infer<typeof chartRecord>;
 export type ChartSpec = z.infer<typeof chartSpec>;
+export type SetupState = z.infer<typeof setupState>;

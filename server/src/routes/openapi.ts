@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { RouteSpec } from '../http/routes.ts';
 
-const toSchema = (schema: z.ZodType, io: 'input' | 'output' = 'input') =>
-  // `io: 'input'` describes what a client sends; transforms (datetimes, durations) stay strings.
-  z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+const toSchema = (schema: z.ZodType) =>
+  // `io: 'input'` describes what a client sends (transforms such as datetimes stay strings) and,
+  // for answers, leaves keys beyond those listed allowed, as clients must tolerate them.
+  z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
 
 type JsonSchema = { type?: string | string[]; anyOf?: JsonSchema[] } & Record<string, unknown>;
 
@@ -62,7 +63,7 @@ export function openApiDocument(routes: RouteSpec[], prefix: string, origin: str
     const responses: Record<string, unknown> = {
       [status]: {
         description: response.description ?? 'success',
-        ...(response.schema ? { content: { 'application/json': { schema: toSchema(response.schema, 'output') } } } : {}),
+        ...(response.schema ? { content: { 'application/json': { schema: toSchema(response.schema) } } } : {}),
       },
     };
     if (!route.public) {

@@ -1,17 +1,17 @@
 import { API } from '../../api/client.ts';
-import type { ChartSpec } from '../../api/types.ts';
 import { useApi } from '../../hooks/useApi.ts';
 import { useRange } from '../../hooks/useRange.ts';
 import { rangeQuery } from '../../lib/time.ts';
 import { VegaChart } from '../charts/VegaChart.tsx';
 import { RangeControls } from '../RangeControls.tsx';
 import { Empty, ErrorNotice } from '../Status.tsx';
+import * as wire from '../../api/contracts.ts';
 
 /** The asset's chart of its `sensors_to_show`, over a window the user picks; the spec comes from the server. */
 export function AssetChart({ assetId, zone, hasSensors }: { assetId: number; zone: string; hasSensors: boolean }) {
   const { size, anchor, range, setRange } = useRange(zone);
   const query = { ...rangeQuery(range), include_data: true, width: 'container' };
-  const chart = useApi<ChartSpec>(hasSensors ? `${API}/assets/${assetId}/chart/` : null, query);
+  const chart = useApi(hasSensors ? `${API}/assets/${assetId}/chart/` : null, query, wire.chartSpec);
   return (
     <>
       <RangeControls size={size} anchor={anchor} zone={zone} onChange={setRange} />

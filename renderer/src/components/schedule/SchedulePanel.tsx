@@ -12,6 +12,7 @@ import { useVisibleSensors } from '../../hooks/useVisibleSensors.ts';
 import { FlexContextFields, ProcessFields, StorageFields } from './FlexFields.tsx';
 import { formFromStored, toFlexContext, toProcessFlexModel, toStorageFlexModel, type FlexForm } from './flexForm.ts';
 import { ScheduleResult } from './ScheduleResult.tsx';
+import * as wire from '../../api/contracts.ts';
 
 interface Props {
   asset: Asset;
@@ -101,7 +102,8 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
     setJob(null);
     setWaitingSince(Date.now());
     try {
-      const answer = await request<{ schedule: string }>(`${API}/sensors/${sensorId}/schedules/trigger`, {
+      const answer = await request(`${API}/sensors/${sensorId}/schedules/trigger`, {
+        answer: wire.triggerAnswer,
         method: 'POST',
         json: { start: startIso, duration, 'flex-model': model, 'flex-context': context },
       });

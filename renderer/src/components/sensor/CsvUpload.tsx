@@ -4,6 +4,7 @@ import type { Sensor } from '../../api/types.ts';
 import { checkDataRows, parseCsv, type CsvRow } from '../../lib/csv.ts';
 import { Field } from '../Field.tsx';
 import { ErrorNotice, Progress } from '../Status.tsx';
+import * as wire from '../../api/contracts.ts';
 
 const PREVIEW_ROWS = 10;
 
@@ -29,7 +30,7 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
     setProgress(0);
     setError(null);
     try {
-      const answer = await upload<{ message?: string }>(`${API}/sensors/${sensor.id}/data/upload`, form, setProgress);
+      const answer = await upload(`${API}/sensors/${sensor.id}/data/upload`, form, setProgress, wire.processedAnswer);
       setDone(answer?.message ?? 'Uploaded.');
       setFile(null);
       setChecked(null);
