@@ -16,7 +16,7 @@ export interface PasswordPool {
  * @returns the pool.
  */
 export function createPasswordPool(): PasswordPool {
-  const pool = new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: 60_000 });
+  const pool = new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: 10 * 60_000 });
   return {
     hash: (password) => pool.run(password, { name: 'passwordHash' }) as Promise<string>,
     async matches(password, hash) {
