@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, tooDeepMessage, tooDeepPath } from '../contracts/fields.ts';
+import { tooDeepMessage, tooDeepPath } from '../contracts/fields.ts';
 import { malformedJson, unprocessable, type Location } from '../errors.ts';
 import { fieldTree } from './validate.ts';
 
@@ -32,10 +32,10 @@ export function parseJsonText(text: string): unknown {
 }
 
 /**
- * Refuses a parsed body nested deeper than MAX_JSON_DEPTH (it would overflow the stack of any
+ * Refuses a parsed body nested deeper than `MAX_JSON_DEPTH` (it would overflow the stack of
  * recursive code later, `JSON.stringify` included), carrying NaN or Infinity, or text with NUL
- * characters (PostgreSQL cannot store or even compare them): a 422 naming the fields, before any
- * handler sees the body.
+ * characters (PostgreSQL cannot store or even compare them): a 422 naming the fields, before
+ * any handler sees the body.
  * @param body the parsed body.
  * @param location where it came from.
  */
