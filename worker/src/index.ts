@@ -12,6 +12,7 @@ import { scheduleProcess, type ProcessProblem, type ProcessSchedule } from './sc
 import type { StorageSchedule } from './scheduling/scheduleResult.ts';
 import { SchedulingError, solveStorage, type SolveStorageOptions } from './scheduling/solveStorage.ts';
 import { structuralErrors, type StorageProblem } from './scheduling/storageProblem.ts';
+import { warmUpScheduling } from './scheduling/warmUp.ts';
 
 /** Input of the `storageSchedule` task: the problem plus optional limits. */
 export interface StorageScheduleTask extends StorageProblem {
@@ -94,4 +95,12 @@ export async function passwordHash(password: string): Promise<string> {
  */
 export async function passwordMatches(task: { password: string; hash: string }): Promise<boolean> {
   return checkPassword(task.password, task.hash);
+}
+
+/**
+ * Runs a small schedule and throws it away: the server starts each scheduling thread with it, so
+ * that the solver is loaded and compiled before the first real schedule.
+ */
+export async function warmUp(): Promise<void> {
+  await warmUpScheduling();
 }

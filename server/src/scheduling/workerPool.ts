@@ -18,7 +18,7 @@ export function workerFile(): string {
  * @param threads the number of worker threads.
  */
 export function createWorkerPool(threads: number): Piscina {
-  return new Piscina({
+  const pool = new Piscina({
     filename: workerFile(),
     minThreads: 1,
     maxThreads: threads,
@@ -26,4 +26,8 @@ export function createWorkerPool(threads: number): Piscina {
     // Big horizons with binaries use a few hundred MB in HiGHS; keep a bad job from taking the machine.
     resourceLimits: { maxOldGenerationSizeMb: 2048 },
   });
+  // Warm start: the kept thread loads the solver now, not when the first schedule is asked for.
+  // A failure here (or the pool closing first) shows again, with its reason, on a real task.
+  pool.run(undefined, { name: 'warmUp' }).catch(() => {});
+  return pool;
 }
