@@ -2,10 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { customStorageSchedule, fallbackStorageSchedule, processSchedule, storageSchedule } from './index.ts';
+import { customStorageSchedule, fallbackStorageSchedule, processSchedule, storageSchedule, warmUp } from './index.ts';
 import { battery, constant, site } from './scheduling/testFixtures.ts';
 
 describe('worker tasks', () => {
+  it('warmUp solves its small schedule (a failing warm-up would hide behind the first real one)', async () => {
+    await expect(warmUp()).resolves.toBeUndefined();
+  });
+
   it('storageSchedule returns a structured-clonable schedule', async () => {
     const problem = site([battery({ stepCount: 8, socAtStartMwh: 0.1, socMinMwh: 0.1, socMaxMwh: 1, powerMw: 1 })], [...constant(4, 90), ...constant(4, 100)], 1);
     const schedule = await storageSchedule({ ...problem, timeLimitSeconds: 10 });
