@@ -6,6 +6,8 @@ import { createApp } from '../../server/src/app.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import type { Services } from '../../server/src/http/context.ts';
 import type { SpecHandler } from '../../server/src/http/routes.ts';
+import { openApiDocument } from '../../server/src/routes/openapi.ts';
+import { v3Routes } from '../../server/src/routes/v3_0/index.ts';
 
 /**
  * Walks the routers of the real app and checks that every v3.0 and legacy route is declared
@@ -39,6 +41,18 @@ describe('route specs', () => {
       else expect(spec!.response.schema.safeParse).toBeTypeOf('function');
     },
   );
+});
+
+describe('the OpenAPI document', () => {
+  const doc = openApiDocument(v3Routes(), '/api/v3_0', 'http://localhost') as { paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>> };
+  it.each(v3Routes().map((r) => [`${r.method} ${r.path}`, r] as const))('describes the answer of %s', (_, r) => {
+    const op = doc.paths[`/api/v3_0${r.path.replace(/:(\w+)/g, '{$1}')}`][r.method.toLowerCase()];
+    const status = typeof r.response.status === 'number' ? r.response.status : 200;
+    const success = op.responses[status];
+    expect(success).toBeDefined();
+    if (r.response.schema) expect(success.content).toHaveProperty(['application/json', 'schema']);
+    else expect(success.content).toBeUndefined();
+  });
 });
 
 describe('route modules', () => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { awareDateTime } from '../../contracts/fields.ts';
 import { formatStart } from '../../domain/time.ts';
 import type { Knex } from 'knex';
-import { route } from '../../http/routes.ts';
+import { route, type Loaded } from '../../http/routes.ts';
 import type { User } from '../../store/users.ts';
 import { addAnnotation, ANNOTATION_TYPES, type Annotation, type AnnotationSubject } from '../../store/annotations.ts';
 import { getOrCreateSource } from '../../store/sources.ts';
@@ -54,36 +54,29 @@ const annotationResponse = {
   present: (r: Annotated) => r.body,
 };
 
-/** Annotations need create-children on what they annotate, as in FlexMeasures. */
+/**
+ * `POST /<things>/<id>/annotations`. Annotations need create-children on what they annotate, as in
+ * FlexMeasures.
+ */
+const annotationRoute = (
+  things: string,
+  thing: string,
+  find: (db: Knex, id: number) => Promise<Loaded<{ id: number }>>,
+  subject: (id: number) => AnnotationSubject,
+) =>
+  route({
+    method: 'POST',
+    path: `/${things}/:id/annotations`,
+    summary: `Add an annotation to ${thing}.`,
+    request: { params: idParams, json: annotationBody },
+    load: async ({ db, params }) => ({ annotated: await find(db, params.id) }),
+    transaction: true,
+    command: ({ db, user, body, loaded }) => annotate(db, user, body, subject(loaded.annotated.id)),
+    response: annotationResponse,
+  });
+
 export const annotationRoutes = [
-  route({
-    method: 'POST',
-    path: '/accounts/:id/annotations',
-    summary: 'Add an annotation to an account.',
-    request: { params: idParams, json: annotationBody },
-    load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'create-children') }),
-    transaction: true,
-    command: ({ db, user, body, loaded }) => annotate(db, user, body, { account_id: loaded.account.id }),
-    response: annotationResponse,
-  }),
-  route({
-    method: 'POST',
-    path: '/assets/:id/annotations',
-    summary: 'Add an annotation to an asset.',
-    request: { params: idParams, json: annotationBody },
-    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
-    transaction: true,
-    command: ({ db, user, body, loaded }) => annotate(db, user, body, { asset_id: loaded.asset.id }),
-    response: annotationResponse,
-  }),
-  route({
-    method: 'POST',
-    path: '/sensors/:id/annotations',
-    summary: 'Add an annotation to a sensor.',
-    request: { params: idParams, json: annotationBody },
-    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
-    transaction: true,
-    command: ({ db, user, body, loaded }) => annotate(db, user, body, { sensor_id: loaded.sensor.id }),
-    response: annotationResponse,
-  }),
+  annotationRoute('accounts', 'an account', (db, id) => accountById(db, id, 'create-children'), (id) => ({ account_id: id })),
+  annotationRoute('assets', 'an asset', (db, id) => assetById(db, id, 'create-children'), (id) => ({ asset_id: id })),
+  annotationRoute('sensors', 'a sensor', (db, id) => sensorById(db, id, 'create-children'), (id) => ({ sensor_id: id })),
 ];
