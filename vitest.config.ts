@@ -25,7 +25,7 @@ export default defineConfig({
               extends: true,
               test: {
                 name: 'postgresql',
-                include: ['test/api/**/*.test.ts', 'test/scheduling/**/*.test.ts', 'test/db/**/*.test.ts'],
+                include: ['test/api/**/*.test.ts', 'test/scheduling/**/*.test.ts', 'test/db/**/*.test.ts', 'test/scaleOut/**/*.test.ts'],
                 env: { TZ: 'UTC', FLEXSITE_TEST_BACKEND: 'postgresql' },
                 globalSetup: ['test/helpers/backendsSetup.ts'],
               },

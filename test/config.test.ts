@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../server/src/app.ts';
 import { ConfigError, loadConfig, settingNames } from '../server/src/config.ts';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { openStore } from '../server/src/db/connection.ts';
@@ -77,17 +76,6 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ FLEXSITE_DATABASE_URL: 'postgres://flexsite@db/flexsite', FLEXSITE_REDIS_URL: 'redis://queue:6379', FLEXSITE_ROLE: 'api' }),
     ).toMatchObject({ databaseUrl: 'postgres://flexsite@db/flexsite', redisUrl: 'redis://queue:6379', role: 'api' });
-  });
-
-  it('refuses to start with FLEXSITE_REDIS_URL while the Redis job queue is missing, rather than ignore it', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-redis-'));
-    try {
-      await expect(startServer(loadConfig({ FLEXSITE_DATA_DIR: dataDir, FLEXSITE_REDIS_URL: 'redis://127.0.0.1:1' }))).rejects.toThrow(
-        /FLEXSITE_REDIS_URL: the Redis job queue is not available/,
-      );
-    } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
   });
 
   it('takes an empty value as unset', () => {

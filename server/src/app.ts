@@ -5,7 +5,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Logger } from 'pino';
-import { ConfigError, type Config } from './config.ts';
+import type { Config } from './config.ts';
 import { dataFolder } from './dataFolder.ts';
 import { openReaders, openStore, migrate, storeTarget } from './db/connection.ts';
 import { dialectFor } from './db/dialect.ts';
@@ -24,6 +24,7 @@ import { legacyApi } from './routes/legacy/index.ts';
 import { mountSunset } from './routes/sunset.ts';
 import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
 import { LocalJobQueue } from './jobs/localJobQueue.ts';
+import { RedisJobQueue } from './jobs/redisJobQueue.ts';
 import { AutomationClock } from './automations/clock.ts';
 import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
@@ -165,11 +166,6 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
  * @returns the running server.
  */
 export async function startServer(config: Config, options: { log?: Logger } = {}): Promise<RunningServer> {
-  if (config.redisUrl) {
-    // The BullMQ queue is not in this version (it needs a Redis client package): refuse, rather
-    // than run jobs in this process while the operator expects them shared through Redis.
-    throw new ConfigError(['FLEXSITE_REDIS_URL: the Redis job queue is not available in this version yet (docs/scale-out.md)']);
-  }
   const folder = dataFolder(config.dataDir);
   // One server per data folder: a second one would run the same jobs and fight over the store.
   const target = storeTarget(config);
@@ -182,18 +178,17 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
   // the main one, and SQLite's WAL mode lets it read while that transaction runs.
   const probe = openStore(target);
   const reader = openReaders(target, db);
-  const pool = createWorkerPool(config.workerThreads);
-  const jobs: LocalJobQueue = new LocalJobQueue(
-    db,
-    config,
-    log,
-    {
-      scheduling: schedulingHandler(db, pool, () => jobs, log),
-      forecasting: forecastingHandler(db, pool),
-      automation: automationHandler(db, pool, config, () => jobs),
-    },
-    () => pool.destroy(),
-  );
+  // An API-only process queues jobs for the workers and runs none itself.
+  const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads);
+  const handlers = pool && {
+    scheduling: schedulingHandler(db, pool, () => jobs, log),
+    forecasting: forecastingHandler(db, pool),
+    automation: automationHandler(db, pool, config, () => jobs),
+  };
+  const closePool = async () => pool?.destroy();
+  const jobs: LocalJobQueue | RedisJobQueue = config.redisUrl
+    ? new RedisJobQueue(db, config, log, handlers ?? null, closePool)
+    : new LocalJobQueue(db, config, log, handlers ?? {}, closePool);
   const passwords = createPasswordPool();
   const release = async () => {
     await passwords.destroy();
@@ -212,10 +207,13 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     await jobs.start();
     // API-only processes leave the clock to the workers.
     if (config.role !== 'api') automations.start();
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, resolve);
-    });
+    // A worker-only process serves no HTTP.
+    if (config.role !== 'worker') {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, resolve);
+      });
+    }
   } catch (err) {
     // Leave the folder free for another attempt (the desktop app retries on another port).
     await automations.stop();
@@ -223,7 +221,7 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     await release();
     throw err;
   }
-  const { port } = server.address() as AddressInfo;
+  const port = config.role === 'worker' ? 0 : (server.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
   return {
@@ -232,7 +230,7 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     services,
     automations,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await automations.stop();
       await jobs.close();

@@ -2,7 +2,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './app.ts';
 import { StoreBusyError } from './db/errors.ts';
 
-/** Headless entry point: `npm start`, and what the systemd unit runs. */
+/** Headless entry point: `npm start` and `npm run worker`, and what the systemd units run. */
 async function main(): Promise<void> {
   let config;
   try {
@@ -19,14 +19,15 @@ async function main(): Promise<void> {
     // Logs go to stdout and to logs/flexsite.log in the data folder.
     server = await startServer(config);
   } catch (err) {
-    if (err instanceof StoreBusyError || err instanceof ConfigError) {
+    if (err instanceof StoreBusyError) {
       console.error(err.message);
       process.exit(1);
     }
     throw err;
   }
   const { log } = server.services;
-  log.info({ url: server.url, dataDir: config.dataDir }, `Flexsite listening on ${server.url}`);
+  if (config.role === 'worker') log.info({ dataDir: config.dataDir }, 'Flexsite worker running jobs');
+  else log.info({ url: server.url, dataDir: config.dataDir, role: config.role }, `Flexsite listening on ${server.url}`);
   // A crash is logged with its stack before the process ends; the supervisor (systemd) restarts it,
   // and interrupted jobs are resumed then.
   const crash = (err: unknown) => {

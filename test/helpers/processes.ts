@@ -48,13 +48,13 @@ export function lastJsonLine(stdout: string): any {
 }
 
 /**
- * Starts `npm start` in its own process group, so that stopping it also stops the server
- * process npm started.
+ * Starts `npm start` (or another npm script, e.g. `worker`) in its own process group, so that
+ * stopping it also stops the server process npm started.
  * @param env settings for the server.
  * @returns the child; end it with `stopProcess`.
  */
-export function startNpm(env: Record<string, string>): ChildProcess {
-  return spawn('npm', ['--silent', 'start'], { cwd: root, env: childEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startNpm(env: Record<string, string>, script = 'start'): ChildProcess {
+  return spawn('npm', ['run', '--silent', script], { cwd: root, env: childEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** @returns the first stdout line that matches, or rejects with everything seen when the process exits first. */
@@ -71,10 +71,13 @@ export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<strin
   });
 }
 
-/** Stops a process group started by `startNpm` and waits until it is gone. */
-export async function stopProcess(child: ChildProcess): Promise<void> {
+/**
+ * Stops a process group started by `startNpm` and waits until it is gone.
+ * @param signal SIGKILL to stop it the way a crash or power loss would.
+ */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const closed = new Promise((resolve) => child.once('close', resolve));
-  process.kill(-child.pid!, 'SIGTERM');
+  process.kill(-child.pid!, signal);
   await closed;
 }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import pg from 'pg';
 import { inject } from 'vitest';
 
@@ -15,6 +16,22 @@ export const TEMPLATE_DATABASE = 'flexsite_template';
 
 /** Whether this test project runs the server on PostgreSQL + Redis (the `postgresql` project). */
 export const onSharedBackends = process.env.FLEXSITE_TEST_BACKEND === 'postgresql';
+
+/**
+ * Whether BullMQ finds its Redis client (the optional `ioredis` package): then the `postgresql`
+ * project runs jobs on BullMQ in the run's Redis, as a scale-out installation does.
+ */
+export const redisQueueAvailable = (() => {
+  try {
+    createRequire(import.meta.url).resolve('ioredis');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Whether test servers run their jobs on BullMQ (else on the in-process queue). */
+export const onRedisQueue = onSharedBackends && redisQueueAvailable;
 
 /**
  * Runs SQL as the run's PostgreSQL superuser, on the maintenance database.

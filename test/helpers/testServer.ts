@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
 import { startServer, type RunningServer } from '../../server/src/app.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { createLogger } from '../../server/src/logger.ts';
-import { freshDatabase, onSharedBackends } from './sharedBackends.ts';
+import { inject } from 'vitest';
+import { freshDatabase, onSharedBackends, redisQueueAvailable } from './sharedBackends.ts';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -59,14 +60,16 @@ const databases = new Map<string, { url: string; drop(): Promise<void> }>();
 
 /**
  * The settings that locate the store of a data folder: the folder, and in the `postgresql` test
- * project a database of its own on the run's PostgreSQL (the same one each time it is asked).
+ * project a database of its own on the run's PostgreSQL (the same one each time it is asked) and,
+ * where BullMQ finds its Redis client, the run's Redis for jobs.
  * @param dataDir the data folder.
  * @param options empty: a new database starts without tables instead of migrated.
  */
 export async function storeSettings(dataDir: string, options: { empty?: boolean } = {}): Promise<Record<string, string>> {
   let database = databases.get(dataDir);
   if (onSharedBackends && !database) databases.set(dataDir, (database = await freshDatabase(options)));
-  return { FLEXSITE_DATA_DIR: dataDir, ...(database ? { FLEXSITE_DATABASE_URL: database.url } : {}) };
+  if (!database) return { FLEXSITE_DATA_DIR: dataDir };
+  return { FLEXSITE_DATA_DIR: dataDir, FLEXSITE_DATABASE_URL: database.url, ...(redisQueueAvailable ? { FLEXSITE_REDIS_URL: inject('redisUrl') } : {}) };
 }
 
 /**

@@ -54,6 +54,9 @@ export const cacheKeyOf = (queue: string, args: unknown) =>
 /** The error name of a job that failed because the process running it stopped under it. */
 export const INTERRUPTED = 'JobInterrupted';
 
+/** Whether a job failed because the process running it stopped (such a job is never reused). */
+export const wasInterrupted = (job: JobRecord) => job.status === 'failed' && (job.error ?? '').startsWith(`${INTERRUPTED}:`);
+
 /**
  * The `job` table: where both queues keep their jobs' records, so `GET /jobs` reads the same
  * whichever queue runs them.
@@ -100,6 +103,11 @@ export class JobTable {
     return { accountId: failed?.accountId ?? null, sensorId: failed?.sensorId ?? null, reuseWithinS: 0, force: true };
   }
 
+  /** Forgets a job that was never handed to a queue. */
+  async remove(id: string): Promise<void> {
+    await this.db('job').where({ id }).delete();
+  }
+
   async linkFallback(failedJobId: string, fallbackJobId: string): Promise<void> {
     await this.db('job').where({ id: failedJobId }).update({ fallback_job_id: fallbackJobId });
   }
@@ -116,17 +124,19 @@ export class JobTable {
   }
 
   /**
-   * Marks a queued (or re-queued) job started, counting the attempt.
+   * Marks a job started, counting the attempt.
+   * @param from the states it may be taken from: queued, or also started when the queue itself
+   *   hands out again the job of a process that died.
    * @returns the started job, or undefined when it is gone or another process claimed it first.
    */
-  async claim(id: string): Promise<JobRecord | undefined> {
+  async claim(id: string, from: JobRecord['status'][] = ['queued']): Promise<JobRecord | undefined> {
     return this.db.transaction(async (trx) => {
       const next = await trx<DbJob>('job').where({ id }).first();
-      if (!next || next.status !== 'queued') return undefined;
+      if (!next || !from.includes(next.status)) return undefined;
       const startedAt = Date.now();
-      // Conditional on still being queued: on a pooled engine another claim may have won.
+      // Conditional on the state just read: on a pooled engine another claim may have won.
       const claimed = await trx('job')
-        .where({ id, status: 'queued' })
+        .where({ id, status: next.status, attempts: next.attempts })
         .update({ status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
       if (!claimed) return undefined;
       return fromRow({ ...next, status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
