@@ -28,6 +28,13 @@ export interface Dialect {
    * concurrently already.
    */
   openReaders(target: string, writer: Knex): Knex;
+  /**
+   * Completes a belief query (table, sensor, window and filters set) into the most recent
+   * belief of each event, source and cumulative probability, read in one pass over the key range.
+   * @returns rows {es: event start, src: source, cp: probability, bt: belief time, v: value},
+   *   in key order.
+   */
+  latestPerProbability<T>(query: Knex.QueryBuilder): Promise<T[]>;
   /** The rows of a `db.raw()` SELECT (SQLite returns them as an array, PostgreSQL in `.rows`). */
   rows<T>(result: unknown): T[];
   /**

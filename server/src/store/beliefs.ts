@@ -314,30 +314,15 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
     : [query.startMs, query.endMs - resolution];
   if (last < first) return [];
 
-  const latest = db('timed_belief')
-    .select('event_start', 'source_id')
-    .max({ bt: 'belief_time' })
-    .where('sensor_id', query.sensorId)
-    .whereBetween('event_start', [first, last])
-    .groupBy('event_start', 'source_id');
+  const latest = db('timed_belief').where('sensor_id', query.sensorId).whereBetween('event_start', [first, last]);
   if (query.beliefsBeforeMs !== undefined) latest.where('belief_time', '<=', query.beliefsBeforeMs);
   // horizon = event_start + resolution − belief_time
   if (query.horizonAtLeastMs !== undefined) latest.whereRaw('belief_time <= event_start + ?', [resolution - query.horizonAtLeastMs]);
   if (query.horizonAtMostMs !== undefined) latest.whereRaw('belief_time >= event_start + ?', [resolution - query.horizonAtMostMs]);
   if (query.sourceIds) latest.whereIn('source_id', [...query.sourceIds]);
-
-  // Each event's latest belief per source, then a key seek for its value. CROSS JOIN makes
-  // SQLite loop over that small result and seek into the table (an inner join lets it scan the
-  // table and build an index on the result instead); other databases treat it as an inner join.
-  const rows = await db
-    .from(latest.as('m'))
-    .crossJoin(db.raw('timed_belief AS b'))
-    .where('b.sensor_id', query.sensorId)
-    .where('b.event_start', db.ref('m.event_start'))
-    .where('b.source_id', db.ref('m.source_id'))
-    .where('b.belief_time', db.ref('m.bt'))
-    .select<Row[]>({ es: 'b.event_start', src: 'b.source_id', bt: 'b.belief_time', cp: 'b.cumulative_probability', v: 'b.event_value' });
-  // The group order comes out as is; sorting here costs nothing then, and keeps the order certain.
+  // One pass over the window's key range: the latest belief per event, source and probability.
+  const rows = await dialectOf(db).latestPerProbability<Row>(latest);
+  // The key order comes out as is; checking costs little, and keeps the order certain.
   if (!rows.every((r, i) => i === 0 || byEventAndSource(rows[i - 1], r) <= 0)) rows.sort(byEventAndSource);
 
   const out: StoredBelief[] = [];
@@ -345,15 +330,19 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
   let i = 0;
   while (i < rows.length) {
     const es = rows[i].es;
-    // One event: each source's median belief, in the order they were formed (then by source).
+    // One event: each source's median belief of its most recent belief time, in the order they
+    // were formed (then by source).
     medians.length = 0;
     while (i < rows.length && rows[i].es === es) {
       const src = rows[i].src;
-      let median = rows[i];
-      for (i++; i < rows.length && rows[i].es === es && rows[i].src === src; i++) {
-        if (Math.abs(rows[i].cp - MEDIAN) < Math.abs(median.cp - MEDIAN)) median = rows[i];
+      let end = i;
+      let bt = rows[i].bt;
+      for (; end < rows.length && rows[end].es === es && rows[end].src === src; end++) if (rows[end].bt > bt) bt = rows[end].bt;
+      let median: Row | undefined;
+      for (; i < end; i++) {
+        if (rows[i].bt === bt && (!median || Math.abs(rows[i].cp - MEDIAN) < Math.abs(median.cp - MEDIAN))) median = rows[i];
       }
-      medians.push(median);
+      medians.push(median!);
     }
     if (medians.length > 1) medians.sort((a, b) => a.bt - b.bt || a.src - b.src);
     if (query.perSource) for (const m of medians) out.push(stored(m));

@@ -39,6 +39,17 @@ export const postgresql: Dialect = {
   // The pool of `open` reads concurrently already.
   openReaders: (_url, writer) => writer,
 
+  latestPerProbability: <T>(query: Knex.QueryBuilder) =>
+    query
+      .distinctOn(['event_start', 'source_id', 'cumulative_probability'])
+      .select({ es: 'event_start', src: 'source_id', cp: 'cumulative_probability', bt: 'belief_time', v: 'event_value' })
+      .orderBy([
+        { column: 'event_start' },
+        { column: 'source_id' },
+        { column: 'cumulative_probability' },
+        { column: 'belief_time', order: 'desc' },
+      ]) as unknown as Promise<T[]>,
+
   rows: <T>(result: unknown) => (result as { rows: T[] }).rows,
 
   async createBeliefTable(_db, table) {
