@@ -8,8 +8,11 @@
  *    measurement that chose the plain layout (docs/scale-out.md).
  * 2. 50 clients posting 4 values each: SQLite (one process), PostgreSQL with 1 and with 2 API
  *    processes behind a client-side round robin.
+ * 3. 500 schedules of 192 steps triggered at once through an API process, run by 1 and by 2
+ *    worker processes on BullMQ (a throwaway Redis; skipped without redis-server or ioredis).
  *
- * `npx tsx bench/scaleOut.ts`; BENCH_QUICK=1 stores 1 M instead of 10 M and posts for 5 s.
+ * `npx tsx bench/scaleOut.ts`; BENCH_QUICK=1 stores 1 M instead of 10 M, posts for 5 s and
+ * triggers 100 schedules.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,7 +30,8 @@ import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
 import { createUser } from '../server/src/store/users.ts';
-import { postgresBinDir, startPostgres } from '../test/helpers/backends.ts';
+import { createRequire } from 'node:module';
+import { postgresBinDir, redisServerBin, startPostgres, startRedis } from '../test/helpers/backends.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -39,6 +43,9 @@ const START = Date.UTC(2020, 0, 1);
 const READS = 30;
 const CLIENTS = 50;
 const LOAD_SECONDS = QUICK ? 5 : 20;
+const SCHEDULES = QUICK ? 100 : 500;
+/** BENCH_ONLY=3 runs part 3 alone. */
+const part = (n: number) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY === String(n);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-scale-'));
@@ -56,7 +63,8 @@ async function makeSite(db: Knex, sensors: number): Promise<Site> {
   await migrate(db);
   const made = await db.transaction(async (trx) => {
     const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
-    const user = await createUser(trx, { email: 'bench@example.com', username: 'bench', passwordHash: await hashPassword('bench-password'), accountId: account.id, roleIds: [] });
+    const admin = await trx('role').where({ name: 'account-admin' }).first<{ id: number }>('id');
+    const user = await createUser(trx, { email: 'bench@example.com', username: 'bench', passwordHash: await hashPassword('bench-password'), accountId: account.id, roleIds: [admin.id] });
     const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
     const asset = await createAsset(trx, { name: 'site', account_id: account.id, generic_asset_type_id: type.id, parent_asset_id: null, latitude: null, longitude: null, attributes: {} });
     const ids = [];
@@ -123,7 +131,7 @@ async function partitionBeliefs(db: Knex): Promise<void> {
 }
 
 /** Starts the server in its own process and waits for its address. */
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+async function startServer(env: Record<string, string>, ready = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_LOG_LEVEL: 'info', ...env },
@@ -133,8 +141,8 @@ async function startServer(env: Record<string, string>): Promise<{ child: ChildP
     let seen = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
-      const m = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-      if (m) resolve(m[1]);
+      const m = ready.exec(seen);
+      if (m) resolve(m[1] ?? '');
       if (seen.length > 1e6) seen = seen.slice(-1000);
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
@@ -190,7 +198,7 @@ async function main() {
   };
   const pgStore = async () => openStore(await pgDatabase());
   try {
-    console.log('\n1. 1-day window read of one sensor (96 of its 100,000 beliefs), median and p95 of 30 reads');
+    if (part(1)) console.log('\n1. 1-day window read of one sensor (96 of its 100,000 beliefs), median and p95 of 30 reads');
     const layouts: [string, 'sqlite' | 'postgresql', () => Promise<Knex>, boolean][] = [
       ['SQLite', 'sqlite', async () => openStore(dataFolder(fs.mkdtempSync(path.join(tmp, 'sqlite-'))).store), false],
       ...(pg
@@ -200,7 +208,7 @@ async function main() {
           ] as const)
         : []),
     ].map((l) => [...l] as [string, 'sqlite' | 'postgresql', () => Promise<Knex>, boolean]);
-    for (const [label, engine, open, partitioned] of layouts) {
+    for (const [label, engine, open, partitioned] of part(1) ? layouts : []) {
       const figures: string[] = [];
       const medians: number[] = [];
       for (const stored of [PER_SENSOR, BIG]) {
@@ -219,32 +227,94 @@ async function main() {
       console.log(`   ${label}\n     ${figures.join('\n     ')}\n     ratio ${(medians[1] / medians[0]).toFixed(2)} (target ≤ 2)`);
     }
 
-    console.log(`\n2. ${CLIENTS} clients posting 4 values each for ${LOAD_SECONDS} s`);
-    const sqliteDir = fs.mkdtempSync(path.join(tmp, 'post-sqlite-'));
-    const sqlite = openStore(dataFolder(sqliteDir).store);
-    const sqliteSite = await makeSite(sqlite, CLIENTS);
-    await sqlite.destroy();
-    const one = await startServer({ FLEXSITE_DATA_DIR: sqliteDir });
-    try {
-      console.log(`   SQLite, 1 process          ${await postingLoad([one.url], sqliteSite)}`);
-    } finally {
-      await stop(one.child);
-    }
-    if (pg) {
-      for (const processes of [1, 2]) {
-        const url = await pgDatabase();
-        const store = openStore(url);
-        const site = await makeSite(store, CLIENTS);
-        await store.destroy();
-        const servers = [];
-        try {
-          for (let i = 0; i < processes; i++) {
-            servers.push(await startServer({ FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'post-pg-')), FLEXSITE_DATABASE_URL: url }));
+    if (part(2)) {
+      console.log(`\n2. ${CLIENTS} clients posting 4 values each for ${LOAD_SECONDS} s`);
+      const sqliteDir = fs.mkdtempSync(path.join(tmp, 'post-sqlite-'));
+      const sqlite = openStore(dataFolder(sqliteDir).store);
+      const sqliteSite = await makeSite(sqlite, CLIENTS);
+      await sqlite.destroy();
+      const one = await startServer({ FLEXSITE_DATA_DIR: sqliteDir });
+      try {
+        console.log(`   SQLite, 1 process          ${await postingLoad([one.url], sqliteSite)}`);
+      } finally {
+        await stop(one.child);
+      }
+      if (pg) {
+        for (const processes of [1, 2]) {
+          const url = await pgDatabase();
+          const store = openStore(url);
+          const site = await makeSite(store, CLIENTS);
+          await store.destroy();
+          const servers = [];
+          try {
+            for (let i = 0; i < processes; i++) {
+              servers.push(await startServer({ FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'post-pg-')), FLEXSITE_DATABASE_URL: url }));
+            }
+            console.log(`   PostgreSQL, ${processes} process${processes > 1 ? 'es' : '  '}   ${await postingLoad(servers.map((s) => s.url), site)}`);
+          } finally {
+            for (const s of servers) await stop(s.child);
           }
-          console.log(`   PostgreSQL, ${processes} process${processes > 1 ? 'es' : '  '}   ${await postingLoad(servers.map((s) => s.url), site)}`);
-        } finally {
-          for (const s of servers) await stop(s.child);
         }
+      }
+    }
+
+    let bullmq = false;
+    try {
+      createRequire(import.meta.url).resolve('ioredis');
+      bullmq = pg !== undefined && redisServerBin() !== null;
+    } catch {
+      // BullMQ's Redis client is not installed
+    }
+    if (part(3)) console.log(`\n3. ${SCHEDULES} schedules of 192 steps triggered at once (1 API process), time until all are finished`);
+    if (part(3) && !bullmq) console.log('   skipped: needs PostgreSQL, redis-server and the ioredis package');
+    for (const workers of part(3) && bullmq ? [1, 2] : []) {
+      const redis = await startRedis();
+      const url = await pgDatabase();
+      const store = openStore(url);
+      const site = await makeSite(store, SCHEDULES + 1);
+      const [priceSensor, ...batteries] = site.sensors;
+      await store('sensor').where({ id: priceSensor }).update({ unit: 'EUR/MWh', event_resolution_ms: 3_600_000 });
+      const prices = Array.from({ length: 48 }, (_, h) => [priceSensor, START + h * 3_600_000, site.sourceId, 0.5, START - DAY, 20 + ((h * 37) % 90)]);
+      await store('timed_belief').insert(prices.map(([sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value]) => ({ sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value })));
+      const env = { FLEXSITE_DATABASE_URL: url, FLEXSITE_REDIS_URL: redis.url };
+      const children: ChildProcess[] = [];
+      try {
+        const api = await startServer({ ...env, FLEXSITE_ROLE: 'api', FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'api-')) });
+        children.push(api.child);
+        for (let w = 0; w < workers; w++) {
+          children.push((await startServer({ ...env, FLEXSITE_ROLE: 'worker', FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'worker-')) }, /worker running jobs/)).child);
+        }
+        const started = performance.now();
+        const headers = { Authorization: site.token, 'Content-Type': 'application/json' };
+        const body = JSON.stringify({
+          start: new Date(START).toISOString(),
+          duration: 'PT48H',
+          'flex-model': { 'soc-at-start': 0.5, 'soc-min': 0.1, 'soc-max': 1, 'power-capacity': '0.5 MW' },
+          'flex-context': { 'consumption-price-sensor': priceSensor },
+        });
+        const triggered = await Promise.all(
+          batteries.map(async (sensorId) => {
+            const res = await fetch(`${api.url}/api/v3_0/sensors/${sensorId}/schedules/trigger`, { method: 'POST', headers, body });
+            if (res.status !== 200) throw new Error(`trigger answered ${res.status}: ${await res.text()}`);
+            return ((await res.json()) as { schedule: string }).schedule;
+          }),
+        );
+        const triggerMs = performance.now() - started;
+        for (;;) {
+          const open = Number((await store('job').whereIn('id', triggered).whereIn('status', ['queued', 'started']).count({ n: '*' }))[0].n);
+          if (open === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        const doneMs = performance.now() - started;
+        const failed = Number((await store('job').whereIn('id', triggered).where({ status: 'failed' }).count({ n: '*' }))[0].n);
+        console.log(
+          `   ${workers} worker process${workers > 1 ? 'es' : '  '}  all triggered in ${(triggerMs / 1000).toFixed(1)} s, all finished after ${(doneMs / 1000).toFixed(1)} s ` +
+            `(${((SCHEDULES / doneMs) * 1000).toFixed(1)} schedules/s), failed ${failed}`,
+        );
+      } finally {
+        for (const c of children) await stop(c);
+        await store.destroy();
+        await redis.stop();
       }
     }
   } finally {
