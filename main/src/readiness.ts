@@ -9,7 +9,7 @@ export async function waitForReady(baseUrl: string, options: { timeoutMs?: numbe
   const timeoutMs = options.timeoutMs ?? 30_000;
   const intervalMs = options.intervalMs ?? 200;
   const deadline = Date.now() + timeoutMs;
-  let last = 'no answer';
+  let last: string;
   for (;;) {
     try {
       const res = await fetch(`${baseUrl}/api/v3_0/health/ready`, { signal: AbortSignal.timeout(Math.min(5000, timeoutMs)) });

@@ -20,6 +20,7 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 const cli = (...args: string[]) => runCli(args, { FLEXSITE_DATA_DIR: dataDir });
 
 /** Success with --json: exit 0, nothing on stderr, exactly one line on stdout holding one JSON object. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads answers of any shape and checks them with assertions, not types
 function json(res: CommandResult): any {
   expect(res.code, res.stderr).toBe(0);
   expect(res.stderr).toBe('');

@@ -42,6 +42,7 @@ export const runCli = (args: string[], env: Record<string, string>) => runNpmScr
 /**
  * @returns the JSON object on the last line of stdout, which `--json` promises.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads answers of any shape and checks them with assertions, not types
 export function lastJsonLine(stdout: string): any {
   const lines = stdout.trimEnd().split('\n');
   return JSON.parse(lines[lines.length - 1]);

@@ -9,6 +9,7 @@ import { createLogger } from '../../server/src/logger.ts';
 import { inject } from 'vitest';
 import { freshDatabase, onSharedBackends, redisQueueAvailable } from './sharedBackends.ts';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads answers of any shape and checks them with assertions, not types
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
@@ -49,6 +50,7 @@ export interface TestServer {
   storeSettings: Record<string, string>;
   db: Knex;
   server: RunningServer;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads answers of any shape and checks them with assertions, not types
   request<T = any>(method: string, urlPath: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** A request through node:http, which (unlike fetch) may send a body with a GET. */
   rawRequest(method: string, urlPath: string, headers?: Record<string, string>, body?: string): Promise<RawResponse>;
@@ -91,7 +93,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
     storeSettings: store,
     db: server.services.db,
     server,
-    async request(method, urlPath, options = {}) {
+    async request<T>(method: string, urlPath: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
       const target = new URL(url + urlPath);
       for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) target.searchParams.set(k, String(v));
       const headers: Record<string, string> = { ...options.headers };
@@ -110,7 +112,7 @@ export async function startTestServer(env: Record<string, string> = {}, dataDir?
       } catch {
         // keep the text
       }
-      return { status: res.status, body: parsed as any, headers: res.headers };
+      return { status: res.status, body: parsed as T, headers: res.headers };
     },
     rawRequest(method, urlPath, headers = {}, body) {
       return new Promise((resolve, reject) => {

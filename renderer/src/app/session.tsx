@@ -4,6 +4,7 @@ import type { Role, User } from '../api/types.ts';
 import * as wire from '../api/contracts.ts';
 
 const STORAGE_KEY = 'flexsite.session';
+const EXPIRED = 'Your session has expired. Please sign in again.';
 
 interface Stored {
   token: string;
@@ -60,7 +61,7 @@ async function loadSession(userId: number): Promise<Session> {
 /** Holds who is signed in. The token lives in sessionStorage: it ends with the browser tab. */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<Session | null>(null);
-  const [restoring, setRestoring] = useState(true);
+  const [restoring, setRestoring] = useState(() => readStored() !== null);
   const [notice, setNotice] = useState<string | null>(null);
 
   const signOut = useCallback((why?: string) => {
@@ -72,7 +73,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const signIn = useCallback(
     async (token: string, userId: number) => {
-      setToken(token, () => signOut('Your session has expired. Please sign in again.'));
+      setToken(token, () => signOut(EXPIRED));
       const loaded = await loadSession(userId);
       sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ token, userId } satisfies Stored));
       setNotice(null);
@@ -81,16 +82,15 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     [signOut],
   );
 
+  // Resume the session this tab stored; it only changes state once the server has answered.
   useEffect(() => {
     const stored = readStored();
-    if (!stored) {
-      setRestoring(false);
-      return;
-    }
-    signIn(stored.token, stored.userId)
-      .catch(() => signOut('Your session has expired. Please sign in again.'))
+    if (!stored) return;
+    setToken(stored.token, () => signOut(EXPIRED));
+    loadSession(stored.userId)
+      .then(setSession, () => signOut(EXPIRED))
       .finally(() => setRestoring(false));
-  }, [signIn, signOut]);
+  }, [signOut]);
 
   const value = useMemo(() => ({ session, restoring, notice, signIn, signOut }), [session, restoring, notice, signIn, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;

@@ -23,28 +23,29 @@ export function useApi<T>(
   query: RequestOptions['query'] | undefined,
   answer: z.ZodType<T> | ((path: string, options: RequestOptions) => Promise<T>),
 ): Loaded<T> {
-  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: path !== null });
   const [generation, setGeneration] = useState(0);
   const queryKey = JSON.stringify(query ?? {});
+  // Each answer remembers which request it answers: loading means the latest request has no answer yet,
+  // and the previous answer stays on screen meanwhile.
+  const key = path === null ? null : JSON.stringify([path, queryKey, generation]);
+  const [state, setState] = useState<{ key?: string; data?: T; error?: ApiError }>({});
 
   useEffect(() => {
-    if (path === null) {
-      setState({ loading: false });
-      return;
-    }
+    if (path === null) return;
+    const answered = JSON.stringify([path, queryKey, generation]);
     const abort = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
     const options = { query: JSON.parse(queryKey) as RequestOptions['query'], signal: abort.signal };
     (typeof answer === 'function' ? answer(path, options) : request(path, { ...options, answer })).then(
-      (data) => setState({ data, loading: false }),
+      (data) => setState({ key: answered, data }),
       (error: unknown) => {
         if (abort.signal.aborted) return;
-        setState({ error: error instanceof ApiError ? error : new ApiError(0, { message: String(error) }), loading: false });
+        setState({ key: answered, error: error instanceof ApiError ? error : new ApiError(0, { message: String(error) }) });
       },
     );
     return () => abort.abort();
   }, [path, queryKey, generation, answer]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
-  return { data: state.data, error: state.error, loading: state.loading, reload };
+  if (key === null) return { data: undefined, error: undefined, loading: false, reload };
+  return { data: state.data, error: state.error, loading: state.key !== key, reload };
 }

@@ -38,29 +38,25 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
     return formFromStored(model, context, zone);
   });
   const powerSensors = sensors.filter(isPower);
-  const [sensorId, setSensorId] = useState<number | undefined>(powerSensors[0]?.id);
+  const [chosenSensorId, setSensorId] = useState<number | undefined>();
+  // Until the user chooses, the first power sensor (also once sensors arrive after the first render).
+  const sensorId = chosenSensorId ?? powerSensors[0]?.id;
   const [start, setStart] = useState(() => isoToLocalInput(nextHourMs(), zone));
   const [duration, setDuration] = useState('PT24H');
   const [errors, setErrors] = useState<FieldMessages>({});
   const [failure, setFailure] = useState<unknown>(null);
   const [job, setJob] = useState<Job | null>(null);
   const [waitingSince, setWaitingSince] = useState<number | null>(null);
-  const [now, setNow] = useState(Date.now());
+  const [now, setNow] = useState(() => Date.now());
   const [saved, setSaved] = useState(false);
   const visible = useVisibleSensors();
   const isProcess = assetType === 'process' || assetType === 'load';
 
-  useEffect(() => {
-    if (sensorId === undefined && powerSensors[0]) setSensorId(powerSensors[0].id);
-  }, [powerSensors, sensorId]);
-
   // Follow the job until it finishes; a failed job with a fallback is followed to its fallback.
   const following = useRef<string | null>(null);
+  const settled = job !== null && (job.status === 'finished' || (job.status === 'failed' && !job.fallback_job_id));
   useEffect(() => {
-    if (!job || job.status === 'finished' || (job.status === 'failed' && !job.fallback_job_id)) {
-      setWaitingSince(null);
-      return;
-    }
+    if (!job || settled) return;
     const id = job.status === 'failed' ? job.fallback_job_id! : job.id;
     following.current = id;
     const timer = setTimeout(async () => {
@@ -79,7 +75,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
       }
     }, POLL_MS);
     return () => clearTimeout(timer);
-  }, [job]);
+  }, [job, settled]);
 
   const names = useMemo(() => Object.fromEntries(sensors.map((s) => [s.id, s.name])), [sensors]);
 
@@ -138,7 +134,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   if (!canSchedule) return <p className="muted">Only members of this asset's account can compute schedules for it.</p>;
   if (!powerSensors.length) return <p className="empty">Add a power sensor (unit W, kW or MW) to this asset to compute schedules for it.</p>;
 
-  const running = waitingSince !== null;
+  const running = waitingSince !== null && !settled;
   return (
     <div className="schedule-panel">
       <form onSubmit={trigger} noValidate aria-label="Schedule">
