@@ -11,7 +11,7 @@ import { openReaders, openStore, migrate, storeTarget } from './db/connection.ts
 import { dialectFor } from './db/dialect.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
 import { versionHeaders } from './http/compat.ts';
-import type { AppContext, Services } from './http/context.ts';
+import type { Services } from './http/context.ts';
 import { checkJsonBody, parseJsonText } from './http/jsonBody.ts';
 import { createLoginThrottle } from './http/loginThrottle.ts';
 import { allowedMethods, mount } from './http/routes.ts';

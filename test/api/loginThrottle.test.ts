@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/db.ts';
 import { factories, PASSWORD } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
 
 /**
  * Login throttling (issue 10): attempts are counted per account e-mail and per client address
@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 const login = (t: TestServer, email: string, password: string) =>
   t.request('POST', '/api/requestAuthToken', { json: { email, password } });
 
-function expectTooMany(res: { status: number; body: any; headers: Headers }): void {
+function expectTooMany(res: ApiResponse): void {
   expect(res.status).toBe(429);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   const wait = Number(res.headers.get('retry-after'));

@@ -35,7 +35,6 @@ process.env.FLEXSITE_TEST_SCHEDULER_GATE = gate;
 
 const START = '2015-01-02T00:00:00+01:00';
 const START_MS = Date.parse(START);
-const HOUR = 3600_000;
 
 beforeAll(async () => {
   t = await startTestServer({ FLEXSITE_LEGACY_API: 'serve' });

@@ -1,6 +1,5 @@
 import { Link } from 'react-router';
 import { API } from '../api/client.ts';
-import type { Account } from '../api/types.ts';
 import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import * as wire from '../api/contracts.ts';

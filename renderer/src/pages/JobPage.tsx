@@ -2,7 +2,6 @@ import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
 import { API } from '../api/client.ts';
 import { jobPath, readJob } from '../api/jobs.ts';
-import type { Job, Sensor } from '../api/types.ts';
 import { JobStatus } from '../components/JobStatus.tsx';
 import { ScheduleResult } from '../components/schedule/ScheduleResult.tsx';
 import { ErrorNotice, Loading, Progress } from '../components/Status.tsx';

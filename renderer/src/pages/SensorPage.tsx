@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { API } from '../api/client.ts';
-import type { Asset, ChartRecord, Sensor, Source } from '../api/types.ts';
+import type { Asset, ChartRecord, Sensor } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { VegaChart } from '../components/charts/VegaChart.tsx';
 import { Field } from '../components/Field.tsx';
