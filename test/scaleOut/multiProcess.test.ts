@@ -37,6 +37,7 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
       headers: { Authorization: token, 'Content-Type': 'application/json' },
       body: json === undefined ? undefined : JSON.stringify(json),
     });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads answers of any shape and checks them with assertions, not types
     return { status: res.status, body: (await res.json()) as any };
   };
   const job = (id: string) => db('job').where({ id }).first();

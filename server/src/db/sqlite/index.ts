@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import knex from 'knex';
+import knex, { type Knex } from 'knex';
 import type { Dialect } from '../dialect.ts';
 import { backupStore } from './backup.ts';
 import { lockStore } from './storeLock.ts';
