@@ -85,7 +85,7 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shares data and jobs across API processes, and another worker takes over the job of a killed one', { timeout: 180_000 }, async () => {
+  it('shares data and jobs across API processes; another worker takes over the job of a killed one, once', { timeout: 300_000 }, async () => {
     const [api1, api2, workerA] = await Promise.all([spawnRole('api'), spawnRole('api'), spawnRole('worker')]);
 
     // Data posted through one API process is read through the other.
@@ -127,13 +127,28 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
     );
     expect(running).toMatchObject({ status: 'started', attempts: 1 });
     expect((await pending).status).toBe(200);
-    await spawnRole('worker');
+    const workerB = await spawnRole('worker');
     await stopProcess(workerA.child, 'SIGKILL');
     fs.writeFileSync(gate, '');
     const retried = await until(() => job(running.id), (j) => j?.status === 'finished' || j?.status === 'failed', 90_000);
     expect(retried).toMatchObject({ status: 'finished', attempts: 2 });
     const schedule = await call(api2.url, 'GET', `/api/v3_0/sensors/${gated}/schedules/${running.id}?duration=PT6H`);
     expect(schedule.status).toBe(200);
+
+    // Interrupted twice: B takes a gated job, B dies, C runs it again, C dies: it fails as interrupted.
+    fs.rmSync(gate);
+    const twice = await battery({ 'custom-scheduler': path.resolve('test/fixtures/gatedScheduler.mjs') });
+    void call(api2.url, 'POST', `/api/v3_0/sensors/${twice}/schedules/trigger`, triggerBody(start));
+    const first = await until(() => db('job').where({ sensor_id: twice }).first(), (j) => j?.status === 'started', 30_000);
+    expect(first).toMatchObject({ status: 'started', attempts: 1 });
+    const workerC = await spawnRole('worker');
+    await stopProcess(workerB.child, 'SIGKILL');
+    expect(await until(() => job(first.id), (j) => j?.attempts === 2, 60_000)).toMatchObject({ status: 'started', attempts: 2 });
+    await spawnRole('worker');
+    await stopProcess(workerC.child, 'SIGKILL');
+    const interrupted = await until(() => job(first.id), (j) => j?.status === 'failed', 60_000);
+    expect(interrupted).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(interrupted.error).toBe('JobInterrupted: the worker running this job stopped, twice; trigger it again.');
 
     // Readiness names each dependency.
     const ready = await fetch(`${api1.url}/api/v3_0/health/ready`);
