@@ -64,12 +64,37 @@ async function makeSite(db: Knex, sensors: number): Promise<Site> {
   const made = await db.transaction(async (trx) => {
     const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
     const admin = await trx('role').where({ name: 'account-admin' }).first<{ id: number }>('id');
-    const user = await createUser(trx, { email: 'bench@example.com', username: 'bench', passwordHash: await hashPassword('bench-password'), accountId: account.id, roleIds: [admin.id] });
+    const user = await createUser(trx, {
+      email: 'bench@example.com',
+      username: 'bench',
+      passwordHash: await hashPassword('bench-password'),
+      accountId: account.id,
+      roleIds: [admin.id],
+    });
     const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
-    const asset = await createAsset(trx, { name: 'site', account_id: account.id, generic_asset_type_id: type.id, parent_asset_id: null, latitude: null, longitude: null, attributes: {} });
+    const asset = await createAsset(trx, {
+      name: 'site',
+      account_id: account.id,
+      generic_asset_type_id: type.id,
+      parent_asset_id: null,
+      latitude: null,
+      longitude: null,
+      attributes: {},
+    });
     const ids = [];
     for (let i = 0; i < sensors; i++) {
-      ids.push((await createSensor(trx, { name: `s${i}`, unit: 'kW', event_resolution_ms: QUARTER, timezone: 'UTC', generic_asset_id: asset.id, attributes: {} })).id);
+      ids.push(
+        (
+          await createSensor(trx, {
+            name: `s${i}`,
+            unit: 'kW',
+            event_resolution_ms: QUARTER,
+            timezone: 'UTC',
+            generic_asset_id: asset.id,
+            attributes: {},
+          })
+        ).id,
+      );
     }
     const source = await getOrCreateSource(trx, { name: 'bench', type: 'demo script' });
     return { userId: user.id, sourceId: source.id, sensors: ids };
@@ -125,13 +150,18 @@ async function partitionBeliefs(db: Knex): Promise<void> {
     PRIMARY KEY (sensor_id, event_start, source_id, cumulative_probability, belief_time)
   ) PARTITION BY RANGE (event_start)`);
   for (let y = 2020; y < 2024; y++) {
-    await db.raw(`CREATE TABLE timed_belief_${y} PARTITION OF timed_belief FOR VALUES FROM (${Date.UTC(y, 0, 1)}) TO (${Date.UTC(y + 1, 0, 1)})`);
+    await db.raw(
+      `CREATE TABLE timed_belief_${y} PARTITION OF timed_belief FOR VALUES FROM (${Date.UTC(y, 0, 1)}) TO (${Date.UTC(y + 1, 0, 1)})`,
+    );
   }
   await db.raw('CREATE TABLE timed_belief_other PARTITION OF timed_belief DEFAULT');
 }
 
 /** Starts the server in its own process and waits for its address. */
-async function startServer(env: Record<string, string>, ready = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/): Promise<{ child: ChildProcess; url: string }> {
+async function startServer(
+  env: Record<string, string>,
+  ready = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/,
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_LOG_LEVEL: 'info', ...env },
@@ -170,7 +200,11 @@ async function postingLoad(urls: string[], site: Site): Promise<string> {
         const values = [random(), random(), random(), random()].map((v) => Math.round(v * 10_000) / 100);
         const t0 = performance.now();
         try {
-          const res = await fetch(`${url}/api/v3_0/sensors/${sensorId}/data`, { method: 'POST', headers, body: JSON.stringify({ values, start, duration: 'PT1H', unit: 'kW' }) });
+          const res = await fetch(`${url}/api/v3_0/sensors/${sensorId}/data`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ values, start, duration: 'PT1H', unit: 'kW' }),
+          });
           await res.arrayBuffer();
           if (res.status === 200) latencies.push(performance.now() - t0);
           else errors++;
@@ -185,7 +219,9 @@ async function postingLoad(urls: string[], site: Site): Promise<string> {
 
 async function main() {
   const hasPostgres = postgresBinDir() !== null;
-  console.log(`${QUICK ? 'quick run: ' : ''}${BIG.toLocaleString('en')} beliefs in the big stores; ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log(
+    `${QUICK ? 'quick run: ' : ''}${BIG.toLocaleString('en')} beliefs in the big stores; ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
+  );
   const pg = hasPostgres ? await startPostgres() : undefined;
   if (!pg) console.log('PostgreSQL is not installed: SQLite figures only');
   let db = 0;
@@ -219,7 +255,9 @@ async function main() {
           const loadMs = await fill(store, site, engine);
           const r = await windowReads(store, site);
           medians.push(r.median);
-          figures.push(`${stored.toLocaleString('en').padStart(10)} stored: ${fmt(r.median)} (p95 ${fmt(r.p95)}; loaded at ${Math.round((stored / loadMs) * 1000).toLocaleString('en')}/s)`);
+          figures.push(
+            `${stored.toLocaleString('en').padStart(10)} stored: ${fmt(r.median)} (p95 ${fmt(r.p95)}; loaded at ${Math.round((stored / loadMs) * 1000).toLocaleString('en')}/s)`,
+          );
         } finally {
           await store.destroy();
         }
@@ -248,9 +286,16 @@ async function main() {
           const servers = [];
           try {
             for (let i = 0; i < processes; i++) {
-              servers.push(await startServer({ FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'post-pg-')), FLEXSITE_DATABASE_URL: url }));
+              servers.push(
+                await startServer({ FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'post-pg-')), FLEXSITE_DATABASE_URL: url }),
+              );
             }
-            console.log(`   PostgreSQL, ${processes} process${processes > 1 ? 'es' : '  '}   ${await postingLoad(servers.map((s) => s.url), site)}`);
+            console.log(
+              `   PostgreSQL, ${processes} process${processes > 1 ? 'es' : '  '}   ${await postingLoad(
+                servers.map((s) => s.url),
+                site,
+              )}`,
+            );
           } finally {
             for (const s of servers) await stop(s.child);
           }
@@ -274,15 +319,38 @@ async function main() {
       const site = await makeSite(store, SCHEDULES + 1);
       const [priceSensor, ...batteries] = site.sensors;
       await store('sensor').where({ id: priceSensor }).update({ unit: 'EUR/MWh', event_resolution_ms: 3_600_000 });
-      const prices = Array.from({ length: 48 }, (_, h) => [priceSensor, START + h * 3_600_000, site.sourceId, 0.5, START - DAY, 20 + ((h * 37) % 90)]);
-      await store('timed_belief').insert(prices.map(([sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value]) => ({ sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value })));
+      const prices = Array.from({ length: 48 }, (_, h) => [
+        priceSensor,
+        START + h * 3_600_000,
+        site.sourceId,
+        0.5,
+        START - DAY,
+        20 + ((h * 37) % 90),
+      ]);
+      await store('timed_belief').insert(
+        prices.map(([sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value]) => ({
+          sensor_id,
+          event_start,
+          source_id,
+          cumulative_probability,
+          belief_time,
+          event_value,
+        })),
+      );
       const env = { FLEXSITE_DATABASE_URL: url, FLEXSITE_REDIS_URL: redis.url };
       const children: ChildProcess[] = [];
       try {
         const api = await startServer({ ...env, FLEXSITE_ROLE: 'api', FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'api-')) });
         children.push(api.child);
         for (let w = 0; w < workers; w++) {
-          children.push((await startServer({ ...env, FLEXSITE_ROLE: 'worker', FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'worker-')) }, /worker running jobs/)).child);
+          children.push(
+            (
+              await startServer(
+                { ...env, FLEXSITE_ROLE: 'worker', FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'worker-')) },
+                /worker running jobs/,
+              )
+            ).child,
+          );
         }
         const started = performance.now();
         const headers = { Authorization: site.token, 'Content-Type': 'application/json' };
@@ -301,7 +369,9 @@ async function main() {
         );
         const triggerMs = performance.now() - started;
         for (;;) {
-          const open = Number((await store('job').whereIn('id', triggered).whereIn('status', ['queued', 'started']).count({ n: '*' }))[0].n);
+          const open = Number(
+            (await store('job').whereIn('id', triggered).whereIn('status', ['queued', 'started']).count({ n: '*' }))[0].n,
+          );
           if (open === 0) break;
           await new Promise((resolve) => setTimeout(resolve, 200));
         }

@@ -26,7 +26,10 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
   let f: ReturnType<typeof factories>;
 
   const spawnRole = async (role: 'api' | 'worker') => {
-    const child = startNpm({ ...env, FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(dir, `${role}-`)), FLEXSITE_ROLE: role }, role === 'worker' ? 'worker' : 'start');
+    const child = startNpm(
+      { ...env, FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(dir, `${role}-`)), FLEXSITE_ROLE: role },
+      role === 'worker' ? 'worker' : 'start',
+    );
     children.push(child);
     const line = await waitForLine(child, role === 'api' ? /listening on http:\/\/127\.0\.0\.1:\d+/ : /worker running jobs/);
     return { child, url: role === 'api' ? /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)![1] : '' };
@@ -85,74 +88,118 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('shares data and jobs across API processes; another worker takes over the job of a killed one, once', { timeout: 300_000 }, async () => {
-    const [api1, api2, workerA] = await Promise.all([spawnRole('api'), spawnRole('api'), spawnRole('worker')]);
+  it(
+    'shares data and jobs across API processes; another worker takes over the job of a killed one, once',
+    { timeout: 300_000 },
+    async () => {
+      const [api1, api2, workerA] = await Promise.all([spawnRole('api'), spawnRole('api'), spawnRole('worker')]);
 
-    // Data posted through one API process is read through the other.
-    const meter = await f.sensor({ assetId: (await f.asset({ accountId })).id, unit: 'kW', resolutionMinutes: 15 });
-    const posted = await call(api1.url, 'POST', `/api/v3_0/sensors/${meter.id}/data`, { values: [1, 2], start: '2015-01-02T00:00:00+01:00', duration: 'PT30M', unit: 'kW' });
-    expect(posted.status).toBe(200);
-    const more = await call(api2.url, 'POST', `/api/v3_0/sensors/${meter.id}/data`, { values: [3, 4], start: '2015-01-02T00:30:00+01:00', duration: 'PT30M', unit: 'kW' });
-    expect(more.status).toBe(200);
-    const read = await call(api1.url, 'GET', `/api/v3_0/sensors/${meter.id}/data?start=2015-01-02T00:00:00%2B01:00&duration=PT1H&unit=kW`);
-    expect(read.body.values).toEqual([1, 2, 3, 4]);
+      // Data posted through one API process is read through the other.
+      const meter = await f.sensor({ assetId: (await f.asset({ accountId })).id, unit: 'kW', resolutionMinutes: 15 });
+      const posted = await call(api1.url, 'POST', `/api/v3_0/sensors/${meter.id}/data`, {
+        values: [1, 2],
+        start: '2015-01-02T00:00:00+01:00',
+        duration: 'PT30M',
+        unit: 'kW',
+      });
+      expect(posted.status).toBe(200);
+      const more = await call(api2.url, 'POST', `/api/v3_0/sensors/${meter.id}/data`, {
+        values: [3, 4],
+        start: '2015-01-02T00:30:00+01:00',
+        duration: 'PT30M',
+        unit: 'kW',
+      });
+      expect(more.status).toBe(200);
+      const read = await call(
+        api1.url,
+        'GET',
+        `/api/v3_0/sensors/${meter.id}/data?start=2015-01-02T00:00:00%2B01:00&duration=PT1H&unit=kW`,
+      );
+      expect(read.body.values).toEqual([1, 2, 3, 4]);
 
-    // Schedules triggered through either API run on the worker and are read through the other.
-    const [s1, s2] = [await battery(), await battery()];
-    const t1 = await call(api1.url, 'POST', `/api/v3_0/sensors/${s1}/schedules/trigger`, triggerBody(start));
-    const t2 = await call(api2.url, 'POST', `/api/v3_0/sensors/${s2}/schedules/trigger`, triggerBody(start));
-    expect([t1.status, t2.status]).toEqual([200, 200]);
-    // The same trigger through the other process reuses the job.
-    const again = await call(api2.url, 'POST', `/api/v3_0/sensors/${s1}/schedules/trigger`, triggerBody(start));
-    expect(again.body.schedule).toBe(t1.body.schedule);
-    for (const [sensor, id, url] of [
-      [s1, t1.body.schedule, api2.url],
-      [s2, t2.body.schedule, api1.url],
-    ] as const) {
-      expect((await until(() => job(id), (j) => j?.status === 'finished', 60_000))?.status).toBe('finished');
-      const schedule = await call(url, 'GET', `/api/v3_0/sensors/${sensor}/schedules/${id}?duration=PT6H`);
+      // Schedules triggered through either API run on the worker and are read through the other.
+      const [s1, s2] = [await battery(), await battery()];
+      const t1 = await call(api1.url, 'POST', `/api/v3_0/sensors/${s1}/schedules/trigger`, triggerBody(start));
+      const t2 = await call(api2.url, 'POST', `/api/v3_0/sensors/${s2}/schedules/trigger`, triggerBody(start));
+      expect([t1.status, t2.status]).toEqual([200, 200]);
+      // The same trigger through the other process reuses the job.
+      const again = await call(api2.url, 'POST', `/api/v3_0/sensors/${s1}/schedules/trigger`, triggerBody(start));
+      expect(again.body.schedule).toBe(t1.body.schedule);
+      for (const [sensor, id, url] of [
+        [s1, t1.body.schedule, api2.url],
+        [s2, t2.body.schedule, api1.url],
+      ] as const) {
+        expect(
+          (
+            await until(
+              () => job(id),
+              (j) => j?.status === 'finished',
+              60_000,
+            )
+          )?.status,
+        ).toBe('finished');
+        const schedule = await call(url, 'GET', `/api/v3_0/sensors/${sensor}/schedules/${id}?duration=PT6H`);
+        expect(schedule.status).toBe(200);
+        expect(schedule.body.values).toHaveLength(24);
+      }
+      const listed = await call(api2.url, 'GET', `/api/v3_0/jobs?account_id=${accountId}`);
+      expect(listed.status).toBe(200);
+
+      // A job held by worker A (the gated scheduler waits), A is killed, worker B runs it.
+      const gated = await battery({ 'custom-scheduler': path.resolve('test/fixtures/gatedScheduler.mjs') });
+      const pending = call(api1.url, 'POST', `/api/v3_0/sensors/${gated}/schedules/trigger`, triggerBody(start));
+      const running = await until(
+        () => db('job').where({ sensor_id: gated }).first(),
+        (j) => j?.status === 'started',
+        30_000,
+      );
+      expect(running).toMatchObject({ status: 'started', attempts: 1 });
+      expect((await pending).status).toBe(200);
+      const workerB = await spawnRole('worker');
+      await stopProcess(workerA.child, 'SIGKILL');
+      fs.writeFileSync(gate, '');
+      const retried = await until(
+        () => job(running.id),
+        (j) => j?.status === 'finished' || j?.status === 'failed',
+        90_000,
+      );
+      expect(retried).toMatchObject({ status: 'finished', attempts: 2 });
+      const schedule = await call(api2.url, 'GET', `/api/v3_0/sensors/${gated}/schedules/${running.id}?duration=PT6H`);
       expect(schedule.status).toBe(200);
-      expect(schedule.body.values).toHaveLength(24);
-    }
-    const listed = await call(api2.url, 'GET', `/api/v3_0/jobs?account_id=${accountId}`);
-    expect(listed.status).toBe(200);
 
-    // A job held by worker A (the gated scheduler waits), A is killed, worker B runs it.
-    const gated = await battery({ 'custom-scheduler': path.resolve('test/fixtures/gatedScheduler.mjs') });
-    const pending = call(api1.url, 'POST', `/api/v3_0/sensors/${gated}/schedules/trigger`, triggerBody(start));
-    const running = await until(
-      () => db('job').where({ sensor_id: gated }).first(),
-      (j) => j?.status === 'started',
-      30_000,
-    );
-    expect(running).toMatchObject({ status: 'started', attempts: 1 });
-    expect((await pending).status).toBe(200);
-    const workerB = await spawnRole('worker');
-    await stopProcess(workerA.child, 'SIGKILL');
-    fs.writeFileSync(gate, '');
-    const retried = await until(() => job(running.id), (j) => j?.status === 'finished' || j?.status === 'failed', 90_000);
-    expect(retried).toMatchObject({ status: 'finished', attempts: 2 });
-    const schedule = await call(api2.url, 'GET', `/api/v3_0/sensors/${gated}/schedules/${running.id}?duration=PT6H`);
-    expect(schedule.status).toBe(200);
+      // Interrupted twice: B takes a gated job, B dies, C runs it again, C dies: it fails as interrupted.
+      fs.rmSync(gate);
+      const twice = await battery({ 'custom-scheduler': path.resolve('test/fixtures/gatedScheduler.mjs') });
+      void call(api2.url, 'POST', `/api/v3_0/sensors/${twice}/schedules/trigger`, triggerBody(start));
+      const first = await until(
+        () => db('job').where({ sensor_id: twice }).first(),
+        (j) => j?.status === 'started',
+        30_000,
+      );
+      expect(first).toMatchObject({ status: 'started', attempts: 1 });
+      const workerC = await spawnRole('worker');
+      await stopProcess(workerB.child, 'SIGKILL');
+      expect(
+        await until(
+          () => job(first.id),
+          (j) => j?.attempts === 2,
+          60_000,
+        ),
+      ).toMatchObject({ status: 'started', attempts: 2 });
+      await spawnRole('worker');
+      await stopProcess(workerC.child, 'SIGKILL');
+      const interrupted = await until(
+        () => job(first.id),
+        (j) => j?.status === 'failed',
+        60_000,
+      );
+      expect(interrupted).toMatchObject({ status: 'failed', attempts: 2 });
+      expect(interrupted.error).toBe('JobInterrupted: the worker running this job stopped, twice; trigger it again.');
 
-    // Interrupted twice: B takes a gated job, B dies, C runs it again, C dies: it fails as interrupted.
-    fs.rmSync(gate);
-    const twice = await battery({ 'custom-scheduler': path.resolve('test/fixtures/gatedScheduler.mjs') });
-    void call(api2.url, 'POST', `/api/v3_0/sensors/${twice}/schedules/trigger`, triggerBody(start));
-    const first = await until(() => db('job').where({ sensor_id: twice }).first(), (j) => j?.status === 'started', 30_000);
-    expect(first).toMatchObject({ status: 'started', attempts: 1 });
-    const workerC = await spawnRole('worker');
-    await stopProcess(workerB.child, 'SIGKILL');
-    expect(await until(() => job(first.id), (j) => j?.attempts === 2, 60_000)).toMatchObject({ status: 'started', attempts: 2 });
-    await spawnRole('worker');
-    await stopProcess(workerC.child, 'SIGKILL');
-    const interrupted = await until(() => job(first.id), (j) => j?.status === 'failed', 60_000);
-    expect(interrupted).toMatchObject({ status: 'failed', attempts: 2 });
-    expect(interrupted.error).toBe('JobInterrupted: the worker running this job stopped, twice; trigger it again.');
-
-    // Readiness names each dependency.
-    const ready = await fetch(`${api1.url}/api/v3_0/health/ready`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ database_sql: true, database_redis: true, status: 200 });
-  });
+      // Readiness names each dependency.
+      const ready = await fetch(`${api1.url}/api/v3_0/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ database_sql: true, database_redis: true, status: 200 });
+    },
+  );
 });

@@ -99,7 +99,10 @@ export async function exportStore(
 async function copyBeliefs(source: Knex, insert: (rows: Record<string, unknown>[]) => Promise<void>): Promise<void> {
   let after: Knex.Value[] | undefined;
   for (;;) {
-    const q = source('timed_belief').select().orderBy([...BELIEF_KEY]).limit(PAGE);
+    const q = source('timed_belief')
+      .select()
+      .orderBy([...BELIEF_KEY])
+      .limit(PAGE);
     if (after) q.whereRaw(`(${BELIEF_KEY.join(', ')}) > (${BELIEF_KEY.map(() => '?').join(', ')})`, after);
     const rows = (await q) as Record<string, unknown>[];
     if (!rows.length) return;

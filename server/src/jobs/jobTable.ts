@@ -42,14 +42,20 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
 
 /** @returns the key under which identical triggers find each other's job. */
 export const cacheKeyOf = (queue: string, args: unknown) =>
-  crypto.createHash('sha256').update(`${queue}:${canonical(args)}`).digest('hex');
+  crypto
+    .createHash('sha256')
+    .update(`${queue}:${canonical(args)}`)
+    .digest('hex');
 
 /** The error name of a job that failed because the process running it stopped under it. */
 export const INTERRUPTED = 'JobInterrupted';
@@ -170,7 +176,10 @@ export class JobTable {
   /** Expires stale queued jobs and forgets old finished ones. */
   async housekeeping(): Promise<void> {
     const now = Date.now();
-    await this.db('job').where({ status: 'queued' }).andWhere('created_at', '<', now - this.config.jobTtlMs).delete();
+    await this.db('job')
+      .where({ status: 'queued' })
+      .andWhere('created_at', '<', now - this.config.jobTtlMs)
+      .delete();
     await this.db('job')
       .whereIn('status', ['finished', 'failed'])
       .andWhere('finished_at', '<', now - this.config.planningTtlMs)

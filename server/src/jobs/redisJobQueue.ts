@@ -98,13 +98,17 @@ export class RedisJobQueue implements JobQueue {
     const job = await this.table.insert(queue, args, cacheKey, options);
     const reuse = !options.force && options.reuseWithinS > 0;
     const add = () =>
-      this.queue.add(queue, {}, {
-        jobId: job.id,
-        // Another process may have queued the same arguments a moment ago: then that job is the one.
-        ...(reuse ? { deduplication: { id: cacheKey, ttl: options.reuseWithinS * 1000 } } : {}),
-        removeOnComplete: true,
-        removeOnFail: true,
-      });
+      this.queue.add(
+        queue,
+        {},
+        {
+          jobId: job.id,
+          // Another process may have queued the same arguments a moment ago: then that job is the one.
+          ...(reuse ? { deduplication: { id: cacheKey, ttl: options.reuseWithinS * 1000 } } : {}),
+          removeOnComplete: true,
+          removeOnFail: true,
+        },
+      );
     const added = await add();
     if (added.id !== job.id) {
       const other = await this.table.get(String(added.id));
@@ -157,7 +161,10 @@ export class RedisJobQueue implements JobQueue {
     if (this.worker) {
       // Running jobs get a grace period; after it they are left to stall and another worker takes them.
       const finished = this.worker.close();
-      const inTime = await Promise.race([finished.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_GRACE_MS).unref())]);
+      const inTime = await Promise.race([
+        finished.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_GRACE_MS).unref()),
+      ]);
       if (!inTime) await this.worker.close(true);
     }
     await this.events?.close();
