@@ -12,11 +12,9 @@
  *
  * Run with `npx tsx bench/data.ts` (BENCH_QUICK=1: fewer revisions and a 5-second load test).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import sqlite3 from 'sqlite3';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
@@ -27,6 +25,7 @@ import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
 import { createUser } from '../server/src/store/users.ts';
+import { startServer } from './_server.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -42,7 +41,6 @@ const CLIENTS = 50;
 const LOAD_SECONDS = QUICK ? 5 : 30;
 const LOAD_MAX_REQUESTS = 500_000;
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-'));
 const storeFile = dataFolder(dir).store;
 
@@ -135,26 +133,6 @@ async function prepare() {
   return { ...made, token, revisionBeliefs: total, setupMs };
 }
 
-/** Starts `server/src/serve.ts` in its own process and waits for its address. */
-async function startServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_DATA_DIR: dir, FLEXSITE_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const m = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-      if (m) resolve(m[1]);
-      if (seen.length > 1e6) seen = seen.slice(-1000);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { child, url };
-}
-
 /** Inserts rows with all six columns bound, in multi-row statements inside one transaction. */
 async function rawInsert(rows: number[][]): Promise<number> {
   const conn = await new Promise<sqlite3.Database>((resolve, reject) => {
@@ -194,7 +172,7 @@ async function main() {
     `setup: ${fx.revisionBeliefs.toLocaleString('en')} forecast beliefs (${REVISION_DAYS} days × ${REVISIONS_PER_DAY} revisions × 2 days) ` +
       `bulk-loaded in ${(fx.setupMs / 1000).toFixed(1)} s (${rate(fx.revisionBeliefs, fx.setupMs)})`,
   );
-  const { child, url } = await startServer();
+  const { url, stop } = await startServer(dir);
   const headers = { Authorization: fx.token, 'Content-Type': 'application/json' };
   try {
     // 1. A year of quarter hours in one upload, against the same rows inserted straight.
@@ -286,9 +264,7 @@ async function main() {
         `p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, errors ${errors}: ${mark(errors === 0)}`,
     );
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    await stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
