@@ -20,7 +20,12 @@ afterAll(() => t.close());
 
 const infeasible = {
   start: '2015-01-02T00:00:00+01:00',
-  'flex-model': { 'soc-at-start': 0, 'soc-max': 5, 'soc-targets': [{ value: 5, datetime: '2015-01-02T01:00:00+01:00' }], 'power-capacity': '1 MW' },
+  'flex-model': {
+    'soc-at-start': 0,
+    'soc-max': 5,
+    'soc-targets': [{ value: 5, datetime: '2015-01-02T01:00:00+01:00' }],
+    'power-capacity': '1 MW',
+  },
   'flex-context': { 'consumption-price': '100 EUR/MWh' },
 };
 
@@ -42,16 +47,19 @@ describe('0.18 wire details', () => {
 
 describe('values that do not fit the duration', () => {
   it.each([
-    [10, 6, 'PT30M', 'Resolution of 0:05:00 is incompatible with the sensor\'s required resolution of 0:10:00.'],
-    [15, 7, 'PT1H', 'Resolution of 0:08:34.285714 is incompatible with the sensor\'s required resolution of 0:15:00.'],
-    [60, 3, 'PT2H', 'Resolution of 0:40:00 is incompatible with the sensor\'s required resolution of 1:00:00.'],
+    [10, 6, 'PT30M', "Resolution of 0:05:00 is incompatible with the sensor's required resolution of 0:10:00."],
+    [15, 7, 'PT1H', "Resolution of 0:08:34.285714 is incompatible with the sensor's required resolution of 0:15:00."],
+    [60, 3, 'PT2H', "Resolution of 0:40:00 is incompatible with the sensor's required resolution of 1:00:00."],
   ])('%i-minute sensor, %i values over %s', async (minutes, count, duration, message) => {
     const asset = await f.asset({ accountId });
     const sensor = await f.sensor({ assetId: asset.id, resolutionMinutes: minutes });
     const json = { start: '2024-01-01T00:00:00+00:00', duration, values: Array.from({ length: count }, () => 1), unit: 'MW' };
     for (const res of [
       await t.request('POST', `/api/v3_0/sensors/${sensor.id}/data`, { token, json }),
-      await t.request('POST', '/api/v3_0/sensors/data', { token, json: { ...json, sensor: `ea1.2021-01.flexmeasures.io:fm1.${sensor.id}` } }),
+      await t.request('POST', '/api/v3_0/sensors/data', {
+        token,
+        json: { ...json, sensor: `ea1.2021-01.flexmeasures.io:fm1.${sensor.id}` },
+      }),
     ]) {
       expect(res.status).toBe(422);
       expect(res.body.message).toEqual({ json: { _schema: [message] } });
@@ -75,9 +83,16 @@ describe('0.18 error shapes and listing', () => {
     const asset = await f.asset({ accountId });
     const elsewhere = await f.sensor({ assetId: (await f.asset({ accountId })).id });
     const post = (entry: Record<string, unknown>) =>
-      t.request('POST', `/api/v3_0/assets/${asset.id}/schedules/trigger`, { token, json: { start: infeasible.start, 'flex-model': [entry] } });
-    expect((await post({ 'soc-max': 1 })).body.message).toEqual({ json: { 'flex-model': { '0': { sensor: ['Missing data for required field.'] } } } });
-    expect((await post({ sensor: 999999 })).body.message).toEqual({ json: { 'flex-model': { '0': { sensor: ['No sensor found with id 999999.'] } } } });
+      t.request('POST', `/api/v3_0/assets/${asset.id}/schedules/trigger`, {
+        token,
+        json: { start: infeasible.start, 'flex-model': [entry] },
+      });
+    expect((await post({ 'soc-max': 1 })).body.message).toEqual({
+      json: { 'flex-model': { '0': { sensor: ['Missing data for required field.'] } } },
+    });
+    expect((await post({ sensor: 999999 })).body.message).toEqual({
+      json: { 'flex-model': { '0': { sensor: ['No sensor found with id 999999.'] } } },
+    });
     expect((await post({ sensor: elsewhere.id })).body.message).toEqual({
       json: { 'flex-model': { '0': { sensor: [`Sensor ${elsewhere.id} does not belong to asset ${asset.id} or one below it.`] } } },
     });

@@ -80,7 +80,12 @@ describe('scheduling in 1.0 words', () => {
     expect(jobs.status).toBe(200);
     expect(jobs.body.redis_connection_err).toBeNull();
     expect(jobs.body.jobs.map((j: { job_id: string }) => j.job_id).sort()).toEqual([res.body.job, forced.body.job].sort());
-    expect(jobs.body.jobs[0]).toMatchObject({ queue: 'scheduling', asset_or_sensor_type: 'sensor', entity: `sensor: battery power (Id: ${sensorId})`, err: null });
+    expect(jobs.body.jobs[0]).toMatchObject({
+      queue: 'scheduling',
+      asset_or_sensor_type: 'sensor',
+      entity: `sensor: battery power (Id: ${sensorId})`,
+      err: null,
+    });
   });
 
   it('answers a failed job with 422 and an unknown one with 404', async () => {
@@ -126,7 +131,12 @@ describe('annotations', () => {
   ])('are added to %s once: 201, then 200 for the same one', async (kind, id) => {
     const first = await t.request('POST', `/api/v3_0/${kind}/${id()}/annotations`, { token, json: note });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ content: 'Maintenance', type: 'label', start: '2015-01-02T08:00:00+01:00', end: '2015-01-02T10:00:00+01:00' });
+    expect(first.body).toMatchObject({
+      content: 'Maintenance',
+      type: 'label',
+      start: '2015-01-02T08:00:00+01:00',
+      end: '2015-01-02T10:00:00+01:00',
+    });
     const again = await t.request('POST', `/api/v3_0/${kind}/${id()}/annotations`, { token, json: note });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);

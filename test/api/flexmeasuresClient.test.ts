@@ -39,7 +39,10 @@ class Client {
   ) {}
 
   /** client.request + request_once + check_response, with polling shortened for a test. */
-  async request(uri: string, options: { method?: string; json?: unknown; params?: Record<string, string>; path?: string; auth?: boolean } = {}) {
+  async request(
+    uri: string,
+    options: { method?: string; json?: unknown; params?: Record<string, string>; path?: string; auth?: boolean } = {},
+  ) {
     const method = options.method ?? 'POST';
     const auth = options.auth ?? true;
     let url = new URL((options.path ?? '/api/v3_0/') + uri, this.base);
@@ -52,7 +55,12 @@ class Client {
         headers.Authorization = this.accessToken!;
       }
       this.calls.push(`${method} ${url.pathname}${url.search}`);
-      const res = await fetch(url, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json), redirect: 'manual' });
+      const res = await fetch(url, {
+        method,
+        headers,
+        body: options.json === undefined ? undefined : JSON.stringify(options.json),
+        redirect: 'manual',
+      });
       const payload = (await res.json()) as Record<string, unknown> | unknown[] | null;
       const version = res.headers.get('FlexMeasures-Version');
       if (version !== null) this.serverVersion = version;
@@ -85,7 +93,11 @@ class Client {
   }
 
   async getAccessToken() {
-    const { body } = await this.request('requestAuthToken', { path: '/api/', json: { email: this.email, password: this.password }, auth: false });
+    const { body } = await this.request('requestAuthToken', {
+      path: '/api/',
+      json: { email: this.email, password: this.password },
+      auth: false,
+    });
     this.accessToken = (body as { auth_token: string }).auth_token;
   }
 
@@ -152,8 +164,20 @@ class Client {
     return (await this.request(`assets/${id}`, { json: sent, method: 'PATCH' })).body as Record<string, unknown>;
   }
 
-  async addSensor(s: { name: string; event_resolution: string; unit: string; generic_asset_id: number; timezone?: string; attributes?: object }) {
-    const sensor: Record<string, unknown> = { name: s.name, event_resolution: s.event_resolution, unit: s.unit, generic_asset_id: s.generic_asset_id };
+  async addSensor(s: {
+    name: string;
+    event_resolution: string;
+    unit: string;
+    generic_asset_id: number;
+    timezone?: string;
+    attributes?: object;
+  }) {
+    const sensor: Record<string, unknown> = {
+      name: s.name,
+      event_resolution: s.event_resolution,
+      unit: s.unit,
+      generic_asset_id: s.generic_asset_id,
+    };
     if (s.timezone) sensor.timezone = s.timezone;
     if (s.attributes) sensor.attributes = JSON.stringify(s.attributes);
     const { body, status } = await this.request('sensors', { json: sensor, method: 'POST' });
@@ -180,7 +204,13 @@ class Client {
   }
 
   /** trigger_schedule: the asset endpoint from server 0.27 on, the sensor endpoint before. */
-  async triggerSchedule(t: { start: string; duration: string; flexModel?: Record<string, unknown>; flexContext?: object; sensorId: number }) {
+  async triggerSchedule(t: {
+    start: string;
+    duration: string;
+    flexModel?: Record<string, unknown>;
+    flexContext?: object;
+    sensorId: number;
+  }) {
     const message: Record<string, unknown> = { start: t.start, duration: t.duration };
     if (t.flexModel) message['flex-model'] = t.flexModel;
     if (t.flexContext) message['flex-context'] = t.flexContext;
@@ -258,9 +288,27 @@ describe.each(['0.18', '1.0'])('flexmeasures-client against FLEXSITE_API_COMPAT=
       parent_asset_id: site.id,
       flex_model: { 'soc-min': '0 kWh', 'soc-max': '10 kWh', 'power-capacity': '5 kW' },
     });
-    const prices = await client.addAsset({ name: 'Prices', account_id: account.id, latitude: 52.37, longitude: 4.89, generic_asset_type_id: building.id });
-    const power = await client.addSensor({ name: 'battery power', event_resolution: 'PT15M', unit: 'kW', generic_asset_id: home.id, timezone: 'Europe/Amsterdam' });
-    const price = await client.addSensor({ name: 'day-ahead', event_resolution: 'PT1H', unit: 'EUR/MWh', generic_asset_id: prices.id, timezone: 'Europe/Amsterdam' });
+    const prices = await client.addAsset({
+      name: 'Prices',
+      account_id: account.id,
+      latitude: 52.37,
+      longitude: 4.89,
+      generic_asset_type_id: building.id,
+    });
+    const power = await client.addSensor({
+      name: 'battery power',
+      event_resolution: 'PT15M',
+      unit: 'kW',
+      generic_asset_id: home.id,
+      timezone: 'Europe/Amsterdam',
+    });
+    const price = await client.addSensor({
+      name: 'day-ahead',
+      event_resolution: 'PT1H',
+      unit: 'EUR/MWh',
+      generic_asset_id: prices.id,
+      timezone: 'Europe/Amsterdam',
+    });
     expect((await client.getSensors(home.id)).map((s) => s.id)).toEqual([power.id]);
     await client.updateAsset(site.id, { flex_context: { 'site-power-capacity': '25 kVA', 'consumption-price': { sensor: price.id } } });
 
@@ -274,7 +322,12 @@ describe.each(['0.18', '1.0'])('flexmeasures-client against FLEXSITE_API_COMPAT=
     // Cheap before 06:00, dear in the evening.
     const values = Array.from({ length: 24 }, (_, h) => (h < 6 ? 20 : h >= 17 && h < 21 ? 120 : 60));
     await client.postSensorData(price.id, { start: '2015-01-02T00:00:00+01:00', duration: pandasDuration(24), values, unit: 'EUR/MWh' });
-    const back = await client.getSensorData(price.id, { start: '2015-01-02T00:00:00+01:00', duration: pandasDuration(3), unit: 'EUR/kWh', resolution: pandasDuration(1) });
+    const back = await client.getSensorData(price.id, {
+      start: '2015-01-02T00:00:00+01:00',
+      duration: pandasDuration(3),
+      unit: 'EUR/kWh',
+      resolution: pandasDuration(1),
+    });
     expect(back).toMatchObject({ values: [0.02, 0.02, 0.02], unit: 'EUR/kWh' });
 
     // Trigger on the device's sensor with a partial flex-model; the rest is stored on its asset
@@ -295,7 +348,8 @@ describe.each(['0.18', '1.0'])('flexmeasures-client against FLEXSITE_API_COMPAT=
     schedule.values.slice(24, 32).forEach((w) => expect(Math.abs(w)).toBeLessThan(1e-6));
     schedule.values.forEach((w) => expect(Math.abs(w)).toBeLessThanOrEqual(5000 + 1e-6));
 
-    const endpoint = dialect === '1.0' ? `POST /api/v3_0/assets/${home.id}/schedules/trigger` : `POST /api/v3_0/sensors/${power.id}/schedules/trigger`;
+    const endpoint =
+      dialect === '1.0' ? `POST /api/v3_0/assets/${home.id}/schedules/trigger` : `POST /api/v3_0/sensors/${power.id}/schedules/trigger`;
     expect(client.calls).toContain(endpoint);
   });
 

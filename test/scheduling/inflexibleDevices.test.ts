@@ -22,7 +22,13 @@ beforeAll(async () => {
   const site = await f.asset({ accountId, type: 'building' });
   // 0.6 MW all day, stored positive.
   load = (await f.sensor({ assetId: site.id, resolutionMinutes: 60 })).id;
-  await f.beliefs(load, start, HOUR, Array.from({ length: 24 }, () => 0.6), start - HOUR);
+  await f.beliefs(
+    load,
+    start,
+    HOUR,
+    Array.from({ length: 24 }, () => 0.6),
+    start - HOUR,
+  );
 });
 afterAll(() => t.close());
 
@@ -56,18 +62,26 @@ describe('inflexible devices named by what their values mean', () => {
     const mixed = await firstHourPower({ 'inflexible-device-sensors': [load], 'inflexible-consumption': [{ sensor: load }] });
     expect(mixed.status).toBe(422);
     expect(mixed.body.message).toEqual({
-      json: { 'inflexible-device-sensors': ['Must pass either inflexible-device-sensors (deprecated) or inflexible-consumption/inflexible-production.'] },
+      json: {
+        'inflexible-device-sensors': [
+          'Must pass either inflexible-device-sensors (deprecated) or inflexible-consumption/inflexible-production.',
+        ],
+      },
     });
     const twice = await firstHourPower({ 'inflexible-consumption': [{ sensor: load }], 'inflexible-production': [{ sensor: load }] });
     expect(twice.body.message).toEqual({
-      json: { 'inflexible-production': [`Sensor ${load} may only be listed once across inflexible-consumption and inflexible-production.`] },
+      json: {
+        'inflexible-production': [`Sensor ${load} may only be listed once across inflexible-consumption and inflexible-production.`],
+      },
     });
     const site = await f.asset({ accountId, type: 'building' });
     const pv = (await f.sensor({ assetId: site.id, attributes: { consumption_is_positive: false } })).id;
     const contradicting = await firstHourPower({ 'inflexible-consumption': [{ sensor: pv }] });
     expect(contradicting.body.message).toEqual({
       json: {
-        'inflexible-consumption': [`Sensor ${pv} has \`consumption_is_positive=False\`, which conflicts with the sign convention of the \`inflexible-consumption\` field.`],
+        'inflexible-consumption': [
+          `Sensor ${pv} has \`consumption_is_positive=False\`, which conflicts with the sign convention of the \`inflexible-consumption\` field.`,
+        ],
       },
     });
     const unknown = await firstHourPower({ 'inflexible-production': [{ sensor: 999999 }] });

@@ -34,7 +34,11 @@ export async function inheritedFlexContext(db: Knex, asset: Asset, requested: Re
 }
 
 /** @returns the device's flex-model: the request's entry over the one stored on the sensor's asset. */
-export async function deviceFlexModel(db: Knex, sensor: SensorInContext, requested: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function deviceFlexModel(
+  db: Knex,
+  sensor: SensorInContext,
+  requested: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const asset = await getAsset(db, sensor.generic_asset_id);
   return { ...(asset?.flex_model ?? {}), ...requested };
 }
