@@ -9,7 +9,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * folder, and waits until it listens.
  * @param extraArgs node options, e.g. `--cpu-prof`.
  */
-export async function startServer(dataDir: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }> {
+export async function startServer(
+  dataDir: string,
+  extraArgs: string[] = [],
+): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [...extraArgs, '--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_DATA_DIR: dataDir, FLEXSITE_LOG_LEVEL: 'info' },

@@ -57,10 +57,32 @@ async function prepare() {
   await migrate(db);
   const made = await db.transaction(async (trx) => {
     const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
-    const user = await createUser(trx, { email: 'bench@example.com', username: 'bench', passwordHash: await hashPassword('bench-password'), accountId: account.id, roleIds: [] });
+    const user = await createUser(trx, {
+      email: 'bench@example.com',
+      username: 'bench',
+      passwordHash: await hashPassword('bench-password'),
+      accountId: account.id,
+      roleIds: [],
+    });
     const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
-    const asset = await createAsset(trx, { name: 'site', account_id: account.id, generic_asset_type_id: type.id, parent_asset_id: null, latitude: null, longitude: null, attributes: {} });
-    const sensor = (name: string) => createSensor(trx, { name, unit: 'kW', event_resolution_ms: QUARTER, timezone: 'Europe/Amsterdam', generic_asset_id: asset.id, attributes: {} });
+    const asset = await createAsset(trx, {
+      name: 'site',
+      account_id: account.id,
+      generic_asset_type_id: type.id,
+      parent_asset_id: null,
+      latitude: null,
+      longitude: null,
+      attributes: {},
+    });
+    const sensor = (name: string) =>
+      createSensor(trx, {
+        name,
+        unit: 'kW',
+        event_resolution_ms: QUARTER,
+        timezone: 'Europe/Amsterdam',
+        generic_asset_id: asset.id,
+        attributes: {},
+      });
     const uploads = [];
     for (let i = 0; i < RUNS; i++) uploads.push((await sensor(`upload ${i}`)).id);
     const raws = [];
@@ -191,7 +213,9 @@ async function main() {
     const up = median(uploadMs);
     const raw = median(rawMs);
     console.log('\n1. upload of 35,040 values (median of 5; each into a fresh sensor)');
-    console.log(`   HTTP upload       ${fmt(up)}  ${rate(YEAR_VALUES, up)}   [${uploadMs.map((m) => m.toFixed(0)).join(', ')}]  target < 500 ms: ${mark(up < 500)}`);
+    console.log(
+      `   HTTP upload       ${fmt(up)}  ${rate(YEAR_VALUES, up)}   [${uploadMs.map((m) => m.toFixed(0)).join(', ')}]  target < 500 ms: ${mark(up < 500)}`,
+    );
     console.log(`   straight INSERT   ${fmt(raw)}  ${rate(YEAR_VALUES, raw)}   [${rawMs.map((m) => m.toFixed(0)).join(', ')}]`);
     console.log(`   upload rate / insert rate = ${(raw / up).toFixed(2)}  target ≥ 0.5: ${mark(raw / up >= 0.5)}`);
 
@@ -212,21 +236,18 @@ async function main() {
     // 3. Windows of the forecast sensor: time per belief in the window stays flat.
     const tableSize = fx.revisionBeliefs + 2 * RUNS * YEAR_VALUES + (3652 + 7) * 96;
     console.log(`\n3. download from the forecast sensor (table: ${tableSize.toLocaleString('en')} beliefs; median of 3)`);
-    const windows = [
-      ['1 day', 'PT24H'],
-      ['1 week', 'PT168H'],
-      ['30 days', 'PT720H'],
-      ...(QUICK ? [] : [['1 year', 'PT8760H']]),
-    ];
+    const windows = [['1 day', 'PT24H'], ['1 week', 'PT168H'], ['30 days', 'PT720H'], ...(QUICK ? [] : [['1 year', 'PT8760H']])];
     for (const [label, duration] of windows) {
       const startMs = YEAR_START + 3 * DAY;
       const durationMs = Number(/PT(\d+)H/.exec(duration)![1]) * 3_600_000;
-      const inWindow = Math.min(durationMs, REVISION_DAYS * DAY - 3 * DAY) / QUARTER * 2 * REVISIONS_PER_DAY;
+      const inWindow = (Math.min(durationMs, REVISION_DAYS * DAY - 3 * DAY) / QUARTER) * 2 * REVISIONS_PER_DAY;
       const q = new URLSearchParams({ start: new Date(startMs).toISOString(), duration, unit: 'kW', resolution: 'PT15M' });
       const runs = [];
       for (let i = 0; i < 3; i++) runs.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.forecast}/data?${q}`, { headers }))).ms);
       const ms = median(runs);
-      console.log(`   ${label.padEnd(8)} ~${Math.round(inWindow).toLocaleString('en').padStart(10)} beliefs in window  ${fmt(ms).padStart(10)}  ${((ms * 1000) / inWindow).toFixed(2)} µs per belief`);
+      console.log(
+        `   ${label.padEnd(8)} ~${Math.round(inWindow).toLocaleString('en').padStart(10)} beliefs in window  ${fmt(ms).padStart(10)}  ${((ms * 1000) / inWindow).toFixed(2)} µs per belief`,
+      );
     }
     // The same week from a sensor holding only that week and from one holding ten years.
     const weekQ = new URLSearchParams({ start: new Date(YEAR_START).toISOString(), duration: 'PT168H', unit: 'kW' });
@@ -235,7 +256,8 @@ async function main() {
       ['holding ten years', fx.decade],
     ] as const) {
       const runs = [];
-      for (let i = 0; i < 5; i++) runs.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${sensorId}/data?${weekQ}`, { headers }))).ms);
+      for (let i = 0; i < 5; i++)
+        runs.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${sensorId}/data?${weekQ}`, { headers }))).ms);
       console.log(`   one week (672 values) from a sensor ${label.padEnd(17)} ${fmt(median(runs))}`);
     }
 

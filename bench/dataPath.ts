@@ -315,7 +315,11 @@ async function year(url: string, headers: Headers, rows: Rows, fx: { uploads: nu
     );
     if (r.status !== 200) throw new Error(`upload answered ${r.status}: ${JSON.stringify(r.body)}`);
     uploadMs.push(r.ms);
-    plainMs.push(await plainInsert(values.map((v, k) => [fx.raws[i], YEAR_START + k * QUARTER, fx.userSourceId, 0.5, YEAR_START + (k + 1) * QUARTER, v])));
+    plainMs.push(
+      await plainInsert(
+        values.map((v, k) => [fx.raws[i], YEAR_START + k * QUARTER, fx.userSourceId, 0.5, YEAR_START + (k + 1) * QUARTER, v]),
+      ),
+    );
   }
   const ratio = median(plainMs) / median(uploadMs);
   rows.push([

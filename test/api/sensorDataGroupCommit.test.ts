@@ -19,9 +19,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const day = (values: number[], start = '2024-03-01T00:00:00Z') => ({ values, start, duration: 'PT1H', unit: 'MW', horizon: 'PT0H' });
-const post = (sensorId: number, body: object, as = token) => t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, { token: as, json: body });
+const post = (sensorId: number, body: object, as = token) =>
+  t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, { token: as, json: body });
 const storedValues = async (sensorId: number) =>
-  (await t.db('timed_belief').where({ sensor_id: sensorId }).orderBy(['event_start', 'belief_time']).select('event_value')).map((r: { event_value: number }) => r.event_value);
+  (await t.db('timed_belief').where({ sensor_id: sensorId }).orderBy(['event_start', 'belief_time']).select('event_value')).map(
+    (r: { event_value: number }) => r.event_value,
+  );
 
 describe('concurrent uploads', () => {
   it('commit together, and a refused replacement among them fails alone', async () => {
@@ -36,7 +39,8 @@ describe('concurrent uploads', () => {
       // An upload of values already stored is answered as such, next to the new ones.
       post(replaced, day([1, 2, 3, 4])),
     ]);
-    for (const a of answers.slice(0, sensors.length)) expect(a.body).toEqual({ status: 'PROCESSED', message: 'Request has been processed.' });
+    for (const a of answers.slice(0, sensors.length))
+      expect(a.body).toEqual({ status: 'PROCESSED', message: 'Request has been processed.' });
     expect(answers[sensors.length].status).toBe(403);
     expect(answers[sensors.length].body.status).toBe('INVALID_REPLACEMENT');
     expect(answers[sensors.length + 1].body.status).toBe('ALREADY_RECEIVED_AND_SUCCESSFULLY_PROCESSED');
@@ -48,7 +52,10 @@ describe('concurrent uploads', () => {
     const newcomer = await f.user({ accountId });
     const sensors = [(await f.sensor({ assetId })).id, (await f.sensor({ assetId })).id];
     const other = (await f.sensor({ assetId })).id;
-    const answers = await Promise.all([...sensors.map((id) => post(id, day([9, 9, 9, 9]), newcomer.token)), post(other, day([5, 6, 7, 8]))]);
+    const answers = await Promise.all([
+      ...sensors.map((id) => post(id, day([9, 9, 9, 9]), newcomer.token)),
+      post(other, day([5, 6, 7, 8])),
+    ]);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     for (const id of sensors) expect(await storedValues(id)).toEqual([9, 9, 9, 9]);
     expect(await storedValues(other)).toEqual([5, 6, 7, 8]);

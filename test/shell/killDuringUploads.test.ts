@@ -50,9 +50,18 @@ describe('a server killed while 40 clients post', { timeout: 120_000 }, () => {
     const clients = sensors.map(async (sensorId, c) => {
       for (let k = 0; !killed; k++) {
         sent[c] = k + 1;
-        const body = JSON.stringify({ values: valuesOf(c, k), start: new Date(FIRST_DAY + k * DAY).toISOString(), duration: 'PT24H', unit: 'kW' });
+        const body = JSON.stringify({
+          values: valuesOf(c, k),
+          start: new Date(FIRST_DAY + k * DAY).toISOString(),
+          duration: 'PT24H',
+          unit: 'kW',
+        });
         try {
-          const res = await fetch(`${url}/api/v3_0/sensors/${sensorId}/data`, { method: 'POST', headers: { Authorization: token, 'Content-Type': 'application/json' }, body });
+          const res = await fetch(`${url}/api/v3_0/sensors/${sensorId}/data`, {
+            method: 'POST',
+            headers: { Authorization: token, 'Content-Type': 'application/json' },
+            body,
+          });
           if (res.status === 200) acknowledged[c].add(k);
           else throw new Error(`answered ${res.status}: ${await res.text()}`);
         } catch (err) {
@@ -71,7 +80,11 @@ describe('a server killed while 40 clients post', { timeout: 120_000 }, () => {
     try {
       expect((await t.db.raw('PRAGMA integrity_check')) as unknown).toEqual([{ integrity_check: 'ok' }]);
       for (const [c, sensorId] of sensors.entries()) {
-        const rows: { event_start: number; event_value: number }[] = await t.db('timed_belief').where({ sensor_id: sensorId }).orderBy('event_start').select('event_start', 'event_value');
+        const rows: { event_start: number; event_value: number }[] = await t
+          .db('timed_belief')
+          .where({ sensor_id: sensorId })
+          .orderBy('event_start')
+          .select('event_start', 'event_value');
         const byDay = new Map<number, number[]>();
         for (const r of rows) {
           const k = Math.floor((Number(r.event_start) - FIRST_DAY) / DAY);

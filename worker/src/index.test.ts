@@ -11,7 +11,11 @@ describe('worker tasks', () => {
   });
 
   it('storageSchedule returns a structured-clonable schedule', async () => {
-    const problem = site([battery({ stepCount: 8, socAtStartMwh: 0.1, socMinMwh: 0.1, socMaxMwh: 1, powerMw: 1 })], [...constant(4, 90), ...constant(4, 100)], 1);
+    const problem = site(
+      [battery({ stepCount: 8, socAtStartMwh: 0.1, socMinMwh: 0.1, socMaxMwh: 1, powerMw: 1 })],
+      [...constant(4, 90), ...constant(4, 100)],
+      1,
+    );
     const schedule = await storageSchedule({ ...problem, timeLimitSeconds: 10 });
     expect(structuredClone(schedule)).toEqual(schedule);
     expect(schedule.totalCost).toBeCloseTo(-9, 9);
@@ -20,13 +24,18 @@ describe('worker tasks', () => {
   it('storageSchedule throws an Error whose message carries the reasons', async () => {
     const problem = site([battery({ stepCount: 1, socAtStartMwh: 0, powerMw: 1 })], [10], null);
     const failure = storageSchedule({ ...problem, devices: [{ ...problem.devices[0], socTargetsMwh: [2] }] });
-    await expect(failure).rejects.toThrow(/^The input data yields an infeasible problem:\n- soc-target 2 MWh at the end of step 0 cannot be reached/);
+    await expect(failure).rejects.toThrow(
+      /^The input data yields an infeasible problem:\n- soc-target 2 MWh at the end of step 0 cannot be reached/,
+    );
     await expect(failure).rejects.toBeInstanceOf(Error);
   });
 
   it('fallbackStorageSchedule answers an infeasible problem with the simple policy', async () => {
     const problem = site([battery({ stepCount: 4, socAtStartMwh: 0, socMaxMwh: 1, powerMw: 1 })], constant(4, 10), null);
-    const schedule = await fallbackStorageSchedule({ ...problem, devices: [{ ...problem.devices[0], socTargetsMwh: [2, null, null, null] }] });
+    const schedule = await fallbackStorageSchedule({
+      ...problem,
+      devices: [{ ...problem.devices[0], socTargetsMwh: [2, null, null, null] }],
+    });
     // The target lies above soc-max, so the policy stops at soc-max.
     expect(schedule.devices[0].powerMw).toEqual([1, 1, 1, 1]);
     expect(schedule.devices[0].socMwh[4]).toBeCloseTo(1, 12);
@@ -64,6 +73,8 @@ describe('worker tasks', () => {
     const problem = site([battery({ stepCount: 3 })], constant(3, 10), null);
     const schedule = await customStorageSchedule({ modulePath: good, problem });
     expect(schedule.stats.solver).toBe('idle');
-    await expect(customStorageSchedule({ modulePath: bad, problem })).rejects.toThrow(/returned a malformed schedule:\n- devices must hold 1 device schedules/);
+    await expect(customStorageSchedule({ modulePath: bad, problem })).rejects.toThrow(
+      /returned a malformed schedule:\n- devices must hold 1 device schedules/,
+    );
   });
 });

@@ -123,7 +123,8 @@ class UploadQueue {
     while (this.waiting.length) {
       let values = this.waiting[0].values;
       let n = 1;
-      while (n < this.waiting.length && n < MAX_BATCH_UPLOADS && values + this.waiting[n].values <= MAX_BATCH_VALUES) values += this.waiting[n++].values;
+      while (n < this.waiting.length && n < MAX_BATCH_UPLOADS && values + this.waiting[n].values <= MAX_BATCH_VALUES)
+        values += this.waiting[n++].values;
       await this.commit(this.waiting.splice(0, n));
     }
     this.draining = false;

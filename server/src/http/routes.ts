@@ -22,7 +22,13 @@ export interface Loaded<T> {
 
 type LoadResult = Record<string, Loaded<unknown> | Loaded<unknown>[] | undefined>;
 type Values<L> = {
-  [K in keyof L]: L[K] extends Loaded<infer T>[] ? T[] : L[K] extends Loaded<infer T> ? T : L[K] extends Loaded<infer T> | undefined ? T | undefined : never;
+  [K in keyof L]: L[K] extends Loaded<infer T>[]
+    ? T[]
+    : L[K] extends Loaded<infer T>
+      ? T
+      : L[K] extends Loaded<infer T> | undefined
+        ? T | undefined
+        : never;
 };
 
 /** The validated request. */
@@ -82,7 +88,9 @@ export interface RouteDef<PS, QS, BS, L extends LoadResult, R, U extends User | 
   references?: (call: Call<Out<PS>, Out<QS>, Out<BS>, U> & { loaded: Values<L>; checked: C }) => Promise<Reference[]> | Reference[];
   /** Whether the command runs in one store transaction (every write does). */
   transaction?: T;
-  command: (call: Call<Out<PS>, Out<QS>, Out<BS>, U, T extends true ? Knex.Transaction : Knex> & { loaded: Values<L>; checked: C }) => Promise<R>;
+  command: (
+    call: Call<Out<PS>, Out<QS>, Out<BS>, U, T extends true ? Knex.Transaction : Knex> & { loaded: Values<L>; checked: C },
+  ) => Promise<R>;
   response: {
     /** The success status; a function when the result decides (readiness: 200 or 503). */
     status?: number | ((result: R) => number);
@@ -185,7 +193,10 @@ export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> 
   if (checkResponses) {
     const parsed = spec.response.schema.safeParse(answer);
     if (!parsed.success) {
-      throw new AppError(500, { message: `Response of ${spec.method} ${spec.path} breaks its contract: ${parsed.error.message}`, status: 500 });
+      throw new AppError(500, {
+        message: `Response of ${spec.method} ${spec.path} breaks its contract: ${parsed.error.message}`,
+        status: 500,
+      });
     }
   }
   ctx.status = status ?? 200;

@@ -25,7 +25,11 @@ export const ALREADY_RECEIVED = {
  *   403 INVALID_REPLACEMENT answer when a value would change without overwriting allowed, and
  *   the 403 INVALID_SENDER answer when the caller may not write to one of the sensors.
  */
-export async function storeUploads(ctx: AppContext, user: User, uploads: SensorUpload[]): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
+export async function storeUploads(
+  ctx: AppContext,
+  user: User,
+  uploads: SensorUpload[],
+): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
   // The routes check their sensors as they read them; this one rule guards the store itself.
   const refs = uploads.map((u): Reference => ({ kind: 'sensor', id: u.sensorId, use: 'write', location: 'json', field: 'sensor' }));
   await authorizeReferences(ctx.services.reader, user, refs);

@@ -65,7 +65,14 @@ export async function getOrCreateSource(db: Knex | Knex.Transaction, props: Sour
   const found = await findSource(db, props);
   if (found) return found;
   const [created] = await db('data_source')
-    .insert({ name: props.name, type: props.type, model: props.model ?? null, version: props.version ?? null, user_id: props.userId ?? null, account_id: props.accountId ?? null })
+    .insert({
+      name: props.name,
+      type: props.type,
+      model: props.model ?? null,
+      version: props.version ?? null,
+      user_id: props.userId ?? null,
+      account_id: props.accountId ?? null,
+    })
     .returning<DataSource[]>(columns);
   return created;
 }
@@ -94,7 +101,9 @@ export interface SourceFilter {
  * @returns the sources.
  */
 export async function listSources(db: Knex | Knex.Transaction, filter: SourceFilter = {}): Promise<DataSource[]> {
-  const q = db('data_source as d').select<DataSource[]>(columns.map((c) => `d.${c}`)).orderBy('d.id');
+  const q = db('data_source as d')
+    .select<DataSource[]>(columns.map((c) => `d.${c}`))
+    .orderBy('d.id');
   if (filter.ids) q.whereIn('d.id', filter.ids);
   if (filter.sensorId !== undefined) {
     q.whereIn('d.id', db('sensor_source').select('source_id').where({ sensor_id: filter.sensorId }));

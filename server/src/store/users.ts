@@ -57,10 +57,7 @@ export async function getUser(db: Knex, id: number): Promise<User | undefined> {
 }
 
 /** @returns the user with this email (case-insensitive) and the password hash, or undefined. */
-export async function getUserWithHashByEmail(
-  db: Knex,
-  email: string,
-): Promise<(User & { passwordHash: string }) | undefined> {
+export async function getUserWithHashByEmail(db: Knex, email: string): Promise<(User & { passwordHash: string }) | undefined> {
   const row = await db<DbUser>('user').whereRaw('lower(email) = ?', [email.toLowerCase()]).first();
   if (!row) return undefined;
   const [user] = await withRoles(db, [row]);
@@ -68,10 +65,7 @@ export async function getUserWithHashByEmail(
 }
 
 /** @returns users of the accounts (all when undefined), active ones unless includeInactive. */
-export async function listUsers(
-  db: Knex,
-  filter: { accountId?: number; includeInactive?: boolean } = {},
-): Promise<User[]> {
+export async function listUsers(db: Knex, filter: { accountId?: number; includeInactive?: boolean } = {}): Promise<User[]> {
   const q = db('user').select<DbUser[]>(columns).orderBy('id');
   if (filter.accountId !== undefined) q.where({ account_id: filter.accountId });
   if (!filter.includeInactive) q.where({ active: true });

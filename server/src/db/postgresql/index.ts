@@ -79,7 +79,11 @@ export const postgresql: Dialect = {
   },
 
   async columnNames(db, table) {
-    return db('information_schema.columns').whereRaw('table_schema = current_schema()').where({ table_name: table }).orderBy('ordinal_position').pluck('column_name');
+    return db('information_schema.columns')
+      .whereRaw('table_schema = current_schema()')
+      .where({ table_name: table })
+      .orderBy('ordinal_position')
+      .pluck('column_name');
   },
 };
 

@@ -125,7 +125,8 @@ async function upload(call: LegacyCall, v: LegacyVersion, kind: UploadKind) {
         throw legacyError(problemName(built.problems, unitMismatch(sensor, unit)), `${address}: ${text}`);
       }
       const endMs = (e: { eventStartMs: number }) => e.eventStartMs + sensor.event_resolution_ms;
-      const wrongSide = kind.knownWhen === 'after' ? (e: UploadEvent) => e.beliefTimeMs < endMs(e) : (e: UploadEvent) => e.beliefTimeMs > endMs(e);
+      const wrongSide =
+        kind.knownWhen === 'after' ? (e: UploadEvent) => e.beliefTimeMs < endMs(e) : (e: UploadEvent) => e.beliefTimeMs > endMs(e);
       if (stated && kind.knownWhen && built.events.some(wrongSide)) {
         throw legacyError(
           'INVALID_HORIZON',

@@ -82,7 +82,17 @@ async function dataQuery(ctx: AppContext): Promise<{ data: unknown; location: Lo
 type DownloadQuery = z.output<typeof getSensorDataById>;
 
 /** Data problems the request shows against its sensor and the known sources (422). */
-async function checkDownload({ db, query, queryLocation, loaded }: { db: Knex; query: DownloadQuery; queryLocation: Location; loaded: { sensor: SensorInContext } }) {
+async function checkDownload({
+  db,
+  query,
+  queryLocation,
+  loaded,
+}: {
+  db: Knex;
+  query: DownloadQuery;
+  queryLocation: Location;
+  loaded: { sensor: SensorInContext };
+}) {
   if (query.source) {
     const known = new Set((await listSources(db, { ids: query.source })).map((s) => s.id));
     const unknown = query.source.find((id) => !known.has(id));
@@ -92,7 +102,17 @@ async function checkDownload({ db, query, queryLocation, loaded }: { db: Knex; q
   if (problems.length) throw unprocessable(queryLocation, { _schema: problems });
 }
 
-async function download({ db, query, queryLocation, loaded: { sensor } }: { db: Knex; query: DownloadQuery; queryLocation: Location; loaded: { sensor: SensorInContext } }) {
+async function download({
+  db,
+  query,
+  queryLocation,
+  loaded: { sensor },
+}: {
+  db: Knex;
+  query: DownloadQuery;
+  queryLocation: Location;
+  loaded: { sensor: SensorInContext };
+}) {
   const data = await readSensorData(db, sensor, {
     startMs: query.start.toMillis(),
     durationMs: query.duration,
@@ -173,7 +193,8 @@ export const sensorDataRoutes = [
     request: { json: postSensorData },
     load: async ({ db, body }) => ({ sensor: await messageSensor(db, undefined, body.sensor, 'json', 'create-children') }),
     check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
-    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
+    command: ({ user, ctx, loaded, checked }) =>
+      storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -181,7 +202,9 @@ export const sensorDataRoutes = [
     path: '/sensors/:id/data',
     summary: 'Download sensor data',
     request: { params: idParams, query: getSensorDataById, queryInput: dataQuery },
-    load: async ({ db, params, query, queryLocation }) => ({ sensor: await messageSensor(db, params, query.sensor, queryLocation, 'read') }),
+    load: async ({ db, params, query, queryLocation }) => ({
+      sensor: await messageSensor(db, params, query.sensor, queryLocation, 'read'),
+    }),
     check: (call) => checkDownload(call),
     command: (call) => download({ ...call, db: call.ctx.services.reader }),
     response: { schema: wire.sensorDataAnswer },
@@ -193,7 +216,8 @@ export const sensorDataRoutes = [
     request: { params: idParams, json: postSensorDataById },
     load: async ({ db, params, body }) => ({ sensor: await messageSensor(db, params, body.sensor, 'json', 'create-children') }),
     check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
-    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
+    command: ({ user, ctx, loaded, checked }) =>
+      storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -203,7 +227,8 @@ export const sensorDataRoutes = [
     request: { params: idParams, multipart: true },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
     check: ({ ctx, loaded }) => uploadedFiles(ctx, loaded.sensor),
-    command: ({ user, ctx, loaded, checked }) => storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
+    command: ({ user, ctx, loaded, checked }) =>
+      storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
     response: { schema: wire.processedAnswer },
   }),
 ];
