@@ -3,6 +3,7 @@ import { v3Routes } from '../../server/src/routes/v3_0/index.ts';
 import { methodNotAllowed, routeNotFound } from '../helpers/bodies.ts';
 import { LEGACY_ROUTES, VERSIONS } from '../helpers/legacy.ts';
 import { headerLines, startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { onRedisQueue } from '../helpers/sharedBackends.ts';
 
 let t: TestServer;
 
@@ -104,10 +105,13 @@ describe('GET /api/v3_0 (service listing)', () => {
 });
 
 describe('GET /api/v3_0/health/ready', () => {
-  it('reports the SQL store as ready', async () => {
+  // With jobs on BullMQ the queue's Redis is a dependency too.
+  const redis = (up: boolean) => (onRedisQueue ? { database_redis: up } : {});
+
+  it('reports the SQL store (and the Redis of the queue) as ready', async () => {
     const res = await t.request('GET', '/api/v3_0/health/ready');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ database_sql: true, status: 200 });
+    expect(res.body).toEqual({ database_sql: true, ...redis(true), status: 200 });
   });
 
   it('answers 503 when the store cannot be reached', async () => {
@@ -117,7 +121,7 @@ describe('GET /api/v3_0/health/ready', () => {
       const res = await broken.request('GET', '/api/v3_0/health/ready');
       expect(res.status).toBe(503);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(res.body).toEqual({ database_sql: false, status: 503 });
+      expect(res.body).toEqual({ database_sql: false, ...redis(true), status: 503 });
     } finally {
       await broken.close();
     }
