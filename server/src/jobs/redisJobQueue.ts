@@ -50,7 +50,8 @@ export class RedisJobQueue implements JobQueue {
 
   /** One namespace per store: installations may share a Redis, never each other's jobs. */
   private prefix(): string {
-    const url = new URL(this.config.databaseUrl ?? 'sqlite:///');
+    if (!this.config.databaseUrl) return `flexsite:${this.config.dataDir}`;
+    const url = new URL(this.config.databaseUrl);
     return `flexsite:${url.host}${url.pathname}`;
   }
 
