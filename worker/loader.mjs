@@ -1,6 +1,7 @@
 // Loads the TypeScript worker tasks when Flexsite runs from source: worker threads do not
 // inherit the main thread's TypeScript loader, so they import the tasks through tsx here.
 // Packaged builds point piscina at the compiled worker instead (see server/src/scheduling/workerPool.ts).
+// One line per task of the contract in src/tasks.ts.
 import { tsImport } from 'tsx/esm/api';
 
 const tasks = await tsImport('./src/index.ts', import.meta.url);
@@ -12,3 +13,4 @@ export const fallbackStorageSchedule = tasks.fallbackStorageSchedule;
 export const forecast = tasks.forecast;
 export const passwordHash = tasks.passwordHash;
 export const passwordMatches = tasks.passwordMatches;
+export const warmUp = tasks.warmUp;

@@ -181,7 +181,7 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
   // An API-only process queues jobs for the workers and runs none itself.
   const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads);
   const handlers = pool && {
-    scheduling: schedulingHandler(db, pool, () => jobs, log),
+    scheduling: schedulingHandler(db, pool, log),
     forecasting: forecastingHandler(db, pool),
     automation: automationHandler(db, pool, config, () => jobs),
   };

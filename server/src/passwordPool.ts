@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
 import { UNKNOWN_USER_HASH } from './domain/passwords.ts';
-import { workerFile } from './scheduling/workerPool.ts';
+import { typedPool, workerFile } from './scheduling/workerPool.ts';
 
 /** bcrypt work of the server, done in a thread so that a flood of logins cannot stall other requests. */
 export interface PasswordPool {
@@ -16,11 +16,11 @@ export interface PasswordPool {
  * @returns the pool.
  */
 export function createPasswordPool(): PasswordPool {
-  const pool = new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: 10 * 60_000 });
+  const pool = typedPool(new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: 10 * 60_000 }));
   return {
-    hash: (password) => pool.run(password, { name: 'passwordHash' }) as Promise<string>,
+    hash: (password) => pool.run('passwordHash', password),
     async matches(password, hash) {
-      const matched = (await pool.run({ password, hash: hash ?? UNKNOWN_USER_HASH }, { name: 'passwordMatches' })) as boolean;
+      const matched = await pool.run('passwordMatches', { password, hash: hash ?? UNKNOWN_USER_HASH });
       return hash !== undefined && matched;
     },
     destroy: () => pool.destroy(),

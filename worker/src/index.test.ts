@@ -4,6 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { customStorageSchedule, fallbackStorageSchedule, processSchedule, storageSchedule, warmUp } from './index.ts';
 import { battery, constant, site } from './scheduling/testFixtures.ts';
+import type { ScheduleOutcome } from './tasks.ts';
+
+/** The schedule of a successful outcome; fails the test with the reason otherwise. */
+function scheduleOf<T>(outcome: ScheduleOutcome<T>): T {
+  if (!outcome.ok) throw new Error(`expected a schedule, got ${outcome.kind}: ${outcome.message}`);
+  return outcome.schedule;
+}
 
 describe('worker tasks', () => {
   it('warmUp solves its small schedule (a failing warm-up would hide behind the first real one)', async () => {
@@ -16,30 +23,32 @@ describe('worker tasks', () => {
       [...constant(4, 90), ...constant(4, 100)],
       1,
     );
-    const schedule = await storageSchedule({ ...problem, timeLimitSeconds: 10 });
-    expect(structuredClone(schedule)).toEqual(schedule);
+    const outcome = await storageSchedule({ ...problem, timeLimitSeconds: 10 });
+    expect(structuredClone(outcome)).toEqual(outcome);
+    const schedule = scheduleOf(outcome);
     expect(schedule.totalCost).toBeCloseTo(-9, 9);
   });
 
-  it('storageSchedule throws an Error whose message carries the reasons', async () => {
+  it('storageSchedule answers an infeasible problem as a typed outcome whose message carries the reasons', async () => {
     const problem = site([battery({ stepCount: 1, socAtStartMwh: 0, powerMw: 1 })], [10], null);
-    const failure = storageSchedule({ ...problem, devices: [{ ...problem.devices[0], socTargetsMwh: [2] }] });
-    await expect(failure).rejects.toThrow(
+    const outcome = await storageSchedule({ ...problem, devices: [{ ...problem.devices[0], socTargetsMwh: [2] }] });
+    expect(outcome).toMatchObject({ ok: false, kind: 'infeasible' });
+    expect(structuredClone(outcome)).toEqual(outcome);
+    expect(!outcome.ok && outcome.message).toMatch(
       /^The input data yields an infeasible problem:\n- soc-target 2 MWh at the end of step 0 cannot be reached/,
     );
-    await expect(failure).rejects.toBeInstanceOf(Error);
   });
 
   it('fallbackStorageSchedule answers an infeasible problem with the simple policy', async () => {
     const problem = site([battery({ stepCount: 4, socAtStartMwh: 0, socMaxMwh: 1, powerMw: 1 })], constant(4, 10), null);
-    const schedule = await fallbackStorageSchedule({
-      ...problem,
-      devices: [{ ...problem.devices[0], socTargetsMwh: [2, null, null, null] }],
-    });
+    const schedule = scheduleOf(
+      await fallbackStorageSchedule({ ...problem, devices: [{ ...problem.devices[0], socTargetsMwh: [2, null, null, null] }] }),
+    );
     // The target lies above soc-max, so the policy stops at soc-max.
     expect(schedule.devices[0].powerMw).toEqual([1, 1, 1, 1]);
     expect(schedule.devices[0].socMwh[4]).toBeCloseTo(1, 12);
-    await expect(fallbackStorageSchedule({ ...problem, inflexiblePowerMw: [] })).rejects.toThrow(/inflexiblePowerMw has 0 values/);
+    const invalid = await fallbackStorageSchedule({ ...problem, inflexiblePowerMw: [] });
+    expect(invalid).toMatchObject({ ok: false, kind: 'invalid-problem', message: expect.stringMatching(/inflexiblePowerMw has 0 values/) });
   });
 
   it('processSchedule runs the process scheduler', async () => {
@@ -51,7 +60,7 @@ describe('worker tasks', () => {
       durationSteps: 2,
       stepHours: 0.25,
     });
-    expect(schedule).toEqual({ powerMw: [0, 2, 2, 0], totalCost: 1 });
+    expect(schedule).toEqual({ ok: true, schedule: { powerMw: [0, 2, 2, 0], totalCost: 1 } });
   });
 
   it('customStorageSchedule runs a deployment module and checks the shape of its answer', async () => {
@@ -71,7 +80,7 @@ describe('worker tasks', () => {
     const bad = join(dir, 'bad.mjs');
     writeFileSync(bad, 'export function schedule() { return { devices: [], sitePowerMw: [], costPerStep: [], totalCost: 0, stats: {} }; }');
     const problem = site([battery({ stepCount: 3 })], constant(3, 10), null);
-    const schedule = await customStorageSchedule({ modulePath: good, problem });
+    const schedule = scheduleOf(await customStorageSchedule({ modulePath: good, problem }));
     expect(schedule.stats.solver).toBe('idle');
     await expect(customStorageSchedule({ modulePath: bad, problem })).rejects.toThrow(
       /returned a malformed schedule:\n- devices must hold 1 device schedules/,

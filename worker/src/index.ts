@@ -1,8 +1,8 @@
 /**
- * Piscina task module of the worker. Each export is a named task:
- * `pool.run(problem, { name: 'storageSchedule' })`. Inputs and outputs are plain, structured-clonable
- * objects. Failures are thrown as Errors whose message carries every reason, because crossing the
- * thread boundary keeps only an error's message (not its class or extra fields).
+ * Piscina task module of the worker: one export per task of the contract in tasks.ts, run by name
+ * through the server's typed pool. Inputs and outputs are plain, structured-clonable objects.
+ * Scheduling tasks answer expected failures (infeasible, invalid problem) as a ScheduleOutcome;
+ * anything else is thrown, and crossing the thread boundary keeps only its message.
  */
 import { checkPassword, hashPassword } from '../../server/src/domain/passwords.ts';
 import { forecastSeries, type ForecastOutcome, type ForecastTask } from './forecasting/index.ts';
@@ -10,26 +10,30 @@ import { runCustomScheduler } from './scheduling/customScheduler.ts';
 import { fallbackSchedule } from './scheduling/fallbackSchedule.ts';
 import { scheduleProcess, type ProcessProblem, type ProcessSchedule } from './scheduling/processScheduler.ts';
 import type { StorageSchedule } from './scheduling/scheduleResult.ts';
-import { SchedulingError, solveStorage, type SolveStorageOptions } from './scheduling/solveStorage.ts';
+import { SchedulingError, solveStorage } from './scheduling/solveStorage.ts';
 import { structuralErrors, type StorageProblem } from './scheduling/storageProblem.ts';
 import { warmUpScheduling } from './scheduling/warmUp.ts';
+import type { ScheduleOutcome, StorageScheduleTask, TaskModule } from './tasks.ts';
 
-/** Input of the `storageSchedule` task: the problem plus optional limits. */
-export interface StorageScheduleTask extends StorageProblem {
-  readonly timeLimitSeconds?: SolveStorageOptions['timeLimitSeconds'];
-  readonly mipRelGap?: SolveStorageOptions['mipRelGap'];
+/** A SchedulingError as data; other errors stay thrown. */
+async function outcome<T>(make: () => T | Promise<T>): Promise<ScheduleOutcome<T>> {
+  try {
+    return { ok: true, schedule: await make() };
+  } catch (err) {
+    if (err instanceof SchedulingError) return { ok: false, kind: err.kind, message: err.message };
+    throw err;
+  }
 }
 
 /**
  * Optimal storage schedule (HiGHS, LP first, binaries only where needed, verified).
  *
  * @param task the problem, optionally with a time limit (s) and MIP gap.
- * @returns the schedule.
- * @throws Error ("The input data yields an infeasible problem: …" and similar) when no schedule can be made.
+ * @returns the schedule, or why none can be made (kind `infeasible`: "The input data yields an infeasible problem: …").
  */
-export async function storageSchedule(task: StorageScheduleTask): Promise<StorageSchedule> {
+export async function storageSchedule(task: StorageScheduleTask): Promise<ScheduleOutcome<StorageSchedule>> {
   const { timeLimitSeconds, mipRelGap, ...problem } = task;
-  return solveStorage(problem, { timeLimitSeconds, mipRelGap });
+  return outcome(() => solveStorage(problem, { timeLimitSeconds, mipRelGap }));
 }
 
 /**
@@ -37,13 +41,14 @@ export async function storageSchedule(task: StorageScheduleTask): Promise<Storag
  * Meant for problems the optimiser found infeasible.
  *
  * @param problem the problem.
- * @returns the fallback schedule (`stats.solver = "fallback"`).
- * @throws Error when the problem is malformed.
+ * @returns the fallback schedule (`stats.solver = "fallback"`), or kind `invalid-problem` when it is malformed.
  */
-export async function fallbackStorageSchedule(problem: StorageProblem): Promise<StorageSchedule> {
-  const errors = structuralErrors(problem);
-  if (errors.length > 0) throw new SchedulingError('invalid-problem', errors);
-  return fallbackSchedule(problem);
+export async function fallbackStorageSchedule(problem: StorageProblem): Promise<ScheduleOutcome<StorageSchedule>> {
+  return outcome(() => {
+    const errors = structuralErrors(problem);
+    if (errors.length > 0) throw new SchedulingError('invalid-problem', errors);
+    return fallbackSchedule(problem);
+  });
 }
 
 /**
@@ -52,8 +57,8 @@ export async function fallbackStorageSchedule(problem: StorageProblem): Promise<
  * @param problem the process problem.
  * @returns power per step and cost.
  */
-export async function processSchedule(problem: ProcessProblem): Promise<ProcessSchedule> {
-  return scheduleProcess(problem);
+export async function processSchedule(problem: ProcessProblem): Promise<ScheduleOutcome<ProcessSchedule>> {
+  return outcome(() => scheduleProcess(problem));
 }
 
 /**
@@ -62,8 +67,11 @@ export async function processSchedule(problem: ProcessProblem): Promise<ProcessS
  * @param task the module path and the problem.
  * @returns the custom scheduler's schedule, shape-checked.
  */
-export async function customStorageSchedule(task: { modulePath: string; problem: StorageProblem }): Promise<StorageSchedule> {
-  return runCustomScheduler(task.modulePath, task.problem);
+export async function customStorageSchedule(task: {
+  modulePath: string;
+  problem: StorageProblem;
+}): Promise<ScheduleOutcome<StorageSchedule>> {
+  return outcome(() => runCustomScheduler(task.modulePath, task.problem));
 }
 
 /**
@@ -104,3 +112,15 @@ export async function passwordMatches(task: { password: string; hash: string }):
 export async function warmUp(): Promise<void> {
   await warmUpScheduling();
 }
+
+// The exports above are exactly the contract's tasks, with its payload and result types.
+({
+  storageSchedule,
+  fallbackStorageSchedule,
+  processSchedule,
+  customStorageSchedule,
+  forecast,
+  passwordHash,
+  passwordMatches,
+  warmUp,
+}) satisfies TaskModule;

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
-import type { Piscina } from 'piscina';
 import type { Config } from '../config.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
@@ -12,6 +11,7 @@ import { getAsset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
+import type { WorkerPool } from '../scheduling/workerPool.ts';
 
 /** One run of an automation: which one, and the due time it stands for. */
 export interface AutomationJobArgs {
@@ -25,7 +25,7 @@ export interface AutomationJobArgs {
  * flex-model and flex-context (a job of its own, on the Jobs page). It acts with the rights of
  * the user who made the automation, checked now, not when it was made.
  */
-export function automationHandler(db: Knex, pool: Piscina, config: Config, queue: () => JobQueue): JobHandler {
+export function automationHandler(db: Knex, pool: WorkerPool, config: Config, queue: () => JobQueue): JobHandler {
   return async (job) => {
     const { automationId, dueMs } = job.args as AutomationJobArgs;
     const automation = await getAutomation(db, automationId);
@@ -53,7 +53,9 @@ export function automationHandler(db: Knex, pool: Piscina, config: Config, queue
       const refused = await firstRefused(db, owner, triggerReferences(spec, asset, {}));
       if (refused) throw new Error(`The user who made automation ${automationId} may not use sensor ${refused.id} (${refused.field}).`);
       const args: SchedulingJobArgs = { spec, ownerId: owner.id };
-      scheduleJobId = (await queue().enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })).id;
+      scheduleJobId = (
+        await queue().enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })
+      ).id;
     }
     return { automation_id: automationId, due: new Date(dueMs).toISOString(), forecasts, schedule_job_id: scheduleJobId };
   };

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { Piscina } from 'piscina';
 import { resampleToGrid } from '../domain/resample.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
@@ -9,7 +8,8 @@ import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { getOrCreateSource } from '../store/sources.ts';
 import { getUser } from '../store/users.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
-import { FORECASTER_VERSION, type ForecastOutcome, type ForecastTask, type MethodName } from '../../../worker/src/forecasting/index.ts';
+import { FORECASTER_VERSION, type ForecastOutcome, type ForecastTask, type MethodName } from '../../../worker/src/tasks.ts';
+import type { WorkerPool } from '../scheduling/workerPool.ts';
 
 /** What a forecasting job is asked: which sensor, which window, as known when, from what. */
 export interface ForecastJobArgs {
@@ -87,7 +87,9 @@ async function assertOwnerMay(db: Knex, args: ForecastJobArgs): Promise<void> {
   const owner = await getUser(db, args.ownerId);
   const refused = owner?.active ? await firstRefused(db, owner, forecastReferences(args)) : undefined;
   if (!owner?.active || refused) {
-    throw new Error(`The user who triggered this forecast (id ${args.ownerId}) may no longer use sensor ${refused?.id ?? args.sensorId}; nothing was stored.`);
+    throw new Error(
+      `The user who triggered this forecast (id ${args.ownerId}) may no longer use sensor ${refused?.id ?? args.sensorId}; nothing was stored.`,
+    );
   }
 }
 
@@ -111,7 +113,7 @@ function cycles(args: ForecastJobArgs, nowMs: number): { beliefTimeMs: number; s
  */
 export async function forecastSensor(
   db: Knex,
-  pool: Piscina,
+  pool: WorkerPool,
   args: ForecastJobArgs,
   onCycle: (done: number, total: number) => void = () => {},
 ): Promise<{ sourceId: number; cycles: ForecastCycle[] }> {
@@ -135,7 +137,7 @@ export async function forecastSensor(
     );
     const steps = Math.ceil((endMs - originMs) / stepMs);
     const task: ForecastTask = { stepMs, historyStartMs, history, steps, ...site, regressors: regressorValues, method: args.method };
-    const outcome: ForecastOutcome = await pool.run(task, { name: 'forecast' });
+    const outcome: ForecastOutcome = await pool.run('forecast', task);
     sourceId = await storeForecast(db, args, sensor, { ...cycle, originMs, stepMs }, outcome);
     done.push({ ...cycle, outcome });
     onCycle(done.length, plan.length);
@@ -153,22 +155,34 @@ async function storeForecast(
 ): Promise<number> {
   return db.transaction(async (trx) => {
     await assertOwnerMay(trx, args);
-    const source = await getOrCreateSource(trx, { name: 'Flexsite', type: 'forecaster', model: outcome.method, version: FORECASTER_VERSION });
+    const source = await getOrCreateSource(trx, {
+      name: 'Flexsite',
+      type: 'forecaster',
+      model: outcome.method,
+      version: FORECASTER_VERSION,
+    });
     const rows: BeliefInput[] = [];
     outcome.values.forEach((value, i) => {
       const eventStartMs = cycle.originMs + i * cycle.stepMs;
       if (value === null || eventStartMs < cycle.startMs || eventStartMs >= cycle.endMs) return;
-      rows.push({ sensorId: sensor.id, eventStartMs, beliefTimeMs: cycle.beliefTimeMs, sourceId: source.id, value: Math.round(value * 1e6) / 1e6 });
+      rows.push({
+        sensorId: sensor.id,
+        eventStartMs,
+        beliefTimeMs: cycle.beliefTimeMs,
+        sourceId: source.id,
+        value: Math.round(value * 1e6) / 1e6,
+      });
     });
     // A forecast made again at the same belief time replaces its own earlier values.
     await recordBeliefs(trx, rows, { allowOverwrite: true });
-    if (outcome.backtest) await saveForecastModel(trx, { sensorId: sensor.id, sourceId: source.id, method: outcome.method, backtest: outcome.backtest });
+    if (outcome.backtest)
+      await saveForecastModel(trx, { sensorId: sensor.id, sourceId: source.id, method: outcome.method, backtest: outcome.backtest });
     return source.id;
   });
 }
 
 /** The handler of the `forecasting` queue; the job result names the source, the method and the backtest. */
-export function forecastingHandler(db: Knex, pool: Piscina): JobHandler {
+export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler {
   return async (job) => {
     const args = job.args as ForecastJobArgs;
     const { sourceId, cycles: made } = await forecastSensor(db, pool, args);

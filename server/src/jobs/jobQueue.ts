@@ -25,6 +25,21 @@ export interface EnqueueOptions {
   force?: boolean;
 }
 
+/**
+ * A handler's failure, named as the reference names it ("<Name>: <message>"). With `fallbackArgs`
+ * the queue enqueues those arguments on the same queue as the failed job's fallback.
+ */
+export class JobFailure extends Error {
+  constructor(
+    name: string,
+    message: string,
+    readonly fallbackArgs?: unknown,
+  ) {
+    super(message);
+    this.name = name;
+  }
+}
+
 /** Runs the jobs of one queue; returns the result summary stored with the job. */
 export type JobHandler = (job: JobRecord) => Promise<Record<string, unknown>>;
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { EnqueueOptions, JobHandler, JobRecord } from './jobQueue.ts';
+import { JobFailure, type EnqueueOptions, type JobHandler, type JobQueue, type JobRecord } from './jobQueue.ts';
 
 export interface DbJob {
   id: string;
@@ -191,7 +191,13 @@ export class JobTable {
  * Runs a started job with its queue's handler and records how it ended (a job re-queued or
  * failed meanwhile keeps that state: only a started job is updated).
  */
-export async function runAndRecord(table: JobTable, handlers: Record<string, JobHandler>, job: JobRecord, log: Logger): Promise<void> {
+export async function runAndRecord(
+  table: JobTable,
+  handlers: Record<string, JobHandler>,
+  job: JobRecord,
+  log: Logger,
+  enqueueFallback: JobQueue['enqueueFallback'],
+): Promise<void> {
   const handler = handlers[job.queue];
   let outcome: { result: Record<string, unknown> } | { error: Error };
   try {
@@ -202,6 +208,12 @@ export async function runAndRecord(table: JobTable, handlers: Record<string, Job
     const error = err instanceof Error ? err : new Error(String(err));
     outcome = { error };
     log.warn({ job: job.id, error: `${error.name}: ${error.message}` }, 'job failed');
+    // Linked before the job shows as failed, so a client never sees it failed without its fallback.
+    if (error instanceof JobFailure && error.fallbackArgs !== undefined) {
+      await enqueueFallback(job.id, job.queue, error.fallbackArgs).catch((err: unknown) =>
+        log.error({ err, job: job.id }, 'fallback not enqueued'),
+      );
+    }
   }
   await table.finish(job.id, outcome);
 }

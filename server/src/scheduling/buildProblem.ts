@@ -3,11 +3,26 @@ import type { Logger } from 'pino';
 import { conversion } from '../domain/units.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import { resampleToGrid } from '../domain/resample.ts';
-import { getSensor, type Sensor } from '../store/sensors.ts';
-import { socSeries, type StorageDevice, type StorageProblem } from '../../../worker/src/scheduling/storageProblem.ts';
-import type { ProcessProblem } from '../../../worker/src/scheduling/processScheduler.ts';
+import { getSensor, type Sensor, type SensorInContext } from '../store/sensors.ts';
+import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem } from '../../../worker/src/tasks.ts';
 import type { ProcessJobSpec, SeriesSpec, StorageJobSpec } from './jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
+
+/** The job's sensors, each read from the store once per job. */
+export type JobSensors = (id: number) => Promise<SensorInContext>;
+
+/** @returns a reader of sensors that reads each one once. */
+export function sensorsOnce(db: Knex): JobSensors {
+  const read = new Map<number, Promise<SensorInContext>>();
+  return (id) => {
+    if (!read.has(id))
+      read.set(
+        id,
+        getSensor(db, id).then((s) => s!),
+      );
+    return read.get(id)!;
+  };
+}
 
 /**
  * Sign of consumption in a sensor's stored data. Power sensors store production as positive
@@ -76,10 +91,18 @@ function extendGaps(values: (number | null)[]): number[] | undefined {
 
 /** Prices per step (currency/MWh); the job fails when none at all are known. */
 async function prices(db: Knex, spec: SeriesSpec | null, grid: Grid, beliefTimeMs: number, log: Logger): Promise<number[]> {
-  if (!spec) throw new SchedulingFailure('UnknownPricesException', 'Prices unknown for planning window. (no price sensor or price in the flex-context)');
+  if (!spec)
+    throw new SchedulingFailure(
+      'UnknownPricesException',
+      'Prices unknown for planning window. (no price sensor or price in the flex-context)',
+    );
   const raw = await series(db, spec, grid, beliefTimeMs);
   const filled = extendGaps(raw);
-  if (!filled) throw new SchedulingFailure('UnknownPricesException', `Prices unknown for planning window. (sensor ${'sensor' in spec ? spec.sensor : '?'})`);
+  if (!filled)
+    throw new SchedulingFailure(
+      'UnknownPricesException',
+      `Prices unknown for planning window. (sensor ${'sensor' in spec ? spec.sensor : '?'})`,
+    );
   if (raw.includes(null)) log.warn({ sensor: 'sensor' in spec ? spec.sensor : null }, 'prices partially unknown; gaps filled');
   return filled;
 }
@@ -98,14 +121,20 @@ async function filledSeries(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs
  * sensor-valued input as known at the belief time.
  * @returns the problem.
  */
-export async function buildStorageProblem(db: Knex, spec: StorageJobSpec, beliefTimeMs: number, log: Logger): Promise<StorageProblem> {
+export async function buildStorageProblem(
+  db: Knex,
+  sensors: JobSensors,
+  spec: StorageJobSpec,
+  beliefTimeMs: number,
+  log: Logger,
+): Promise<StorageProblem> {
   const grid = gridOf(spec);
   const consumptionPrice = await prices(db, spec.consumptionPrice, grid, beliefTimeMs, log);
   const productionPrice = spec.productionPrice ? await prices(db, spec.productionPrice, grid, beliefTimeMs, log) : null;
   const inflexible = new Array<number>(grid.steps).fill(0);
   // 0.18's list reads each sensor's sign attribute; 1.0's lists say what positive values mean.
   const signed: [number, 1 | -1][] = [
-    ...(await Promise.all(spec.inflexibleSensorIds.map(async (id): Promise<[number, 1 | -1]> => [id, consumptionSign((await getSensor(db, id))!)]))),
+    ...(await Promise.all(spec.inflexibleSensorIds.map(async (id): Promise<[number, 1 | -1]> => [id, consumptionSign(await sensors(id))]))),
     ...(spec.inflexibleConsumptionSensorIds ?? []).map((id): [number, 1 | -1] => [id, 1]),
     ...(spec.inflexibleProductionSensorIds ?? []).map((id): [number, 1 | -1] => [id, -1]),
   ];
@@ -125,10 +154,13 @@ export async function buildStorageProblem(db: Knex, spec: StorageJobSpec, belief
       const own = s ? await filledSeries(db, s, grid, beliefTimeMs, Infinity) : power;
       return own.map((v, j) => Math.max(0, Math.min(v, power[j])));
     };
-    const sensor = (await getSensor(db, d.sensorId))!;
+    const sensor = await sensors(d.sensorId);
     const perSensorStep = sensor.event_resolution_ms ? spec.stepMs / sensor.event_resolution_ms : 1;
     const stockDelta = new Array<number>(grid.steps).fill(0);
-    for (const [specs, sign] of [[d.socGainMw, 1], [d.socUsageMw, -1]] as const) {
+    for (const [specs, sign] of [
+      [d.socGainMw, 1],
+      [d.socUsageMw, -1],
+    ] as const) {
       for (const s of specs) (await filledSeries(db, s, grid, beliefTimeMs, 0)).forEach((v, j) => (stockDelta[j] += sign * v));
     }
     const place = (list: typeof d.socTargets, combine: 'max' | 'min' | 'last') =>

@@ -1,7 +1,4 @@
-/** A job failure with the exception name the reference reports ("failed with <Name>: <text>"). */
-export class SchedulingFailure extends Error {
-  constructor(name: string, message: string) {
-    super(message);
-    this.name = name;
-  }
-}
+import { JobFailure } from '../jobs/jobQueue.ts';
+
+/** A scheduling job's failure, e.g. `InfeasibleProblemException` with the infeasible job's fallback. */
+export class SchedulingFailure extends JobFailure {}

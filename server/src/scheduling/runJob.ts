@@ -1,18 +1,16 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Piscina } from 'piscina';
-import type { JobHandler, JobQueue } from '../jobs/jobQueue.ts';
+import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
-import { getSensor } from '../store/sensors.ts';
+import type { SensorInContext } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import { firstRefused } from '../policies/references.ts';
 import { conversion } from '../domain/units.ts';
-import type { StorageSchedule } from '../../../worker/src/scheduling/scheduleResult.ts';
-import type { ProcessSchedule } from '../../../worker/src/scheduling/processScheduler.ts';
-import { buildProcessProblem, buildStorageProblem, consumptionSign } from './buildProblem.ts';
+import { buildProcessProblem, buildStorageProblem, consumptionSign, sensorsOnce, type JobSensors } from './buildProblem.ts';
 import { jobReferences, type JobSpec, type ProcessJobSpec, type StorageJobSpec } from './jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
+import type { WorkerPool } from './workerPool.ts';
 
 /** Job arguments: the resolved spec, whose rights it runs with, and whether this is the fallback of an infeasible job. */
 export interface SchedulingJobArgs {
@@ -31,7 +29,10 @@ export interface SchedulingJobArgs {
 async function assertOwnerMay(db: Knex, ownerId: number | undefined, spec: JobSpec): Promise<void> {
   const owner = ownerId === undefined ? undefined : await getUser(db, ownerId);
   if (!owner || !owner.active) {
-    throw new SchedulingFailure('PermissionDenied', `the user who triggered this job (id ${ownerId ?? 'unknown'}) is no longer active; nothing was stored.`);
+    throw new SchedulingFailure(
+      'PermissionDenied',
+      `the user who triggered this job (id ${ownerId ?? 'unknown'}) is no longer active; nothing was stored.`,
+    );
   }
   const refused = await firstRefused(db, owner, jobReferences(spec));
   if (refused) {
@@ -56,33 +57,37 @@ const ms = (v: number) => Math.round(v * 10) / 10;
  * The handler of the `scheduling` queue: reads the inputs as known at the belief time, solves in
  * a worker thread, and stores the result as beliefs of a `scheduler` data source.
  */
-export function schedulingHandler(db: Knex, pool: Piscina, queue: () => JobQueue, log: Logger): JobHandler {
+export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobHandler {
   return async (job) => {
     const args = job.args as SchedulingJobArgs;
     const { spec, fallback } = args;
     await assertOwnerMay(db, args.ownerId, spec);
     const beliefTimeMs = spec.priorMs ?? Date.now();
-    if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, spec, args.ownerId, beliefTimeMs);
+    const sensors = sensorsOnce(db);
+    if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, sensors, spec, args.ownerId, beliefTimeMs);
     const started = performance.now();
-    const problem = await buildStorageProblem(db, spec, beliefTimeMs, log);
+    const problem = await buildStorageProblem(db, sensors, spec, beliefTimeMs, log);
     const read = performance.now();
     const model = fallback ? 'StorageFallbackScheduler' : 'StorageScheduler';
-    let schedule: StorageSchedule;
-    try {
-      schedule = fallback
-        ? await pool.run(problem, { name: 'fallbackStorageSchedule' })
+    const failureName = fallback ? 'FallbackSchedulerError' : 'SchedulerError';
+    const outcome = await (
+      fallback
+        ? pool.run('fallbackStorageSchedule', problem)
         : spec.customScheduler
-          ? await pool.run({ modulePath: spec.customScheduler, problem }, { name: 'customStorageSchedule' })
-          : await pool.run({ ...problem, timeLimitSeconds: 120 }, { name: 'storageSchedule' });
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (!fallback && /infeasible/i.test(message)) {
-        // The reference answers an infeasible problem with a simple charge/discharge policy.
-        await queue().enqueueFallback(job.id, 'scheduling', { ...args, fallback: true } satisfies SchedulingJobArgs);
-        throw new SchedulingFailure('InfeasibleProblemException', message);
+          ? pool.run('customStorageSchedule', { modulePath: spec.customScheduler, problem })
+          : pool.run('storageSchedule', { ...problem, timeLimitSeconds: 120 })
+    ).catch((err: unknown) => {
+      throw new SchedulingFailure(failureName, err instanceof Error ? err.message : String(err));
+    });
+    if (!outcome.ok) {
+      if (!fallback && outcome.kind === 'infeasible') {
+        // The reference answers an infeasible problem with a simple charge/discharge policy: the
+        // queue enqueues these arguments as this job's fallback.
+        throw new SchedulingFailure('InfeasibleProblemException', outcome.message, { ...args, fallback: true } satisfies SchedulingJobArgs);
       }
-      throw new SchedulingFailure(fallback ? 'FallbackSchedulerError' : 'SchedulerError', message);
+      throw new SchedulingFailure(failureName, outcome.message);
     }
+    const schedule = outcome.schedule;
     const solved = performance.now();
     const source = await db.transaction(async (trx) => {
       // Rights may have changed while the solver ran.
@@ -95,9 +100,11 @@ export function schedulingHandler(db: Knex, pool: Piscina, queue: () => JobQueue
       });
       const rows: BeliefInput[] = [];
       for (const [d, device] of spec.devices.entries()) {
-        rows.push(...(await powerBeliefs(trx, device.sensorId, schedule.devices[d].powerMw, spec, beliefTimeMs, src.id)));
+        const at = { spec, beliefTimeMs, sourceId: src.id };
+        rows.push(...powerBeliefs({ ...at, sensor: await sensors(device.sensorId), powerMw: schedule.devices[d].powerMw }));
         if (device.socSensorId !== null) {
-          rows.push(...(await socBeliefs(trx, device.socSensorId, schedule.devices[d].socMwh, device.socMaxMwh, spec, beliefTimeMs, src.id)));
+          const socSensor = await sensors(device.socSensorId);
+          rows.push(...socBeliefs({ ...at, sensor: socSensor, socMwh: schedule.devices[d].socMwh, socMaxMwh: device.socMaxMwh }));
         }
       }
       // A re-run with the same belief time replaces its own earlier result.
@@ -132,18 +139,20 @@ export function schedulingHandler(db: Knex, pool: Piscina, queue: () => JobQueue
   };
 }
 
-async function runProcess(db: Knex, pool: Piscina, spec: ProcessJobSpec, ownerId: number, beliefTimeMs: number) {
+async function runProcess(db: Knex, pool: WorkerPool, sensors: JobSensors, spec: ProcessJobSpec, ownerId: number, beliefTimeMs: number) {
   const problem = await buildProcessProblem(db, spec, beliefTimeMs);
-  let schedule: ProcessSchedule;
-  try {
-    schedule = await pool.run(problem, { name: 'processSchedule' });
-  } catch (err) {
+  const outcome = await pool.run('processSchedule', problem).catch((err: unknown) => {
     throw new SchedulingFailure('ValueError', err instanceof Error ? err.message : String(err));
-  }
+  });
+  if (!outcome.ok) throw new SchedulingFailure('ValueError', outcome.message);
+  const schedule = outcome.schedule;
+  const sensor = await sensors(spec.sensorId);
   const source = await db.transaction(async (trx) => {
     await assertOwnerMay(trx, ownerId, spec);
     const src = await getOrCreateSource(trx, { name: 'Flexsite', type: 'scheduler', model: 'ProcessScheduler', version: '1' });
-    await recordBeliefs(trx, await powerBeliefs(trx, spec.sensorId, schedule.powerMw, spec, beliefTimeMs, src.id), { allowOverwrite: true });
+    await recordBeliefs(trx, powerBeliefs({ sensor, powerMw: schedule.powerMw, spec, beliefTimeMs, sourceId: src.id }), {
+      allowOverwrite: true,
+    });
     return src;
   });
   return {
@@ -159,19 +168,25 @@ async function runProcess(db: Knex, pool: Piscina, spec: ProcessJobSpec, ownerId
   };
 }
 
+/** Where and when a job's output beliefs go: the job's grid, its belief time, the scheduler's source. */
+interface BeliefsAt {
+  spec: StorageJobSpec | ProcessJobSpec;
+  beliefTimeMs: number;
+  sourceId: number;
+}
+
 /**
  * Power per step (MW, consumption positive) as beliefs of the sensor: in its unit, at its
  * resolution (coarser sensors get the mean of their steps), with its sign convention.
  */
-async function powerBeliefs(
-  db: Knex,
-  sensorId: number,
-  powerMw: number[],
-  spec: StorageJobSpec | ProcessJobSpec,
-  beliefTimeMs: number,
-  sourceId: number,
-): Promise<BeliefInput[]> {
-  const sensor = (await getSensor(db, sensorId))!;
+function powerBeliefs({
+  sensor,
+  powerMw,
+  spec,
+  beliefTimeMs,
+  sourceId,
+}: BeliefsAt & { sensor: SensorInContext; powerMw: number[] }): BeliefInput[] {
+  const sensorId = sensor.id;
   const resolution = sensor.event_resolution_ms || spec.stepMs;
   const perEvent = Math.max(1, Math.round(resolution / spec.stepMs));
   const c = conversion('MW', sensor.unit, resolution) ?? { scale: 1, offset: 0 };
@@ -191,16 +206,15 @@ async function powerBeliefs(
 }
 
 /** State of charge at each step boundary, in the SoC sensor's unit (MWh, kWh or % of soc-max). */
-async function socBeliefs(
-  db: Knex,
-  sensorId: number,
-  socMwh: number[],
-  socMaxMwh: number,
-  spec: StorageJobSpec,
-  beliefTimeMs: number,
-  sourceId: number,
-): Promise<BeliefInput[]> {
-  const sensor = (await getSensor(db, sensorId))!;
+function socBeliefs({
+  sensor,
+  socMwh,
+  socMaxMwh,
+  spec,
+  beliefTimeMs,
+  sourceId,
+}: BeliefsAt & { sensor: SensorInContext; socMwh: number[]; socMaxMwh: number }): BeliefInput[] {
+  const sensorId = sensor.id;
   const toUnit = (mwh: number) => {
     if (sensor.unit === '%') return (100 * mwh) / socMaxMwh;
     const c = conversion('MWh', sensor.unit, spec.stepMs);

@@ -1,6 +1,21 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import type { TaskName, TaskPayload, TaskResult } from '../../../worker/src/tasks.ts';
+
+/** Worker threads, run by task name with the contract's payload and result types (worker/src/tasks.ts). */
+export interface WorkerPool {
+  run<N extends TaskName>(name: N, payload: TaskPayload<N>): Promise<TaskResult<N>>;
+  destroy(): Promise<void>;
+}
+
+/** The typed face of a Piscina pool over the worker file. */
+export function typedPool(pool: Piscina): WorkerPool {
+  return {
+    run: (name, payload) => pool.run(payload, { name }),
+    destroy: () => pool.destroy(),
+  };
+}
 
 /**
  * The worker file: the compiled bundle next to the compiled server when packaged, else the
@@ -17,17 +32,19 @@ export function workerFile(): string {
  * WebAssembly is compiled once per thread, not once per schedule.
  * @param threads the number of worker threads.
  */
-export function createWorkerPool(threads: number): Piscina {
-  const pool = new Piscina({
-    filename: workerFile(),
-    minThreads: 1,
-    maxThreads: threads,
-    idleTimeout: 10 * 60_000,
-    // Big horizons with binaries use a few hundred MB in HiGHS; keep a bad job from taking the machine.
-    resourceLimits: { maxOldGenerationSizeMb: 2048 },
-  });
+export function createWorkerPool(threads: number): WorkerPool {
+  const pool = typedPool(
+    new Piscina({
+      filename: workerFile(),
+      minThreads: 1,
+      maxThreads: threads,
+      idleTimeout: 10 * 60_000,
+      // Big horizons with binaries use a few hundred MB in HiGHS; keep a bad job from taking the machine.
+      resourceLimits: { maxOldGenerationSizeMb: 2048 },
+    }),
+  );
   // Warm start: the kept thread loads the solver now, not when the first schedule is asked for.
   // A failure here (or the pool closing first) shows again, with its reason, on a real task.
-  pool.run(undefined, { name: 'warmUp' }).catch(() => {});
+  pool.run('warmUp', undefined).catch(() => {});
   return pool;
 }

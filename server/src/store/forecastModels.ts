@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Backtest, MethodName } from '../../../worker/src/forecasting/index.ts';
+import type { Backtest, MethodName } from '../../../worker/src/tasks.ts';
 
 /** The forecasting method a sensor's last backtest chose, the figures it chose by, and its source. */
 export interface ForecastModel {

@@ -1,0 +1,47 @@
+/**
+ * The worker's contract: every task's name, payload and result, in one place. The worker's task
+ * module (index.ts) implements it and the server's pool (server/src/scheduling/workerPool.ts) runs
+ * tasks through it; the server imports worker code from this module only.
+ */
+import type { ForecastOutcome, ForecastTask } from './forecasting/index.ts';
+import type { ProcessProblem, ProcessSchedule } from './scheduling/processScheduler.ts';
+import type { StorageSchedule } from './scheduling/scheduleResult.ts';
+import type { SchedulingErrorKind, SolveStorageOptions } from './scheduling/solveStorage.ts';
+import type { StorageProblem } from './scheduling/storageProblem.ts';
+
+export { FORECASTER_VERSION, type Backtest, type ForecastOutcome, type ForecastTask, type MethodName } from './forecasting/index.ts';
+export type { ProcessProblem, ProcessSchedule } from './scheduling/processScheduler.ts';
+export type { StorageSchedule } from './scheduling/scheduleResult.ts';
+export type { SchedulingErrorKind } from './scheduling/solveStorage.ts';
+export { socSeries, type StorageDevice, type StorageProblem } from './scheduling/storageProblem.ts';
+
+/** Input of the `storageSchedule` task: the problem plus optional limits. */
+export interface StorageScheduleTask extends StorageProblem {
+  readonly timeLimitSeconds?: SolveStorageOptions['timeLimitSeconds'];
+  readonly mipRelGap?: SolveStorageOptions['mipRelGap'];
+}
+
+/**
+ * A schedule, or why none can be made. Crossing the thread boundary keeps only an error's message,
+ * so expected failures (an infeasible problem) come back as data the server can branch on.
+ */
+export type ScheduleOutcome<T> = { ok: true; schedule: T } | { ok: false; kind: SchedulingErrorKind; message: string };
+
+/** Each task's payload and result. */
+export interface WorkerTasks {
+  storageSchedule: { payload: StorageScheduleTask; result: ScheduleOutcome<StorageSchedule> };
+  fallbackStorageSchedule: { payload: StorageProblem; result: ScheduleOutcome<StorageSchedule> };
+  processSchedule: { payload: ProcessProblem; result: ScheduleOutcome<ProcessSchedule> };
+  customStorageSchedule: { payload: { modulePath: string; problem: StorageProblem }; result: ScheduleOutcome<StorageSchedule> };
+  forecast: { payload: ForecastTask; result: ForecastOutcome };
+  passwordHash: { payload: string; result: string };
+  passwordMatches: { payload: { password: string; hash: string }; result: boolean };
+  warmUp: { payload: undefined; result: void };
+}
+
+export type TaskName = keyof WorkerTasks;
+export type TaskPayload<N extends TaskName> = WorkerTasks[N]['payload'];
+export type TaskResult<N extends TaskName> = WorkerTasks[N]['result'];
+
+/** What the task module must export: one function per task name. */
+export type TaskModule = { [N in TaskName]: (payload: TaskPayload<N>) => Promise<TaskResult<N>> };
