@@ -14,11 +14,10 @@
  * `npx tsx bench/scaleOut.ts`; BENCH_QUICK=1 stores 1 M instead of 10 M, posts for 5 s and
  * triggers 100 schedules.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
@@ -30,8 +29,8 @@ import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
 import { createUser } from '../server/src/store/users.ts';
-import { createRequire } from 'node:module';
 import { postgresBinDir, redisServerBin, startPostgres, startRedis } from '../test/helpers/backends.ts';
+import { startServer } from './_server.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -47,7 +46,6 @@ const SCHEDULES = QUICK ? 100 : 500;
 /** BENCH_ONLY=3 runs part 3 alone. */
 const part = (n: number) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY === String(n);
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-scale-'));
 const random = seeded(11);
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
@@ -157,35 +155,6 @@ async function partitionBeliefs(db: Knex): Promise<void> {
   await db.raw('CREATE TABLE timed_belief_other PARTITION OF timed_belief DEFAULT');
 }
 
-/** Starts the server in its own process and waits for its address. */
-async function startServer(
-  env: Record<string, string>,
-  ready = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/,
-): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const m = ready.exec(seen);
-      if (m) resolve(m[1] ?? '');
-      if (seen.length > 1e6) seen = seen.slice(-1000);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { child, url };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 /** 50 clients posting small uploads to the servers in turn for LOAD_SECONDS. */
 async function postingLoad(urls: string[], site: Site): Promise<string> {
   const headers = { Authorization: site.token, 'Content-Type': 'application/json' };
@@ -271,11 +240,11 @@ async function main() {
       const sqlite = openStore(dataFolder(sqliteDir).store);
       const sqliteSite = await makeSite(sqlite, CLIENTS);
       await sqlite.destroy();
-      const one = await startServer({ FLEXSITE_DATA_DIR: sqliteDir });
+      const one = await startServer(sqliteDir);
       try {
         console.log(`   SQLite, 1 process          ${await postingLoad([one.url], sqliteSite)}`);
       } finally {
-        await stop(one.child);
+        await one.stop();
       }
       if (pg) {
         for (const processes of [1, 2]) {
@@ -286,9 +255,7 @@ async function main() {
           const servers = [];
           try {
             for (let i = 0; i < processes; i++) {
-              servers.push(
-                await startServer({ FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'post-pg-')), FLEXSITE_DATABASE_URL: url }),
-              );
+              servers.push(await startServer(fs.mkdtempSync(path.join(tmp, 'post-pg-')), [], { FLEXSITE_DATABASE_URL: url }));
             }
             console.log(
               `   PostgreSQL, ${processes} process${processes > 1 ? 'es' : '  '}   ${await postingLoad(
@@ -297,7 +264,7 @@ async function main() {
               )}`,
             );
           } finally {
-            for (const s of servers) await stop(s.child);
+            for (const s of servers) await s.stop();
           }
         }
       }
@@ -338,19 +305,12 @@ async function main() {
         })),
       );
       const env = { FLEXSITE_DATABASE_URL: url, FLEXSITE_REDIS_URL: redis.url };
-      const children: ChildProcess[] = [];
+      const processes: { stop: () => Promise<void> }[] = [];
       try {
-        const api = await startServer({ ...env, FLEXSITE_ROLE: 'api', FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'api-')) });
-        children.push(api.child);
+        const api = await startServer(fs.mkdtempSync(path.join(tmp, 'api-')), [], { ...env, FLEXSITE_ROLE: 'api' });
+        processes.push(api);
         for (let w = 0; w < workers; w++) {
-          children.push(
-            (
-              await startServer(
-                { ...env, FLEXSITE_ROLE: 'worker', FLEXSITE_DATA_DIR: fs.mkdtempSync(path.join(tmp, 'worker-')) },
-                /worker running jobs/,
-              )
-            ).child,
-          );
+          processes.push(await startServer(fs.mkdtempSync(path.join(tmp, 'worker-')), [], { ...env, FLEXSITE_ROLE: 'worker' }));
         }
         const started = performance.now();
         const headers = { Authorization: site.token, 'Content-Type': 'application/json' };
@@ -382,7 +342,7 @@ async function main() {
             `(${((SCHEDULES / doneMs) * 1000).toFixed(1)} schedules/s), failed ${failed}`,
         );
       } finally {
-        for (const c of children) await stop(c);
+        for (const p of processes) await p.stop();
         await store.destroy();
         await redis.stop();
       }
