@@ -102,8 +102,14 @@ export const socTarget = z.object({
   endMs: z.number().optional(),
 });
 
-/** What a scheduling job stores: per device power and SoC, site power, prices and costs per step. */
+/**
+ * What a scheduling job stores: per device power and SoC, site power, prices and costs per step.
+ * The one definition: the job handler (server/src/scheduling/runJob.ts) returns this type.
+ */
 export const jobResult = z.object({
+  /** The `scheduler` source of the stored schedule beliefs. */
+  data_source_id: int,
+  belief_time_ms: z.number(),
   start_ms: z.number(),
   end_ms: z.number(),
   step_ms: z.number(),
@@ -123,8 +129,13 @@ export const jobResult = z.object({
   site_power_mw: z.array(z.number()).optional(),
   cost_per_step: z.array(z.number()).optional(),
   consumption_price: z.array(z.number()).optional(),
-  production_price: z.array(z.number()).optional(),
+  /** Null when production is paid the consumption price. */
+  production_price: z.array(z.number()).nullable().optional(),
   scheduler_info: z.object({ scheduler: z.string().optional() }).optional(),
+  /** The solver's figures (iterations, binaries, gap, times). */
+  stats: z.record(z.string(), z.unknown()).optional(),
+  /** Where the job's time went: reading inputs, the worker thread, storing the result. */
+  timing_ms: z.object({ read: z.number(), solve: z.number(), store: z.number() }).optional(),
 });
 
 export const jobStatus = z.enum(['queued', 'started', 'finished', 'failed']);

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { rejected } from '../errors.ts';
 import { formatDurationHours, formatStart } from '../domain/time.ts';
 import { conversion } from '../domain/units.ts';
+import type { JobResult } from '../contracts/responses.ts';
 import type { AppContext } from '../http/context.ts';
 import type { JobQueue, JobRecord } from '../jobs/jobQueue.ts';
 import { consumptionSign } from '../scheduling/buildProblem.ts';
@@ -19,7 +20,7 @@ const NO_SCHEDULE = 'No known schedule for this time period.';
 /** The scheduler a job's messages name: "<Name> was used." (empty while it has not run yet). */
 export function schedulerName(job: JobRecord): string {
   if (job.status === 'queued' || job.status === 'started') return '';
-  const info = job.result?.scheduler_info as { scheduler?: string } | undefined;
+  const info = (job.result as JobResult | null)?.scheduler_info;
   if (info?.scheduler) return info.scheduler;
   const args = job.args as SchedulingJobArgs;
   return args.fallback ? 'StorageFallbackScheduler' : args.spec.scheduler;
@@ -78,7 +79,7 @@ export async function scheduleValues(
   fromMs?: number,
   output: ScheduleOutput = {},
 ) {
-  const result = job.result as { data_source_id: number; start_ms: number };
+  const result = job.result as JobResult;
   const startMs = Math.max(result.start_ms, fromMs ?? result.start_ms);
   const windowMs = Math.min(durationMs, ctx.services.config.planningHorizonMs);
   const beliefs = await mostRecentBeliefs(ctx.services.db, {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { JobResult } from '../contracts/responses.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
@@ -120,7 +121,7 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       belief_time_ms: beliefTimeMs,
       soc_unit: spec.socUnit,
       total_cost: round6(schedule.totalCost),
-      stats: schedule.stats,
+      stats: { ...schedule.stats },
       // Where the job's time went: reading inputs, the worker thread, storing the result.
       timing_ms: { read: ms(read - started), solve: ms(solved - read), store: ms(performance.now() - solved) },
       devices: spec.devices.map((d, i) => ({
@@ -133,13 +134,20 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       })),
       site_power_mw: schedule.sitePowerMw.map(round6),
       cost_per_step: schedule.costPerStep.map(round6),
-      consumption_price: problem.consumptionPrice,
-      production_price: problem.productionPrice,
-    };
+      consumption_price: [...problem.consumptionPrice],
+      production_price: problem.productionPrice && [...problem.productionPrice],
+    } satisfies JobResult;
   };
 }
 
-async function runProcess(db: Knex, pool: WorkerPool, sensors: JobSensors, spec: ProcessJobSpec, ownerId: number, beliefTimeMs: number) {
+async function runProcess(
+  db: Knex,
+  pool: WorkerPool,
+  sensors: JobSensors,
+  spec: ProcessJobSpec,
+  ownerId: number,
+  beliefTimeMs: number,
+): Promise<JobResult> {
   const problem = await buildProcessProblem(db, spec, beliefTimeMs);
   const outcome = await pool.run('processSchedule', problem).catch((err: unknown) => {
     throw new SchedulingFailure('ValueError', err instanceof Error ? err.message : String(err));
@@ -164,8 +172,8 @@ async function runProcess(db: Knex, pool: WorkerPool, sensors: JobSensors, spec:
     belief_time_ms: beliefTimeMs,
     total_cost: round6(schedule.totalCost),
     devices: [{ sensor_id: spec.sensorId, power_mw: schedule.powerMw.map(round6) }],
-    consumption_price: problem.consumptionPrice,
-  };
+    consumption_price: [...problem.consumptionPrice],
+  } satisfies JobResult;
 }
 
 /** Where and when a job's output beliefs go: the job's grid, its belief time, the scheduler's source. */
