@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { authChanged } from '../../server/src/store/authCache.ts';
 import { chartValues, chromiumPath, consoleErrors, launchBrowser, screenshot } from './browser.ts';
 
 /**
@@ -180,64 +181,76 @@ run('the web UI', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
-  it('schedules the battery and shows its state of charge and power', async () => {
-    const panel = page.locator('.schedule-panel');
-    await panel.getByLabel(`Start (${ZONE})`).fill(tomorrow.toFormat("yyyy-LL-dd'T'HH:mm"));
-    await panel.getByLabel('Duration').fill('PT24H');
-    await panel.getByLabel('SoC at start (kWh)').fill('10');
-    await panel.getByLabel('SoC minimum (kWh)').fill('0');
-    await panel.getByLabel('SoC maximum (kWh)').fill('40');
-    await panel.getByLabel('power-capacity', { exact: true }).fill('10 kW');
-    await panel.getByLabel('consumption-price-sensor', { exact: true }).selectOption(String(priceSensorId));
-    await panel.getByRole('button', { name: 'Compute schedule' }).click();
-    await panel.locator('.badge.finished').waitFor({ timeout: STEP });
+  it(
+    'schedules the battery and shows its state of charge and power',
+    async () => {
+      const panel = page.locator('.schedule-panel');
+      await panel.getByLabel(`Start (${ZONE})`).fill(tomorrow.toFormat("yyyy-LL-dd'T'HH:mm"));
+      await panel.getByLabel('Duration').fill('PT24H');
+      await panel.getByLabel('SoC at start (kWh)').fill('10');
+      await panel.getByLabel('SoC minimum (kWh)').fill('0');
+      await panel.getByLabel('SoC maximum (kWh)').fill('40');
+      await panel.getByLabel('power-capacity', { exact: true }).fill('10 kW');
+      await panel.getByLabel('consumption-price-sensor', { exact: true }).selectOption(String(priceSensorId));
+      await panel.getByRole('button', { name: 'Compute schedule' }).click();
+      await panel.locator('.badge.finished').waitFor({ timeout: STEP });
 
-    const soc = await chartValues(page, 'State of charge', 'State of charge (kWh)');
-    expect(soc).toHaveLength(25);
-    expect(soc[0]).toBeCloseTo(10, 3);
-    expect(Math.min(...soc)).toBeGreaterThanOrEqual(-1e-6);
-    expect(Math.max(...soc)).toBeLessThanOrEqual(40 + 1e-6);
-    // Cheap hours charge, dear ones discharge.
-    expect(soc[6]).toBeGreaterThan(soc[0]);
-    expect(soc[21]).toBeLessThan(soc[17]);
-    const power = await chartValues(page, 'Scheduled power', 'Power (kW)');
-    expect(power.length).toBeGreaterThanOrEqual(24);
-    expect(Math.max(...power)).toBeCloseTo(10, 3);
-    await page.locator('figure[aria-label="Prices"][data-state="ready"]').waitFor();
-    expect(await page.getByTestId('total-cost').textContent()).toMatch(/\d/);
-    await panel.scrollIntoViewIfNeeded();
-    await screenshot(page, 'asset-schedule');
+      const soc = await chartValues(page, 'State of charge', 'State of charge (kWh)');
+      expect(soc).toHaveLength(25);
+      expect(soc[0]).toBeCloseTo(10, 3);
+      expect(Math.min(...soc)).toBeGreaterThanOrEqual(-1e-6);
+      expect(Math.max(...soc)).toBeLessThanOrEqual(40 + 1e-6);
+      // Cheap hours charge, dear ones discharge.
+      expect(soc[6]).toBeGreaterThan(soc[0]);
+      expect(soc[21]).toBeLessThan(soc[17]);
+      const power = await chartValues(page, 'Scheduled power', 'Power (kW)');
+      expect(power.length).toBeGreaterThanOrEqual(24);
+      expect(Math.max(...power)).toBeCloseTo(10, 3);
+      await page.locator('figure[aria-label="Prices"][data-state="ready"]').waitFor();
+      expect(await page.getByTestId('total-cost').textContent()).toMatch(/\d/);
+      await panel.scrollIntoViewIfNeeded();
+      await screenshot(page, 'asset-schedule');
 
-    await page.setViewportSize({ width: 390, height: 844 });
-    await screenshot(page, 'asset-narrow');
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    expect(errors).toEqual([]);
-  }, STEP + 30_000);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await screenshot(page, 'asset-narrow');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      expect(errors).toEqual([]);
+    },
+    STEP + 30_000,
+  );
 
-  it("saves the form as the asset's stored flex-model and flex-context, which the asset page shows", async () => {
-    const panel = page.locator('.schedule-panel');
-    await panel.getByRole('button', { name: "Save as this asset's defaults" }).click();
-    await page.locator('section[aria-label="Stored flex-model"] dt', { hasText: 'soc-max' }).waitFor({ timeout: STEP });
-    const stored = await t.db('generic_asset_flex').where({ asset_id: assetId }).first<{ flex_model: string; flex_context: string }>();
-    expect(JSON.parse(stored.flex_model)).toMatchObject({ 'soc-max': 40, 'soc-unit': 'kWh' });
-    expect(JSON.parse(stored.flex_context)).toMatchObject({ 'consumption-price-sensor': priceSensorId });
-    expect(errors).toEqual([]);
-  }, STEP);
+  it(
+    "saves the form as the asset's stored flex-model and flex-context, which the asset page shows",
+    async () => {
+      const panel = page.locator('.schedule-panel');
+      await panel.getByRole('button', { name: "Save as this asset's defaults" }).click();
+      await page.locator('section[aria-label="Stored flex-model"] dt', { hasText: 'soc-max' }).waitFor({ timeout: STEP });
+      const stored = await t.db('generic_asset_flex').where({ asset_id: assetId }).first<{ flex_model: string; flex_context: string }>();
+      expect(JSON.parse(stored.flex_model)).toMatchObject({ 'soc-max': 40, 'soc-unit': 'kWh' });
+      expect(JSON.parse(stored.flex_context)).toMatchObject({ 'consumption-price-sensor': priceSensorId });
+      expect(errors).toEqual([]);
+    },
+    STEP,
+  );
 
-  it('shows why a schedule failed', async () => {
-    const panel = page.locator('.schedule-panel');
-    // No prices are known a week later: the job fails and says so.
-    await panel.getByLabel(`Start (${ZONE})`).fill(tomorrow.plus({ days: 7 }).toFormat("yyyy-LL-dd'T'HH:mm"));
-    await panel.getByRole('button', { name: 'Compute schedule' }).click();
-    const failure = panel.locator('.schedule-failure');
-    await failure.waitFor({ timeout: STEP });
-    expect(await failure.textContent()).toMatch(/Prices unknown/);
-    expect(await failure.textContent()).not.toContain('[object Object]');
-    await screenshot(page, 'asset-schedule-failed');
-    expect(errors).toEqual([]);
-  }, STEP + 30_000);
+  it(
+    'shows why a schedule failed',
+    async () => {
+      const panel = page.locator('.schedule-panel');
+      // No prices are known a week later: the job fails and says so.
+      await panel.getByLabel(`Start (${ZONE})`).fill(tomorrow.plus({ days: 7 }).toFormat("yyyy-LL-dd'T'HH:mm"));
+      await panel.getByRole('button', { name: 'Compute schedule' }).click();
+      const failure = panel.locator('.schedule-failure');
+      await failure.waitFor({ timeout: STEP });
+      expect(await failure.textContent()).toMatch(/Prices unknown/);
+      expect(await failure.textContent()).not.toContain('[object Object]');
+      await screenshot(page, 'asset-schedule-failed');
+      expect(errors).toEqual([]);
+    },
+    STEP + 30_000,
+  );
 
   it('shows field errors next to the fields, never [object Object]', async () => {
     const panel = page.locator('.schedule-panel');
@@ -328,7 +341,11 @@ run('the web UI', () => {
   }, 60_000);
 
   it('says so when the session has expired', async () => {
-    await t.db('auth_token').delete();
+    // Expired everywhere at once, as a revocation does: the server's token cache learns of it too.
+    await t.db.transaction(async (trx) => {
+      await trx('auth_token').delete();
+      await authChanged(trx);
+    });
     await page.reload();
     await page.getByText('Your session has expired. Please sign in again.').waitFor();
     await page.getByRole('heading', { name: 'Sign in to Flexsite' }).waitFor();
