@@ -90,6 +90,12 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
     }
     const schedule = outcome.schedule;
     const solved = performance.now();
+    // Read before the write transaction: on SQLite's single writer connection a read through `db`
+    // inside it would wait for the connection the transaction holds.
+    for (const device of spec.devices) {
+      await sensors(device.sensorId);
+      if (device.socSensorId !== null) await sensors(device.socSensorId);
+    }
     const source = await db.transaction(async (trx) => {
       // Rights may have changed while the solver ran.
       await assertOwnerMay(trx, args.ownerId, spec);
