@@ -40,7 +40,21 @@ export const runtimeFiles = {
 /** Left to node_modules: native, self-spawning, or provided by Electron. */
 const external = ['electron', 'sqlite3', 'piscina'];
 /** knex's other dialects load their drivers lazily; Flexsite only ever uses sqlite3. */
-export const unusedDrivers = ['pg', 'pg-query-stream', 'pg-native', 'mysql', 'mysql2', 'mariadb', 'mariadb/*', 'oracledb', 'tedious', 'better-sqlite3'];
+// BullMQ's Redis clients are never loaded either: the desktop app keeps its jobs in-process.
+export const unusedDrivers = [
+  'pg',
+  'pg-query-stream',
+  'pg-native',
+  'mysql',
+  'mysql2',
+  'mariadb',
+  'mariadb/*',
+  'oracledb',
+  'tedious',
+  'better-sqlite3',
+  'ioredis',
+  '@valkey/valkey-glide',
+];
 
 // Bundled CommonJS dependencies call require() and read __dirname; ES module output has neither.
 const esmBanner = [
@@ -68,12 +82,25 @@ const common: BuildOptions = {
  */
 export async function bundleApp(outDir = path.join(root, 'dist')): Promise<{ externalImports: string[] }> {
   fs.rmSync(outDir, { recursive: true, force: true });
-  const esm: BuildOptions = { ...common, metafile: true, format: 'esm', banner: { js: esmBanner }, external: [...external, ...unusedDrivers] };
+  const esm: BuildOptions = {
+    ...common,
+    metafile: true,
+    format: 'esm',
+    banner: { js: esmBanner },
+    external: [...external, ...unusedDrivers],
+  };
   const results = await Promise.all([
     build({ ...esm, entryPoints: { main: 'main/src/main.ts' }, outdir: outDir }),
     build({ ...esm, entryPoints: { server: 'main/src/serverProcess.ts' }, outdir: outDir }),
     build({ ...esm, entryPoints: { worker: 'worker/src/index.ts' }, outdir: outDir }),
-    build({ ...common, metafile: true, format: 'cjs', external: ['electron'], entryPoints: ['main/src/preload.ts'], outfile: path.join(outDir, 'preload.cjs') }),
+    build({
+      ...common,
+      metafile: true,
+      format: 'cjs',
+      external: ['electron'],
+      entryPoints: ['main/src/preload.ts'],
+      outfile: path.join(outDir, 'preload.cjs'),
+    }),
   ]);
   fs.copyFileSync(path.join(root, 'node_modules/highs/build/highs.wasm'), path.join(outDir, 'highs.wasm'));
   const imports = results.flatMap((r) => Object.values(r.metafile?.outputs ?? {}).flatMap((o) => o.imports));

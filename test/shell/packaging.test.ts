@@ -59,7 +59,8 @@ describe('packaged app (npm run build:app + electron-builder.yml)', () => {
   });
 
   it('unpacks from the asar archive everything the server process and its worker threads open as files', () => {
-    const { server, worker, solverWasm, ui, sqlite, sqliteBinding, sqliteLoader, sqliteLoaderHelper, piscina, piscinaWorker } = runtimeFiles;
+    const { server, worker, solverWasm, ui, sqlite, sqliteBinding, sqliteLoader, sqliteLoaderHelper, piscina, piscinaWorker } =
+      runtimeFiles;
     for (const file of [server, worker, solverWasm, ui, sqlite, sqliteBinding, sqliteLoader, sqliteLoaderHelper, piscina, piscinaWorker]) {
       expect(unpacked(file), `${file} is unpacked`).toBe(true);
     }
@@ -83,7 +84,7 @@ describe('packaged app (npm run build:app + electron-builder.yml)', () => {
       const ready = (await fetch(info.url + '/api/v3_0/health/ready')).status;
       await host.handle({ op: 'stop' });
       const pool = new Piscina({ filename: new URL('./worker.js', 'file://' + ${JSON.stringify(path.join(root, 'dist/'))}).href });
-      const schedule = await pool.run(JSON.parse(process.env.PROBLEM), { name: 'storageSchedule' });
+      const { schedule } = await pool.run(JSON.parse(process.env.PROBLEM), { name: 'storageSchedule' });
       const hash = await pool.run('secret', { name: 'passwordHash' });
       const matches = await pool.run({ password: 'secret', hash }, { name: 'passwordMatches' });
       await pool.destroy();
