@@ -92,8 +92,16 @@ describe('automations', () => {
     await t.server.services.jobs.settled(job.id, 20_000);
     const done = await t.request('GET', `/api/v3_0/jobs/${job.id}`, { token });
     expect(done.body.status).toBe('finished');
-    expect(done.body.result).toMatchObject({ automation_id: automationId, due: '2027-03-27T05:00:00.000Z', forecasts: [{ sensor_id: loadSensor }] });
-    const stored = await t.db('timed_belief').where({ sensor_id: loadSensor, belief_time: Date.parse('2027-03-27T05:00:00Z') }).count({ n: '*' }).first();
+    expect(done.body.result).toMatchObject({
+      automation_id: automationId,
+      due: '2027-03-27T05:00:00.000Z',
+      forecasts: [{ sensor_id: loadSensor }],
+    });
+    const stored = await t
+      .db('timed_belief')
+      .where({ sensor_id: loadSensor, belief_time: Date.parse('2027-03-27T05:00:00Z') })
+      .count({ n: '*' })
+      .first();
     // 06:00 to 06:00 local on the day the clocks go forward: 23 hours.
     expect(Number(stored!.n)).toBe(92);
   });
@@ -101,17 +109,28 @@ describe('automations', () => {
   it('refuse sensors of another account, bad crons, and strangers', async () => {
     const before = await t.db('automation').count({ n: '*' }).first();
     expect((await create({ name: 'x', cron: '0 6 * * *', forecast_sensor_ids: [otherSensor] })).status).toBe(403);
+    expect((await create({ name: 'x', cron: '0 6 * * *', schedule_sensor_id: otherSensor })).status).toBe(403);
+    const missing = await create({ name: 'x', cron: '0 6 * * *', schedule_sensor_id: 999999 });
+    expect(missing.status).toBe(422);
+    expect(missing.body.message).toEqual({ json: { schedule_sensor_id: ['No sensor found with id 999999.'] } });
+    const patched = await t.request('PATCH', `/api/v3_0/automations/${automationId}`, { token, json: { schedule_sensor_id: otherSensor } });
+    expect(patched.status).toBe(403);
     const bad = await create({ name: 'x', cron: '61 * * * *' });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.message.json)).toEqual(['cron']);
     expect((await create({ name: 'x', cron: '0 6 * * *' }, otherToken)).status).toBe(403);
-    expect((await t.request('PATCH', `/api/v3_0/automations/${automationId}`, { token: otherToken, json: { enabled: false } })).status).toBe(403);
+    expect(
+      (await t.request('PATCH', `/api/v3_0/automations/${automationId}`, { token: otherToken, json: { enabled: false } })).status,
+    ).toBe(403);
     expect((await t.request('DELETE', `/api/v3_0/automations/${automationId}`, { token: otherToken })).status).toBe(403);
     expect(await t.db('automation').count({ n: '*' }).first()).toEqual(before);
   });
 
   it('are edited and deleted by their asset owners', async () => {
-    const off = await t.request('PATCH', `/api/v3_0/automations/${automationId}`, { token, json: { enabled: false, cron: '30 7 * * 1-5' } });
+    const off = await t.request('PATCH', `/api/v3_0/automations/${automationId}`, {
+      token,
+      json: { enabled: false, cron: '30 7 * * 1-5' },
+    });
     expect(off.status).toBe(200);
     expect(off.body).toMatchObject({ enabled: false, cron: '30 7 * * 1-5', next_run: null });
     expect(await t.server.automations.tick(Date.parse('2027-05-03T12:00:00Z'))).toBe(0);
@@ -132,7 +151,10 @@ describe('automations across a kill -9', () => {
     const res = await create({ name: 'every minute', cron: '* * * * *' });
     const id = res.body.id as number;
     // Missed runs: the last one was queued ten minutes ago.
-    await t.db('automation').where({ id }).update({ last_due: Date.now() - 600_000 });
+    await t
+      .db('automation')
+      .where({ id })
+      .update({ last_due: Date.now() - 600_000 });
     await t.close();
     const env = { ...t.storeSettings, PORT: '0', FLEXSITE_LOG_LEVEL: 'info' };
     for (let attempt = 0; attempt < 2; attempt++) {
