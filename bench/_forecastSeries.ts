@@ -31,7 +31,8 @@ export function householdLoad(startMs: number, stepMs: number, count: number, se
   let ar = 0;
   const values = Array.from({ length: count }, (_, i) => {
     const { hour, weekend } = local(startMs + i * stepMs);
-    const shape = 0.25 + 0.6 * bump(hour, 7.5, 1.2) + 1.1 * bump(hour, 19, 2) + (weekend ? 0.5 * bump(hour, 13, 3) : 0.1 * bump(hour, 13, 3));
+    const shape =
+      0.25 + 0.6 * bump(hour, 7.5, 1.2) + 1.1 * bump(hour, 19, 2) + (weekend ? 0.5 * bump(hour, 13, 3) : 0.1 * bump(hour, 13, 3));
     ar = 0.7 * ar + 0.12 * (rand() - 0.5);
     return Math.max(0.05, shape + ar + 0.25 * (rand() - 0.5));
   });

@@ -40,10 +40,24 @@ async function prepare(): Promise<string> {
   await migrate(db);
   const token = await db.transaction(async (trx) => {
     const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
-    const user = await createUser(trx, { email: EMAIL, username: 'bench', passwordHash: await hashPassword('bench-password'), accountId: account.id, roleIds: [] });
+    const user = await createUser(trx, {
+      email: EMAIL,
+      username: 'bench',
+      passwordHash: await hashPassword('bench-password'),
+      accountId: account.id,
+      roleIds: [],
+    });
     const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
     for (let i = 0; i < 10; i++) {
-      await createAsset(trx, { name: `site ${i}`, account_id: account.id, generic_asset_type_id: type.id, parent_asset_id: null, latitude: null, longitude: null, attributes: {} });
+      await createAsset(trx, {
+        name: `site ${i}`,
+        account_id: account.id,
+        generic_asset_type_id: type.id,
+        parent_asset_id: null,
+        latitude: null,
+        longitude: null,
+        attributes: {},
+      });
     }
     return issueToken(trx, user.id, 86_400);
   });
@@ -77,7 +91,11 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 const login = (url: string, email: string, password: string) =>
-  fetch(`${url}/api/requestAuthToken`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  fetch(`${url}/api/requestAuthToken`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
 
 /** Reads one after another for the given time; @returns their times in ms. */
 async function readFor(url: string, token: string, seconds: number): Promise<number[]> {
@@ -130,7 +148,10 @@ async function main() {
     const known: number[] = [];
     const unknown: number[] = [];
     for (let i = 0; i < TIMING_SAMPLES; i++) {
-      for (const [email, into] of [[EMAIL, known], [`nobody-${i}@example.com`, unknown]] as const) {
+      for (const [email, into] of [
+        [EMAIL, known],
+        [`nobody-${i}@example.com`, unknown],
+      ] as const) {
         const started = performance.now();
         await (await login(open.url, email, 'wrong')).arrayBuffer();
         into.push(performance.now() - started);

@@ -31,11 +31,32 @@ async function prepare(dataDir: string) {
   const ids = await db.transaction(async (trx) => {
     const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
     const role = (await listRoles(trx)).find((r) => r.name === 'account-admin')!;
-    const user = await createUser(trx, { email: 'bench@example.com', username: 'bench', passwordHash: await hashPassword('bench-password'), accountId: account.id, roleIds: [role.id] });
+    const user = await createUser(trx, {
+      email: 'bench@example.com',
+      username: 'bench',
+      passwordHash: await hashPassword('bench-password'),
+      accountId: account.id,
+      roleIds: [role.id],
+    });
     const type = (await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id')).id;
-    const asset = await createAsset(trx, { name: 'site', account_id: account.id, generic_asset_type_id: type, parent_asset_id: null, latitude: null, longitude: null, attributes: {} });
+    const asset = await createAsset(trx, {
+      name: 'site',
+      account_id: account.id,
+      generic_asset_type_id: type,
+      parent_asset_id: null,
+      latitude: null,
+      longitude: null,
+      attributes: {},
+    });
     const sensor = (props: { name: string; unit: string; minutes: number; attributes?: Record<string, unknown> }) =>
-      createSensor(trx, { name: props.name, unit: props.unit, event_resolution_ms: props.minutes * 60_000, timezone: 'UTC', generic_asset_id: asset.id, attributes: props.attributes ?? {} });
+      createSensor(trx, {
+        name: props.name,
+        unit: props.unit,
+        event_resolution_ms: props.minutes * 60_000,
+        timezone: 'UTC',
+        generic_asset_id: asset.id,
+        attributes: props.attributes ?? {},
+      });
     const battery = await sensor({ name: 'battery', unit: 'kW', minutes: 15 });
     const prices = await sensor({ name: 'prices', unit: 'EUR/MWh', minutes: 60 });
     const load = await sensor({ name: 'load', unit: 'kW', minutes: 15, attributes: { consumption_is_positive: true } });
@@ -43,11 +64,17 @@ async function prepare(dataDir: string) {
     const hours = HORIZON_STEPS / 4;
     // Deterministic daily price shape with negative midday prices on some days.
     const priceRows = Array.from({ length: hours }, (_, h) => ({
-      sensorId: prices.id, eventStartMs: START + h * 3600_000, beliefTimeMs: START - 86_400_000, sourceId: source.id,
-      value: 180 + 70 * Math.sin(((h % 24) - 6) / 24 * 2 * Math.PI) - ((h / 24) % 3 === 0 && h % 24 > 10 && h % 24 < 15 ? 260 : 0),
+      sensorId: prices.id,
+      eventStartMs: START + h * 3600_000,
+      beliefTimeMs: START - 86_400_000,
+      sourceId: source.id,
+      value: 180 + 70 * Math.sin((((h % 24) - 6) / 24) * 2 * Math.PI) - ((h / 24) % 3 === 0 && h % 24 > 10 && h % 24 < 15 ? 260 : 0),
     }));
     const loadRows = Array.from({ length: HORIZON_STEPS }, (_, j) => ({
-      sensorId: load.id, eventStartMs: START + j * STEP_MS, beliefTimeMs: START - 86_400_000, sourceId: source.id,
+      sensorId: load.id,
+      eventStartMs: START + j * STEP_MS,
+      beliefTimeMs: START - 86_400_000,
+      sourceId: source.id,
       value: 1.5 + Math.sin(j / 7) - (j % 96 > 40 && j % 96 < 60 ? 3 : 0),
     }));
     await recordBeliefs(trx, [...priceRows, ...loadRows], { allowOverwrite: false });
@@ -84,13 +111,23 @@ async function main() {
     JSON.stringify({
       start: new Date(START).toISOString(),
       duration: `PT${(steps * 15) / 60}H`,
-      'flex-model': { 'soc-at-start': 40, 'soc-min': 10, 'soc-max': 95, 'soc-unit': 'kWh', 'power-capacity': '5 kW', 'roundtrip-efficiency': 0.9, 'storage-efficiency': 0.99999 },
+      'flex-model': {
+        'soc-at-start': 40,
+        'soc-min': 10,
+        'soc-max': 95,
+        'soc-unit': 'kWh',
+        'power-capacity': '5 kW',
+        'roundtrip-efficiency': 0.9,
+        'storage-efficiency': 0.99999,
+      },
       'flex-context': { 'consumption-price-sensor': ids.prices, 'inflexible-device-sensors': [ids.load], 'site-power-capacity': '4.5 kW' },
       'force-new-job-creation': force,
     });
   const schedule = async (steps: number) => {
     const t0 = performance.now();
-    const trig = await (await fetch(`${server.url}/api/v3_0/sensors/${ids.battery}/schedules/trigger`, { method: 'POST', headers, body: body(steps, true) })).json();
+    const trig = await (
+      await fetch(`${server.url}/api/v3_0/sensors/${ids.battery}/schedules/trigger`, { method: 'POST', headers, body: body(steps, true) })
+    ).json();
     for (;;) {
       const res = await fetch(`${server.url}/api/v3_0/sensors/${ids.battery}/schedules/${trig.schedule}?duration=PT1H`, { headers });
       if (res.status === 200) break;
@@ -130,7 +167,9 @@ async function main() {
     await new Promise((r) => setTimeout(r, 10));
   }
   await long;
-  console.log(`health/ready during 4 × 2520-step schedules: ${latencies.length} requests, p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, max ${fmt(Math.max(...latencies))}`);
+  console.log(
+    `health/ready during 4 × 2520-step schedules: ${latencies.length} requests, p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, max ${fmt(Math.max(...latencies))}`,
+  );
   server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }

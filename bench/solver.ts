@@ -18,7 +18,6 @@ import { median, seeded } from './_stats.ts';
 const HORIZONS = [96, 192, 672, 2520];
 const RUNS = 5;
 
-
 /** A day-shaped price with evening peak, a midday dip that turns negative on sunny days, and noise. */
 function benchProblem(stepCount: number, variant: 'split' | 'single'): StorageProblem {
   const random = seeded(42);

@@ -52,7 +52,9 @@ export function bundleBudget(options: { firstLoadLimitBytes: number }): Plugin {
           `all files ${kB(totalBytes)} gzipped`,
       );
       if (firstBytes > options.firstLoadLimitBytes) {
-        this.error(`The UI's first load is ${kB(firstBytes)} gzipped, over its budget of ${kB(options.firstLoadLimitBytes)}: ${first.join(', ')}`);
+        this.error(
+          `The UI's first load is ${kB(firstBytes)} gzipped, over its budget of ${kB(options.firstLoadLimitBytes)}: ${first.join(', ')}`,
+        );
       }
     },
   };

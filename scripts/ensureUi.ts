@@ -4,7 +4,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = path.join(root, 'renderer', 'dist', 'index.html');
-const sources = [path.join(root, 'renderer', 'src'), path.join(root, 'renderer', 'index.html'), path.join(root, 'vite.config.ts'), path.join(root, 'package-lock.json')];
+const sources = [
+  path.join(root, 'renderer', 'src'),
+  path.join(root, 'renderer', 'index.html'),
+  path.join(root, 'vite.config.ts'),
+  path.join(root, 'package-lock.json'),
+];
 
 function newestMtimeMs(target: string): number {
   const stat = fs.statSync(target, { throwIfNoEntry: false });

@@ -74,7 +74,11 @@ describe('loadConfig', () => {
 
   it('reads the scale-out settings', () => {
     expect(
-      loadConfig({ FLEXSITE_DATABASE_URL: 'postgres://flexsite@db/flexsite', FLEXSITE_REDIS_URL: 'redis://queue:6379', FLEXSITE_ROLE: 'api' }),
+      loadConfig({
+        FLEXSITE_DATABASE_URL: 'postgres://flexsite@db/flexsite',
+        FLEXSITE_REDIS_URL: 'redis://queue:6379',
+        FLEXSITE_ROLE: 'api',
+      }),
     ).toMatchObject({ databaseUrl: 'postgres://flexsite@db/flexsite', redisUrl: 'redis://queue:6379', role: 'api' });
   });
 
@@ -97,13 +101,21 @@ describe('loadConfig', () => {
     ['FLEXSITE_PLANNING_HORIZON', 'PT0H', 'FLEXSITE_PLANNING_HORIZON: expected a positive ISO 8601 duration'],
     ['FLEXSITE_PLANNING_TTL', '-P1D', 'FLEXSITE_PLANNING_TTL: expected a positive ISO 8601 duration'],
     ['FLEXSITE_JOB_TTL', '86400', 'FLEXSITE_JOB_TTL: expected a positive ISO 8601 duration'],
-    ['FLEXSITE_MAX_PLANNING_HORIZON', '0', 'FLEXSITE_MAX_PLANNING_HORIZON: expected a positive number of steps or ISO 8601 duration, got "0"'],
+    [
+      'FLEXSITE_MAX_PLANNING_HORIZON',
+      '0',
+      'FLEXSITE_MAX_PLANNING_HORIZON: expected a positive number of steps or ISO 8601 duration, got "0"',
+    ],
     ['FLEXSITE_MAX_PLANNING_HORIZON', 'P1Y', 'FLEXSITE_MAX_PLANNING_HORIZON: expected a positive number of steps or ISO 8601 duration'],
     ['FLEXSITE_JOB_CACHE_TTL', '-5', 'FLEXSITE_JOB_CACHE_TTL: expected a whole number'],
     ['FLEXSITE_ALLOW_DATA_OVERWRITE', 'yes', 'FLEXSITE_ALLOW_DATA_OVERWRITE: expected 1, 0, true or false'],
     ['FLEXSITE_FALLBACK_REDIRECT', '2', 'FLEXSITE_FALLBACK_REDIRECT: expected 1, 0, true or false'],
     ['FLEXSITE_WORKER_THREADS', '0', 'FLEXSITE_WORKER_THREADS: must be at least 1'],
-    ['FLEXSITE_HOSTS_AND_AUTH_START', '{"example.com": "2024-13"}', 'FLEXSITE_HOSTS_AND_AUTH_START: expected a JSON object of host → "YYYY-MM"'],
+    [
+      'FLEXSITE_HOSTS_AND_AUTH_START',
+      '{"example.com": "2024-13"}',
+      'FLEXSITE_HOSTS_AND_AUTH_START: expected a JSON object of host → "YYYY-MM"',
+    ],
     ['FLEXSITE_HOSTS_AND_AUTH_START', 'example.com=2024-01', 'FLEXSITE_HOSTS_AND_AUTH_START: expected a JSON object'],
     ['FLEXSITE_LEGACY_API', 'off', 'FLEXSITE_LEGACY_API: Invalid option: expected one of "sunset"|"serve"'],
     ['FLEXSITE_DATABASE_URL', 'mysql://db/flexsite', 'FLEXSITE_DATABASE_URL: expected a postgres:// URL'],

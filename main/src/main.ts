@@ -116,7 +116,10 @@ async function restore(): Promise<void> {
   const { canceled, filePaths } = await dialog.showOpenDialog({
     title: 'Restore Flexsite data',
     properties: ['openFile'],
-    filters: [{ name: 'Flexsite backup', extensions: ['sqlite'] }, { name: 'All files', extensions: ['*'] }],
+    filters: [
+      { name: 'Flexsite backup', extensions: ['sqlite'] },
+      { name: 'All files', extensions: ['*'] },
+    ],
   });
   if (canceled || !filePaths[0]) return;
   const answer = await dialog.showMessageBox({
@@ -131,7 +134,11 @@ async function restore(): Promise<void> {
   const { previous } = await supervisor.restore(filePaths[0]);
   window?.reload();
   refresh();
-  await dialog.showMessageBox({ type: 'info', message: 'Backup restored', detail: previous ? `The previous data was kept as ${previous}.` : '' });
+  await dialog.showMessageBox({
+    type: 'info',
+    message: 'Backup restored',
+    detail: previous ? `The previous data was kept as ${previous}.` : '',
+  });
 }
 
 function refresh(): void {

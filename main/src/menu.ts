@@ -20,7 +20,10 @@ export interface MenuActions {
  * @returns the menu template.
  */
 export function shellMenuItems(state: LanState, actions: MenuActions): MenuItemConstructorOptions[] {
-  const address = (url: string, label: string): MenuItemConstructorOptions => ({ label: `${label}: ${url}`, click: () => actions.copy(url) });
+  const address = (url: string, label: string): MenuItemConstructorOptions => ({
+    label: `${label}: ${url}`,
+    click: () => actions.copy(url),
+  });
   const lan: MenuItemConstructorOptions[] = state.allowLan
     ? state.lanUrls.length
       ? state.lanUrls.map((url) => address(url, 'For devices'))

@@ -46,7 +46,13 @@ export function createServerHost(): ServerHost {
         const config = loadConfig({ ...process.env, ...request.env });
         server = await startServer(config);
         const folder = dataFolder(config.dataDir);
-        return { url: server.url, port: server.port, dataDir: folder.root, store: folder.store, logFile: folder.logFile } satisfies ServerInfo;
+        return {
+          url: server.url,
+          port: server.port,
+          dataDir: folder.root,
+          store: folder.store,
+          logFile: folder.logFile,
+        } satisfies ServerInfo;
       }
       case 'stop': {
         // Lets running jobs finish for a grace period, re-queues the rest, closes the store.

@@ -83,8 +83,14 @@ const schema = z.object({
     .refine((v) => net.isIP(v) !== 0 || hostName.test(v), 'expected an IP address or a host name, such as 127.0.0.1 or 0.0.0.0')
     .default('127.0.0.1'),
   FLEXSITE_DATA_DIR: z.string().min(1).default('./data'),
-  FLEXSITE_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// URL').optional(),
-  FLEXSITE_REDIS_URL: z.string().regex(/^rediss?:\/\//i, 'expected a redis:// URL').optional(),
+  FLEXSITE_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// URL')
+    .optional(),
+  FLEXSITE_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//i, 'expected a redis:// URL')
+    .optional(),
   FLEXSITE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   FLEXSITE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FLEXSITE_TOKEN_MAX_AGE: count(1).default(21600),

@@ -36,8 +36,7 @@ export const httpError = (status: number, message: string) => new AppError(statu
 
 export const notFound = (message: string) => httpError(404, message);
 
-export const malformedJson = () =>
-  httpError(400, 'The browser (or proxy) sent a request that this server could not understand.');
+export const malformedJson = () => httpError(400, 'The browser (or proxy) sent a request that this server could not understand.');
 
 /** 422 with field messages under their request location. */
 export const unprocessable = (location: Location, fields: FieldErrors | string) =>
@@ -52,8 +51,7 @@ export function fieldTree(path: (string | number)[], messages: string[]): FieldE
 }
 
 /** 422 for one field, the common case in handlers. */
-export const fieldError = (location: Location, field: string, message: string) =>
-  unprocessable(location, { [field]: [message] });
+export const fieldError = (location: Location, field: string, message: string) => unprocessable(location, { [field]: [message] });
 
 /** USEF-style envelope error: `{"result": "Rejected", "status": NAME, "message"}`. */
 export const rejected = (httpStatus: number, statusName: string, message: string, resultKey = 'result') =>

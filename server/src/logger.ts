@@ -11,5 +11,11 @@ export function createLogger(level: string, file?: LogFile): Logger {
   const options = { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
   if (!file) return pino(options);
   const stdout = pino.destination({ dest: 1, sync: true });
-  return pino(options, pino.multistream([{ level, stream: stdout }, { level, stream: file }]));
+  return pino(
+    options,
+    pino.multistream([
+      { level, stream: stdout },
+      { level, stream: file },
+    ]),
+  );
 }

@@ -42,7 +42,10 @@ describe('GET /api/v3_0/accounts', () => {
     for (const role of ['admin', 'admin-reader']) {
       const { token } = await f.user({ accountId: client.id, roles: [role] });
       const all = await t.request('GET', '/api/v3_0/accounts', { token });
-      expect(all.body.map((a: { id: number }) => a.id), role).toEqual(ids);
+      expect(
+        all.body.map((a: { id: number }) => a.id),
+        role,
+      ).toEqual(ids);
     }
   });
 });

@@ -196,18 +196,55 @@ describe('asset bodies', () => {
   });
 
   it.each([
-    ['another account', async () => ({ account_id: (await f.account()).id }), { account_id: ['User is not allowed to create assets for this account.'] }],
-    ['an unknown type', async () => ({ generic_asset_type_id: 999 }), { generic_asset_type_id: ["GenericAssetType with id 999 doesn't exist."] }],
+    [
+      'another account',
+      async () => ({ account_id: (await f.account()).id }),
+      { account_id: ['User is not allowed to create assets for this account.'] },
+    ],
+    [
+      'an unknown type',
+      async () => ({ generic_asset_type_id: 999 }),
+      { generic_asset_type_id: ["GenericAssetType with id 999 doesn't exist."] },
+    ],
     ['an unknown parent', async () => ({ parent_asset_id: 999_999 }), { parent_asset_id: ["GenericAsset with id 999999 doesn't exist."] }],
-    ['a taken name', async () => ({ name: (await f.asset({ accountId })).name }), { name: [expect.stringMatching(/^An asset with the name '.*' already exists under parent asset with id=null\.$/)] }],
-    ['a longitude out of range', async () => ({ longitude: -180.5 }), { longitude: ['Longitude -180.5 exceeds the minimum longitude of -180 degrees.'] }],
-    ['too many decimals', async () => ({ latitude: 52.123456789 }), { latitude: ['Latitudes and longitudes are limited to 7 decimal places.'] }],
-    ['sensors_to_show not a list', async () => ({ attributes: '{"sensors_to_show": 5}' }), { attributes: ['sensors_to_show should be a list.'] }],
-    ['sensors_to_show with text', async () => ({ attributes: '{"sensors_to_show": ["a"]}' }), { attributes: ['sensors_to_show should only contain sensor IDs (integers) or lists thereof.'] }],
-    ['sensors_to_show with an unknown sensor', async () => ({ attributes: '{"sensors_to_show": [999999]}' }), { attributes: ['No sensor found with id 999999.'] }],
+    [
+      'a taken name',
+      async () => ({ name: (await f.asset({ accountId })).name }),
+      { name: [expect.stringMatching(/^An asset with the name '.*' already exists under parent asset with id=null\.$/)] },
+    ],
+    [
+      'a longitude out of range',
+      async () => ({ longitude: -180.5 }),
+      { longitude: ['Longitude -180.5 exceeds the minimum longitude of -180 degrees.'] },
+    ],
+    [
+      'too many decimals',
+      async () => ({ latitude: 52.123456789 }),
+      { latitude: ['Latitudes and longitudes are limited to 7 decimal places.'] },
+    ],
+    [
+      'sensors_to_show not a list',
+      async () => ({ attributes: '{"sensors_to_show": 5}' }),
+      { attributes: ['sensors_to_show should be a list.'] },
+    ],
+    [
+      'sensors_to_show with text',
+      async () => ({ attributes: '{"sensors_to_show": ["a"]}' }),
+      { attributes: ['sensors_to_show should only contain sensor IDs (integers) or lists thereof.'] },
+    ],
+    [
+      'sensors_to_show with an unknown sensor',
+      async () => ({ attributes: '{"sensors_to_show": [999999]}' }),
+      { attributes: ['No sensor found with id 999999.'] },
+    ],
     ['null attributes', async () => ({ attributes: null }), { attributes: ['Field may not be null.'] }],
   ])('refuses %s on create and stores nothing', async (_, change, messages) => {
-    const body = { name: `new ${Math.random()}`, generic_asset_type_id: await f.assetType('battery'), account_id: accountId, ...(await change()) };
+    const body = {
+      name: `new ${Math.random()}`,
+      generic_asset_type_id: await f.assetType('battery'),
+      account_id: accountId,
+      ...(await change()),
+    };
     const before = await t.db('generic_asset').count<{ n: number }[]>({ n: '*' });
     const res = await t.request('POST', '/api/v3_0/assets', { token: adminToken, json: body });
     expect(res.status).toBe(422);
@@ -227,7 +264,7 @@ describe('asset bodies', () => {
     expect(await t.db('generic_asset').where({ id: asset.id }).first()).toEqual(before);
   });
 
-  it('keeps parents inside the account: another account\'s asset is refused, an unreadable one looks unknown', async () => {
+  it("keeps parents inside the account: another account's asset is refused, an unreadable one looks unknown", async () => {
     const { token: admin } = await f.user({ accountId, roles: ['admin'] });
     const elsewhere = await f.asset({ accountId: (await f.account()).id });
     const own = await f.asset({ accountId });

@@ -151,35 +151,65 @@ describe('bodies', () => {
   });
 
   it.each([
-    ['POST', () => '/api/v3_0/assets', { name: 5, generic_asset_type_id: '5', latitude: '52', attributes: {}, parent_asset_id: 1.5 }, {
-      name: ['Not a valid string.'],
-      generic_asset_type_id: ['Not a valid integer.'],
-      latitude: ['Not a valid number.'],
-      attributes: ['Not a valid string.'],
-      parent_asset_id: ['Not a valid integer.'],
-    }],
-    ['POST', () => '/api/v3_0/sensors', { name: [], unit: 5, event_resolution: 15, generic_asset_id: true, timezone: 1 }, {
-      name: ['Not a valid string.'],
-      unit: ['Not a valid string.'],
-      event_resolution: ['Not a valid string.'],
-      generic_asset_id: ['Not a valid integer.'],
-      timezone: ['Not a valid string.'],
-    }],
-    ['POST', () => '/api/v3_0/sensors', { name: 'x', unit: 'MW', event_resolution: 'PT15M', generic_asset_id: -1 }, {
-      generic_asset_id: ['Must be greater than or equal to 1.'],
-    }],
-    ['POST', () => '/api/v3_0/sensors', { name: 'x', unit: 'MW', event_resolution: 'PT15M', generic_asset_id: 1e300 }, {
-      generic_asset_id: ['Must be less than or equal to 9007199254740991.'],
-    }],
-    ['PATCH', () => `/api/v3_0/users/${userId}`, { active: 'false', email: 5, flexmeasures_roles: ['admin'] }, {
-      active: ['Not a valid boolean.'],
-      email: ['Not a valid string.'],
-      flexmeasures_roles: { 0: ['Not a valid integer.'] },
-    }],
-    ['PATCH', () => `/api/v3_0/assets/${assetId}`, { name: null, latitude: 'north' }, {
-      name: ['Field may not be null.'],
-      latitude: ['Not a valid number.'],
-    }],
+    [
+      'POST',
+      () => '/api/v3_0/assets',
+      { name: 5, generic_asset_type_id: '5', latitude: '52', attributes: {}, parent_asset_id: 1.5 },
+      {
+        name: ['Not a valid string.'],
+        generic_asset_type_id: ['Not a valid integer.'],
+        latitude: ['Not a valid number.'],
+        attributes: ['Not a valid string.'],
+        parent_asset_id: ['Not a valid integer.'],
+      },
+    ],
+    [
+      'POST',
+      () => '/api/v3_0/sensors',
+      { name: [], unit: 5, event_resolution: 15, generic_asset_id: true, timezone: 1 },
+      {
+        name: ['Not a valid string.'],
+        unit: ['Not a valid string.'],
+        event_resolution: ['Not a valid string.'],
+        generic_asset_id: ['Not a valid integer.'],
+        timezone: ['Not a valid string.'],
+      },
+    ],
+    [
+      'POST',
+      () => '/api/v3_0/sensors',
+      { name: 'x', unit: 'MW', event_resolution: 'PT15M', generic_asset_id: -1 },
+      {
+        generic_asset_id: ['Must be greater than or equal to 1.'],
+      },
+    ],
+    [
+      'POST',
+      () => '/api/v3_0/sensors',
+      { name: 'x', unit: 'MW', event_resolution: 'PT15M', generic_asset_id: 1e300 },
+      {
+        generic_asset_id: ['Must be less than or equal to 9007199254740991.'],
+      },
+    ],
+    [
+      'PATCH',
+      () => `/api/v3_0/users/${userId}`,
+      { active: 'false', email: 5, flexmeasures_roles: ['admin'] },
+      {
+        active: ['Not a valid boolean.'],
+        email: ['Not a valid string.'],
+        flexmeasures_roles: { 0: ['Not a valid integer.'] },
+      },
+    ],
+    [
+      'PATCH',
+      () => `/api/v3_0/assets/${assetId}`,
+      { name: null, latitude: 'north' },
+      {
+        name: ['Field may not be null.'],
+        latitude: ['Not a valid number.'],
+      },
+    ],
   ])('%s %s: wrong types → 422 per field', async (method, path, json, messages) => {
     const res = await t.request(method, path(), { token: adminToken, json });
     expect(res.status).toBe(422);
@@ -218,23 +248,53 @@ describe('bodies', () => {
 describe('a 1 MB string', () => {
   const mb = 'x'.repeat(1024 * 1024);
   it.each([
-    ['POST', () => '/api/v3_0/assets', () => ({ name: mb, generic_asset_type_id: 5, account_id: accountId }), { name: ['Longer than maximum length 255.'] }],
-    ['POST', () => '/api/v3_0/assets', () => ({ name: 'a', generic_asset_type_id: 5, account_id: accountId, attributes: JSON.stringify({ x: mb }) }), {
-      attributes: ['Longer than maximum length 65536.'],
-    }],
+    [
+      'POST',
+      () => '/api/v3_0/assets',
+      () => ({ name: mb, generic_asset_type_id: 5, account_id: accountId }),
+      { name: ['Longer than maximum length 255.'] },
+    ],
+    [
+      'POST',
+      () => '/api/v3_0/assets',
+      () => ({ name: 'a', generic_asset_type_id: 5, account_id: accountId, attributes: JSON.stringify({ x: mb }) }),
+      {
+        attributes: ['Longer than maximum length 65536.'],
+      },
+    ],
     ['PATCH', () => `/api/v3_0/assets/${assetId}`, () => ({ name: mb }), { name: ['Longer than maximum length 255.'] }],
-    ['POST', () => '/api/v3_0/sensors', () => ({ name: 'a', unit: mb, event_resolution: 'PT15M', generic_asset_id: assetId }), {
-      unit: ['Longer than maximum length 80.'],
-    }],
-    ['POST', () => '/api/v3_0/sensors', () => ({ name: 'a', unit: 'MW', event_resolution: mb, generic_asset_id: assetId }), {
-      event_resolution: ['Longer than maximum length 64.'],
-    }],
-    ['POST', () => '/api/v3_0/sensors', () => ({ name: 'a', unit: 'MW', event_resolution: 'PT15M', generic_asset_id: assetId, timezone: mb }), {
-      timezone: ['Longer than maximum length 64.'],
-    }],
-    ['PATCH', () => `/api/v3_0/sensors/${sensorId}`, () => ({ attributes: JSON.stringify({ x: mb }) }), {
-      attributes: ['Longer than maximum length 65536.'],
-    }],
+    [
+      'POST',
+      () => '/api/v3_0/sensors',
+      () => ({ name: 'a', unit: mb, event_resolution: 'PT15M', generic_asset_id: assetId }),
+      {
+        unit: ['Longer than maximum length 80.'],
+      },
+    ],
+    [
+      'POST',
+      () => '/api/v3_0/sensors',
+      () => ({ name: 'a', unit: 'MW', event_resolution: mb, generic_asset_id: assetId }),
+      {
+        event_resolution: ['Longer than maximum length 64.'],
+      },
+    ],
+    [
+      'POST',
+      () => '/api/v3_0/sensors',
+      () => ({ name: 'a', unit: 'MW', event_resolution: 'PT15M', generic_asset_id: assetId, timezone: mb }),
+      {
+        timezone: ['Longer than maximum length 64.'],
+      },
+    ],
+    [
+      'PATCH',
+      () => `/api/v3_0/sensors/${sensorId}`,
+      () => ({ attributes: JSON.stringify({ x: mb }) }),
+      {
+        attributes: ['Longer than maximum length 65536.'],
+      },
+    ],
     ['PATCH', () => `/api/v3_0/users/${userId}`, () => ({ username: mb }), { username: ['Longer than maximum length 255.'] }],
     ['PATCH', () => `/api/v3_0/users/${userId}`, () => ({ email: `${mb}@example.com` }), { email: ['Longer than maximum length 255.'] }],
   ])('%s %s → 422, nothing stored', async (method, path, json, messages) => {
@@ -279,7 +339,10 @@ describe('issue 10 findings: each refused with a field message, nothing stored',
     const asText = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, { token: adminToken, json: { attributes: deep } });
     expect(asText.status).toBe(422);
     expect(asText.body).toEqual(unprocessable('json', { attributes: ['Nested deeper than 64 levels.'] }));
-    const array = await t.request('POST', `/api/v3_0/sensors/${kwSensor}/data`, { token: adminToken, raw: '['.repeat(4500) + ']'.repeat(4500) });
+    const array = await t.request('POST', `/api/v3_0/sensors/${kwSensor}/data`, {
+      token: adminToken,
+      raw: '['.repeat(4500) + ']'.repeat(4500),
+    });
     expect(array.status).toBe(422);
     expect(array.body).toEqual(unprocessable('json', { _schema: ['Nested deeper than 64 levels.'] }));
     await expectUnchanged();
@@ -311,7 +374,10 @@ describe('issue 10 findings: each refused with a field message, nothing stored',
 
   it('NaN and Infinity anywhere in a body → 422 naming the field, never stored as text', async () => {
     const special = ['Special numeric values (nan or infinity) are not permitted.'];
-    const lat = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, { token: adminToken, raw: '{"latitude": NaN, "longitude": -Infinity}' });
+    const lat = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, {
+      token: adminToken,
+      raw: '{"latitude": NaN, "longitude": -Infinity}',
+    });
     expect(lat.status).toBe(422);
     expect(lat.body).toEqual(unprocessable('json', { latitude: special, longitude: special }));
     const nested = await t.request('POST', `/api/v3_0/sensors/${kwSensor}/schedules/trigger`, {
@@ -370,17 +436,20 @@ describe('issue 10 findings: each refused with a field message, nothing stored',
     await expectUnchanged();
   });
 
-  it.each(['/assets', '/users', '/accounts', '/sensors'])('ids with leading zeros in %s/0<id> → 422 "Not a valid integer."', async (path) => {
-    const id = { '/assets': assetId, '/users': userId, '/accounts': accountId, '/sensors': sensorId }[path]!;
-    for (const text of [`0${id}`, `00${id}`, `-0${id}`, `%20${id}`, `${id}%20`]) {
-      const res = await t.request('GET', `/api/v3_0${path}/${text}`, { token: adminToken });
-      expect(res.status, text).toBe(422);
-      expect(res.body).toEqual(unprocessable('path', { id: ['Not a valid integer.'] }));
-    }
-    if (path !== '/accounts') {
-      const patched = await t.request('PATCH', `/api/v3_0${path}/0${id}`, { token: adminToken, json: { name: 'renamed' } });
-      expect(patched.status).toBe(422);
-    }
-    await expectUnchanged();
-  });
+  it.each(['/assets', '/users', '/accounts', '/sensors'])(
+    'ids with leading zeros in %s/0<id> → 422 "Not a valid integer."',
+    async (path) => {
+      const id = { '/assets': assetId, '/users': userId, '/accounts': accountId, '/sensors': sensorId }[path]!;
+      for (const text of [`0${id}`, `00${id}`, `-0${id}`, `%20${id}`, `${id}%20`]) {
+        const res = await t.request('GET', `/api/v3_0${path}/${text}`, { token: adminToken });
+        expect(res.status, text).toBe(422);
+        expect(res.body).toEqual(unprocessable('path', { id: ['Not a valid integer.'] }));
+      }
+      if (path !== '/accounts') {
+        const patched = await t.request('PATCH', `/api/v3_0${path}/0${id}`, { token: adminToken, json: { name: 'renamed' } });
+        expect(patched.status).toBe(422);
+      }
+      await expectUnchanged();
+    },
+  );
 });

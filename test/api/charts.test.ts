@@ -29,7 +29,8 @@ beforeAll(async () => {
   powerId = (await f.sensor({ assetId, name: 'power', unit: 'kW', resolutionMinutes: 60, timezone: 'Europe/Amsterdam' })).id;
   priceId = (await f.sensor({ assetId: publicAsset.id, name: 'prices', unit: 'EUR/MWh', resolutionMinutes: 60 })).id;
   hiddenId = (await f.sensor({ assetId: otherAsset.id, name: 'not yours', unit: 'kW' })).id;
-  await t.db('generic_asset')
+  await t
+    .db('generic_asset')
     .where({ id: assetId })
     .update({ attributes: JSON.stringify({ sensors_to_show: [powerId, [priceId, hiddenId]] }) });
   await t.db.transaction(async (trx) => {
@@ -105,12 +106,16 @@ describe('GET /assets/<id>/chart_data/', () => {
       token: memberToken,
       query: { ...window, beliefs_before: '2025-02-28T22:30:00Z' },
     });
-    expect(known.body.filter((r: { sensor_id: number }) => r.sensor_id === powerId).map((r: { event_value: number }) => r.event_value)).toEqual([1, 2]);
+    expect(
+      known.body.filter((r: { sensor_id: number }) => r.sensor_id === powerId).map((r: { event_value: number }) => r.event_value),
+    ).toEqual([1, 2]);
     const all = await t.request('GET', `/api/v3_0/assets/${assetId}/chart_data/`, {
       token: memberToken,
       query: { ...window, most_recent_beliefs_only: 'false', beliefs_after: '2025-02-28T21:00:00Z' },
     });
-    expect(all.body.filter((r: { sensor_id: number }) => r.sensor_id === powerId).map((r: { event_value: number }) => r.event_value)).toEqual([1, 1.2, 2, 2.5]);
+    expect(
+      all.body.filter((r: { sensor_id: number }) => r.sensor_id === powerId).map((r: { event_value: number }) => r.event_value),
+    ).toEqual([1, 1.2, 2, 2.5]);
   });
 
   it('redirects the form without a trailing slash', async () => {
@@ -138,7 +143,14 @@ describe('GET /assets/<id>/chart/', () => {
     expect(power.layer[0].mark).toMatchObject({ type: 'line', interpolate: 'step-after' });
     expect(power.layer[0].encoding.y.title).toBe('kW');
     expect(power.layer[0].encoding.x.axis.title).toBe('Time (Europe/Amsterdam)');
-    expect(power.layer[1].encoding.tooltip.map((t: { title: string }) => t.title)).toEqual(['Sensor', 'Time', 'Value', 'Unit', 'Source', 'Known at']);
+    expect(power.layer[1].encoding.tooltip.map((t: { title: string }) => t.title)).toEqual([
+      'Sensor',
+      'Time',
+      'Value',
+      'Unit',
+      'Source',
+      'Known at',
+    ]);
   });
 
   it('leaves the data out by default and validates its drawing parameters', async () => {
@@ -158,8 +170,13 @@ describe('sensor charts', () => {
     expect((await t.request('GET', `/api/v3_0/sensors/${hiddenId}/chart_data/`, { token: memberToken, query: window })).status).toBe(403);
     const data = await t.request('GET', `/api/v3_0/sensors/${priceId}/chart_data/`, { token: memberToken, query: window });
     expect(data.status).toBe(200);
-    expect(data.body.map((r: { event_start: string; event_value: number }) => [r.event_start, r.event_value])).toEqual([['2025-03-01T00:00:00Z', 50]]);
-    const chart = await t.request('GET', `/api/v3_0/sensors/${powerId}/chart/`, { token: memberToken, query: { ...window, include_data: 'true' } });
+    expect(data.body.map((r: { event_start: string; event_value: number }) => [r.event_start, r.event_value])).toEqual([
+      ['2025-03-01T00:00:00Z', 50],
+    ]);
+    const chart = await t.request('GET', `/api/v3_0/sensors/${powerId}/chart/`, {
+      token: memberToken,
+      query: { ...window, include_data: 'true' },
+    });
     expect(chart.status).toBe(200);
     expect(chart.body.vconcat).toHaveLength(1);
     expect(chart.body.vconcat[0].layer[0].encoding.color.title).toBe('Source');

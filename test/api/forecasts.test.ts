@@ -32,7 +32,15 @@ beforeAll(async () => {
   accountId = (await f.account()).id;
   token = (await f.user({ accountId, roles: ['account-admin'] })).token;
   const building = await f.asset({ accountId, type: 'building' });
-  loadSensor = (await f.sensor({ assetId: building.id, unit: 'kW', resolutionMinutes: 15, timezone: 'Europe/Amsterdam', attributes: { consumption_is_positive: true } })).id;
+  loadSensor = (
+    await f.sensor({
+      assetId: building.id,
+      unit: 'kW',
+      resolutionMinutes: 15,
+      timezone: 'Europe/Amsterdam',
+      attributes: { consumption_is_positive: true },
+    })
+  ).id;
   // Six weeks of measurements, each known when the history ends (horizon ≤ 0).
   await f.beliefs(loadSensor, HISTORY_START, STEP, householdLoad(HISTORY_START, STEP, DAYS * 96).values, ORIGIN);
 
@@ -100,11 +108,23 @@ describe('forecasts', () => {
     const site = await f.asset({ accountId, type: 'battery' });
     const battery = (await f.sensor({ assetId: site.id, unit: 'kW', resolutionMinutes: 15, timezone: 'Europe/Amsterdam' })).id;
     const start = new Date(ORIGIN).toISOString();
-    const flexModel = { 'soc-at-start': 0, 'soc-unit': 'kWh', 'soc-min': 0, 'soc-max': 30, 'power-capacity': '2 kW', 'soc-targets': [{ datetime: new Date(ORIGIN + 86_400_000).toISOString(), value: 30 }] };
+    const flexModel = {
+      'soc-at-start': 0,
+      'soc-unit': 'kWh',
+      'soc-min': 0,
+      'soc-max': 30,
+      'power-capacity': '2 kW',
+      'soc-targets': [{ datetime: new Date(ORIGIN + 86_400_000).toISOString(), value: 30 }],
+    };
     const schedule = async (context: Record<string, unknown>) => {
       const res = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
         token,
-        json: { start, duration: 'P1D', 'flex-model': flexModel, 'flex-context': { 'consumption-price': '100 EUR/MWh', 'site-power-capacity': '2.2 kW', ...context } },
+        json: {
+          start,
+          duration: 'P1D',
+          'flex-model': flexModel,
+          'flex-context': { 'consumption-price': '100 EUR/MWh', 'site-power-capacity': '2.2 kW', ...context },
+        },
       });
       expect(res.status).toBe(200);
       return (await waitForSchedule(t, token, battery, res.body.schedule, 'P1D')).body.values as number[];
@@ -122,9 +142,15 @@ describe('forecasts', () => {
     const foreign = await t.request('POST', `/api/v3_0/sensors/${loadSensor}/forecasts/trigger`, { token: otherToken, json: {} });
     expect(foreign.status).toBe(403);
     expect(foreign.body.status).toBe('INVALID_SENDER');
-    const regressor = await t.request('POST', `/api/v3_0/sensors/${loadSensor}/forecasts/trigger`, { token, json: { regressors: [otherPrivate] } });
+    const regressor = await t.request('POST', `/api/v3_0/sensors/${loadSensor}/forecasts/trigger`, {
+      token,
+      json: { regressors: [otherPrivate] },
+    });
     expect(regressor.status).toBe(403);
-    const unknown = await t.request('POST', `/api/v3_0/sensors/${loadSensor}/forecasts/trigger`, { token, json: { config: { regressors: [999999] } } });
+    const unknown = await t.request('POST', `/api/v3_0/sensors/${loadSensor}/forecasts/trigger`, {
+      token,
+      json: { config: { regressors: [999999] } },
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.message).toEqual({ json: { regressors: { '0': ['No sensor found with id 999999.'] } } });
     const backwards = await t.request('POST', `/api/v3_0/sensors/${loadSensor}/forecasts/trigger`, {

@@ -23,7 +23,11 @@ beforeAll(async () => {
     const [method, path] = name.split(' ');
     return { method, path: `/api/v3_0${path}` };
   });
-  routes.push({ method: 'POST', path: '/api/requestAuthToken' }, { method: 'GET', path: '/api/' }, { method: 'GET', path: '/api/ops/ping' });
+  routes.push(
+    { method: 'POST', path: '/api/requestAuthToken' },
+    { method: 'GET', path: '/api/' },
+    { method: 'GET', path: '/api/ops/ping' },
+  );
   for (const { prefix } of VERSIONS) {
     const legacy = await site.t.request('GET', `/api/${prefix}/getService`);
     for (const { name } of legacy.body.services as { name: string }[]) {
@@ -36,20 +40,68 @@ beforeAll(async () => {
 afterAll(() => site.t.close());
 
 const random = seeded(10);
-const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
 
 /** Path parts that are no id, or an id written oddly. */
 const badIds = ['04', '-1', 'abc', '1e3', '9007199254740993', '%00', '..%2f..%2fetc', '%E0%A4%A', 'null', "1'--", ' 1'];
 
 /** Values a field should not hold. */
 const junk = [
-  null, true, -1, 0, 1.5, 1e308, -1e308, 'NaN', '', ' ', 'x'.repeat(300), '2030-01-01', '2030-01-01T00:00:00+25:00',
-  'PT', 'P1M', '-PT15M', 'kW', '04', [], [null], [[[]]], {}, { sensor: 999999 }, { sensor: '1' }, ['a', 1, null],
+  null,
+  true,
+  -1,
+  0,
+  1.5,
+  1e308,
+  -1e308,
+  'NaN',
+  '',
+  ' ',
+  'x'.repeat(300),
+  '2030-01-01',
+  '2030-01-01T00:00:00+25:00',
+  'PT',
+  'P1M',
+  '-PT15M',
+  'kW',
+  '04',
+  [],
+  [null],
+  [[[]]],
+  {},
+  { sensor: 999999 },
+  { sensor: '1' },
+  ['a', 1, null],
 ];
 const fields = [
-  'start', 'duration', 'values', 'unit', 'sensor', 'prior', 'horizon', 'resolution', 'type', 'name', 'email', 'password',
-  'account_id', 'generic_asset_id', 'generic_asset_type_id', 'event_resolution', 'attributes', 'latitude', 'timezone',
-  'flex-model', 'flex-context', 'soc-at-start', 'active', 'flexmeasures_roles', 'connection', 'event', 'value', 'datetime',
+  'start',
+  'duration',
+  'values',
+  'unit',
+  'sensor',
+  'prior',
+  'horizon',
+  'resolution',
+  'type',
+  'name',
+  'email',
+  'password',
+  'account_id',
+  'generic_asset_id',
+  'generic_asset_type_id',
+  'event_resolution',
+  'attributes',
+  'latitude',
+  'timezone',
+  'flex-model',
+  'flex-context',
+  'soc-at-start',
+  'active',
+  'flexmeasures_roles',
+  'connection',
+  'event',
+  'value',
+  'datetime',
 ];
 
 /** A JSON object of a few known field names holding junk, nested now and then. */

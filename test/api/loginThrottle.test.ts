@@ -8,8 +8,7 @@ import { startTestServer, type ApiResponse, type TestServer } from '../helpers/t
  * before any password work, a used-up count answers 429 with `Retry-After`, and a flood of
  * logins leaves ordinary requests answering (their speed is measured by bench/login.ts).
  */
-const login = (t: TestServer, email: string, password: string) =>
-  t.request('POST', '/api/requestAuthToken', { json: { email, password } });
+const login = (t: TestServer, email: string, password: string) => t.request('POST', '/api/requestAuthToken', { json: { email, password } });
 
 function expectTooMany(res: ApiResponse): void {
   expect(res.status).toBe(429);

@@ -44,7 +44,9 @@ describe('route specs', () => {
 });
 
 describe('the OpenAPI document', () => {
-  const doc = openApiDocument(v3Routes(), '/api/v3_0', 'http://localhost') as { paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>> };
+  const doc = openApiDocument(v3Routes(), '/api/v3_0', 'http://localhost') as {
+    paths: Record<string, Record<string, { responses: Record<string, { content?: unknown }> }>>;
+  };
   it.each(v3Routes().map((r) => [`${r.method} ${r.path}`, r] as const))('describes the answer of %s', (_, r) => {
     const op = doc.paths[`/api/v3_0${r.path.replace(/:(\w+)/g, '{$1}')}`][r.method.toLowerCase()];
     const status = typeof r.response.status === 'number' ? r.response.status : 200;

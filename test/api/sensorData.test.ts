@@ -50,11 +50,17 @@ async function sensor(props: { unit?: string; resolutionMinutes?: number; timezo
 
 /** Stored beliefs of a sensor, oldest event first. */
 async function stored(sensorId: number) {
-  const rows = await t.db('timed_belief')
+  const rows = await t
+    .db('timed_belief')
     .where({ sensor_id: sensorId })
     .orderBy(['event_start', 'belief_time', 'source_id'])
     .select<{ event_start: number; belief_time: number; source_id: number; event_value: number; cumulative_probability: number }[]>();
-  return rows.map((r) => ({ start: new Date(r.event_start).toISOString(), beliefTime: new Date(r.belief_time).toISOString(), value: r.event_value, source: r.source_id }));
+  return rows.map((r) => ({
+    start: new Date(r.event_start).toISOString(),
+    beliefTime: new Date(r.belief_time).toISOString(),
+    value: r.event_value,
+    source: r.source_id,
+  }));
 }
 
 /** A GET with a JSON body, which fetch refuses to send. */
@@ -62,24 +68,38 @@ async function stored(sensorId: number) {
 function getWithBody(path: string, json: unknown): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
     const text = JSON.stringify(json);
-    const req = http.request(t.url + path, { method: 'GET', headers: { Authorization: memberToken, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) } }, (res) => {
-      let data = '';
-      res.on('data', (chunk: Buffer) => (data += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
-    });
+    const req = http.request(
+      t.url + path,
+      {
+        method: 'GET',
+        headers: { Authorization: memberToken, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) },
+      },
+      (res) => {
+        let data = '';
+        res.on('data', (chunk: Buffer) => (data += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
 }
 
-const post = (sensorId: number, json: unknown, token = memberToken) => t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, { token, json });
+const post = (sensorId: number, json: unknown, token = memberToken) =>
+  t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, { token, json });
 const get = (sensorId: number, query: Record<string, string | number | undefined>, token = memberToken) =>
   t.request('GET', `/api/v3_0/sensors/${sensorId}/data`, { token, query });
 
 describe('POST sensor data', () => {
   it('stores values evenly spaced from start, with the horizon setting each belief time, as beliefs of the user', async () => {
     const s = await sensor();
-    const res = await post(s.id, { values: [-11.28, -11.3, null, -11.32], start: '2021-06-07T00:00:00+02:00', duration: 'PT40M', horizon: 'PT0H', unit: 'm³/h' });
+    const res = await post(s.id, {
+      values: [-11.28, -11.3, null, -11.32],
+      start: '2021-06-07T00:00:00+02:00',
+      duration: 'PT40M',
+      horizon: 'PT0H',
+      unit: 'm³/h',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(PROCESSED);
     const rows = await stored(s.id);
@@ -97,7 +117,13 @@ describe('POST sensor data', () => {
     const s = await sensor();
     const res = await t.request('POST', '/api/v3_0/sensors/data', {
       token: memberToken,
-      json: { sensor: `ea1.1000-01.required-but-unused-field:fm1.${s.id}`, values: [1, 2], start: '2021-06-07T00:00:00Z', duration: 'PT20M', unit: 'm³/h' },
+      json: {
+        sensor: `ea1.1000-01.required-but-unused-field:fm1.${s.id}`,
+        values: [1, 2],
+        start: '2021-06-07T00:00:00Z',
+        duration: 'PT20M',
+        unit: 'm³/h',
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(PROCESSED);
@@ -170,7 +196,9 @@ describe('POST sensor data', () => {
 
   it('upsamples coarser data: rates repeat, amounts are split evenly', async () => {
     const rate = await sensor({ unit: 'm³/h', resolutionMinutes: 10 });
-    expect((await post(rate.id, { values: [1, 2, 3], start: '2021-06-07T00:00:00Z', duration: 'PT1H', unit: 'm³/h' })).body).toEqual(PROCESSED);
+    expect((await post(rate.id, { values: [1, 2, 3], start: '2021-06-07T00:00:00Z', duration: 'PT1H', unit: 'm³/h' })).body).toEqual(
+      PROCESSED,
+    );
     expect((await stored(rate.id)).map((r) => r.value)).toEqual([1, 1, 2, 2, 3, 3]);
     expect((await stored(rate.id)).map((r) => r.start.slice(11, 16))).toEqual(['00:00', '00:10', '00:20', '00:30', '00:40', '00:50']);
 
@@ -212,13 +240,17 @@ describe('POST sensor data', () => {
     );
     const daily = await sensor({ resolutionMinutes: 24 * 60 });
     const res2 = await post(daily.id, { values: [1, 2], start: '2021-06-07T00:00:00Z', duration: 'PT24H', unit: 'm³/h' });
-    expect(res2.body.message.json._schema).toEqual(["Resolution of 12:00:00 is incompatible with the sensor's required resolution of 1 day, 0:00:00."]);
+    expect(res2.body.message.json._schema).toEqual([
+      "Resolution of 12:00:00 is incompatible with the sensor's required resolution of 1 day, 0:00:00.",
+    ]);
     expect(await stored(s.id)).toEqual([]);
   });
 
   it('lets instantaneous sensors take any spacing, but one value for a zero duration', async () => {
     const s = await sensor({ unit: '°C', resolutionMinutes: 0 });
-    expect((await post(s.id, { values: [20, 21, 22], start: '2021-06-07T00:00:00Z', duration: 'PT7M', unit: '°C' })).body).toEqual(PROCESSED);
+    expect((await post(s.id, { values: [20, 21, 22], start: '2021-06-07T00:00:00Z', duration: 'PT7M', unit: '°C' })).body).toEqual(
+      PROCESSED,
+    );
     expect((await stored(s.id)).map((r) => r.start.slice(11, 19))).toEqual(['00:00:00', '00:02:20', '00:04:40']);
     expect((await post(s.id, { values: 23, start: '2021-06-07T01:00:00Z', duration: 'P0DT0H0M0S', unit: '°C' })).body).toEqual(PROCESSED);
     const res = await post(s.id, { values: [1, 2], start: '2021-06-07T02:00:00Z', duration: 'PT0M', unit: '°C' });
@@ -240,7 +272,13 @@ describe('POST sensor data', () => {
       'The unit required for this message type should be convertible to an energy price unit, got incompatible unit: kW',
     ]);
     const prices = await sensor({ unit: 'EUR/MWh', resolutionMinutes: 60 });
-    const meterPrice = await post(prices.id, { values: [1], start: '2021-06-07T00:00:00Z', duration: 'PT1H', unit: 'EUR/MWh', type: 'PostMeterDataRequest' });
+    const meterPrice = await post(prices.id, {
+      values: [1],
+      start: '2021-06-07T00:00:00Z',
+      duration: 'PT1H',
+      unit: 'EUR/MWh',
+      type: 'PostMeterDataRequest',
+    });
     expect(meterPrice.body.message.json._schema).toEqual([
       'The unit required for this message type should be convertible to MW, got incompatible unit: EUR/MWh',
     ]);
@@ -278,7 +316,11 @@ describe('POST sensor data', () => {
     expect(anonymous.status).toBe(401);
     const other = await post(s.id, body, otherToken);
     expect(other.status).toBe(403);
-    expect(other.body).toEqual({ result: 'Rejected', status: 'INVALID_SENDER', message: 'You cannot be authorized for this content or functionality.' });
+    expect(other.body).toEqual({
+      result: 'Rejected',
+      status: 'INVALID_SENDER',
+      message: 'You cannot be authorized for this content or functionality.',
+    });
     expect(await stored(s.id)).toEqual([]);
   });
 });
@@ -293,7 +335,10 @@ describe('POST sensor data: bad input is a 422 naming the field, and nothing is 
   it.each([
     ['ea2.2021-01.localhost:fm1.1', "A valid type 1 USEF entity address starts with 'ea1', please review ea2.2021-01.localhost:fm1.1"],
     ['ea1.2021-13.localhost:fm1.1', "After 'ea1.', a date specification of the format ([0-9]{4})-(0[1-9]|1[012]) is expected."],
-    ['ea1.2021-01.localhost:fm0.1', "A valid type 1 FlexMeasures entity address starts with 'ea1.2021-01.localhost:fm1.', please review ea1.2021-01.localhost:fm0.1"],
+    [
+      'ea1.2021-01.localhost:fm0.1',
+      "A valid type 1 FlexMeasures entity address starts with 'ea1.2021-01.localhost:fm1.', please review ea1.2021-01.localhost:fm0.1",
+    ],
     ['ea1.2021-01.localhost:fm1.x', 'Could not parse sensor ea1.2021-01.localhost:fm1.x.'],
     ['ea1.2021-01.localhost:fm1.999999', "sensor with entity address ea1.2021-01.localhost:fm1.999999 doesn't exist."],
   ])('entity address %s', async (ea, message) => {
@@ -309,7 +354,11 @@ describe('POST sensor data: bad input is a 422 naming the field, and nothing is 
 
   it.each([
     ['naive start', { start: '2021-06-07T00:00:00' }, { start: ['Not a valid aware datetime.'] }],
-    ['non-numeric values', { values: [1, 'abc', true, {}] }, { values: { 1: ['Not a valid number.'], 2: ['Not a valid number.'], 3: ['Not a valid number.'] } }],
+    [
+      'non-numeric values',
+      { values: [1, 'abc', true, {}] },
+      { values: { 1: ['Not a valid number.'], 2: ['Not a valid number.'], 3: ['Not a valid number.'] } },
+    ],
     ['a non-numeric single value', { values: 'abc' }, { values: ['Not a valid number.'] }],
     ['an empty list', { values: [] }, { values: ['Shorter than minimum length 1.'] }],
     [
@@ -317,7 +366,11 @@ describe('POST sensor data: bad input is a 422 naming the field, and nothing is 
       { values: [1, 2, 3, 4, 5, 6, 7] },
       { _schema: ["Resolution of 0:02:51.428571 is incompatible with the sensor's required resolution of 0:10:00."] },
     ],
-    ['a million values', { values: new Array(1_000_000).fill(1), duration: 'PT1000000M' }, { values: ['Longer than maximum length 527040.'] }],
+    [
+      'a million values',
+      { values: new Array(1_000_000).fill(1), duration: 'PT1000000M' },
+      { values: ['Longer than maximum length 527040.'] },
+    ],
     ['an unknown unit', { unit: 'florps' }, { unit: ["Unit 'florps' cannot be handled."] }],
     ['a missing unit', { unit: undefined }, { unit: ['Missing data for required field.'] }],
     ['a bad duration', { duration: 'an hour' }, { duration: [expect.stringMatching(/^Cannot parse an hour as ISO8601 duration/)] }],
@@ -388,7 +441,13 @@ describe('GET sensor data', () => {
     await post(s.id, { values: [1, 2], start: '2021-05-02T00:00:00Z', duration: 'PT20M', unit: 'm³/h' });
     const res = await t.request('GET', '/api/v3_0/sensors/data', {
       token: memberToken,
-      query: { sensor: `ea1.1000-01.required-but-unused-field:fm1.${s.id}`, start: '2021-05-02T00:00:00Z', duration: 'PT20M', unit: 'm³/h', resolution: 'PT10M' },
+      query: {
+        sensor: `ea1.1000-01.required-but-unused-field:fm1.${s.id}`,
+        start: '2021-05-02T00:00:00Z',
+        duration: 'PT20M',
+        unit: 'm³/h',
+        resolution: 'PT10M',
+      },
     });
     expect(res.body.values).toEqual([1, 2]);
   });
@@ -396,13 +455,17 @@ describe('GET sensor data', () => {
   it('repeats rates and splits amounts when upsampling, sums amounts when downsampling', async () => {
     const rate = await sensor({ unit: 'kW', resolutionMinutes: 60 });
     await post(rate.id, { values: [4, 8], start: '2021-05-02T00:00:00Z', duration: 'PT2H', unit: 'kW' });
-    expect((await get(rate.id, { start: '2021-05-02T00:00:00Z', duration: 'PT2H', unit: 'kW', resolution: 'PT30M' })).body.values).toEqual([4, 4, 8, 8]);
+    expect((await get(rate.id, { start: '2021-05-02T00:00:00Z', duration: 'PT2H', unit: 'kW', resolution: 'PT30M' })).body.values).toEqual([
+      4, 4, 8, 8,
+    ]);
     const amount = await sensor({ unit: 'kWh', resolutionMinutes: 15 });
     await post(amount.id, { values: [1, 2, 3, 4], start: '2021-05-02T00:00:00Z', duration: 'PT1H', unit: 'kWh' });
     const hourly = await get(amount.id, { start: '2021-05-02T00:00:00Z', duration: 'PT1H', unit: 'kWh', resolution: 'PT1H' });
     expect(hourly.body.values).toEqual([10]);
     // 10 kWh in one hour is 10 kW on average; 1 kWh in a quarter hour is 4 kW.
-    expect((await get(amount.id, { start: '2021-05-02T00:00:00Z', duration: 'PT1H', unit: 'kW', resolution: 'PT1H' })).body.values).toEqual([10]);
+    expect((await get(amount.id, { start: '2021-05-02T00:00:00Z', duration: 'PT1H', unit: 'kW', resolution: 'PT1H' })).body.values).toEqual(
+      [10],
+    );
     expect((await get(amount.id, { start: '2021-05-02T00:00:00Z', duration: 'PT30M', unit: 'kW' })).body.values).toEqual([4, 8]);
   });
 
@@ -413,7 +476,14 @@ describe('GET sensor data', () => {
     expect(res.body).toMatchObject({ values: [815, 818, null, null], resolution: 'PT0H', duration: 'PT1H20M' });
     // Without a resolution, a window of at most 8 hours is shown in 5-minute steps.
     const fine = await get(s.id, { start: '2021-05-02T00:00:00+02:00', duration: 'PT30M', unit: 'K' });
-    expect(fine.body.values.map((v: number | null) => v && Math.round(v * 100) / 100)).toEqual([1088.15, null, 1090.15, null, 1091.15, null]);
+    expect(fine.body.values.map((v: number | null) => v && Math.round(v * 100) / 100)).toEqual([
+      1088.15,
+      null,
+      1090.15,
+      null,
+      1091.15,
+      null,
+    ]);
   });
 
   it('filters on belief time (prior), horizon and source', async () => {
@@ -445,14 +515,23 @@ describe('GET sensor data', () => {
   it('handles days of 23 and 25 hours in Europe/Amsterdam', async () => {
     const s = await sensor({ unit: 'kW', resolutionMinutes: 60, timezone: 'Europe/Amsterdam' });
     const spring = Array.from({ length: 23 }, (_, i) => i);
-    expect((await post(s.id, { values: spring, start: '2023-03-26T00:00:00+01:00', duration: 'PT23H', unit: 'kW' })).body).toEqual(PROCESSED);
+    expect((await post(s.id, { values: spring, start: '2023-03-26T00:00:00+01:00', duration: 'PT23H', unit: 'kW' })).body).toEqual(
+      PROCESSED,
+    );
     const autumn = Array.from({ length: 25 }, (_, i) => 100 + i);
-    expect((await post(s.id, { values: autumn, start: '2023-10-29T00:00:00+02:00', duration: 'PT25H', unit: 'kW' })).body).toEqual(PROCESSED);
+    expect((await post(s.id, { values: autumn, start: '2023-10-29T00:00:00+02:00', duration: 'PT25H', unit: 'kW' })).body).toEqual(
+      PROCESSED,
+    );
     const rows = await stored(s.id);
     // Local 02:00 does not exist on 26 March; 02:00 happens twice on 29 October.
     expect(rows.slice(0, 4).map((r) => r.start.slice(11, 16))).toEqual(['23:00', '00:00', '01:00', '02:00']);
     expect(rows.filter((r) => r.start.startsWith('2023-03-26')).length + 1).toBe(23);
-    expect(rows.slice(23, 27).map((r) => r.start.slice(0, 16))).toEqual(['2023-10-28T22:00', '2023-10-28T23:00', '2023-10-29T00:00', '2023-10-29T01:00']);
+    expect(rows.slice(23, 27).map((r) => r.start.slice(0, 16))).toEqual([
+      '2023-10-28T22:00',
+      '2023-10-28T23:00',
+      '2023-10-29T00:00',
+      '2023-10-29T01:00',
+    ]);
 
     const springDay = await get(s.id, { start: '2023-03-26T00:00:00+01:00', duration: 'PT23H', unit: 'kW' });
     expect(springDay.body).toMatchObject({ values: spring, start: '2023-03-26T00:00:00+01:00', duration: 'PT23H', resolution: 'PT1H' });
@@ -472,20 +551,31 @@ describe('GET sensor data', () => {
   it('validates the query', async () => {
     const s = await sensor();
     const window = { start: '2021-05-02T00:00:00Z', duration: 'PT1H', unit: 'm³/h' };
-    expect((await get(s.id, { ...window, unit: undefined })).body).toEqual(unprocessable('query', { unit: ['Missing data for required field.'] }));
+    expect((await get(s.id, { ...window, unit: undefined })).body).toEqual(
+      unprocessable('query', { unit: ['Missing data for required field.'] }),
+    );
     expect((await get(s.id, { ...window, unit: 'kW' })).body).toEqual(
       unprocessable('query', { _schema: ['Required unit for this sensor is m³/h, got incompatible unit: kW'] }),
     );
-    expect((await get(s.id, { ...window, start: '2021-05-02T00:00:00' })).body).toEqual(unprocessable('query', { start: ['Not a valid aware datetime.'] }));
-    expect((await get(s.id, { ...window, resolution: 'PT0M' })).body).toEqual(unprocessable('query', { resolution: ['Must be greater than 0.'] }));
+    expect((await get(s.id, { ...window, start: '2021-05-02T00:00:00' })).body).toEqual(
+      unprocessable('query', { start: ['Not a valid aware datetime.'] }),
+    );
+    expect((await get(s.id, { ...window, resolution: 'PT0M' })).body).toEqual(
+      unprocessable('query', { resolution: ['Must be greater than 0.'] }),
+    );
     expect((await get(s.id, { ...window, duration: 'P1000D', resolution: 'PT1M' })).body).toEqual(
       unprocessable('query', { resolution: ['Too many values: at most 527040 per request.'] }),
     );
     expect((await get(s.id, { ...window, type: 'GetPriceDataRequest' })).body.message.query._schema).toEqual([
       'The unit requested for this message type should be convertible from an energy price unit, got incompatible unit: m³/h',
     ]);
-    const unknown = await t.request('GET', '/api/v3_0/sensors/data', { token: memberToken, query: { ...window, sensor: 'ea1.2021-01.x:fm1.999999' } });
-    expect(unknown.body).toEqual(unprocessable('query', { sensor: ["sensor with entity address ea1.2021-01.x:fm1.999999 doesn't exist."] }));
+    const unknown = await t.request('GET', '/api/v3_0/sensors/data', {
+      token: memberToken,
+      query: { ...window, sensor: 'ea1.2021-01.x:fm1.999999' },
+    });
+    expect(unknown.body).toEqual(
+      unprocessable('query', { sensor: ["sensor with entity address ea1.2021-01.x:fm1.999999 doesn't exist."] }),
+    );
     expect((await get(s.id, window, otherToken)).status).toBe(403);
     expect((await t.request('GET', `/api/v3_0/sensors/${s.id}/data`, { query: window })).status).toBe(401);
   });
@@ -508,4 +598,3 @@ describe('deleting', () => {
     expect(orphans[0].n).toBe(0);
   });
 });
-

@@ -67,7 +67,16 @@ describe('POST /sensors/<id>/data/upload', () => {
     expect((await upload(s.id, form({ 'forecast.csv': text }, { unit: 'MW' }))).status).toBe(200);
     const rows = await stored(s.id);
     expect(rows.map((r) => r.value)).toEqual([2000, 2000, 2000, 2000, 3000, 3000, 3000, 3000]);
-    expect(rows.map((r) => new Date(r.beliefTime).toISOString().slice(11, 16))).toEqual(['12:00', '12:00', '12:00', '12:00', '13:00', '13:00', '13:00', '13:00']);
+    expect(rows.map((r) => new Date(r.beliefTime).toISOString().slice(11, 16))).toEqual([
+      '12:00',
+      '12:00',
+      '12:00',
+      '12:00',
+      '13:00',
+      '13:00',
+      '13:00',
+      '13:00',
+    ]);
 
     const s2 = await f.sensor({ assetId, unit: 'kW', resolutionMinutes: 15 });
     const before = Date.now();
@@ -90,9 +99,21 @@ describe('POST /sensors/<id>/data/upload', () => {
 
   it.each([
     ['no file', () => form({}), { 'uploaded-files': ['Missing data for required field.'] }],
-    ['a spreadsheet', () => form({ 'data.xlsx': 'x' }), { 'uploaded-files': { 0: ['Invalid filename: data.xlsx. Only CSV files are accepted.'] } }],
-    ['a bad flag', () => form({ 'a.csv': '2021-06-07T00:00:00Z,1\n' }, { 'belief-time-measured-instantly': 'maybe' }), { 'belief-time-measured-instantly': ['Not a valid boolean.'] }],
-    ['an unknown unit', () => form({ 'a.csv': '2021-06-07T00:00:00Z,1\n' }, { unit: 'florps' }), { unit: ["Unit 'florps' cannot be handled."] }],
+    [
+      'a spreadsheet',
+      () => form({ 'data.xlsx': 'x' }),
+      { 'uploaded-files': { 0: ['Invalid filename: data.xlsx. Only CSV files are accepted.'] } },
+    ],
+    [
+      'a bad flag',
+      () => form({ 'a.csv': '2021-06-07T00:00:00Z,1\n' }, { 'belief-time-measured-instantly': 'maybe' }),
+      { 'belief-time-measured-instantly': ['Not a valid boolean.'] },
+    ],
+    [
+      'an unknown unit',
+      () => form({ 'a.csv': '2021-06-07T00:00:00Z,1\n' }, { unit: 'florps' }),
+      { unit: ["Unit 'florps' cannot be handled."] },
+    ],
     [
       'data finer than the sensor',
       () => form({ 'a.csv': '2021-06-07T00:00:00Z,1\n2021-06-07T00:05:00Z,2\n' }),

@@ -109,7 +109,8 @@ interface Field {
   ok?: (w: World) => unknown;
 }
 
-const processedBody = () => expect.objectContaining({ status: 'PROCESSED', message: expect.stringMatching(/^Request has been processed\./) });
+const processedBody = () =>
+  expect.objectContaining({ status: 'PROCESSED', message: expect.stringMatching(/^Request has been processed\./) });
 
 const flexModelField = (key: string, use: Use, unit: string, value: (id: number) => unknown): Field => ({
   name: `flex-model ${key}`,
@@ -193,7 +194,13 @@ const fields: Field[] = [
     request: (w) =>
       t.request('POST', '/api/v3_0/sensors/data', {
         token: w.caller.token,
-        json: { sensor: `ea1.2021-01.io.flexmeasures:fm1.${w.target}`, values: [2, 2], start: '2015-01-03T00:00:00+01:00', duration: 'PT30M', unit: 'MW' },
+        json: {
+          sensor: `ea1.2021-01.io.flexmeasures:fm1.${w.target}`,
+          values: [2, 2],
+          start: '2015-01-03T00:00:00+01:00',
+          duration: 'PT30M',
+          unit: 'MW',
+        },
       }),
   },
   {
@@ -237,7 +244,13 @@ const fields: Field[] = [
     request: (w) =>
       t.request('POST', '/api/v1_3/postUdiEvent', {
         token: w.caller.token,
-        json: { type: 'PostUdiEventRequest', event: `${EA}:${accounts.A}:${w.target}:${++udiEventId}:soc`, value: 500, unit: 'kWh', datetime: START },
+        json: {
+          type: 'PostUdiEventRequest',
+          event: `${EA}:${accounts.A}:${w.target}:${++udiEventId}:soc`,
+          value: 500,
+          unit: 'kWh',
+          datetime: START,
+        },
       }),
   },
   {
@@ -247,7 +260,14 @@ const fields: Field[] = [
     request: (w) =>
       t.request('POST', '/api/v1_3/postMeterData', {
         token: w.caller.token,
-        json: { type: 'PostMeterDataRequest', connection: fm1(w.target), values: [2, 2], start: '2015-01-03T00:00:00+01:00', duration: 'PT30M', unit: 'MW' },
+        json: {
+          type: 'PostMeterDataRequest',
+          connection: fm1(w.target),
+          values: [2, 2],
+          start: '2015-01-03T00:00:00+01:00',
+          duration: 'PT30M',
+          unit: 'MW',
+        },
       }),
   },
   {
@@ -349,7 +369,11 @@ describe('jobs re-check their owner’s rights before they store', () => {
       async (userId: number) => t.db('user_role').where({ user_id: userId }).delete(),
       /may no longer write to sensor \d+ \(devices\.0\.socSensorId\)/,
     ],
-    ['the owner was deactivated', async (userId: number) => t.db('user').where({ id: userId }).update({ active: false }), /is no longer active/],
+    [
+      'the owner was deactivated',
+      async (userId: number) => t.db('user').where({ id: userId }).update({ active: false }),
+      /is no longer active/,
+    ],
   ])('fails a job queued before %s, storing nothing', async (_, revoke, reason) => {
     const admin = await f.user({ accountId: accounts.A, roles: ['admin'] });
     const w = await world('public', 'MWh');
@@ -387,7 +411,9 @@ describe('jobs re-check their owner’s rights before they store', () => {
     await t.server.services.jobs.settled(job!.id, 30_000);
     const failed = (await t.server.services.jobs.get(job!.id))!;
     expect(failed.status).toBe('failed');
-    expect(failed.error).toMatch(/^PermissionDenied: .* may no longer write to sensor \d+ \(devices\.0\.socSensorId\); nothing was stored\.$/);
+    expect(failed.error).toMatch(
+      /^PermissionDenied: .* may no longer write to sensor \d+ \(devices\.0\.socSensorId\); nothing was stored\.$/,
+    );
     expect(await beliefCount(w.target)).toBe(4);
     expect(await beliefCount(w.own.sensor.id)).toBe(0);
   });

@@ -12,7 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-
 describe('GET /api/', () => {
   it('lists the versions', async () => {
     const res = await t.request('GET', '/api/');
@@ -178,7 +177,11 @@ describe('GET /api/v3_0/openapi.json', () => {
     expect(userPatch.properties).toHaveProperty('flexmeasures_roles');
     expect(userPatch.properties).not.toHaveProperty('password');
     const userList = doc.paths['/api/v3_0/users'].get.parameters;
-    expect(userList.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(['query:account', 'query:account_id', 'query:include_inactive']);
+    expect(userList.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual([
+      'query:account',
+      'query:account_id',
+      'query:include_inactive',
+    ]);
     // Parameters show the typed value a client sends, though the server also parses it from text.
     expect(userList.find((p: { name: string }) => p.name === 'include_inactive').schema).toEqual({ type: 'boolean' });
     expect(userList.find((p: { name: string }) => p.name === 'account_id').schema).toMatchObject({ type: 'integer' });
@@ -195,7 +198,12 @@ describe('sunset API versions', () => {
   const cases = VERSIONS.flatMap((v) => LEGACY_ROUTES[v.prefix].map((r) => [v.prefix, v.version, ...r.split(' ')] as const));
 
   it.each(cases)('/api/%s (%s): %s %s answers 410 with the deprecation headers', async (prefix, version, method, route) => {
-    const res = await t.rawRequest(method, `/api/${prefix}/${route}`, { 'Content-Type': 'application/json' }, method === 'GET' ? undefined : '{}');
+    const res = await t.rawRequest(
+      method,
+      `/api/${prefix}/${route}`,
+      { 'Content-Type': 'application/json' },
+      method === 'GET' ? undefined : '{}',
+    );
     expect(res.status).toBe(410);
     expect(JSON.parse(res.text)).toEqual({
       message: `API version ${version} has been sunset. Please upgrade to API version 3.0. See ${docs}/${prefix}.html for more information.`,
@@ -210,17 +218,20 @@ describe('sunset API versions', () => {
     ]);
   });
 
-  it.each(VERSIONS.map((v) => v.prefix))('/api/%s: unknown routes are 404, wrong methods 405, without deprecation headers', async (prefix) => {
-    const missing = await t.rawRequest('GET', `/api/${prefix}/getSomethingElse`);
-    expect(missing.status).toBe(404);
-    expect(JSON.parse(missing.text)).toEqual(routeNotFound);
-    expect(headerLines(missing, 'deprecation')).toEqual([]);
-    const wrong = await t.rawRequest('DELETE', `/api/${prefix}/getService`);
-    expect(wrong.status).toBe(405);
-    expect(JSON.parse(wrong.text)).toEqual(methodNotAllowed);
-    expect(headerLines(wrong, 'deprecation')).toEqual([]);
-    expect(headerLines(wrong, 'link')).toEqual([]);
-  });
+  it.each(VERSIONS.map((v) => v.prefix))(
+    '/api/%s: unknown routes are 404, wrong methods 405, without deprecation headers',
+    async (prefix) => {
+      const missing = await t.rawRequest('GET', `/api/${prefix}/getSomethingElse`);
+      expect(missing.status).toBe(404);
+      expect(JSON.parse(missing.text)).toEqual(routeNotFound);
+      expect(headerLines(missing, 'deprecation')).toEqual([]);
+      const wrong = await t.rawRequest('DELETE', `/api/${prefix}/getService`);
+      expect(wrong.status).toBe(405);
+      expect(JSON.parse(wrong.text)).toEqual(methodNotAllowed);
+      expect(headerLines(wrong, 'deprecation')).toEqual([]);
+      expect(headerLines(wrong, 'link')).toEqual([]);
+    },
+  );
 
   it('uses the configured sunset date and link', async () => {
     const custom = await startTestServer({

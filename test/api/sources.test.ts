@@ -25,7 +25,12 @@ describe('GET /api/v3_0/sources', () => {
     const body = { values: [1], start: '2021-06-07T00:00:00Z', duration: 'PT15M', unit: 'kW' };
     expect((await t.request('POST', `/api/v3_0/sensors/${sensor.id}/data`, { token: me.token, json: body })).status).toBe(200);
     const scheduler = await getOrCreateSource(t.db, { name: 'Flexsite', type: 'scheduler', model: 'StorageScheduler', version: '3' });
-    const theirSource = await getOrCreateSource(t.db, { name: them.user.username, type: 'user', userId: them.user.id, accountId: theirs.id });
+    const theirSource = await getOrCreateSource(t.db, {
+      name: them.user.username,
+      type: 'user',
+      userId: them.user.id,
+      accountId: theirs.id,
+    });
 
     const listed = await t.request('GET', '/api/v3_0/sources', { token: me.token });
     expect(listed.status).toBe(200);
@@ -40,11 +45,21 @@ describe('GET /api/v3_0/sources', () => {
     };
     expect(listed.body.types).toEqual(TYPES);
     expect(listed.body.sources).toContainEqual(myUserSource);
-    expect(listed.body.sources).toContainEqual({ id: scheduler.id, name: 'Flexsite', type: 'scheduler', model: 'StorageScheduler', version: '3', account_id: null, user_id: null });
+    expect(listed.body.sources).toContainEqual({
+      id: scheduler.id,
+      name: 'Flexsite',
+      type: 'scheduler',
+      model: 'StorageScheduler',
+      version: '3',
+      account_id: null,
+      user_id: null,
+    });
     expect(listed.body.sources.map((s: { id: number }) => s.id)).not.toContain(theirSource.id);
 
     const all = await t.request('GET', '/api/v3_0/sources', { token: admin.token });
-    expect(all.body.sources.map((s: { id: number }) => s.id)).toEqual(expect.arrayContaining([scheduler.id, theirSource.id, listed.body.sources[0].id]));
+    expect(all.body.sources.map((s: { id: number }) => s.id)).toEqual(
+      expect.arrayContaining([scheduler.id, theirSource.id, listed.body.sources[0].id]),
+    );
 
     const onSensor = await t.request('GET', '/api/v3_0/sources', { token: me.token, query: { sensor_id: sensor.id } });
     expect(onSensor.body.sources).toEqual([myUserSource]);
@@ -67,7 +82,12 @@ describe('GET /api/v3_0/sources', () => {
     const client = await f.account({ consultancyAccountId: consultancy.id });
     const consultant = await f.user({ accountId: consultancy.id, roles: ['consultant'] });
     const clientUser = await f.user({ accountId: client.id });
-    const source = await getOrCreateSource(t.db, { name: clientUser.user.username, type: 'user', userId: clientUser.user.id, accountId: client.id });
+    const source = await getOrCreateSource(t.db, {
+      name: clientUser.user.username,
+      type: 'user',
+      userId: clientUser.user.id,
+      accountId: client.id,
+    });
     const listed = await t.request('GET', '/api/v3_0/sources', { token: consultant.token });
     expect(listed.body.sources.map((s: { id: number }) => s.id)).toContain(source.id);
   });

@@ -72,7 +72,10 @@ describe('POST /users', () => {
       json: newUser({ flexmeasures_roles: [roleId('admin')] }),
     });
     expect(byAccountAdmin.status).toBe(403);
-    const byAdmin = await t.request('POST', '/api/v3_0/users', { token: adminToken, json: newUser({ flexmeasures_roles: [roleId('admin-reader')] }) });
+    const byAdmin = await t.request('POST', '/api/v3_0/users', {
+      token: adminToken,
+      json: newUser({ flexmeasures_roles: [roleId('admin-reader')] }),
+    });
     expect(byAdmin.status).toBe(201);
   });
 
@@ -104,7 +107,11 @@ describe('POST /users', () => {
       json: newUser({ email: first.email.toUpperCase() }),
     });
     expect(sameEmail.status).toBe(400);
-    expect(sameEmail.body).toEqual({ message: 'Duplicate user already exists', detail: `email ${first.email.toUpperCase()} is taken`, status: 400 });
+    expect(sameEmail.body).toEqual({
+      message: 'Duplicate user already exists',
+      detail: `email ${first.email.toUpperCase()} is taken`,
+      status: 400,
+    });
     const sameName = await t.request('POST', '/api/v3_0/users', { token: adminToken, json: newUser({ username: first.username }) });
     expect(sameName.status).toBe(400);
     expect(sameName.body.detail).toBe(`username ${first.username} is taken`);

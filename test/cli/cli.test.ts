@@ -83,9 +83,22 @@ describe('add user', () => {
   it('creates a user with roles, time zone and switched off', async () => {
     const out = json(
       await cli(
-        'add', 'user', '--email', 'admin@example.com', '--username', 'admin', '--password', 'a long secret',
-        '--account', String(ids.siteA), '--roles', 'admin,admin-reader,account-admin,consultant',
-        '--timezone', 'Europe/Berlin', '--inactive', '--json',
+        'add',
+        'user',
+        '--email',
+        'admin@example.com',
+        '--username',
+        'admin',
+        '--password',
+        'a long secret',
+        '--account',
+        String(ids.siteA),
+        '--roles',
+        'admin,admin-reader,account-admin,consultant',
+        '--timezone',
+        'Europe/Berlin',
+        '--inactive',
+        '--json',
       ),
     );
     expect(out).toEqual({
@@ -100,7 +113,9 @@ describe('add user', () => {
   });
 
   it('makes up a password when none is given, and says it once', async () => {
-    const out = json(await cli('add', 'user', '--email', 'member@example.com', '--username', 'member', '--account', String(ids.clientB), '--json'));
+    const out = json(
+      await cli('add', 'user', '--email', 'member@example.com', '--username', 'member', '--account', String(ids.clientB), '--json'),
+    );
     expect(out).toEqual({
       id: expect.any(Number),
       email: 'member@example.com',
@@ -124,11 +139,29 @@ describe('add user', () => {
     const base = ['add', 'user', '--username', 'someone', '--password', 'a long secret', '--json'];
     failure(await cli(...base, '--email', 'not-an-email', '--account', String(ids.siteA)), /not a valid email address/);
     failure(await cli(...base, '--email', 'x@example.com', '--account', '999'), /Account 999 not found/);
-    failure(await cli(...base, '--email', 'x@example.com', '--account', String(ids.siteA), '--roles', 'superuser'), /Unknown role "superuser"/);
-    failure(await cli(...base, '--email', 'x@example.com', '--account', String(ids.siteA), '--timezone', 'Mars/Base'), /Timezone Mars\/Base doesn't exist/);
+    failure(
+      await cli(...base, '--email', 'x@example.com', '--account', String(ids.siteA), '--roles', 'superuser'),
+      /Unknown role "superuser"/,
+    );
+    failure(
+      await cli(...base, '--email', 'x@example.com', '--account', String(ids.siteA), '--timezone', 'Mars/Base'),
+      /Timezone Mars\/Base doesn't exist/,
+    );
     failure(await cli(...base, '--email', 'ADMIN@example.com', '--account', String(ids.siteA)), /already exists/);
     failure(
-      await cli('add', 'user', '--username', 'short', '--password', 'short', '--email', 'short@example.com', '--account', String(ids.siteA), '--json'),
+      await cli(
+        'add',
+        'user',
+        '--username',
+        'short',
+        '--password',
+        'short',
+        '--email',
+        'short@example.com',
+        '--account',
+        String(ids.siteA),
+        '--json',
+      ),
       /at least 8 characters/,
     );
     const users = json(await cli('list', 'users', '--json')).users.map((u: { email: string }) => u.email);
@@ -150,7 +183,9 @@ describe('add toy-account', () => {
     Object.assign(ids, { toy: out });
 
     await withServer(async (t) => {
-      const login = await t.request('POST', '/api/requestAuthToken', { json: { email: 'toy-user@flexmeasures.io', password: 'toy password' } });
+      const login = await t.request('POST', '/api/requestAuthToken', {
+        json: { email: 'toy-user@flexmeasures.io', password: 'toy password' },
+      });
       expect(login.body).toEqual({ auth_token: expect.any(String), user_id: out.user_id, status: 200 });
       const token = login.body.auth_token;
       const account = await t.request('GET', `/api/v3_0/accounts/${out.account_id}`, { token });
@@ -194,7 +229,11 @@ describe('list', () => {
     });
     const users = json(await cli('list', 'users', '--json')).users;
     expect(users.map((u: { id: number }) => u.id)).toEqual([ids.inactiveAdmin, ids.member, toy.user_id]);
-    expect(users[0]).toMatchObject({ email: 'admin@example.com', active: false, roles: ['admin', 'admin-reader', 'account-admin', 'consultant'] });
+    expect(users[0]).toMatchObject({
+      email: 'admin@example.com',
+      active: false,
+      roles: ['admin', 'admin-reader', 'account-admin', 'consultant'],
+    });
     const assets = json(await cli('list', 'assets', '--json')).assets;
     expect(assets.map((a: { id: number; account_id: number | null }) => [a.id, a.account_id])).toEqual([
       [toy.battery_asset_id, toy.account_id],
@@ -221,7 +260,9 @@ describe('list', () => {
 describe('set password', () => {
   it('sets a password and revokes existing tokens', async () => {
     await withServer(async (t) => {
-      const before = await t.request('POST', '/api/requestAuthToken', { json: { email: 'toy-user@flexmeasures.io', password: 'toy password' } });
+      const before = await t.request('POST', '/api/requestAuthToken', {
+        json: { email: 'toy-user@flexmeasures.io', password: 'toy password' },
+      });
       expect(before.status).toBe(200);
       const out = json(await cli('set', 'password', '--email', 'toy-user@flexmeasures.io', '--password', PASSWORD, '--json'));
       expect(out).toEqual({ id: (ids.toy as unknown as Record<string, number>).user_id, email: 'toy-user@flexmeasures.io' });

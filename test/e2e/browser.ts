@@ -54,7 +54,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function chartValues(page: Page, label: string, field: string): Promise<number[]> {
   const figure = page.locator(`figure[aria-label="${label}"][data-state="ready"]`);
   await figure.waitFor();
-  const labels = await figure.locator('g.mark-symbol path[aria-label]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('aria-label') ?? ''));
+  const labels = await figure
+    .locator('g.mark-symbol path[aria-label]')
+    .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('aria-label') ?? ''));
   // d3-format writes negative numbers with a true minus sign (U+2212).
   const pattern = new RegExp(`${field.replace(/[()]/g, '\\$&')}: ([-\u2212]?[\\d.,]+)`);
   return labels

@@ -14,8 +14,7 @@ export const forbidden = {
 };
 
 export const routeNotFound = {
-  message:
-    'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.',
+  message: 'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.',
   status: 404,
 };
 

@@ -11,9 +11,7 @@ export interface CommandResult {
 
 /** The environment of a child: this one's, without settings that leaked in, plus the given ones. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('FLEXSITE_') && k !== 'PORT' && k !== 'HOST'),
-  );
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FLEXSITE_') && k !== 'PORT' && k !== 'HOST'));
   return { ...clean, FLEXSITE_LOG_LEVEL: 'silent', ...env };
 }
 

@@ -4,7 +4,13 @@ import type { ApiResponse, TestServer } from './testServer.ts';
  * Polls a schedule the way clients do, until it is ready or failed.
  * @returns the last response.
  */
-export async function waitForSchedule(t: TestServer, token: string, sensorId: number, jobId: string, duration?: string): Promise<ApiResponse> {
+export async function waitForSchedule(
+  t: TestServer,
+  token: string,
+  sensorId: number,
+  jobId: string,
+  duration?: string,
+): Promise<ApiResponse> {
   for (let i = 0; i < 600; i++) {
     const res = await t.request('GET', `/api/v3_0/sensors/${sensorId}/schedules/${jobId}`, {
       token,

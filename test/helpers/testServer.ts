@@ -71,7 +71,11 @@ export async function storeSettings(dataDir: string, options: { empty?: boolean 
   let database = databases.get(dataDir);
   if (onSharedBackends && !database) databases.set(dataDir, (database = await freshDatabase(options)));
   if (!database) return { FLEXSITE_DATA_DIR: dataDir };
-  return { FLEXSITE_DATA_DIR: dataDir, FLEXSITE_DATABASE_URL: database.url, ...(redisQueueAvailable ? { FLEXSITE_REDIS_URL: inject('redisUrl') } : {}) };
+  return {
+    FLEXSITE_DATA_DIR: dataDir,
+    FLEXSITE_DATABASE_URL: database.url,
+    ...(redisQueueAvailable ? { FLEXSITE_REDIS_URL: inject('redisUrl') } : {}),
+  };
 }
 
 /**

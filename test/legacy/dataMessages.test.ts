@@ -14,7 +14,11 @@ const is2 = (prefix: Prefix) => prefix === 'v2_0';
 
 /** Stored values of a sensor, by event start. */
 async function stored(sensorId: number) {
-  const rows = await site.t.db('timed_belief').where({ sensor_id: sensorId }).orderBy('event_start').select<{ event_start: number; event_value: number }[]>();
+  const rows = await site.t
+    .db('timed_belief')
+    .where({ sensor_id: sensorId })
+    .orderBy('event_start')
+    .select<{ event_start: number; event_value: number }[]>();
   return rows.map((r) => [new Date(r.event_start).toISOString(), r.event_value]);
 }
 
@@ -41,8 +45,19 @@ describe.each(from('v1'))('/api/%s meter data', (prefix) => {
     expect(res.body).toEqual(processed('PostMeterDataResponse'));
     const quarter = (m: number) => `2015-01-01T00:${String(m).padStart(2, '0')}:00.000Z`;
     // Stored production positive, as the sensors keep their data.
-    for (const s of [a, b]) expect(await stored(s.id)).toEqual([[quarter(0), -1], [quarter(15), -1], [quarter(30), -2], [quarter(45), -2]]);
-    expect(await stored(c.id)).toEqual([[quarter(0), -0.5], [quarter(15), 0.5], [quarter(30), -0.75], [quarter(45), -0.25]]);
+    for (const s of [a, b])
+      expect(await stored(s.id)).toEqual([
+        [quarter(0), -1],
+        [quarter(15), -1],
+        [quarter(30), -2],
+        [quarter(45), -2],
+      ]);
+    expect(await stored(c.id)).toEqual([
+      [quarter(0), -0.5],
+      [quarter(15), 0.5],
+      [quarter(30), -0.75],
+      [quarter(45), -0.25],
+    ]);
   });
 
   it('round trip: meter data read back through v3.0 and through the old version', async () => {
@@ -140,7 +155,13 @@ describe.each(from('v1_1'))('/api/%s prognoses, prices, weather and connections'
       resolution: 'PT15M',
     });
     // Meter data are not prognoses.
-    const meter = await site.message('GET', `/api/${prefix}/getMeterData`, { type: 'GetMeterDataRequest', connection: fm1(s.id), start: START, duration: 'PT30M', unit: 'kW' });
+    const meter = await site.message('GET', `/api/${prefix}/getMeterData`, {
+      type: 'GetMeterDataRequest',
+      connection: fm1(s.id),
+      start: START,
+      duration: 'PT30M',
+      unit: 'kW',
+    });
     expect(meter.body.values).toEqual([null, null]);
   });
 
@@ -160,7 +181,13 @@ describe.each(from('v1_1'))('/api/%s prognoses, prices, weather and connections'
       });
       expect(res.status, market).toBe(200);
       expect(res.body).toEqual(processed('PostPriceDataResponse'));
-      const rows = await site.t.db('timed_belief').where({ sensor_id: site.market.id }).where('event_start', '>=', Date.parse(`${day}T00:00:00Z`)).where('event_start', '<', Date.parse(`${day}T02:00:00Z`)).orderBy('event_start').pluck('event_value');
+      const rows = await site.t
+        .db('timed_belief')
+        .where({ sensor_id: site.market.id })
+        .where('event_start', '>=', Date.parse(`${day}T00:00:00Z`))
+        .where('event_start', '<', Date.parse(`${day}T02:00:00Z`))
+        .orderBy('event_start')
+        .pluck('event_value');
       expect(rows).toEqual([50_000, 60_000]);
     }
   });
@@ -196,7 +223,13 @@ describe.each(from('v1_1'))('/api/%s prognoses, prices, weather and connections'
       });
       expect(ok.status, group.sensor).toBe(200);
       expect(ok.body).toEqual(processed('PostWeatherDataResponse'));
-      const rows = await site.t.db('timed_belief').where({ sensor_id: sensorId }).where('event_start', '>=', Date.parse(`${day}T00:00:00Z`)).where('event_start', '<', Date.parse(`${day}T02:00:00Z`)).orderBy('event_start').pluck('event_value');
+      const rows = await site.t
+        .db('timed_belief')
+        .where({ sensor_id: sensorId })
+        .where('event_start', '>=', Date.parse(`${day}T00:00:00Z`))
+        .where('event_start', '<', Date.parse(`${day}T02:00:00Z`))
+        .orderBy('event_start')
+        .pluck('event_value');
       expect(rows.map((v: number) => Math.round(v * 1e6) / 1e6)).toEqual(values);
     }
   });
@@ -214,7 +247,13 @@ describe.each(from('v1_1'))('/api/%s prognoses, prices, weather and connections'
     expect(res.body.names).not.toContain('epex_da');
     expect(res.body.names).not.toContain('temperature');
     // What getConnection lists is accepted back as a connection.
-    const back = await site.message('GET', `/api/${prefix}/getMeterData`, { type: 'GetMeterDataRequest', connection: res.body.connections[0], start: START, duration: 'PT15M', unit: 'MW' });
+    const back = await site.message('GET', `/api/${prefix}/getMeterData`, {
+      type: 'GetMeterDataRequest',
+      connection: res.body.connections[0],
+      start: START,
+      duration: 'PT15M',
+      unit: 'MW',
+    });
     expect(back.status).toBe(200);
   });
 });
@@ -303,7 +342,12 @@ describe('uploads: repeats, replacements, belief timing, resolution, permissions
     const up = await site.message('POST', '/api/v1_3/postMeterData', meter(s.id, [1, 2]), site.stranger.token);
     expect(up.status).toBe(403);
     expect(up.body).toMatchObject({ result: 'Rejected', status: 'INVALID_SENDER' });
-    const down = await site.message('GET', '/api/v1_3/getMeterData', { type: 'GetMeterDataRequest', connection: fm1(s.id), start: START, duration: 'PT30M', unit: 'MW' }, site.stranger.token);
+    const down = await site.message(
+      'GET',
+      '/api/v1_3/getMeterData',
+      { type: 'GetMeterDataRequest', connection: fm1(s.id), start: START, duration: 'PT30M', unit: 'MW' },
+      site.stranger.token,
+    );
     expect(down.status).toBe(403);
   });
 
@@ -311,9 +355,18 @@ describe('uploads: repeats, replacements, belief timing, resolution, permissions
     const s = await site.battery();
     await site.message('POST', '/api/v1_3/postMeterData', meter(s.id, [1, 2]));
     const sourceId = (await site.t.db('data_source').where({ user_id: site.member.user.id }).first<{ id: number }>('id')).id;
-    const other = (await site.t.db('data_source').insert({ name: 'someone else', type: 'demo script' }).returning<{ id: number }[]>('id'))[0].id;
+    const other = (
+      await site.t.db('data_source').insert({ name: 'someone else', type: 'demo script' }).returning<{ id: number }[]>('id')
+    )[0].id;
     const ask = (source: string) =>
-      site.message('GET', '/api/v1_3/getMeterData', { type: 'GetMeterDataRequest', connection: fm1(s.id), start: START, duration: 'PT30M', unit: 'MW', source });
+      site.message('GET', '/api/v1_3/getMeterData', {
+        type: 'GetMeterDataRequest',
+        connection: fm1(s.id),
+        start: START,
+        duration: 'PT30M',
+        unit: 'MW',
+        source,
+      });
     expect((await ask(String(sourceId))).body.values).toEqual([1, 2]);
     expect((await ask(String(other))).body.values).toEqual([null, null]);
   });
@@ -343,17 +396,36 @@ describe('error names of the data endpoints', () => {
     postMeterData: {
       method: 'POST',
       first: 'v1',
-      message: () => ({ type: 'PostMeterDataRequest', groups: [{ connections: [conn], values: [1, 2] }], start: START, duration: 'PT30M', unit: 'MW' }),
+      message: () => ({
+        type: 'PostMeterDataRequest',
+        groups: [{ connections: [conn], values: [1, 2] }],
+        start: START,
+        duration: 'PT30M',
+        unit: 'MW',
+      }),
     },
     postPrognosis: {
       method: 'POST',
       first: 'v1_1',
-      message: () => ({ type: 'PostPrognosisRequest', groups: [{ connections: [conn], values: [1, 2] }], start: START, duration: 'PT30M', unit: 'MW' }),
+      message: () => ({
+        type: 'PostPrognosisRequest',
+        groups: [{ connections: [conn], values: [1, 2] }],
+        start: START,
+        duration: 'PT30M',
+        unit: 'MW',
+      }),
     },
     postPriceData: {
       method: 'POST',
       first: 'v1_1',
-      message: () => ({ type: 'PostPriceDataRequest', market: `${EA}:epex_da`, values: [1, 2], start: START, duration: 'PT2H', unit: 'EUR/MWh' }),
+      message: () => ({
+        type: 'PostPriceDataRequest',
+        market: `${EA}:epex_da`,
+        values: [1, 2],
+        start: START,
+        duration: 'PT2H',
+        unit: 'EUR/MWh',
+      }),
     },
     postWeatherData: {
       method: 'POST',
@@ -420,17 +492,16 @@ describe('error names of the data endpoints', () => {
     ['postWeatherData', 'UNRECOGNIZED_SENSOR', { groups: [{ sensor: `${EA}:temperature:52.37:4.89`, values: [1, 2] }] }],
   ];
 
-  it.each(cases.flatMap(([endpoint, name, change]) => (['v1_1', 'v1_3', 'v2_0'] as Prefix[]).map((p) => [endpoint, name, p, change] as const)))(
-    '%s answers 400 %s (%s)',
-    async (endpoint, name, prefix, change) => {
-      const base = bases[endpoint];
-      const message = { ...base.message(), ...change };
-      // Fields set to undefined are left out.
-      const res = await site.message(base.method, `/api/${prefix}/${endpoint}`, JSON.parse(JSON.stringify(message)));
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual(rejected(name));
-    },
-  );
+  it.each(
+    cases.flatMap(([endpoint, name, change]) => (['v1_1', 'v1_3', 'v2_0'] as Prefix[]).map((p) => [endpoint, name, p, change] as const)),
+  )('%s answers 400 %s (%s)', async (endpoint, name, prefix, change) => {
+    const base = bases[endpoint];
+    const message = { ...base.message(), ...change };
+    // Fields set to undefined are left out.
+    const res = await site.message(base.method, `/api/${prefix}/${endpoint}`, JSON.parse(JSON.stringify(message)));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(rejected(name));
+  });
 
   it.each(['getMeterData', 'postMeterData'])('%s under version 1.0 answers the same names', async (endpoint) => {
     const base = bases[endpoint];

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEGACY_ROUTES, VERSIONS, expectDeprecationHeaders, fm1, legacySite, type LegacySite, type Prefix } from '../helpers/legacy.ts';
 import { headerLines, startTestServer } from '../helpers/testServer.ts';
 
-const everyRoute = VERSIONS.flatMap(({ prefix }) => LEGACY_ROUTES[prefix].map((r) => [prefix, ...r.split(' ')] as [Prefix, string, string]));
+const everyRoute = VERSIONS.flatMap(({ prefix }) =>
+  LEGACY_ROUTES[prefix].map((r) => [prefix, ...r.split(' ')] as [Prefix, string, string]),
+);
 
 const notFoundMessage =
   'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.';
@@ -15,7 +17,12 @@ afterAll(() => site.t.close());
 
 describe('served legacy versions: routing', () => {
   it.each(everyRoute)('/api/%s: %s %s exists and answers with the deprecation headers', async (prefix, method, path) => {
-    const res = await site.t.rawRequest(method, `/api/${prefix}/${path}`, { Authorization: site.member.token, 'Content-Type': 'application/json' }, '{}');
+    const res = await site.t.rawRequest(
+      method,
+      `/api/${prefix}/${path}`,
+      { Authorization: site.member.token, 'Content-Type': 'application/json' },
+      '{}',
+    );
     expect(res.status).not.toBe(405);
     expect(JSON.parse(res.text).message).not.toBe(notFoundMessage);
     expectDeprecationHeaders(res, prefix);
@@ -33,12 +40,15 @@ describe('served legacy versions: routing', () => {
     ['v1_3', 'GET', 'users'],
     ['v1_3', 'GET', 'charts/power'],
     ['v2_0', 'GET', 'getSomethingElse'],
-  ] as [Prefix, string, string][])('/api/%s: %s %s (a later version’s or no route) is 404, with the headers', async (prefix, method, path) => {
-    const res = await site.t.rawRequest(method, `/api/${prefix}/${path}`, { Authorization: site.member.token });
-    expect(res.status).toBe(404);
-    expect(JSON.parse(res.text)).toEqual({ message: notFoundMessage, status: 404 });
-    expectDeprecationHeaders(res, prefix);
-  });
+  ] as [Prefix, string, string][])(
+    '/api/%s: %s %s (a later version’s or no route) is 404, with the headers',
+    async (prefix, method, path) => {
+      const res = await site.t.rawRequest(method, `/api/${prefix}/${path}`, { Authorization: site.member.token });
+      expect(res.status).toBe(404);
+      expect(JSON.parse(res.text)).toEqual({ message: notFoundMessage, status: 404 });
+      expectDeprecationHeaders(res, prefix);
+    },
+  );
 
   it.each([
     ['v1', 'DELETE', 'getService'],
@@ -55,8 +65,20 @@ describe('served legacy versions: routing', () => {
 
   it.each(VERSIONS.map((v) => v.prefix))('/api/%s: a stored upload answers with the headers', async (prefix) => {
     const sensor = await site.battery();
-    const message = { type: 'PostMeterDataRequest', connection: fm1(sensor.id), values: [1], start: '2015-01-01T00:00:00Z', duration: 'PT15M', unit: 'MW' };
-    const res = await site.t.rawRequest('POST', `/api/${prefix}/postMeterData`, { Authorization: site.member.token, 'Content-Type': 'application/json' }, JSON.stringify(message));
+    const message = {
+      type: 'PostMeterDataRequest',
+      connection: fm1(sensor.id),
+      values: [1],
+      start: '2015-01-01T00:00:00Z',
+      duration: 'PT15M',
+      unit: 'MW',
+    };
+    const res = await site.t.rawRequest(
+      'POST',
+      `/api/${prefix}/postMeterData`,
+      { Authorization: site.member.token, 'Content-Type': 'application/json' },
+      JSON.stringify(message),
+    );
     expect(res.status).toBe(200);
     expectDeprecationHeaders(res, prefix);
   });
@@ -69,7 +91,12 @@ describe('served legacy versions: routing', () => {
   });
 
   it.each(VERSIONS.map((v) => v.prefix))('/api/%s: a message without a valid token is 401, with the headers', async (prefix) => {
-    const res = await site.t.rawRequest('POST', `/api/${prefix}/postMeterData`, { Authorization: 'not-a-token', 'Content-Type': 'application/json' }, '{}');
+    const res = await site.t.rawRequest(
+      'POST',
+      `/api/${prefix}/postMeterData`,
+      { Authorization: 'not-a-token', 'Content-Type': 'application/json' },
+      '{}',
+    );
     expect(res.status).toBe(401);
     expect(JSON.parse(res.text)).toEqual({
       message: 'You could not be properly authenticated for this content or functionality.',
@@ -84,7 +111,11 @@ describe('served legacy versions: routing', () => {
     const body = JSON.parse(res.text);
     expect(body).toMatchObject({ type: 'GetServiceResponse', version, status: 'PROCESSED', message: 'Request has been processed.' });
     const names = body.services.map((s: { name: string }) => s.name);
-    const expected = [...new Set(LEGACY_ROUTES[prefix].map((r) => (/ (get|post)[A-Z]/.test(r) ? r.split(' ')[1] : r.replace('7', '<id>').replace(' ', ' /'))))];
+    const expected = [
+      ...new Set(
+        LEGACY_ROUTES[prefix].map((r) => (/ (get|post)[A-Z]/.test(r) ? r.split(' ')[1] : r.replace('7', '<id>').replace(' ', ' /'))),
+      ),
+    ];
     expect(names.sort()).toEqual(expected.sort());
     for (const s of body.services) expect(s.description).toEqual(expect.any(String));
     expectDeprecationHeaders(res, prefix);

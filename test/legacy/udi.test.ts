@@ -39,7 +39,8 @@ async function deviceMessage(prefix: Prefix, message: Record<string, unknown>, t
 }
 
 /** The state of charge (MWh) after each step of a 15-minute MW schedule. */
-const socPath = (startMwh: number, values: number[]) => values.reduce<number[]>((path, p) => [...path, (path.at(-1) ?? startMwh) + p / 4], []);
+const socPath = (startMwh: number, values: number[]) =>
+  values.reduce<number[]>((path, p) => [...path, (path.at(-1) ?? startMwh) + p / 4], []);
 
 describe.each(from('v1_2'))('/api/%s UDI events and device messages', (prefix) => {
   it('postUdiEvent stores the state of charge and getDeviceMessage answers with the schedule', async () => {
@@ -48,7 +49,9 @@ describe.each(from('v1_2'))('/api/%s UDI events and device messages', (prefix) =
     const res = await site.message('POST', `/api/${prefix}/postUdiEvent`, message);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(processed('PostUdiEventResponse'));
-    const attributes = JSON.parse((await site.t.db('sensor').where({ id: battery.id }).first<{ attributes: string }>('attributes')).attributes);
+    const attributes = JSON.parse(
+      (await site.t.db('sensor').where({ id: battery.id }).first<{ attributes: string }>('attributes')).attributes,
+    );
     expect(attributes).toMatchObject({ soc_in_mwh: 0.5, soc_datetime: '2015-01-01T00:00:00Z', soc_udi_event_id: nextEventId });
 
     const answer = await deviceMessage(prefix, { event: message.event });
@@ -74,14 +77,21 @@ describe.each(from('v1_2'))('/api/%s UDI events and device messages', (prefix) =
   if (prefix === 'v1_2') {
     it('knows no soc-with-targets events before version 1.3', async () => {
       const battery = await site.battery();
-      const res = await site.message('POST', '/api/v1_2/postUdiEvent', udiEvent(battery.id, { event: event(battery.id, ++nextEventId, 'soc-with-targets') }));
+      const res = await site.message(
+        'POST',
+        '/api/v1_2/postUdiEvent',
+        udiEvent(battery.id, { event: event(battery.id, ++nextEventId, 'soc-with-targets') }),
+      );
       expect(res.status).toBe(400);
       expect(res.body).toEqual(rejected('UNRECOGNIZED_UDI_EVENT'));
     });
   } else {
     it('round trip: a UDI event with targets, limits and efficiency, then its device message', async () => {
       const battery = await site.battery();
-      const address = prefix === 'v2_0' ? `ea1.2021-01.io.flexmeasures:fm1.${battery.id}:${++nextEventId}:soc-with-targets` : event(battery.id, ++nextEventId, 'soc-with-targets');
+      const address =
+        prefix === 'v2_0'
+          ? `ea1.2021-01.io.flexmeasures:fm1.${battery.id}:${++nextEventId}:soc-with-targets`
+          : event(battery.id, ++nextEventId, 'soc-with-targets');
       const res = await site.message('POST', `/api/${prefix}/postUdiEvent`, {
         ...udiEvent(battery.id),
         event: address,
@@ -131,7 +141,10 @@ describe('error names of postUdiEvent', () => {
     ['INVALID_MESSAGE_TYPE', () => ({ type: 'PostUdiEvent' })],
     ['INVALID_TIMEZONE', () => ({ datetime: '2015-01-01T00:00:00' })],
     ['INVALID_DATETIME', () => ({ datetime: 'new year' })],
-    ['INVALID_DATETIME', (id) => ({ event: event(id, ++nextEventId, 'soc-with-targets'), targets: [{ value: 1, datetime: grid(60 * 72) }] })],
+    [
+      'INVALID_DATETIME',
+      (id) => ({ event: event(id, ++nextEventId, 'soc-with-targets'), targets: [{ value: 1, datetime: grid(60 * 72) }] }),
+    ],
     ['INVALID_DOMAIN', (id) => ({ event: `${EA}:${id}:soc` })],
     ['INVALID_DOMAIN', () => ({ event: `${EA}:${accountId}:${site.market.id}:${++nextEventId}:soc` })],
     ['INVALID_UNIT', () => ({ unit: 'MW' })],
@@ -152,15 +165,22 @@ describe('error names of postUdiEvent', () => {
     },
   );
 
-  it.each(['v1_2', 'v1_3', 'v2_0'] as Prefix[])('%s: OUTDATED_UDI_EVENT for an event id not newer, INVALID_DATETIME for an older SoC', async (prefix) => {
-    const battery = await site.battery();
-    const first = udiEvent(battery.id, { datetime: '2015-01-01T06:00:00+00:00' });
-    expect((await site.message('POST', `/api/${prefix}/postUdiEvent`, first)).status).toBe(200);
-    const same = await site.message('POST', `/api/${prefix}/postUdiEvent`, { ...first, datetime: '2015-01-01T07:00:00+00:00' });
-    expect(same.body).toEqual(rejected('OUTDATED_UDI_EVENT'));
-    const older = await site.message('POST', `/api/${prefix}/postUdiEvent`, udiEvent(battery.id, { datetime: '2015-01-01T05:00:00+00:00' }));
-    expect(older.body).toEqual(rejected('INVALID_DATETIME'));
-  });
+  it.each(['v1_2', 'v1_3', 'v2_0'] as Prefix[])(
+    '%s: OUTDATED_UDI_EVENT for an event id not newer, INVALID_DATETIME for an older SoC',
+    async (prefix) => {
+      const battery = await site.battery();
+      const first = udiEvent(battery.id, { datetime: '2015-01-01T06:00:00+00:00' });
+      expect((await site.message('POST', `/api/${prefix}/postUdiEvent`, first)).status).toBe(200);
+      const same = await site.message('POST', `/api/${prefix}/postUdiEvent`, { ...first, datetime: '2015-01-01T07:00:00+00:00' });
+      expect(same.body).toEqual(rejected('OUTDATED_UDI_EVENT'));
+      const older = await site.message(
+        'POST',
+        `/api/${prefix}/postUdiEvent`,
+        udiEvent(battery.id, { datetime: '2015-01-01T05:00:00+00:00' }),
+      );
+      expect(older.body).toEqual(rejected('INVALID_DATETIME'));
+    },
+  );
 });
 
 describe('error names of getDeviceMessage', () => {
@@ -193,13 +213,16 @@ describe('error names of getDeviceMessage', () => {
     },
   );
 
-  it.each(['v1_2', 'v1_3', 'v2_0'] as Prefix[])('%s: UNKNOWN_SCHEDULE while the job has no schedule (it failed: no prices)', async (prefix) => {
-    const unpriced = await site.battery({ market: false });
-    const message = udiEvent(unpriced.id);
-    expect((await site.message('POST', `/api/${prefix}/postUdiEvent`, message)).status).toBe(200);
-    const res = await deviceMessage(prefix, { event: message.event });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual(rejected('UNKNOWN_SCHEDULE'));
-    expect(res.body.message).toMatch(/^No known schedule for this time period\. Scheduling job failed with UnknownPricesException/);
-  });
+  it.each(['v1_2', 'v1_3', 'v2_0'] as Prefix[])(
+    '%s: UNKNOWN_SCHEDULE while the job has no schedule (it failed: no prices)',
+    async (prefix) => {
+      const unpriced = await site.battery({ market: false });
+      const message = udiEvent(unpriced.id);
+      expect((await site.message('POST', `/api/${prefix}/postUdiEvent`, message)).status).toBe(200);
+      const res = await deviceMessage(prefix, { event: message.event });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(rejected('UNKNOWN_SCHEDULE'));
+      expect(res.body.message).toMatch(/^No known schedule for this time period\. Scheduling job failed with UnknownPricesException/);
+    },
+  );
 });

@@ -87,7 +87,10 @@ describe('/api/v2_0 assets', () => {
     const incomplete = await site.t.request('POST', api('assets'), { token: site.admin.token, json: noMax });
     expect(incomplete.status).toBe(422);
     expect(incomplete.body.message).toEqual({ json: { max_soc_in_mwh: ['Required for battery assets.'] } });
-    const unknownType = await site.t.request('POST', api('assets'), { token: site.admin.token, json: { ...newBattery('odd'), asset_type: 'flux capacitor' } });
+    const unknownType = await site.t.request('POST', api('assets'), {
+      token: site.admin.token,
+      json: { ...newBattery('odd'), asset_type: 'flux capacitor' },
+    });
     expect(unknownType.status).toBe(422);
     expect(unknownType.body.message.json.asset_type).toEqual(["Unknown asset type 'flux capacitor'."]);
   });
@@ -133,8 +136,14 @@ describe('/api/v2_0 assets', () => {
     });
     const invalid = await asMember('PATCH', `asset/${battery.id}`, { latitude: 100 });
     expect(invalid.status).toBe(422);
-    expect(invalid.body).toMatchObject({ result: 'Rejected', status: 'UNPROCESSABLE_ENTITY', message: { json: { latitude: [expect.any(String)] } } });
-    expect((await site.t.request('PATCH', api(`asset/${battery.id}`), { token: site.stranger.token, json: { latitude: 1 } })).status).toBe(403);
+    expect(invalid.body).toMatchObject({
+      result: 'Rejected',
+      status: 'UNPROCESSABLE_ENTITY',
+      message: { json: { latitude: [expect.any(String)] } },
+    });
+    expect((await site.t.request('PATCH', api(`asset/${battery.id}`), { token: site.stranger.token, json: { latitude: 1 } })).status).toBe(
+      403,
+    );
   });
 
   it('shows the state of charge a UDI event reported', async () => {
@@ -232,7 +241,13 @@ describe('/api/v2_0/charts/power', () => {
 
     const raw = await site.t.request('GET', api('charts/power'), {
       token: site.member.token,
-      query: { resource: 'charted battery', consumption_as_positive: false, resolution: 'PT30M', show_individual_traces_for: 'power', ...query },
+      query: {
+        resource: 'charted battery',
+        consumption_as_positive: false,
+        resolution: 'PT30M',
+        show_individual_traces_for: 'power',
+        ...query,
+      },
     });
     expect(raw.status).toBe(200);
     const coarse = raw.body.datasets[raw.body.data.name];
@@ -245,7 +260,10 @@ describe('/api/v2_0/charts/power', () => {
     const unknown = await site.t.request('GET', api('charts/power'), { token: site.member.token, query: { resource: 'nothing here' } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.message.query.resource).toEqual([expect.any(String)]);
-    const bad = await site.t.request('GET', api('charts/power'), { token: site.member.token, query: { resource: battery.id, show_individual_traces_for: 'all' } });
+    const bad = await site.t.request('GET', api('charts/power'), {
+      token: site.member.token,
+      query: { resource: battery.id, show_individual_traces_for: 'all' },
+    });
     expect(bad.status).toBe(422);
     const stranger = await site.t.request('GET', api('charts/power'), { token: site.stranger.token, query: { resource: battery.id } });
     expect(stranger.status).toBe(403);

@@ -120,7 +120,12 @@ describe('schedule details', () => {
       {
         start: '2015-10-25T00:00:00+02:00',
         duration: 'PT25H',
-        'flex-model': { 'soc-at-start': 0, 'soc-max': 1, 'soc-targets': [{ value: 1, datetime: '2015-10-26T00:00:00+01:00' }], 'power-capacity': '1 MW' },
+        'flex-model': {
+          'soc-at-start': 0,
+          'soc-max': 1,
+          'soc-targets': [{ value: 1, datetime: '2015-10-26T00:00:00+01:00' }],
+          'power-capacity': '1 MW',
+        },
         'flex-context': { 'consumption-price': '30 EUR/MWh' },
       },
       'PT25H',

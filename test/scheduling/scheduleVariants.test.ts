@@ -40,8 +40,20 @@ describe('more schedules', () => {
       start: '2015-01-02T00:00:00+01:00',
       duration: 'PT24H',
       'flex-model': [
-        { sensor: a.id, 'soc-at-start': 0, 'soc-max': 2, 'soc-targets': [{ value: 2, datetime: '2015-01-02T06:00:00+01:00' }], 'power-capacity': '1 MW' },
-        { sensor: b.id, 'soc-at-start': 0, 'soc-max': 2, 'soc-targets': [{ value: 2, datetime: '2015-01-02T06:00:00+01:00' }], 'power-capacity': '1 MW' },
+        {
+          sensor: a.id,
+          'soc-at-start': 0,
+          'soc-max': 2,
+          'soc-targets': [{ value: 2, datetime: '2015-01-02T06:00:00+01:00' }],
+          'power-capacity': '1 MW',
+        },
+        {
+          sensor: b.id,
+          'soc-at-start': 0,
+          'soc-max': 2,
+          'soc-targets': [{ value: 2, datetime: '2015-01-02T06:00:00+01:00' }],
+          'power-capacity': '1 MW',
+        },
       ],
       'flex-context': { 'consumption-price-sensor': priceSensor },
     });
@@ -65,7 +77,12 @@ describe('more schedules', () => {
     const res = await trigger(`/api/v3_0/sensors/${hourly.id}/schedules/trigger`, {
       start: '2015-01-02T00:00:00+01:00',
       duration: 'PT24H',
-      'flex-model': { 'soc-at-start': 0, 'soc-max': 100, 'soc-targets': [{ value: 100, datetime: '2015-01-02T02:00:00+01:00' }], 'power-capacity': '50 kW' },
+      'flex-model': {
+        'soc-at-start': 0,
+        'soc-max': 100,
+        'soc-targets': [{ value: 100, datetime: '2015-01-02T02:00:00+01:00' }],
+        'power-capacity': '50 kW',
+      },
       'flex-context': { 'consumption-price-sensor': priceSensor },
     });
     const s = await waitForSchedule(t, token, hourly.id, res.body.schedule, 'PT6H');
@@ -83,8 +100,17 @@ describe('more schedules', () => {
     const res = await trigger(`/api/v3_0/sensors/${battery.id}/schedules/trigger`, {
       start: '2015-01-02T00:00:00+01:00',
       duration: 'PT24H',
-      'flex-model': { 'soc-at-start': 0, 'soc-max': 1, 'soc-targets': [{ value: 1, datetime: '2015-01-02T06:00:00+01:00' }], 'power-capacity': '1 MW' },
-      'flex-context': { 'consumption-price-sensor': priceSensor, 'inflexible-device-sensors': [load.id], 'site-consumption-capacity': '1 MW' },
+      'flex-model': {
+        'soc-at-start': 0,
+        'soc-max': 1,
+        'soc-targets': [{ value: 1, datetime: '2015-01-02T06:00:00+01:00' }],
+        'power-capacity': '1 MW',
+      },
+      'flex-context': {
+        'consumption-price-sensor': priceSensor,
+        'inflexible-device-sensors': [load.id],
+        'site-consumption-capacity': '1 MW',
+      },
     });
     const s = await waitForSchedule(t, token, battery.id, res.body.schedule, 'PT24H');
     expect(s.status).toBe(200);
@@ -97,7 +123,13 @@ describe('more schedules', () => {
     const sensor = await f.sensor({ assetId: asset.id, timezone: 'Europe/Amsterdam' });
     const dstPrices = await f.sensor({ assetId: asset.id, unit: 'EUR/MWh', resolutionMinutes: 60 });
     const dayStart = Date.parse('2015-03-29T00:00:00+01:00');
-    await f.beliefs(dstPrices.id, dayStart, HOUR, Array.from({ length: 23 }, (_, h) => (h < 12 ? 10 : 90)), dayStart - HOUR);
+    await f.beliefs(
+      dstPrices.id,
+      dayStart,
+      HOUR,
+      Array.from({ length: 23 }, (_, h) => (h < 12 ? 10 : 90)),
+      dayStart - HOUR,
+    );
     const res = await trigger(`/api/v3_0/sensors/${sensor.id}/schedules/trigger`, {
       start: '2015-03-29T00:00:00+01:00',
       duration: 'PT23H',
@@ -171,7 +203,12 @@ describe('fallback redirect and restarts', () => {
         token: tok,
         json: {
           start: '2015-01-02T00:00:00+01:00',
-          'flex-model': { 'soc-at-start': 0, 'soc-max': 5, 'soc-targets': [{ value: 5, datetime: '2015-01-02T01:00:00+01:00' }], 'power-capacity': '1 MW' },
+          'flex-model': {
+            'soc-at-start': 0,
+            'soc-max': 5,
+            'soc-targets': [{ value: 5, datetime: '2015-01-02T01:00:00+01:00' }],
+            'power-capacity': '1 MW',
+          },
           'flex-context': { 'consumption-price': '100 EUR/MWh' },
         },
       });

@@ -75,7 +75,11 @@ describe('soft SoC minima', () => {
 describe('soft SoC maxima', () => {
   // Start at 5 MWh, at most 4 MWh after 2 h; producing costs 20/MWh (negative feed-in price).
   const run = (price: number) =>
-    solveStorage(problem([100, 100], device(2, { socAtStartMwh: 5, socMaximaMwh: [null, 4], breach: breach(2, { socMaxima: price }) }), { productionPrice: [-20, -20] }));
+    solveStorage(
+      problem([100, 100], device(2, { socAtStartMwh: 5, socMaximaMwh: [null, 4], breach: breach(2, { socMaxima: price }) }), {
+        productionPrice: [-20, -20],
+      }),
+    );
   it('a cheap breach (2·5 = 10 < 20) keeps the excess', async () => {
     const s = await run(5);
     expect(s.devices[0].socMwh[2]).toBeCloseTo(5, 6);
@@ -120,7 +124,11 @@ describe('soft device capacities', () => {
     const s = await solveStorage(
       problem(
         [100, 100],
-        device(2, { socAtStartMwh: 5, productionCapacityMw: [0, 0], breach: { ...breach(2, { production: 10 }), powerCapacityMw: [3, 3] } }),
+        device(2, {
+          socAtStartMwh: 5,
+          productionCapacityMw: [0, 0],
+          breach: { ...breach(2, { production: 10 }), powerCapacityMw: [3, 3] },
+        }),
         { productionPrice: [500, 500], consumptionPrice: [600, 600] },
       ),
     );
@@ -199,7 +207,13 @@ describe('demand charges', () => {
 
 describe('commitments', () => {
   it('prices deviations from the baseline both ways and reports the cost by name', async () => {
-    const commitment = (price: number) => ({ name: 'contract', baselineMw: [1, 1], upPrice: [price, price], downPrice: [-price, -price], devices: null });
+    const commitment = (price: number) => ({
+      name: 'contract',
+      baselineMw: [1, 1],
+      upPrice: [price, price],
+      downPrice: [-price, -price],
+      devices: null,
+    });
     const p = (price: number) =>
       problem([100, 50], device(2, { consumptionCapacityMw: [2, 2], socMinimaMwh: [null, 2] }), { commitments: [commitment(price)] });
     // Charging 2 MW in the cheap hour deviates 1 MW down then 1 MW up: 2·price against 50 saved.

@@ -14,7 +14,13 @@ const day2 = [...Array(8).fill(100), ...Array(8).fill(90), ...Array(8).fill(100)
 
 async function battery(props: { unit?: string; attributes?: Record<string, unknown> } = {}) {
   const asset = await f.asset({ accountId, type: 'battery' });
-  const sensor = await f.sensor({ assetId: asset.id, unit: props.unit ?? 'MW', resolutionMinutes: 15, timezone: 'Europe/Amsterdam', attributes: props.attributes });
+  const sensor = await f.sensor({
+    assetId: asset.id,
+    unit: props.unit ?? 'MW',
+    resolutionMinutes: 15,
+    timezone: 'Europe/Amsterdam',
+    attributes: props.attributes,
+  });
   return { asset, sensor };
 }
 
@@ -51,7 +57,11 @@ describe('storage schedules through the API', () => {
       'flex-context': { 'consumption-price-sensor': priceSensor, 'site-power-capacity': '1 MW' },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ schedule: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'PROCESSED', message: 'Request has been processed.' });
+    expect(res.body).toEqual({
+      schedule: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'PROCESSED',
+      message: 'Request has been processed.',
+    });
     const schedule = await waitForSchedule(t, token, sensor.id, res.body.schedule, 'PT2H');
     expect(schedule.status).toBe(200);
     expect(schedule.body).toEqual({
@@ -64,7 +74,11 @@ describe('storage schedules through the API', () => {
       message: 'Request has been processed. StorageScheduler was used.',
     });
     // The schedule is stored as beliefs of a scheduler source, production positive as the sensor keeps its data.
-    const rows = await t.db('timed_belief as b').join('data_source as s', 's.id', 'b.source_id').where('b.sensor_id', sensor.id).select('b.*', 's.type');
+    const rows = await t
+      .db('timed_belief as b')
+      .join('data_source as s', 's.id', 'b.source_id')
+      .where('b.sensor_id', sensor.id)
+      .select('b.*', 's.type');
     expect(rows).toHaveLength(8);
     expect(rows.every((r: { type: string }) => r.type === 'scheduler')).toBe(true);
   });
@@ -197,10 +211,26 @@ describe('trigger validation', () => {
     ['an unknown flex-model field', { 'soc-minn': 1, 'soc-max': 1 }, { 'soc-minn': ['Unknown field.'] }],
     ['a wrong soc-unit', { 'soc-unit': 'MWH', 'soc-max': 1 }, { 'soc-unit': ['Must be one of: kWh, MWh.'] }],
     ['no soc-max and no targets', {}, 'Need maximal permitted state of charge, please specify soc-max or some soc-targets.'],
-    ['a roundtrip efficiency above 1', { 'soc-max': 1, 'roundtrip-efficiency': 1.2 }, { 'roundtrip-efficiency': ['Must be greater than 0 and less than or equal to 1.'] }],
-    ['an unconvertible capacity', { 'soc-max': 1, 'power-capacity': '2 m/s' }, { 'power-capacity': ["Cannot convert value `2 m/s` to 'MW'"] }],
-    ['a reference without a sensor', { 'soc-max': 1, 'power-capacity': { id: 3 } }, { 'power-capacity': ['Dictionary provided but `sensor` key not found.'] }],
-    ['an unknown sensor reference', { 'soc-max': 1, 'power-capacity': { sensor: 999999 } }, { 'power-capacity': ['No sensor found with id 999999.'] }],
+    [
+      'a roundtrip efficiency above 1',
+      { 'soc-max': 1, 'roundtrip-efficiency': 1.2 },
+      { 'roundtrip-efficiency': ['Must be greater than 0 and less than or equal to 1.'] },
+    ],
+    [
+      'an unconvertible capacity',
+      { 'soc-max': 1, 'power-capacity': '2 m/s' },
+      { 'power-capacity': ["Cannot convert value `2 m/s` to 'MW'"] },
+    ],
+    [
+      'a reference without a sensor',
+      { 'soc-max': 1, 'power-capacity': { id: 3 } },
+      { 'power-capacity': ['Dictionary provided but `sensor` key not found.'] },
+    ],
+    [
+      'an unknown sensor reference',
+      { 'soc-max': 1, 'power-capacity': { sensor: 999999 } },
+      { 'power-capacity': ['No sensor found with id 999999.'] },
+    ],
   ];
   it.each(cases)('rejects %s with 422 and creates no job', async (_, flexModel, message) => {
     const before = await t.db('job').count<{ n: number }[]>({ n: '*' });

@@ -31,7 +31,10 @@ describe('npm run cli -- db backup / db restore', { timeout: 180_000 }, () => {
 
     const restore = await runCli(['db', 'restore', file, '--json'], env);
     expect(restore.code, restore.stderr).toBe(0);
-    expect(lastJsonLine(restore.stdout)).toEqual({ store: path.join(dataDir, 'flexsite.sqlite'), previous: expect.stringContaining(path.join(dataDir, 'backups', 'before-restore-')) });
+    expect(lastJsonLine(restore.stdout)).toEqual({
+      store: path.join(dataDir, 'flexsite.sqlite'),
+      previous: expect.stringContaining(path.join(dataDir, 'backups', 'before-restore-')),
+    });
 
     t = await startTestServer({}, dataDir);
     try {
@@ -44,6 +47,9 @@ describe('npm run cli -- db backup / db restore', { timeout: 180_000 }, () => {
 
     const garbage = path.join(tempDir(), 'garbage.sqlite');
     fs.writeFileSync(garbage, 'hello');
-    expect(await runCli(['db', 'restore', garbage], env)).toMatchObject({ code: 1, stderr: `error: ${garbage} is not a SQLite database.\n` });
+    expect(await runCli(['db', 'restore', garbage], env)).toMatchObject({
+      code: 1,
+      stderr: `error: ${garbage} is not a SQLite database.\n`,
+    });
   });
 });

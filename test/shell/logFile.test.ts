@@ -29,8 +29,21 @@ describe('log file', () => {
     await (await fetch(`${server.url}/api/ops/ping`)).text();
     await server.close();
     const file = dataFolder(dataDir).logFile;
-    const request = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.msg === 'request');
-    expect(request).toEqual({ level: 30, time: expect.any(String), method: 'GET', path: '/api/ops/ping', status: 200, ms: expect.any(Number), msg: 'request' });
+    const request = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg === 'request');
+    expect(request).toEqual({
+      level: 30,
+      time: expect.any(String),
+      method: 'GET',
+      path: '/api/ops/ping',
+      status: 200,
+      ms: expect.any(Number),
+      msg: 'request',
+    });
 
     const logFile = openLogFile(file);
     createLogger('fatal', logFile).fatal({ err: new Error('boom') }, 'crashed');

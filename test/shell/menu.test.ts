@@ -4,12 +4,16 @@ import { applicationMenu, shellMenuItems, type MenuActions } from '../../main/sr
 
 function recorder() {
   const calls: unknown[][] = [];
-  const actions = new Proxy({} as MenuActions, { get: (_, name) => (...args: unknown[]) => calls.push([name, ...args]) });
+  const actions = new Proxy({} as MenuActions, {
+    get:
+      (_, name) =>
+      (...args: unknown[]) =>
+        calls.push([name, ...args]),
+  });
   return { calls, actions };
 }
 
-const click = (item: MenuItemConstructorOptions, checked = false) =>
-  (item.click as (item: { checked: boolean }) => void)({ checked });
+const click = (item: MenuItemConstructorOptions, checked = false) => (item.click as (item: { checked: boolean }) => void)({ checked });
 
 describe('shell menu', () => {
   it('shows the API address, the LAN switch with the device addresses, and the data actions', () => {
@@ -31,7 +35,14 @@ describe('shell menu', () => {
     click(items[2]);
     click(items[1], false);
     for (const item of items.slice(4, 8)) click(item);
-    expect(calls).toEqual([['copy', 'http://192.168.1.20:5000'], ['setAllowLan', false], ['openDataFolder'], ['backup'], ['restore'], ['viewLogs']]);
+    expect(calls).toEqual([
+      ['copy', 'http://192.168.1.20:5000'],
+      ['setAllowLan', false],
+      ['openDataFolder'],
+      ['backup'],
+      ['restore'],
+      ['viewLogs'],
+    ]);
   });
 
   it('says so when the server is down or no LAN address exists, and has no device addresses with LAN access off', () => {
@@ -50,6 +61,12 @@ describe('shell menu', () => {
     const { actions } = recorder();
     const state = { localUrl: null, allowLan: false, lanUrls: [] };
     expect(applicationMenu(state, actions, 'linux').map((m) => m.label ?? m.role)).toEqual(['File', 'editMenu', 'viewMenu', 'windowMenu']);
-    expect(applicationMenu(state, actions, 'darwin').map((m) => m.label ?? m.role)).toEqual(['appMenu', 'File', 'editMenu', 'viewMenu', 'windowMenu']);
+    expect(applicationMenu(state, actions, 'darwin').map((m) => m.label ?? m.role)).toEqual([
+      'appMenu',
+      'File',
+      'editMenu',
+      'viewMenu',
+      'windowMenu',
+    ]);
   });
 });

@@ -29,7 +29,9 @@ describe('readiness wait', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as net.AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
-    await expect(waitForReady(localUrl(port), { timeoutMs: 300, intervalMs: 50 })).rejects.toThrow(`Flexsite at ${localUrl(port)} was not ready`);
+    await expect(waitForReady(localUrl(port), { timeoutMs: 300, intervalMs: 50 })).rejects.toThrow(
+      `Flexsite at ${localUrl(port)} was not ready`,
+    );
   });
 });
 

@@ -29,7 +29,11 @@ describe('shell settings file', () => {
     expect(fs.readdirSync(userData)).toEqual(['settings.json']);
 
     const lan = loadConfig(serverEnv(saved, dataDir, 5123));
-    expect({ host: lan.host, port: lan.port, dataDir: lan.dataDir }).toEqual({ host: '0.0.0.0', port: 5123, dataDir: path.join(userData, 'data') });
+    expect({ host: lan.host, port: lan.port, dataDir: lan.dataDir }).toEqual({
+      host: '0.0.0.0',
+      port: 5123,
+      dataDir: path.join(userData, 'data'),
+    });
     writeSettings(settingsFile, { ...saved, allowLan: false });
     expect(loadConfig(serverEnv(readSettings(settingsFile), dataDir, 5123)).host).toBe('127.0.0.1');
   });

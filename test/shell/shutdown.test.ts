@@ -41,7 +41,13 @@ describe('clean shutdown with a job running', { timeout: 120_000 }, () => {
     const { token } = await f.user({ accountId, roles: ['account-admin'] });
     const market = await f.asset({ accountId: null, type: 'transmission zone' });
     const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60 })).id;
-    await f.beliefs(prices, Date.parse('2015-01-02T00:00:00+01:00'), 3600_000, new Array(24).fill(50), Date.parse('2015-01-01T00:00:00+01:00'));
+    await f.beliefs(
+      prices,
+      Date.parse('2015-01-02T00:00:00+01:00'),
+      3600_000,
+      new Array(24).fill(50),
+      Date.parse('2015-01-01T00:00:00+01:00'),
+    );
     const battery = await f.asset({ accountId, type: 'battery', attributes: { 'custom-scheduler': heldScheduler(tempDir(), hold) } });
     const sensor = await f.sensor({ assetId: battery.id });
 

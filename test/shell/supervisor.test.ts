@@ -10,7 +10,10 @@ import { defaultSettings, readSettings, serverEnv, writeSettings, type ShellSett
 import { HostError, ServerSupervisor } from '../../main/src/supervisor.ts';
 import { inProcessChannel, tempDir, type InProcessChannel } from '../helpers/shell.ts';
 
-const env = (settings: ShellSettings, dataDir: string, port: number) => ({ ...serverEnv(settings, dataDir, port), FLEXSITE_LOG_LEVEL: 'silent' });
+const env = (settings: ShellSettings, dataDir: string, port: number) => ({
+  ...serverEnv(settings, dataDir, port),
+  FLEXSITE_LOG_LEVEL: 'silent',
+});
 const ready = async (url: string) => (await fetch(`${url}/api/v3_0/health/ready`)).status;
 
 /** Writes through a second connection, as the CLI does next to a running server. */
@@ -34,7 +37,12 @@ describe('server supervision', () => {
     const supervisor = new ServerSupervisor(inProcessChannel);
     try {
       const first = await supervisor.start(env(settings, dataDir, 0));
-      expect(first).toMatchObject({ url: `http://127.0.0.1:${first.port}`, dataDir, store: dataFolder(dataDir).store, logFile: dataFolder(dataDir).logFile });
+      expect(first).toMatchObject({
+        url: `http://127.0.0.1:${first.port}`,
+        dataDir,
+        store: dataFolder(dataDir).store,
+        logFile: dataFolder(dataDir).logFile,
+      });
       expect(await ready(first.url)).toBe(200);
 
       settings = { ...settings, allowLan: true };
@@ -91,13 +99,23 @@ describe('server supervision', () => {
     await supervisor.stop();
     const now = Date.now();
     const job = (id: string, attempts: number) => ({
-      id, queue: 'scheduling', status: 'started', args: '{}', cache_key: id, created_at: now, started_at: now, attempts,
+      id,
+      queue: 'scheduling',
+      status: 'started',
+      args: '{}',
+      cache_key: id,
+      created_at: now,
+      started_at: now,
+      attempts,
     });
     const db = openStore(dataFolder(dataDir).store);
     await db('job').insert([job('once', 1), job('twice', 2)]);
     try {
       await supervisor.start(env(defaultSettings, dataDir, 0));
-      expect(await db('job').where({ id: 'twice' }).first()).toMatchObject({ status: 'failed', error: expect.stringContaining('JobInterrupted') });
+      expect(await db('job').where({ id: 'twice' }).first()).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining('JobInterrupted'),
+      });
       // The resumed job runs again (and fails on its empty arguments): attempted a second time.
       let resumed: { status: string; attempts: number } | undefined;
       for (let i = 0; i < 200 && !['finished', 'failed'].includes(resumed?.status ?? ''); i++) {

@@ -20,7 +20,11 @@ describe('systemd unit (deploy/flexsite.service)', () => {
   it('sets a valid HOST, PORT and a data folder that systemd creates for the service user', () => {
     const env = Object.fromEntries(values('Environment').map((e) => e.split('=') as [string, string]));
     const config = loadConfig(env);
-    expect({ host: config.host, port: config.port, dataDir: config.dataDir }).toEqual({ host: '0.0.0.0', port: 5000, dataDir: '/var/lib/flexsite' });
+    expect({ host: config.host, port: config.port, dataDir: config.dataDir }).toEqual({
+      host: '0.0.0.0',
+      port: 5000,
+      dataDir: '/var/lib/flexsite',
+    });
     expect(`/var/lib/${values('StateDirectory')[0]}`).toBe(config.dataDir);
   });
 });

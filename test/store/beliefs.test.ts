@@ -26,7 +26,9 @@ describe('getOrCreateSource', () => {
   it('finds a source by its identity, a user source by its user', async () => {
     const a = await getOrCreateSource(t.db, { name: 'Flexsite', type: 'scheduler', model: 'StorageScheduler', version: '3' });
     expect(await getOrCreateSource(t.db, { name: 'Flexsite', type: 'scheduler', model: 'StorageScheduler', version: '3' })).toEqual(a);
-    expect((await getOrCreateSource(t.db, { name: 'Flexsite', type: 'scheduler', model: 'StorageScheduler', version: '4' })).id).not.toBe(a.id);
+    expect((await getOrCreateSource(t.db, { name: 'Flexsite', type: 'scheduler', model: 'StorageScheduler', version: '4' })).id).not.toBe(
+      a.id,
+    );
     const { user } = await f.user({ accountId: (await f.account()).id });
     const mine = await getOrCreateSource(t.db, { name: user.username, type: 'user', userId: user.id, accountId: user.account_id });
     expect(await getOrCreateSource(t.db, { name: 'renamed', type: 'user', userId: user.id })).toEqual(mine);
@@ -46,7 +48,11 @@ describe('recordBeliefs and mostRecentBeliefs', () => {
       sourceId,
       value,
     });
-    expect(await record([row(0, 24, a.id, 1), row(0, 2, a.id, 2), row(1, 24, a.id, 3), row(0, 12, b.id, 9)])).toEqual({ inserted: 4, unchanged: 0, replaced: 0 });
+    expect(await record([row(0, 24, a.id, 1), row(0, 2, a.id, 2), row(1, 24, a.id, 3), row(0, 12, b.id, 9)])).toEqual({
+      inserted: 4,
+      unchanged: 0,
+      replaced: 0,
+    });
     const window = { sensorId: s.id, startMs: T0, endMs: T0 + 2 * H };
     // Per event: of each source's latest, the one formed first (b at −12 h before a at −2 h).
     expect((await mostRecentBeliefs(t.db, window)).map((x) => [x.eventStartMs - T0, x.value, x.sourceId])).toEqual([
@@ -55,19 +61,29 @@ describe('recordBeliefs and mostRecentBeliefs', () => {
     ]);
     expect((await mostRecentBeliefs(t.db, { ...window, perSource: true })).map((x) => x.value)).toEqual([9, 2, 3]);
     expect((await mostRecentBeliefs(t.db, { ...window, sourceIds: [a.id] })).map((x) => x.value)).toEqual([2, 3]);
-    expect((await mostRecentBeliefs(t.db, { ...window, sourceIds: [a.id], beliefsBeforeMs: T0 - 3 * H })).map((x) => x.value)).toEqual([1, 3]);
+    expect((await mostRecentBeliefs(t.db, { ...window, sourceIds: [a.id], beliefsBeforeMs: T0 - 3 * H })).map((x) => x.value)).toEqual([
+      1, 3,
+    ]);
     // Horizon = event end − belief time: the belief of 2 h before the start has a horizon of 3 h.
     expect((await mostRecentBeliefs(t.db, { ...window, sourceIds: [a.id], horizonAtLeastMs: 4 * H })).map((x) => x.value)).toEqual([1, 3]);
     expect(await mostRecentBeliefs(t.db, { ...window, horizonAtMostMs: 0 })).toEqual([]);
     // The window holds events that lie inside it; `overlapping` also takes those that cross it.
     expect(await mostRecentBeliefs(t.db, { sensorId: s.id, startMs: T0 + H / 2, endMs: T0 + 2 * H })).toHaveLength(1);
-    expect(await mostRecentBeliefs(t.db, { sensorId: s.id, startMs: T0 + H / 2, endMs: T0 + 2 * H, overlapping: true, perSource: true })).toHaveLength(3);
+    expect(
+      await mostRecentBeliefs(t.db, { sensorId: s.id, startMs: T0 + H / 2, endMs: T0 + 2 * H, overlapping: true, perSource: true }),
+    ).toHaveLength(3);
   });
 
   it('leaves out unchanged beliefs, compares ex-ante with ex-ante and ex-post with ex-post', async () => {
     const s = await f.sensor({ assetId, unit: 'MW', resolutionMinutes: 60 });
     const src = await getOrCreateSource(t.db, { name: 'meter', type: 'demo script' });
-    const at = (beliefTimeMs: number, value: number): BeliefInput => ({ sensorId: s.id, eventStartMs: T0, beliefTimeMs, sourceId: src.id, value });
+    const at = (beliefTimeMs: number, value: number): BeliefInput => ({
+      sensorId: s.id,
+      eventStartMs: T0,
+      beliefTimeMs,
+      sourceId: src.id,
+      value,
+    });
     expect(await record([at(T0 - H, 5)])).toMatchObject({ inserted: 1 }); // a forecast
     expect(await record([at(T0 - H / 2, 5)])).toMatchObject({ inserted: 0, unchanged: 1 }); // the same forecast, later
     expect(await record([at(T0 + H, 5)])).toMatchObject({ inserted: 1, unchanged: 0 }); // the first measurement is kept
@@ -106,7 +122,14 @@ describe('recordBeliefs and mostRecentBeliefs', () => {
     const s = await f.sensor({ assetId, unit: 'EUR/MWh', resolutionMinutes: 60 });
     const src = await getOrCreateSource(t.db, { name: 'quantiles', type: 'forecaster' });
     await record(
-      [0.1, 0.5, 0.9].map((cp, i) => ({ sensorId: s.id, eventStartMs: T0, beliefTimeMs: T0 - H, sourceId: src.id, cumulativeProbability: cp, value: 10 * (i + 1) })),
+      [0.1, 0.5, 0.9].map((cp, i) => ({
+        sensorId: s.id,
+        eventStartMs: T0,
+        beliefTimeMs: T0 - H,
+        sourceId: src.id,
+        cumulativeProbability: cp,
+        value: 10 * (i + 1),
+      })),
     );
     expect((await mostRecentBeliefs(t.db, { sensorId: s.id, startMs: T0, endMs: T0 + H })).map((b) => b.value)).toEqual([20]);
   });
@@ -117,11 +140,14 @@ describe('resampleToGrid', () => {
     values.flatMap((value, i) => (value === null ? [] : [{ eventStartMs: T0 + i * stepMs, value }]));
 
   it('averages rates when downsampling, over the events present', () => {
-    expect(resampleToGrid(events([1, 2, 3, null, null, null], 900_000), { startMs: T0, endMs: T0 + 3 * 1_800_000, stepMs: 1_800_000, eventResolutionMs: 900_000 })).toEqual([
-      1.5,
-      3,
-      null,
-    ]);
+    expect(
+      resampleToGrid(events([1, 2, 3, null, null, null], 900_000), {
+        startMs: T0,
+        endMs: T0 + 3 * 1_800_000,
+        stepMs: 1_800_000,
+        eventResolutionMs: 900_000,
+      }),
+    ).toEqual([1.5, 3, null]);
   });
 
   it('repeats rates and splits amounts when upsampling, sums amounts when downsampling', () => {
@@ -134,12 +160,25 @@ describe('resampleToGrid', () => {
 
   it('takes the first value in each step for instantaneous events; leaves gaps null', () => {
     const readings = events([815, 817, 818], 600_000);
-    expect(resampleToGrid(readings, { startMs: T0, endMs: T0 + 4 * 1_200_000, stepMs: 1_200_000, eventResolutionMs: 0 })).toEqual([815, 818, null, null]);
+    expect(resampleToGrid(readings, { startMs: T0, endMs: T0 + 4 * 1_200_000, stepMs: 1_200_000, eventResolutionMs: 0 })).toEqual([
+      815,
+      818,
+      null,
+      null,
+    ]);
   });
 
   it('puts events that start inside a step into it, and starts the grid anywhere', () => {
     const quarter = events([1, 2, 3, 4], 900_000);
-    expect(resampleToGrid(quarter, { startMs: T0 - 900_000, endMs: T0 + 3_600_000, stepMs: 900_000, eventResolutionMs: 900_000 })).toEqual([null, 1, 2, 3, 4]);
-    expect(resampleToGrid(quarter, { startMs: T0 + 300_000, endMs: T0 + 2_100_000, stepMs: 600_000, eventResolutionMs: 900_000 })).toEqual([1, 2, 2]);
+    expect(resampleToGrid(quarter, { startMs: T0 - 900_000, endMs: T0 + 3_600_000, stepMs: 900_000, eventResolutionMs: 900_000 })).toEqual([
+      null,
+      1,
+      2,
+      3,
+      4,
+    ]);
+    expect(resampleToGrid(quarter, { startMs: T0 + 300_000, endMs: T0 + 2_100_000, stepMs: 600_000, eventResolutionMs: 900_000 })).toEqual([
+      1, 2, 2,
+    ]);
   });
 });

@@ -54,8 +54,22 @@ export function App() {
         <Route path="/sensors/:id" element={<SensorPage />} />
         <Route path="/jobs" element={<JobsPage />} />
         <Route path="/jobs/:id" element={<JobPage />} />
-        <Route path="/accounts" element={<RequireAccountAdmin><AccountsPage /></RequireAccountAdmin>} />
-        <Route path="/accounts/:id" element={<RequireAccountAdmin><AccountPage /></RequireAccountAdmin>} />
+        <Route
+          path="/accounts"
+          element={
+            <RequireAccountAdmin>
+              <AccountsPage />
+            </RequireAccountAdmin>
+          }
+        />
+        <Route
+          path="/accounts/:id"
+          element={
+            <RequireAccountAdmin>
+              <AccountPage />
+            </RequireAccountAdmin>
+          }
+        />
         <Route
           path="*"
           element={

@@ -45,7 +45,10 @@ function readStored(): Stored | null {
 }
 
 async function loadSession(userId: number): Promise<Session> {
-  const [user, allRoles] = await Promise.all([request(`${API}/users/${userId}`, { answer: wire.userAnswer }), request(`${API}/roles`, { answer: wire.roleList })]);
+  const [user, allRoles] = await Promise.all([
+    request(`${API}/users/${userId}`, { answer: wire.userAnswer }),
+    request(`${API}/roles`, { answer: wire.roleList }),
+  ]);
   const roles = allRoles.filter((r) => user.flexmeasures_roles.includes(r.id)).map((r) => r.name);
   const isAdmin = roles.includes('admin');
   return {

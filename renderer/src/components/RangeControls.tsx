@@ -23,12 +23,7 @@ export function RangeControls({ size, anchor, zone, onChange }: Props) {
       <button type="button" onClick={() => onChange({ size, anchor: shiftDate(anchor, size, -1) })} aria-label={`Previous ${size}`}>
         ‹ Previous
       </button>
-      <input
-        type="date"
-        aria-label="Date"
-        value={anchor}
-        onChange={(e) => e.target.value && onChange({ size, anchor: e.target.value })}
-      />
+      <input type="date" aria-label="Date" value={anchor} onChange={(e) => e.target.value && onChange({ size, anchor: e.target.value })} />
       <button type="button" onClick={() => onChange({ size, anchor: shiftDate(anchor, size, 1) })} aria-label={`Next ${size}`}>
         Next ›
       </button>

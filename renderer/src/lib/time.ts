@@ -30,7 +30,11 @@ export function rangeOf(anchor: string, size: RangeSize, zone: string): TimeRang
  * @returns the new date, `YYYY-MM-DD`.
  */
 export function shiftDate(anchor: string, size: RangeSize, steps: number): string {
-  return DateTime.fromISO(anchor).plus({ [size]: steps }).toISODate() ?? anchor;
+  return (
+    DateTime.fromISO(anchor)
+      .plus({ [size]: steps })
+      .toISODate() ?? anchor
+  );
 }
 
 /** @returns today's date in a time zone, `YYYY-MM-DD`. */

@@ -55,7 +55,11 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [editing, setEditing] = useState<number | null>(null);
-  const roleNames = (u: User) => roles.filter((r) => u.flexmeasures_roles.includes(r.id)).map((r) => r.name).join(', ') || '–';
+  const roleNames = (u: User) =>
+    roles
+      .filter((r) => u.flexmeasures_roles.includes(r.id))
+      .map((r) => r.name)
+      .join(', ') || '–';
 
   async function act(what: () => Promise<unknown>, done: string) {
     setError(null);
@@ -124,7 +128,9 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
                       {!self && (
                         <button
                           type="button"
-                          onClick={() => void act(() => patch(u, { active: !u.active }), `${u.username} ${u.active ? 'deactivated' : 'activated'}.`)}
+                          onClick={() =>
+                            void act(() => patch(u, { active: !u.active }), `${u.username} ${u.active ? 'deactivated' : 'activated'}.`)
+                          }
                           aria-label={`${u.active ? 'Deactivate' : 'Activate'} ${u.username}`}
                         >
                           {u.active ? 'Deactivate' : 'Activate'}
@@ -134,8 +140,12 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
                         type="button"
                         aria-label={`Reset the password of ${u.username}`}
                         onClick={() => {
-                          if (!window.confirm(`Reset the password of ${u.username}? They are signed out everywhere and receive an email.`)) return;
-                          void act(() => request(`${API}/users/${u.id}/password-reset`, { method: 'PATCH' }), `Password of ${u.username} reset.`);
+                          if (!window.confirm(`Reset the password of ${u.username}? They are signed out everywhere and receive an email.`))
+                            return;
+                          void act(
+                            () => request(`${API}/users/${u.id}/password-reset`, { method: 'PATCH' }),
+                            `Password of ${u.username} reset.`,
+                          );
                         }}
                       >
                         Reset password
@@ -152,14 +162,29 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
   );
 }
 
-function RoleEditor({ user, roles, onSave, onCancel }: { user: User; roles: Role[]; onSave: (ids: number[]) => void; onCancel: () => void }) {
+function RoleEditor({
+  user,
+  roles,
+  onSave,
+  onCancel,
+}: {
+  user: User;
+  roles: Role[];
+  onSave: (ids: number[]) => void;
+  onCancel: () => void;
+}) {
   const [ids, setIds] = useState(user.flexmeasures_roles);
   return (
     <fieldset className="role-editor">
       <legend>Roles of {user.username}</legend>
       {roles.map((r) => (
         <label key={r.id} className="checkbox">
-          <input type="checkbox" checked={ids.includes(r.id)} onChange={(e) => setIds(e.target.checked ? [...ids, r.id] : ids.filter((x) => x !== r.id))} /> {r.name}
+          <input
+            type="checkbox"
+            checked={ids.includes(r.id)}
+            onChange={(e) => setIds(e.target.checked ? [...ids, r.id] : ids.filter((x) => x !== r.id))}
+          />{' '}
+          {r.name}
         </label>
       ))}
       <button type="button" className="primary" onClick={() => onSave(ids)}>
@@ -218,7 +243,11 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
           {fields.flexmeasures_roles && <small className="field-error">{fields.flexmeasures_roles.join(' ')}</small>}
           {assignable(roles, session.isAdmin).map((r) => (
             <label key={r.id} className="checkbox">
-              <input type="checkbox" checked={roleIds.includes(r.id)} onChange={(e) => setRoleIds(e.target.checked ? [...roleIds, r.id] : roleIds.filter((x) => x !== r.id))} />{' '}
+              <input
+                type="checkbox"
+                checked={roleIds.includes(r.id)}
+                onChange={(e) => setRoleIds(e.target.checked ? [...roleIds, r.id] : roleIds.filter((x) => x !== r.id))}
+              />{' '}
               {r.name}
             </label>
           ))}

@@ -34,11 +34,15 @@ export function DashboardPage() {
       {own.loading && !own.data ? (
         <Loading what="Loading sites" />
       ) : (
-        <AssetTable title="Your account" assets={own.data ?? []} typeName={typeName} jobs={jobs.data ?? []} empty="Your account has no assets yet." />
+        <AssetTable
+          title="Your account"
+          assets={own.data ?? []}
+          typeName={typeName}
+          jobs={jobs.data ?? []}
+          empty="Your account has no assets yet."
+        />
       )}
-      {pub.data && pub.data.length > 0 && (
-        <AssetTable title="Public" assets={pub.data} typeName={typeName} jobs={[]} empty="" />
-      )}
+      {pub.data && pub.data.length > 0 && <AssetTable title="Public" assets={pub.data} typeName={typeName} jobs={[]} empty="" />}
       {canCreate && <NewAsset types={types.data ?? []} accountId={session.user.account_id} />}
     </section>
   );

@@ -32,7 +32,11 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
   const [knownAt, setKnownAt] = useState('');
   const [view, setView] = useState<'chart' | 'table'>('chart');
   const query = { ...rangeQuery(range), beliefs_before: localInputToIso(knownAt, zone) };
-  const chart = useApi(view === 'chart' ? `${API}/sensors/${sensor.id}/chart/` : null, { ...query, include_data: true, width: 'container' }, wire.chartSpec);
+  const chart = useApi(
+    view === 'chart' ? `${API}/sensors/${sensor.id}/chart/` : null,
+    { ...query, include_data: true, width: 'container' },
+    wire.chartSpec,
+  );
   const records = useApi(`${API}/sensors/${sensor.id}/chart_data/`, query, wire.chartRecordList);
   const sources = useApi(`${API}/sources`, { sensor_id: sensor.id }, wire.sourceList);
   const reload = () => {
@@ -76,8 +80,7 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
         </div>
         {sources.data && sources.data.sources.length > 0 && (
           <p className="muted" aria-label="Data sources">
-            Data from{' '}
-            {sources.data.sources.map((s) => `${s.name} (${[s.type, s.model, s.version].filter(Boolean).join(' ')})`).join(', ')}.
+            Data from {sources.data.sources.map((s) => `${s.name} (${[s.type, s.model, s.version].filter(Boolean).join(' ')})`).join(', ')}.
           </p>
         )}
         <ErrorNotice error={chart.error ?? records.error} />

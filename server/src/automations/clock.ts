@@ -58,7 +58,11 @@ export class AutomationClock {
       if (due === null) continue;
       const asset = await getAsset(this.db, automation.assetId);
       const args: AutomationJobArgs = { automationId: automation.id, dueMs: due };
-      const job = await this.jobs.enqueue('automation', args, { accountId: asset?.account_id ?? null, sensorId: null, reuseWithinS: SAME_RUN_S });
+      const job = await this.jobs.enqueue('automation', args, {
+        accountId: asset?.account_id ?? null,
+        sensorId: null,
+        reuseWithinS: SAME_RUN_S,
+      });
       if (await markQueued(this.db, automation.id, due, job.id)) queued++;
     }
     return queued;

@@ -103,12 +103,23 @@ export function registerBeliefCommands(program: Command, cli: CliContext): void 
           onProgress: (done) => bar.update(done),
         });
         bar.stop();
-        const summary = { sensor_id: sensor.id, source_id: result.sourceId, inserted: result.inserted, unchanged: result.unchanged, replaced: result.replaced };
-        cli.print(summary, `Stored ${result.inserted} beliefs on sensor ${sensor.id} (${result.unchanged} unchanged, ${result.replaced} replaced) as source ${result.sourceId}`);
+        const summary = {
+          sensor_id: sensor.id,
+          source_id: result.sourceId,
+          inserted: result.inserted,
+          unchanged: result.unchanged,
+          replaced: result.replaced,
+        };
+        cli.print(
+          summary,
+          `Stored ${result.inserted} beliefs on sensor ${sensor.id} (${result.unchanged} unchanged, ${result.replaced} replaced) as source ${result.sourceId}`,
+        );
       } catch (err) {
         bar.stop();
         if (err instanceof ReplacementError) {
-          throw new CliError(`${err.count} values would replace stored ones with the same belief time; nothing was stored (FLEXSITE_ALLOW_DATA_OVERWRITE=1 allows it)`);
+          throw new CliError(
+            `${err.count} values would replace stored ones with the same belief time; nothing was stored (FLEXSITE_ALLOW_DATA_OVERWRITE=1 allows it)`,
+          );
         }
         throw err;
       }
@@ -127,7 +138,12 @@ export function registerBeliefCommands(program: Command, cli: CliContext): void 
       const unit = o.unit ?? sensor.unit;
       if (!isValidUnit(unit)) throw new CliError(`Unit '${unit}' cannot be handled.`);
       if (o.resolution !== undefined && o.resolution <= 0) throw new CliError('the resolution must be positive');
-      const data = await readSensorData(await cli.db(), sensor, { startMs: o.start.toMillis(), durationMs: o.duration, unit, stepMs: o.resolution });
+      const data = await readSensorData(await cli.db(), sensor, {
+        startMs: o.start.toMillis(),
+        durationMs: o.duration,
+        unit,
+        stepMs: o.resolution,
+      });
       if ('problems' in data) throw new CliError(Object.values(data.problems).flat().join(' '));
       const result = {
         sensor_id: sensor.id,

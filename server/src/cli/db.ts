@@ -41,7 +41,8 @@ export function registerDbCommands(program: Command, cli: CliContext): void {
     .argument('<database-url>', 'an empty PostgreSQL database, postgres://user:password@host:5432/db')
     .description("copy the data folder's SQLite store into PostgreSQL (for FLEXSITE_DATABASE_URL); the server must be stopped")
     .action(async (url: string) => {
-      if (cli.config.databaseUrl) throw new CliError('The store already is a PostgreSQL database (FLEXSITE_DATABASE_URL); unset it to export the data folder.');
+      if (cli.config.databaseUrl)
+        throw new CliError('The store already is a PostgreSQL database (FLEXSITE_DATABASE_URL); unset it to export the data folder.');
       if (dialectFor(url).name !== 'postgresql') throw new CliError(`"${url}" is not a postgres:// URL`);
       const folder = dataFolder(cli.config.dataDir);
       // The copy must see a store nobody writes to: the same lock a server takes.
@@ -59,7 +60,10 @@ export function registerDbCommands(program: Command, cli: CliContext): void {
         );
         bar.stop();
         const rows = Object.values(counts).reduce((a, b) => a + b, 0);
-        cli.print({ rows, tables: counts }, `Copied ${rows} rows of ${Object.keys(counts).length} tables; set FLEXSITE_DATABASE_URL to use them.`);
+        cli.print(
+          { rows, tables: counts },
+          `Copied ${rows} rows of ${Object.keys(counts).length} tables; set FLEXSITE_DATABASE_URL to use them.`,
+        );
       } finally {
         bar.stop();
         await target.destroy();

@@ -10,7 +10,11 @@ import { revokeTokens } from '../store/tokens.ts';
 import * as users from '../store/users.ts';
 import { CliError, type CliContext } from './context.ts';
 
-const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (v: string) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 /** Parses a whole-number option. */
 export const int = (v: string) => {
   if (!/^\d+$/.test(v)) throw new CliError(`expected a number, got "${v}"`);
@@ -60,37 +64,57 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
     .option('--roles <roles>', 'admin,admin-reader,account-admin,consultant', list, [])
     .option('--timezone <tz>', 'IANA time zone', 'Europe/Amsterdam')
     .option('--inactive', 'create the user switched off')
-    .action(async (o: { email: string; username: string; password?: string; account: number; roles: string[]; timezone: string; inactive?: boolean }) => {
-      const db = await cli.db();
-      if (!/^[^@\s]+@[^@\s]+$/.test(o.email)) throw new CliError(`"${o.email}" is not a valid email address`);
-      if (!timezone.safeParse(o.timezone).success) throw new CliError(`Timezone ${o.timezone} doesn't exist.`);
-      if (!(await accounts.getAccount(db, o.account))) throw new CliError(`Account ${o.account} not found`);
-      const known = await users.listRoles(db);
-      const roleIds = o.roles.map((name) => {
-        const role = known.find((r) => r.name === name);
-        if (!role) throw new CliError(`Unknown role "${name}"; known: ${known.map((r) => r.name).join(', ')}`);
-        return role.id;
-      });
-      if (await db('user').whereRaw('lower(email) = ?', [o.email.toLowerCase()]).orWhere({ username: o.username }).first()) {
-        throw new CliError('A user with this email or username already exists');
-      }
-      const password = o.password ?? randomPassword();
-      if (password.length < 8) throw new CliError('The password must be at least 8 characters long');
-      const passwordHash = await hashPassword(password);
-      const user = await db.transaction((trx) =>
-        users.createUser(trx, {
-          email: o.email,
-          username: o.username,
-          passwordHash,
-          accountId: o.account,
-          roleIds,
-          timezone: o.timezone,
-          active: !o.inactive,
-        }),
-      );
-      const shown = { id: user.id, email: user.email, username: user.username, account_id: user.account_id, roles: user.roles, active: user.active };
-      cli.print(o.password ? shown : { ...shown, password }, `Created user ${user.id} <${user.email}>${o.password ? '' : ` with password ${password}`}`);
-    });
+    .action(
+      async (o: {
+        email: string;
+        username: string;
+        password?: string;
+        account: number;
+        roles: string[];
+        timezone: string;
+        inactive?: boolean;
+      }) => {
+        const db = await cli.db();
+        if (!/^[^@\s]+@[^@\s]+$/.test(o.email)) throw new CliError(`"${o.email}" is not a valid email address`);
+        if (!timezone.safeParse(o.timezone).success) throw new CliError(`Timezone ${o.timezone} doesn't exist.`);
+        if (!(await accounts.getAccount(db, o.account))) throw new CliError(`Account ${o.account} not found`);
+        const known = await users.listRoles(db);
+        const roleIds = o.roles.map((name) => {
+          const role = known.find((r) => r.name === name);
+          if (!role) throw new CliError(`Unknown role "${name}"; known: ${known.map((r) => r.name).join(', ')}`);
+          return role.id;
+        });
+        if (await db('user').whereRaw('lower(email) = ?', [o.email.toLowerCase()]).orWhere({ username: o.username }).first()) {
+          throw new CliError('A user with this email or username already exists');
+        }
+        const password = o.password ?? randomPassword();
+        if (password.length < 8) throw new CliError('The password must be at least 8 characters long');
+        const passwordHash = await hashPassword(password);
+        const user = await db.transaction((trx) =>
+          users.createUser(trx, {
+            email: o.email,
+            username: o.username,
+            passwordHash,
+            accountId: o.account,
+            roleIds,
+            timezone: o.timezone,
+            active: !o.inactive,
+          }),
+        );
+        const shown = {
+          id: user.id,
+          email: user.email,
+          username: user.username,
+          account_id: user.account_id,
+          roles: user.roles,
+          active: user.active,
+        };
+        cli.print(
+          o.password ? shown : { ...shown, password },
+          `Created user ${user.id} <${user.email}>${o.password ? '' : ` with password ${password}`}`,
+        );
+      },
+    );
   add
     .command('toy-account')
     .description('an account with a battery and a public day-ahead price sensor, for trying things out')
@@ -142,7 +166,11 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
           remove: () => db.transaction((t) => accounts.deleteAccount(t, o.id)),
           note: ' with its users, assets, sensors and data',
         },
-        asset: { find: () => getAsset(db, o.id), remove: () => db.transaction((t) => deleteAsset(t, o.id)), note: ' with its sensors and data' },
+        asset: {
+          find: () => getAsset(db, o.id),
+          remove: () => db.transaction((t) => deleteAsset(t, o.id)),
+          note: ' with its sensors and data',
+        },
         sensor: { find: () => getSensor(db, o.id), remove: () => db.transaction((t) => deleteSensor(t, o.id)), note: ' with its data' },
       };
       const target = targets[what];

@@ -55,11 +55,7 @@ export async function createToyAccount(db: Knex, password: string): Promise<ToyA
         attributes: { capacity_in_mw: 0.5 },
       }));
 
-    const zoneType = await ensureAssetType(
-      trx,
-      'transmission zone',
-      'A grid regulated & balanced as a whole, usually a national grid.',
-    );
+    const zoneType = await ensureAssetType(trx, 'transmission zone', 'A grid regulated & balanced as a whole, usually a national grid.');
     const zone =
       (await trx('generic_asset').where({ name: 'NL transmission zone' }).whereNull('account_id').first<{ id: number }>('id')) ??
       (await createAsset(trx, {
@@ -82,9 +78,11 @@ export async function createToyAccount(db: Knex, password: string): Promise<ToyA
         attributes: {},
       }));
     // The battery is priced by the public day-ahead market unless a flex-context says otherwise.
-    await trx('sensor').where({ id: power.id }).update({
-      attributes: JSON.stringify({ capacity_in_mw: 0.5, market_id: prices.id }),
-    });
+    await trx('sensor')
+      .where({ id: power.id })
+      .update({
+        attributes: JSON.stringify({ capacity_in_mw: 0.5, market_id: prices.id }),
+      });
     return {
       account_id: account.id,
       user_id: user.id,

@@ -67,7 +67,10 @@ export const assetPatch = z.strictObject({
   generic_asset_type_id: id.optional(),
 });
 
-const unit = z.string().max(80, { abort: true }).refine(isValidUnit, { error: (iss) => `Unit '${String(iss.input)}' cannot be handled.` });
+const unit = z
+  .string()
+  .max(80, { abort: true })
+  .refine(isValidUnit, { error: (iss) => `Unit '${String(iss.input)}' cannot be handled.` });
 
 /** Body of POST /sensors. */
 export const sensorCreate = z.strictObject({

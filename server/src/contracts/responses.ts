@@ -154,7 +154,10 @@ export const job = z.object({
   error: z.string().nullable(),
   fallback_job_id: z.string().nullable(),
   // Results of other job kinds (processes, failures) have other shapes; the UI reads scheduling ones.
-  result: z.union([jobResult, z.record(z.string(), z.unknown())]).nullable().optional(),
+  result: z
+    .union([jobResult, z.record(z.string(), z.unknown())])
+    .nullable()
+    .optional(),
 });
 
 /**

@@ -96,7 +96,11 @@ export const postSensorDataById = z.strictObject({ sensor: entityAddress.optiona
 const sourceIds = z
   .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
   .transform((v, ctx): number[] => {
-    const parts = (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).replace(/^\[|\]$/g, '').split(','));
+    const parts = (Array.isArray(v) ? v : [v]).flatMap((s) =>
+      String(s)
+        .replace(/^\[|\]$/g, '')
+        .split(','),
+    );
     const ids = parts.map((s) => s.trim()).filter(Boolean);
     if (ids.length && ids.every((s) => /^\d{1,15}$/.test(s))) return ids.map(Number);
     ctx.addIssue({ code: 'custom', message: 'Not a valid integer.' });

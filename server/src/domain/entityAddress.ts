@@ -11,7 +11,10 @@ import { DateTime } from 'luxon';
  * @returns the scheme, date code and reversed host.
  */
 export function entityAddressAuthority(host: string, hostsAndAuthStart: Record<string, string>, now = DateTime.utc()): string {
-  let name = host.replace(/^\[?([^\]]*?)\]?(:\d+)?$/, '$1').replace(/^[w.]+/, '').toLowerCase();
+  let name = host
+    .replace(/^\[?([^\]]*?)\]?(:\d+)?$/, '$1')
+    .replace(/^[w.]+/, '')
+    .toLowerCase();
   if (name.startsWith('127.') || name === '::1' || name === '') name = 'localhost';
   const reversed = name.includes(':') || /^[\d.]+$/.test(name) ? name : name.split('.').reverse().join('.');
   const configured = Object.entries(hostsAndAuthStart).find(([h]) => name === h || name.endsWith(`.${h}`));

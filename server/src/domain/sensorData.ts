@@ -98,14 +98,15 @@ export function uploadEvents(sensor: SensorShape, upload: Upload): { events: Upl
   for (const point of upload.points) {
     const value = (point.value * c.scale + c.offset) * share;
     if (!(Math.abs(value) <= MAX_MAGNITUDE)) {
-      return { problems: { values: [`${point.value} ${upload.unit} is out of range: at most ${MAX_MAGNITUDE} ${sensor.unit} in magnitude.`] } };
+      return {
+        problems: { values: [`${point.value} ${upload.unit} is out of range: at most ${MAX_MAGNITUDE} ${sensor.unit} in magnitude.`] },
+      };
     }
     for (let k = 0; k < repeat; k++) {
       const eventStartMs = point.startMs + k * res;
       const eventEndMs = eventStartMs + res;
       const t = upload.timing;
-      const beliefTimeMs =
-        point.beliefTimeMs ?? ('priorMs' in t ? t.priorMs : 'horizonMs' in t ? eventEndMs - t.horizonMs : t.nowMs);
+      const beliefTimeMs = point.beliefTimeMs ?? ('priorMs' in t ? t.priorMs : 'horizonMs' in t ? eventEndMs - t.horizonMs : t.nowMs);
       const horizon = eventEndMs - beliefTimeMs;
       if (horizon > 0) meterInFuture = true;
       if (horizon < 0) prognosisInPast = true;
@@ -165,7 +166,9 @@ export function downloadProblems(sensor: SensorShape, unit: string, type?: GetTy
   if ((type === 'GetMeterDataRequest' || type === 'GetPrognosisRequest') && !conversion('MW', unit, HOUR)) {
     problems.push(`The unit requested for this message type should be convertible from MW, got incompatible unit: ${unit}`);
   } else if (type === 'GetPriceDataRequest' && !isEnergyPriceUnit(unit)) {
-    problems.push(`The unit requested for this message type should be convertible from an energy price unit, got incompatible unit: ${unit}`);
+    problems.push(
+      `The unit requested for this message type should be convertible from an energy price unit, got incompatible unit: ${unit}`,
+    );
   }
   return problems;
 }

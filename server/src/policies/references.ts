@@ -113,7 +113,8 @@ function mergeInto(target: Record<string, unknown>, tree: Record<string, unknown
   for (const [key, value] of Object.entries(tree)) {
     const here = target[key];
     if (Array.isArray(value)) target[key] = Array.isArray(here) ? [...here, ...value] : value;
-    else if (here && typeof here === 'object' && !Array.isArray(here)) mergeInto(here as Record<string, unknown>, value as Record<string, unknown>);
+    else if (here && typeof here === 'object' && !Array.isArray(here))
+      mergeInto(here as Record<string, unknown>, value as Record<string, unknown>);
     else target[key] = value;
   }
 }

@@ -14,7 +14,8 @@ export const readsEverything = (user: User) => isAdmin(user) || user.roles.inclu
 export const isConsultant = (user: User) => user.roles.includes('consultant');
 
 /** Whether the caller may put new assets into this account (null: public assets, admins only). */
-export const mayOwnAssetsIn = (user: User, accountId: number | null) => isAdmin(user) || (accountId !== null && accountId === user.account_id);
+export const mayOwnAssetsIn = (user: User, accountId: number | null) =>
+  isAdmin(user) || (accountId !== null && accountId === user.account_id);
 
 /** Only admins hand out the platform-wide roles. */
 export const mayGrantRole = (user: User, roleName: string) => isAdmin(user) || (roleName !== 'admin' && roleName !== 'admin-reader');

@@ -3,20 +3,22 @@ import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { fieldTree, unprocessable } from '../errors.ts';
-import {
-  flexContext,
-  processFlexModel,
-  storageFlexModel,
-  type FlexContext,
-  type StorageFlexModel,
-} from '../contracts/flexModel.ts';
+import { flexContext, processFlexModel, storageFlexModel, type FlexContext, type StorageFlexModel } from '../contracts/flexModel.ts';
 import { formatStart, type IsoDuration } from '../domain/time.ts';
 import { conversion, readQuantity } from '../domain/units.ts';
 import { fieldMessages } from '../http/validate.ts';
 import type { Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';
-import { jobReferences, type JobSpec, type ProcessJobSpec, type SeriesSpec, type SocConstraintSpec, type StorageDeviceSpec, type StorageJobSpec } from './jobSpec.ts';
+import {
+  jobReferences,
+  type JobSpec,
+  type ProcessJobSpec,
+  type SeriesSpec,
+  type SocConstraintSpec,
+  type StorageDeviceSpec,
+  type StorageJobSpec,
+} from './jobSpec.ts';
 
 /** Asset types and the scheduler that serves them. */
 const storageTypes = new Set(['battery', 'one-way_evse', 'two-way_evse']);
@@ -187,12 +189,13 @@ async function deviceSpec(
   const socMax = inMwh('soc-max', model['soc-max'], asNumber(attribute(sensor, asset, 'max_soc_in_mwh')) ?? highestTarget);
   if (socMax === undefined) throw flexError('Need maximal permitted state of charge, please specify soc-max or some soc-targets.');
   const socDatetime = attribute(sensor, asset, 'soc_datetime');
-  const storedSoc = typeof socDatetime === 'string' && Date.parse(socDatetime) === start.toMillis()
-    ? asNumber(attribute(sensor, asset, 'soc_in_mwh'))
-    : undefined;
+  const storedSoc =
+    typeof socDatetime === 'string' && Date.parse(socDatetime) === start.toMillis()
+      ? asNumber(attribute(sensor, asset, 'soc_in_mwh'))
+      : undefined;
   const socAtStart = inMwh('soc-at-start', model['soc-at-start'], storedSoc ?? 0)!;
 
-  const roundtrip = model['roundtrip-efficiency'] ?? (asNumber(attribute(sensor, asset, 'roundtrip_efficiency')));
+  const roundtrip = model['roundtrip-efficiency'] ?? asNumber(attribute(sensor, asset, 'roundtrip_efficiency'));
   if (roundtrip !== undefined && (model['charging-efficiency'] !== undefined || model['discharging-efficiency'] !== undefined)) {
     throw flexError({ _schema: ['Fields `charging_efficiency` and `roundtrip_efficiency` are mutually exclusive.'] });
   }
@@ -223,8 +226,10 @@ async function deviceSpec(
     socMinima: minima,
     socMaxima: maxima,
     powerCapacityMw: powerCapacity ?? null,
-    consumptionCapacityMw: (await mw('consumption-capacity', model['consumption-capacity'], attribute(sensor, asset, 'consumption_capacity'))) ?? null,
-    productionCapacityMw: (await mw('production-capacity', model['production-capacity'], attribute(sensor, asset, 'production_capacity'))) ?? null,
+    consumptionCapacityMw:
+      (await mw('consumption-capacity', model['consumption-capacity'], attribute(sensor, asset, 'consumption_capacity'))) ?? null,
+    productionCapacityMw:
+      (await mw('production-capacity', model['production-capacity'], attribute(sensor, asset, 'production_capacity'))) ?? null,
     chargingEfficiency: await efficiency('charging-efficiency', 'charging-efficiency'),
     dischargingEfficiency: await efficiency('discharging-efficiency', 'discharging-efficiency'),
     storageEfficiencyPerSensorStep: storage === undefined ? 1 : fractionOf('storage-efficiency', storage),
@@ -297,12 +302,16 @@ async function signedInflexibleSensors(db: Knex, context: FlexContext): Promise<
     const field = `inflexible-${kind}`;
     for (const [i, ref] of lists[kind].entries()) {
       const sensor = await referencedSensor(db, `${field}.${i}`, ref.sensor);
-      if (seen.has(sensor.id)) throw fail(field, `Sensor ${sensor.id} may only be listed once across inflexible-consumption and inflexible-production.`);
+      if (seen.has(sensor.id))
+        throw fail(field, `Sensor ${sensor.id} may only be listed once across inflexible-consumption and inflexible-production.`);
       seen.add(sensor.id);
       const declared = sensor.attributes.consumption_is_positive;
       if (typeof declared === 'boolean' && declared !== (kind === 'consumption')) {
         const text = declared ? 'True' : 'False';
-        throw fail(field, `Sensor ${sensor.id} has \`consumption_is_positive=${text}\`, which conflicts with the sign convention of the \`${field}\` field.`);
+        throw fail(
+          field,
+          `Sensor ${sensor.id} has \`consumption_is_positive=${text}\`, which conflicts with the sign convention of the \`${field}\` field.`,
+        );
       }
     }
   }
@@ -398,7 +407,8 @@ export async function resolveProcessJob(
   if (durationSteps * stepMs > horizon.endMs - horizon.startMs) {
     throw fail('duration', 'The process duration is longer than the schedule.');
   }
-  const processType = model['process-type'] ?? (attribute(sensor, asset, 'process-type') as ProcessJobSpec['processType'] | undefined) ?? 'INFLEXIBLE';
+  const processType =
+    model['process-type'] ?? (attribute(sensor, asset, 'process-type') as ProcessJobSpec['processType'] | undefined) ?? 'INFLEXIBLE';
   return {
     scheduler: 'ProcessScheduler',
     startMs: horizon.startMs,

@@ -101,7 +101,8 @@ export function jobReferences(spec: JobSpec): Reference[] {
     for (const [key, v] of Object.entries(value)) {
       if (key === 'sensor' && typeof v === 'number') add(v, 'read', path);
       else if (/sensorId$/i.test(key) && typeof v === 'number') add(v, 'write', [...path, key]);
-      else if (/sensorIds$/i.test(key) && Array.isArray(v)) v.forEach((id, i) => typeof id === 'number' && add(id, 'read', [...path, key, i]));
+      else if (/sensorIds$/i.test(key) && Array.isArray(v))
+        v.forEach((id, i) => typeof id === 'number' && add(id, 'read', [...path, key, i]));
       else walk(v, [...path, key]);
     }
   };

@@ -22,7 +22,11 @@ export interface AssetType {
 }
 
 /** An asset row joined with its flex configuration row, which exists once some is stored. */
-type DbAsset = Omit<Asset, 'attributes' | 'flex_context' | 'flex_model'> & { attributes: string; flex_context: string | null; flex_model: string | null };
+type DbAsset = Omit<Asset, 'attributes' | 'flex_context' | 'flex_model'> & {
+  attributes: string;
+  flex_context: string | null;
+  flex_model: string | null;
+};
 
 const fromRow = (r: DbAsset): Asset => ({
   ...r,
@@ -43,7 +47,10 @@ async function saveFlex(trx: Knex.Transaction, assetId: number, flex: Partial<Pi
     (['flex_context', 'flex_model'] as const).filter((k) => flex[k] !== undefined).map((k) => [k, JSON.stringify(flex[k])]),
   );
   if (!Object.keys(row).length) return;
-  await trx('generic_asset_flex').insert({ asset_id: assetId, ...row }).onConflict('asset_id').merge(row);
+  await trx('generic_asset_flex')
+    .insert({ asset_id: assetId, ...row })
+    .onConflict('asset_id')
+    .merge(row);
 }
 
 /** @returns the asset, or undefined. */
@@ -110,11 +117,7 @@ export async function createAsset(
 }
 
 /** Updates the given fields of an asset. */
-export async function updateAsset(
-  trx: Knex.Transaction,
-  id: number,
-  changes: Partial<Omit<Asset, 'id' | 'account_id'>>,
-): Promise<void> {
+export async function updateAsset(trx: Knex.Transaction, id: number, changes: Partial<Omit<Asset, 'id' | 'account_id'>>): Promise<void> {
   const { flex_context, flex_model, ...rest } = changes;
   const row: Record<string, unknown> = defined(rest);
   if (rest.attributes) row.attributes = JSON.stringify(rest.attributes);
@@ -134,7 +137,7 @@ export async function deleteAsset(trx: Knex.Transaction, id: number): Promise<bo
 export async function assetLineage(db: Knex, asset: Asset): Promise<Asset[]> {
   const lineage = [asset];
   const seen = new Set([asset.id]);
-  for (let parentId = asset.parent_asset_id; parentId !== null && !seen.has(parentId); ) {
+  for (let parentId = asset.parent_asset_id; parentId !== null && !seen.has(parentId);) {
     const parent = await getAsset(db, parentId);
     if (!parent) break;
     lineage.push(parent);

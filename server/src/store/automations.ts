@@ -19,7 +19,10 @@ export interface Automation {
   lastJobId: string | null;
 }
 
-export type AutomationProps = Pick<Automation, 'name' | 'cron' | 'timezone' | 'forecastSensorIds' | 'scheduleSensorId' | 'horizon' | 'enabled'>;
+export type AutomationProps = Pick<
+  Automation,
+  'name' | 'cron' | 'timezone' | 'forecastSensorIds' | 'scheduleSensorId' | 'horizon' | 'enabled'
+>;
 
 interface Row {
   id: number;
@@ -79,7 +82,13 @@ export async function listAutomations(db: Knex, filter: { assetId?: number; enab
   return (await q).map(fromRow);
 }
 
-export async function createAutomation(trx: Knex.Transaction, assetId: number, ownerId: number, props: AutomationProps, nowMs: number): Promise<Automation> {
+export async function createAutomation(
+  trx: Knex.Transaction,
+  assetId: number,
+  ownerId: number,
+  props: AutomationProps,
+  nowMs: number,
+): Promise<Automation> {
   // Created now: runs due before its creation are not caught up.
   const [row] = await trx<Row>('automation')
     .insert({ generic_asset_id: assetId, owner_id: ownerId, created_at: nowMs, last_due: nowMs, ...toRow(props) } as Partial<Row>)

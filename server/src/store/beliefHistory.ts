@@ -27,7 +27,12 @@ export async function beliefHistory(db: Knex, query: HistoryQuery): Promise<Stor
     .whereBetween('event_start', [query.startMs, last])
     .where('cumulative_probability', 0.5)
     .orderBy([{ column: 'event_start' }, { column: 'belief_time' }, { column: 'source_id' }])
-    .select<{ es: number; src: number; bt: number; v: number }[]>({ es: 'event_start', src: 'source_id', bt: 'belief_time', v: 'event_value' });
+    .select<{ es: number; src: number; bt: number; v: number }[]>({
+      es: 'event_start',
+      src: 'source_id',
+      bt: 'belief_time',
+      v: 'event_value',
+    });
   if (query.beliefsAfterMs !== undefined) q.where('belief_time', '>=', query.beliefsAfterMs);
   if (query.beliefsBeforeMs !== undefined) q.where('belief_time', '<=', query.beliefsBeforeMs);
   return (await q).map((r) => ({ eventStartMs: Number(r.es), value: r.v, sourceId: Number(r.src), beliefTimeMs: Number(r.bt) }));

@@ -31,11 +31,7 @@ export async function getSensor(db: Knex, id: number): Promise<SensorInContext |
     .join('generic_asset as a', 'a.id', 's.generic_asset_id')
     .join('generic_asset_type as t', 't.id', 'a.generic_asset_type_id')
     .where('s.id', id)
-    .first<(DbSensor & { account_id: number | null; asset_type: string }) | undefined>(
-      's.*',
-      'a.account_id',
-      't.name as asset_type',
-    );
+    .first<(DbSensor & { account_id: number | null; asset_type: string }) | undefined>('s.*', 'a.account_id', 't.name as asset_type');
   return row && fromRow(row);
 }
 

@@ -43,7 +43,9 @@ class Accumulator {
     this.count++;
   }
   scores(): Scores {
-    return this.count ? { mae: this.abs / this.count, rmse: Math.sqrt(this.sq / this.count), count: this.count } : { mae: Number.NaN, rmse: Number.NaN, count: 0 };
+    return this.count
+      ? { mae: this.abs / this.count, rmse: Math.sqrt(this.sq / this.count), count: this.count }
+      : { mae: Number.NaN, rmse: Number.NaN, count: 0 };
   }
 }
 
@@ -98,7 +100,13 @@ export function backtest(ctx: SeriesContext, historyEnd: number, steps: number, 
     const s = acc.scores();
     if (!s.count) return;
     const baselineMae = bands.get(baseline)![i].scores().mae;
-    perHorizon.push({ fromH: HORIZON_BANDS_H[i], toH: HORIZON_BANDS_H[i + 1] ?? null, ...s, baselineMae, skill: skillOf(s.mae, baselineMae) });
+    perHorizon.push({
+      fromH: HORIZON_BANDS_H[i],
+      toH: HORIZON_BANDS_H[i + 1] ?? null,
+      ...s,
+      baselineMae,
+      skill: skillOf(s.mae, baselineMae),
+    });
   });
   return {
     origins: origins.length,

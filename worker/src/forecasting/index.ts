@@ -70,7 +70,9 @@ export function forecastSeries(task: ForecastTask): ForecastOutcome {
     values: toFloat(task.history, length),
     calendar: stepCalendar(task.historyStartMs, task.stepMs, length, task.timezone, task.country),
     regressors: task.regressors.map((r) => toFloat(r, length)),
-    clearSky: task.location ? clearSkyShape(task.historyStartMs, task.stepMs, length, task.location.latitude, task.location.longitude) : null,
+    clearSky: task.location
+      ? clearSkyShape(task.historyStartMs, task.stepMs, length, task.location.latitude, task.location.longitude)
+      : null,
   };
   const tested = task.method ? null : backtest(ctx, historyEnd, task.steps);
   const name: MethodName = task.method ?? tested?.chosen ?? 'seasonal-naive-day';

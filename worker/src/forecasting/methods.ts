@@ -239,6 +239,7 @@ export function candidateMethods(ctx: SeriesContext): Method[] {
     linearMethod('regression', { calendar: true, weekLag: true, clearness: false, regressors: true, clearSky: true }),
   ];
   // PV: the clear-sky shape, scaled by what the day before made of it, and by what is usual.
-  if (ctx.clearSky) methods.push(linearMethod('clear-sky', { calendar: false, weekLag: false, clearness: true, regressors: false, clearSky: true }));
+  if (ctx.clearSky)
+    methods.push(linearMethod('clear-sky', { calendar: false, weekLag: false, clearness: true, regressors: false, clearSky: true }));
   return methods;
 }

@@ -109,7 +109,11 @@ describe('fallbackSchedule', () => {
   });
 
   it('discharges toward a maximum below the start, respecting losses and efficiency', () => {
-    const base = site([battery({ stepCount: 4, socAtStartMwh: 3, powerMw: 2, roundtripEfficiency: 0.81, storageEfficiency: 0.99 })], constant(4, 50), null);
+    const base = site(
+      [battery({ stepCount: 4, socAtStartMwh: 3, powerMw: 2, roundtripEfficiency: 0.81, storageEfficiency: 0.99 })],
+      constant(4, 50),
+      null,
+    );
     const maxima: (number | null)[] = [null, null, 2, null];
     const schedule = fallbackSchedule({ ...base, devices: [{ ...base.devices[0], socMaximaMwh: maxima }] });
     const power = schedule.devices[0].powerMw;

@@ -51,11 +51,15 @@ function boundConflicts(problem: StorageProblem, d: number): string[] {
     if (target !== null) {
       if (target > device.socMaxMwh) conflict(`soc-target ${energy(target)} at ${at} is above soc-max ${energy(device.socMaxMwh)}`);
       if (target < device.socMinMwh) conflict(`soc-target ${energy(target)} at ${at} is below soc-min ${energy(device.socMinMwh)}`);
-      if (minimum !== null && target < minimum) conflict(`soc-target ${energy(target)} at ${at} is below soc-minima ${energy(minimum)} at the same time`);
-      if (maximum !== null && target > maximum) conflict(`soc-target ${energy(target)} at ${at} is above soc-maxima ${energy(maximum)} at the same time`);
+      if (minimum !== null && target < minimum)
+        conflict(`soc-target ${energy(target)} at ${at} is below soc-minima ${energy(minimum)} at the same time`);
+      if (maximum !== null && target > maximum)
+        conflict(`soc-target ${energy(target)} at ${at} is above soc-maxima ${energy(maximum)} at the same time`);
     }
-    if (minimum !== null && minimum > device.socMaxMwh) conflict(`soc-minima ${energy(minimum)} at ${at} is above soc-max ${energy(device.socMaxMwh)}`);
-    if (maximum !== null && maximum < device.socMinMwh) conflict(`soc-maxima ${energy(maximum)} at ${at} is below soc-min ${energy(device.socMinMwh)}`);
+    if (minimum !== null && minimum > device.socMaxMwh)
+      conflict(`soc-minima ${energy(minimum)} at ${at} is above soc-max ${energy(device.socMaxMwh)}`);
+    if (maximum !== null && maximum < device.socMinMwh)
+      conflict(`soc-maxima ${energy(maximum)} at ${at} is below soc-min ${energy(device.socMinMwh)}`);
     if (minimum !== null && maximum !== null && minimum > maximum) {
       conflict(`soc-minima ${energy(minimum)} at ${at} is above soc-maxima ${energy(maximum)} at the same time`);
     }
@@ -76,10 +80,22 @@ function siteConflicts(problem: StorageProblem): string[] {
     const lowestSiteMw = inflexible - mostProductionMw;
     const highestSiteMw = inflexible + mostConsumptionMw;
     if (lowestSiteMw > consumptionMw + 1e-9) {
-      return { kind: 'consumption', excessMw: lowestSiteMw - consumptionMw, limitMw: consumptionMw, inflexibleMw: inflexible, helpMw: mostProductionMw };
+      return {
+        kind: 'consumption',
+        excessMw: lowestSiteMw - consumptionMw,
+        limitMw: consumptionMw,
+        inflexibleMw: inflexible,
+        helpMw: mostProductionMw,
+      };
     }
     if (highestSiteMw < -productionMw - 1e-9) {
-      return { kind: 'production', excessMw: -productionMw - highestSiteMw, limitMw: productionMw, inflexibleMw: -inflexible, helpMw: mostConsumptionMw };
+      return {
+        kind: 'production',
+        excessMw: -productionMw - highestSiteMw,
+        limitMw: productionMw,
+        inflexibleMw: -inflexible,
+        helpMw: mostConsumptionMw,
+      };
     }
     return null;
   };
@@ -97,7 +113,8 @@ function siteConflicts(problem: StorageProblem): string[] {
       if (next.excessMw > worst.excessMw) worst = next;
       end++;
     }
-    const when = end === j + 1 ? `at ${formatInstant(problem, j)}` : `from ${formatInstant(problem, j)} until ${formatInstant(problem, end)}`;
+    const when =
+      end === j + 1 ? `at ${formatInstant(problem, j)}` : `from ${formatInstant(problem, j)} until ${formatInstant(problem, end)}`;
     messages.push(
       worst.kind === 'consumption'
         ? `site consumption capacity ${power(worst.limitMw)} cannot be respected ${when}: the inflexible load of ${power(worst.inflexibleMw)} can be offset by at most ${power(worst.helpMw)} of storage discharging`
@@ -159,15 +176,21 @@ function reachabilityConflicts(problem: StorageProblem, d: number): string[] {
       continue;
     }
     if (lower.socMwh > reachHigh + slackMwh(lower.socMwh)) {
-      messages.push(`${prefix}${lower.label} ${energy(lower.socMwh)} at ${at} cannot be reached: at most ${energy(reachHigh)} is reachable by then ${from(highOrigin)}`);
+      messages.push(
+        `${prefix}${lower.label} ${energy(lower.socMwh)} at ${at} cannot be reached: at most ${energy(reachHigh)} is reachable by then ${from(highOrigin)}`,
+      );
     } else if (upper.socMwh < reachLow - slackMwh(upper.socMwh)) {
       const verb = upper.label === 'soc-target' ? 'reached' : 'respected';
-      messages.push(`${prefix}${upper.label} ${energy(upper.socMwh)} at ${at} cannot be ${verb}: at least ${energy(reachLow)} remains by then ${from(lowOrigin)}`);
+      messages.push(
+        `${prefix}${upper.label} ${energy(upper.socMwh)} at ${at} cannot be ${verb}: at least ${energy(reachLow)} remains by then ${from(lowOrigin)}`,
+      );
     } else {
       low = Math.max(reachLow, lower.socMwh);
       high = Math.min(reachHigh, upper.socMwh);
-      if (lower.socMwh > reachLow) lowOrigin = { boundary: j + 1, socMwh: lower.socMwh, label: lower.label, mostPowerMw: 0, leastPowerMw: Infinity };
-      if (upper.socMwh < reachHigh) highOrigin = { boundary: j + 1, socMwh: upper.socMwh, label: upper.label, mostPowerMw: 0, leastPowerMw: Infinity };
+      if (lower.socMwh > reachLow)
+        lowOrigin = { boundary: j + 1, socMwh: lower.socMwh, label: lower.label, mostPowerMw: 0, leastPowerMw: Infinity };
+      if (upper.socMwh < reachHigh)
+        highOrigin = { boundary: j + 1, socMwh: upper.socMwh, label: upper.label, mostPowerMw: 0, leastPowerMw: Infinity };
       continue;
     }
     // After a conflict, continue from the requirement itself so later, independent conflicts still show.
@@ -228,11 +251,17 @@ export function devicePowerRangeMw(problem: StorageProblem, d: number, j: number
 
 /** Constraint families that can be lifted one at a time to locate the cause of an infeasible model. */
 const FAMILIES: readonly { name: string; lift: (problem: StorageProblem) => StorageProblem }[] = [
-  { name: 'the site consumption/production capacities', lift: (p) => ({ ...p, siteConsumptionCapacityMw: null, siteProductionCapacityMw: null }) },
+  {
+    name: 'the site consumption/production capacities',
+    lift: (p) => ({ ...p, siteConsumptionCapacityMw: null, siteProductionCapacityMw: null }),
+  },
   { name: 'the soc-targets', lift: (p) => ({ ...p, devices: p.devices.map((d) => ({ ...d, socTargetsMwh: null })) }) },
   { name: 'the soc-minima', lift: (p) => ({ ...p, devices: p.devices.map((d) => ({ ...d, socMinimaMwh: null })) }) },
   { name: 'the soc-maxima', lift: (p) => ({ ...p, devices: p.devices.map((d) => ({ ...d, socMaximaMwh: null })) }) },
-  { name: 'soc-min and soc-max', lift: (p) => ({ ...p, devices: p.devices.map((d) => ({ ...d, socMinMwh: -Infinity, socMaxMwh: Infinity })) }) },
+  {
+    name: 'soc-min and soc-max',
+    lift: (p) => ({ ...p, devices: p.devices.map((d) => ({ ...d, socMinMwh: -Infinity, socMaxMwh: Infinity })) }),
+  },
 ];
 
 /**
@@ -249,7 +278,12 @@ export async function explainSolverInfeasibility(
   isFeasible: (problem: StorageProblem) => Promise<boolean>,
 ): Promise<string[]> {
   // Prices and tie-breaker are irrelevant to feasibility; dropping them keeps the probes simple.
-  const probe: StorageProblem = { ...problem, preferChargingSooner: false, consumptionPrice: problem.consumptionPrice.map(() => 0), productionPrice: null };
+  const probe: StorageProblem = {
+    ...problem,
+    preferChargingSooner: false,
+    consumptionPrice: problem.consumptionPrice.map(() => 0),
+    productionPrice: null,
+  };
   if (await isFeasible(probe)) {
     return ['the constraints can only be met by charging and discharging a device in the same step, which is not allowed'];
   }
@@ -258,7 +292,12 @@ export async function explainSolverInfeasibility(
     if (await isFeasible(family.lift(probe))) culprits.push(family.name);
   }
   if (culprits.length === 0) {
-    return [`no schedule satisfies all constraints, and lifting any single family of them (${FAMILIES.map((f) => f.name).join(', ')}) does not help`];
+    return [
+      `no schedule satisfies all constraints, and lifting any single family of them (${FAMILIES.map((f) => f.name).join(', ')}) does not help`,
+    ];
   }
-  return culprits.map((name) => `no schedule satisfies all constraints; without ${name} one would exist, so ${name} conflict with the rest (power limits, inflexible load, other SoC constraints)`);
+  return culprits.map(
+    (name) =>
+      `no schedule satisfies all constraints; without ${name} one would exist, so ${name} conflict with the rest (power limits, inflexible load, other SoC constraints)`,
+  );
 }

@@ -6,7 +6,10 @@ import { battery, constant, site } from './testFixtures.ts';
 describe('buildStorageModel', () => {
   it('is O(T): a fixed number of columns, rows and nonzeros per step', () => {
     const sizes = [96, 2520].map((T) => buildStorageModel(site([battery({ stepCount: T })], constant(T, 10), 2)).model);
-    for (const [model, T] of [[sizes[0], 96], [sizes[1], 2520]] as const) {
+    for (const [model, T] of [
+      [sizes[0], 96],
+      [sizes[1], 2520],
+    ] as const) {
       expect(model.columnCount).toBe(3 * T);
       expect(model.rowCount).toBe(2 * T);
       // Stock row: 4 entries (3 at j = 0), site row: 2.
@@ -34,9 +37,18 @@ describe('buildStorageModel', () => {
   });
 
   it('merges targets, minima, maxima and soc-min/max into stock bounds', () => {
-    const device = { ...battery({ stepCount: 3, socMinMwh: 0.5, socMaxMwh: 4 }), socMinimaMwh: [1, null, null], socMaximaMwh: [null, 3, null], socTargetsMwh: [null, null, 2] };
+    const device = {
+      ...battery({ stepCount: 3, socMinMwh: 0.5, socMaxMwh: 4 }),
+      socMinimaMwh: [1, null, null],
+      socMaximaMwh: [null, 3, null],
+      socTargetsMwh: [null, null, 2],
+    };
     const problem = site([device], constant(3, 10), null);
-    expect([0, 1, 2].map((j) => stockBoundsMwh(problem, 0, j))).toEqual([[1, 4], [0.5, 3], [2, 2]]);
+    expect([0, 1, 2].map((j) => stockBoundsMwh(problem, 0, j))).toEqual([
+      [1, 4],
+      [0.5, 3],
+      [2, 2],
+    ]);
   });
 
   it('scales the tie-breaker with the price spread, far below a price difference', () => {

@@ -207,7 +207,10 @@ export function buildStorageModel(full: StorageProblem, binarySteps: readonly Re
         // z = 1 allows charging only, z = 0 discharging only; each big-M is the step's own capacity.
         z[j] = lp.addColumn(`chargeMode[${d},${j}]`, 0, 1, 0, true);
         binaryCount++;
-        lp.addRow(`chargeOnlyIfMode[${d},${j}]`, -Infinity, 0, [[c[j], 1], [z[j], -device.consumptionCapacityMw[j]]]);
+        lp.addRow(`chargeOnlyIfMode[${d},${j}]`, -Infinity, 0, [
+          [c[j], 1],
+          [z[j], -device.consumptionCapacityMw[j]],
+        ]);
         lp.addRow(`dischargeOnlyIfNotMode[${d},${j}]`, -Infinity, device.productionCapacityMw[j], [
           [x[j], 1],
           [z[j], device.productionCapacityMw[j]],
@@ -257,8 +260,14 @@ export function buildStorageModel(full: StorageProblem, binarySteps: readonly Re
     if (sellPrice[j] > buyPrice[j] && importUpper > 0 && exportUpper > 0) {
       const w = lp.addColumn(`importMode[${j}]`, 0, 1, 0, true);
       binaryCount++;
-      lp.addRow(`importOnlyIfMode[${j}]`, -Infinity, 0, [[imp, 1], [w, -importUpper]]);
-      lp.addRow(`exportOnlyIfNotMode[${j}]`, -Infinity, exportUpper, [[exp, 1], [w, exportUpper]]);
+      lp.addRow(`importOnlyIfMode[${j}]`, -Infinity, 0, [
+        [imp, 1],
+        [w, -importUpper],
+      ]);
+      lp.addRow(`exportOnlyIfNotMode[${j}]`, -Infinity, exportUpper, [
+        [exp, 1],
+        [w, exportUpper],
+      ]);
     }
   }
 

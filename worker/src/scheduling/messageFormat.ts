@@ -42,8 +42,7 @@ export function formatInstant(problem: StorageProblem, boundary: number): string
   const startMs = startIso === undefined ? Number.NaN : Date.parse(startIso);
   if (startIso === undefined || Number.isNaN(startMs)) return boundary === 0 ? 'the start' : `the end of step ${boundary - 1}`;
   const match = OFFSET.exec(startIso);
-  const offsetMinutes =
-    match === null || match[1] === 'Z' ? 0 : (match[2] === '-' ? -1 : 1) * (Number(match[3]) * 60 + Number(match[4]));
+  const offsetMinutes = match === null || match[1] === 'Z' ? 0 : (match[2] === '-' ? -1 : 1) * (Number(match[3]) * 60 + Number(match[4]));
   const instantMs = startMs + Math.round(boundary * problem.stepHours * 3_600_000);
   const local = new Date(instantMs + offsetMinutes * 60_000).toISOString().slice(0, 19);
   const abs = Math.abs(offsetMinutes);

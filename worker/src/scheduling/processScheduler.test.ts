@@ -23,7 +23,9 @@ describe('scheduleProcess', () => {
 
   it('INFLEXIBLE is cut off at the end of the horizon', () => {
     const forbidden = [true, true, true, true, true, true, false, false];
-    expect(scheduleProcess(problem({ processType: 'INFLEXIBLE', forbidden, durationSteps: 4 })).powerMw).toEqual([0, 0, 0, 0, 0, 0, 0.5, 0.5]);
+    expect(scheduleProcess(problem({ processType: 'INFLEXIBLE', forbidden, durationSteps: 4 })).powerMw).toEqual([
+      0, 0, 0, 0, 0, 0, 0.5, 0.5,
+    ]);
   });
 
   it('SHIFTABLE picks the cheapest contiguous block (MIN)', () => {
@@ -57,11 +59,15 @@ describe('scheduleProcess', () => {
 
   it('fails clearly when the process cannot be placed', () => {
     const forbidden = [false, true, false, true, false, true, false, true];
-    expect(() => scheduleProcess(problem({ forbidden }))).toThrow('no run of 2 consecutive allowed steps fits in the 8 steps of the schedule');
+    expect(() => scheduleProcess(problem({ forbidden }))).toThrow(
+      'no run of 2 consecutive allowed steps fits in the 8 steps of the schedule',
+    );
     expect(() => scheduleProcess(problem({ processType: 'BREAKABLE', forbidden, durationSteps: 5 }))).toThrow(
       'the process needs 5 steps but only 4 are allowed by the time restrictions',
     );
-    expect(() => scheduleProcess(problem({ processType: 'INFLEXIBLE', forbidden: prices.map(() => true) }))).toThrow(/every step is excluded/);
+    expect(() => scheduleProcess(problem({ processType: 'INFLEXIBLE', forbidden: prices.map(() => true) }))).toThrow(
+      /every step is excluded/,
+    );
     expect(() => scheduleProcess(problem({ forbidden: [false] }))).toThrow(/forbidden has 1 flags for 8 price steps/);
   });
 

@@ -66,7 +66,8 @@ export function scheduleProcess(problem: ProcessProblem): ProcessSchedule {
       for (let j = start; j < start + n; j++) running[j] = true;
     } else {
       const allowed = Array.from(problem.forbidden.keys()).filter((j) => !problem.forbidden[j]);
-      if (allowed.length < n) throw new Error(`the process needs ${n} steps but only ${allowed.length} are allowed by the time restrictions`);
+      if (allowed.length < n)
+        throw new Error(`the process needs ${n} steps but only ${allowed.length} are allowed by the time restrictions`);
       // Stable sort keeps earlier steps first among equal prices.
       allowed.sort((a, b) => sign * (problem.consumptionPrice[a] - problem.consumptionPrice[b]));
       for (const j of allowed.slice(0, n)) running[j] = true;

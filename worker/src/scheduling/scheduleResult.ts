@@ -76,7 +76,9 @@ export function completeSchedule(
   stats: SolverStats,
   otherCosts: Readonly<Record<string, number>> = {},
 ): StorageSchedule {
-  const sitePowerMw = problem.inflexiblePowerMw.map((inflexible, j) => devices.reduce((sum, device) => sum + device.powerMw[j], inflexible));
+  const sitePowerMw = problem.inflexiblePowerMw.map((inflexible, j) =>
+    devices.reduce((sum, device) => sum + device.powerMw[j], inflexible),
+  );
   const costPerStep = sitePowerMw.map((power, j) => stepCost(problem, j, power));
   const totalCost = costPerStep.reduce((a, b) => a + b, 0);
   return { devices, sitePowerMw, costPerStep, totalCost, commitmentCosts: { energy: totalCost, ...otherCosts }, stats };

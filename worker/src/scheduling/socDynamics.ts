@@ -58,7 +58,7 @@ export function nextSocMwh(device: StorageDevice, step: number, socMwh: number, 
  */
 export function powerToReachMw(device: StorageDevice, step: number, socMwh: number, targetMwh: number, stepHours: number): number {
   const { a, b } = lossCoefficients(device.storageEfficiency[step]);
-  const flowMw = ((targetMwh - a * socMwh) / b) / stepHours - (device.stockDeltaMw?.[step] ?? 0);
+  const flowMw = (targetMwh - a * socMwh) / b / stepHours - (device.stockDeltaMw?.[step] ?? 0);
   return flowMw >= 0 ? flowMw / device.chargingEfficiency[step] : flowMw * device.dischargingEfficiency[step];
 }
 

@@ -54,7 +54,10 @@ function addBreach(
       group = { limit: q, price, column: lp.addColumn(`${name} peak[${j}]`, 0, Infinity, price) };
       if (price !== 0) priced.push([group.column, price]);
     }
-    lp.addRow(`${name} peak[${j}]`, -Infinity, 0, [[e, 1], [group.column, -1]]);
+    lp.addRow(`${name} peak[${j}]`, -Infinity, 0, [
+      [e, 1],
+      [group.column, -1],
+    ]);
   }
   return { name, terms: priced };
 }
@@ -82,7 +85,10 @@ export function addSoftConstraints(lp: LpBuilder, problem: StorageProblem, colum
   const out: PricedTerms[] = [];
   const label = (d: number): string => problem.devices[d].name ?? `device ${d}`;
   const devicePower = (devices: readonly number[], j: number): Terms =>
-    devices.flatMap((d): Terms => [[columns.charge[d][j], 1], [columns.discharge[d][j], -1]]);
+    devices.flatMap((d): Terms => [
+      [columns.charge[d][j], 1],
+      [columns.discharge[d][j], -1],
+    ]);
   const all = problem.devices.map((_, d) => d);
   const site = (j: number) => ({ terms: devicePower(all, j), constant: problem.inflexiblePowerMw[j] });
   const negated = (e: { terms: Terms; constant: number }) => ({
@@ -108,25 +114,67 @@ export function addSoftConstraints(lp: LpBuilder, problem: StorageProblem, colum
     };
     const minima = b.socMinima ? merged(device.socMinimaMwh, Math.max) : null;
     const maxima = b.socMaxima ? merged(device.socMaximaMwh, Math.min) : null;
-    if (minima && b.socMinima) out.push(addBreach(lp, `soc minima breach ${label(d)}`, 'below', minima, soc, perArea(b.socMinima), perHeight(b.socMinima)));
-    if (maxima && b.socMaxima) out.push(addBreach(lp, `soc maxima breach ${label(d)}`, 'above', maxima, soc, perArea(b.socMaxima), perHeight(b.socMaxima)));
+    if (minima && b.socMinima)
+      out.push(addBreach(lp, `soc minima breach ${label(d)}`, 'below', minima, soc, perArea(b.socMinima), perHeight(b.socMinima)));
+    if (maxima && b.socMaxima)
+      out.push(addBreach(lp, `soc maxima breach ${label(d)}`, 'above', maxima, soc, perArea(b.socMaxima), perHeight(b.socMaxima)));
     if (softCapacity(device.consumptionCapacityMw, b.consumption)) {
       const power = (j: number) => ({ terms: [[columns.charge[d][j], 1]] as Terms, constant: 0 });
-      out.push(addBreach(lp, `consumption breach ${label(d)}`, 'above', device.consumptionCapacityMw, power, perArea(b.consumption), perHeight(b.consumption)));
+      out.push(
+        addBreach(
+          lp,
+          `consumption breach ${label(d)}`,
+          'above',
+          device.consumptionCapacityMw,
+          power,
+          perArea(b.consumption),
+          perHeight(b.consumption),
+        ),
+      );
     }
     if (softCapacity(device.productionCapacityMw, b.production)) {
       const power = (j: number) => ({ terms: [[columns.discharge[d][j], 1]] as Terms, constant: 0 });
-      out.push(addBreach(lp, `production breach ${label(d)}`, 'above', device.productionCapacityMw, power, perArea(b.production), perHeight(b.production)));
+      out.push(
+        addBreach(
+          lp,
+          `production breach ${label(d)}`,
+          'above',
+          device.productionCapacityMw,
+          power,
+          perArea(b.production),
+          perHeight(b.production),
+        ),
+      );
     }
   });
 
   const siteBreach = problem.siteBreach;
   if (siteBreach?.consumption && problem.siteConsumptionCapacityMw) {
-    out.push(addBreach(lp, 'consumption breach', 'above', problem.siteConsumptionCapacityMw, site, perArea(siteBreach.consumption), perHeight(siteBreach.consumption)));
+    out.push(
+      addBreach(
+        lp,
+        'consumption breach',
+        'above',
+        problem.siteConsumptionCapacityMw,
+        site,
+        perArea(siteBreach.consumption),
+        perHeight(siteBreach.consumption),
+      ),
+    );
   }
   if (siteBreach?.production && problem.siteProductionCapacityMw) {
     const production = (j: number) => negated(site(j));
-    out.push(addBreach(lp, 'production breach', 'above', problem.siteProductionCapacityMw, production, perArea(siteBreach.production), perHeight(siteBreach.production)));
+    out.push(
+      addBreach(
+        lp,
+        'production breach',
+        'above',
+        problem.siteProductionCapacityMw,
+        production,
+        perArea(siteBreach.production),
+        perHeight(siteBreach.production),
+      ),
+    );
   }
   const none = () => 0;
   if (problem.sitePeakConsumption) {

@@ -34,10 +34,7 @@ describe('scheduler.md §4 TC5: test battery on day 2 with efficiencies', () => 
 
   it('r = 1, e = 1 fills up at the start and empties as late as possible (tie-breaker)', async () => {
     const { devices } = await solveStorage(tc5(1, 1));
-    const expected = [
-      ...constant(4, 2), ...constant(20, 0), ...constant(8, -2),
-      ...constant(8, 2), ...constant(48, 0), ...constant(8, -2),
-    ];
+    const expected = [...constant(4, 2), ...constant(20, 0), ...constant(8, -2), ...constant(8, 2), ...constant(48, 0), ...constant(8, -2)];
     expect(devices[0].powerMw.map(round6)).toEqual(expected);
   });
 
@@ -60,7 +57,11 @@ describe('scheduler.md §4 TC5: test battery on day 2 with efficiencies', () => 
 describe('scheduler.md §4 TC9: two-hour price step 90 → 100', () => {
   // 2015-01-02 15:00–17:00 local, soc 100 kWh in [100 kWh, 1 MWh], 1 MW device and site.
   const tc9 = (): StorageProblem =>
-    site([battery({ stepCount: 8, socAtStartMwh: 0.1, socMinMwh: 0.1, socMaxMwh: 1, powerMw: 1 })], [...constant(4, 90), ...constant(4, 100)], 1);
+    site(
+      [battery({ stepCount: 8, socAtStartMwh: 0.1, socMinMwh: 0.1, socMaxMwh: 1, powerMw: 1 })],
+      [...constant(4, 90), ...constant(4, 100)],
+      1,
+    );
 
   it('charges 0.9 MWh in the first hour and sells it in the second (cost −9)', async () => {
     const problem = tc9();
@@ -114,7 +115,11 @@ describe('solveStorage', () => {
     targets[T - 1] = 1.3;
     const minima: (number | null)[] = targets.map(() => null);
     minima[30] = 3;
-    const device = { ...battery({ stepCount: T, roundtripEfficiency: 0.9, storageEfficiency: 0.9999 }), socTargetsMwh: targets, socMinimaMwh: minima };
+    const device = {
+      ...battery({ stepCount: T, roundtripEfficiency: 0.9, storageEfficiency: 0.9999 }),
+      socTargetsMwh: targets,
+      socMinimaMwh: minima,
+    };
     const problem = site([device], prices, 3);
     const schedule = await solveStorage(problem);
     expect(Math.abs(schedule.devices[0].socMwh[12] - 4.2)).toBeLessThan(1e-6);
@@ -155,7 +160,10 @@ describe('solveStorage', () => {
     expect(schedule.sitePowerMw.map(round6)).toEqual([0, 0, 0, 0]);
     expect(round6(schedule.totalCost)).toBe(0);
     // Without the battery: −2 MWh × 50 + 2 MWh × 100.
-    const idle = await solveStorage({ ...problem, devices: [{ ...problem.devices[0], consumptionCapacityMw: constant(4, 0), productionCapacityMw: constant(4, 0) }] });
+    const idle = await solveStorage({
+      ...problem,
+      devices: [{ ...problem.devices[0], consumptionCapacityMw: constant(4, 0), productionCapacityMw: constant(4, 0) }],
+    });
     expect(idle.totalCost).toBeCloseTo(-2 * 50 + 2 * 100, 9);
   });
 

@@ -113,19 +113,26 @@ export async function solveStorage(problem: StorageProblem, options: SolveStorag
     const verifyMs = performance.now() - verifyStarted;
     if (violations.length > 0) throw new SchedulingError('verification', violations.slice(0, 20));
 
-    const commitmentCosts = Object.fromEntries(index.priced.map((p) => [p.name, p.terms.reduce((sum, [c, cost]) => sum + cost * outcome.x[c], 0)]));
-    return completeSchedule(problem, deviceSchedules(problem, index, outcome.x), {
-      solver: solver.name,
-      iterations: iteration,
-      binaries: index.binaryCount,
-      mipGap: outcome.mipGap,
-      objective: outcome.objective,
-      columns: model.columnCount,
-      rows: model.rowCount,
-      buildMs,
-      solveMs,
-      verifyMs,
-    }, commitmentCosts);
+    const commitmentCosts = Object.fromEntries(
+      index.priced.map((p) => [p.name, p.terms.reduce((sum, [c, cost]) => sum + cost * outcome.x[c], 0)]),
+    );
+    return completeSchedule(
+      problem,
+      deviceSchedules(problem, index, outcome.x),
+      {
+        solver: solver.name,
+        iterations: iteration,
+        binaries: index.binaryCount,
+        mipGap: outcome.mipGap,
+        objective: outcome.objective,
+        columns: model.columnCount,
+        rows: model.rowCount,
+        buildMs,
+        solveMs,
+        verifyMs,
+      },
+      commitmentCosts,
+    );
   }
 }
 

@@ -22,12 +22,27 @@ describe('socStepForInstant', () => {
 
 describe('socSeries', () => {
   it('expands windows (both ends inclusive) and combines overlaps', () => {
-    const minima = socSeries(start, quarter, 8, [
-      { valueMwh: 1, startMs: start + 2 * quarter, endMs: start + 4 * quarter },
-      { valueMwh: 2, atMs: start + 3 * quarter },
-    ], 'max');
+    const minima = socSeries(
+      start,
+      quarter,
+      8,
+      [
+        { valueMwh: 1, startMs: start + 2 * quarter, endMs: start + 4 * quarter },
+        { valueMwh: 2, atMs: start + 3 * quarter },
+      ],
+      'max',
+    );
     expect(minima).toEqual([null, 1, 2, 1, null, null, null, null]);
-    const targets = socSeries(start, quarter, 8, [{ valueMwh: 1, atMs: start + quarter }, { valueMwh: 3, atMs: start + quarter }], 'last');
+    const targets = socSeries(
+      start,
+      quarter,
+      8,
+      [
+        { valueMwh: 1, atMs: start + quarter },
+        { valueMwh: 3, atMs: start + quarter },
+      ],
+      'last',
+    );
     expect(targets?.[0]).toBe(3);
     expect(socSeries(start, quarter, 8, [{ valueMwh: 1, atMs: start }], 'min')).toBeNull();
   });
@@ -37,7 +52,10 @@ describe('structuralErrors', () => {
   it('accepts a well-formed problem and lists what is wrong with a broken one', () => {
     const problem = site([battery({ stepCount: 4 })], constant(4, 10), 2);
     expect(structuralErrors(problem)).toEqual([]);
-    const broken = { ...problem, devices: [{ ...problem.devices[0], storageEfficiency: [1, 1, 1.2, 1], consumptionCapacityMw: [1, -1, 1, 1] }] };
+    const broken = {
+      ...problem,
+      devices: [{ ...problem.devices[0], storageEfficiency: [1, 1, 1.2, 1], consumptionCapacityMw: [1, -1, 1, 1] }],
+    };
     expect(structuralErrors(broken)).toEqual([
       'devices[0].consumptionCapacityMw[1] = -1 must be finite and ≥ 0',
       'devices[0].storageEfficiency[2] = 1.2 must be in (0, 1]',

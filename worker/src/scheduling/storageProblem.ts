@@ -147,8 +147,7 @@ export function socStepForInstant(startMs: number, stepMs: number, stepCount: nu
 
 /** A SoC constraint at an instant or over a window (both ends inclusive). */
 export type SocConstraintInput =
-  | { readonly valueMwh: number; readonly atMs: number }
-  | { readonly valueMwh: number; readonly startMs: number; readonly endMs: number };
+  { readonly valueMwh: number; readonly atMs: number } | { readonly valueMwh: number; readonly startMs: number; readonly endMs: number };
 
 /**
  * Places SoC constraints (instants or inclusive windows) on the per-step grid.
@@ -352,7 +351,10 @@ export function softStructuralErrors(problem: StorageProblem): string[] {
   });
   prices('siteBreach.consumption', problem.siteBreach?.consumption);
   prices('siteBreach.production', problem.siteBreach?.production);
-  for (const [label, peak] of [['sitePeakConsumption', problem.sitePeakConsumption], ['sitePeakProduction', problem.sitePeakProduction]] as const) {
+  for (const [label, peak] of [
+    ['sitePeakConsumption', problem.sitePeakConsumption],
+    ['sitePeakProduction', problem.sitePeakProduction],
+  ] as const) {
     if (!peak) continue;
     prices(`${label}.price`, peak.price);
     if (peak.thresholdMw.length !== T) errors.push(`${label}.thresholdMw has ${peak.thresholdMw.length} values, expected ${T}`);

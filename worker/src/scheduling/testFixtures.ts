@@ -97,10 +97,13 @@ export function scheduleViolations(problem: StorageProblem, schedule: StorageSch
     const integrated = integrateSocMwh(device, powerMw, problem.stepHours);
     for (let j = 0; j < T; j++) {
       const p = powerMw[j];
-      if (p > device.consumptionCapacityMw[j] + tolerance) out.push(`device ${d} step ${j}: power ${p} above ${device.consumptionCapacityMw[j]}`);
-      if (p < -device.productionCapacityMw[j] - tolerance) out.push(`device ${d} step ${j}: power ${p} below ${-device.productionCapacityMw[j]}`);
+      if (p > device.consumptionCapacityMw[j] + tolerance)
+        out.push(`device ${d} step ${j}: power ${p} above ${device.consumptionCapacityMw[j]}`);
+      if (p < -device.productionCapacityMw[j] - tolerance)
+        out.push(`device ${d} step ${j}: power ${p} below ${-device.productionCapacityMw[j]}`);
       const soc = socMwh[j + 1];
-      if (Math.abs(soc - integrated[j + 1]) > tolerance) out.push(`device ${d} step ${j}: SoC ${soc} but power integrates to ${integrated[j + 1]}`);
+      if (Math.abs(soc - integrated[j + 1]) > tolerance)
+        out.push(`device ${d} step ${j}: SoC ${soc} but power integrates to ${integrated[j + 1]}`);
       const [lower, upper] = stockBoundsMwh(problem, d, j);
       if (soc < lower - tolerance || soc > upper + tolerance) out.push(`device ${d} step ${j}: SoC ${soc} outside [${lower}, ${upper}]`);
     }
@@ -108,9 +111,12 @@ export function scheduleViolations(problem: StorageProblem, schedule: StorageSch
   for (let j = 0; j < T; j++) {
     const site = schedule.devices.reduce((sum, device) => sum + device.powerMw[j], problem.inflexiblePowerMw[j]);
     const { consumptionMw, productionMw } = siteLimitsMw(problem, j);
-    if (Math.abs(site - schedule.sitePowerMw[j]) > tolerance) out.push(`step ${j}: site power ${schedule.sitePowerMw[j]} but devices sum to ${site}`);
-    if (site > consumptionMw + tolerance || site < -productionMw - tolerance) out.push(`step ${j}: site power ${site} outside [${-productionMw}, ${consumptionMw}]`);
-    if (Math.abs(schedule.costPerStep[j] - stepCost(problem, j, site)) > tolerance) out.push(`step ${j}: cost ${schedule.costPerStep[j]} is wrong`);
+    if (Math.abs(site - schedule.sitePowerMw[j]) > tolerance)
+      out.push(`step ${j}: site power ${schedule.sitePowerMw[j]} but devices sum to ${site}`);
+    if (site > consumptionMw + tolerance || site < -productionMw - tolerance)
+      out.push(`step ${j}: site power ${site} outside [${-productionMw}, ${consumptionMw}]`);
+    if (Math.abs(schedule.costPerStep[j] - stepCost(problem, j, site)) > tolerance)
+      out.push(`step ${j}: cost ${schedule.costPerStep[j]} is wrong`);
   }
   const total = schedule.costPerStep.reduce((a, b) => a + b, 0);
   if (Math.abs(total - schedule.totalCost) > tolerance) out.push(`total cost ${schedule.totalCost} differs from the sum ${total}`);

@@ -21,8 +21,10 @@ export function solutionViolations(model: LpModel, x: Float64Array, tolerance = 
     const v = x[i];
     const name = model.columnNames[i];
     if (!Number.isFinite(v)) violations.push(`${name} = ${v} is not a finite number`);
-    else if (v < model.columnLower[i] - slack(model.columnLower[i])) violations.push(`${name} = ${v} is below its lower bound ${model.columnLower[i]}`);
-    else if (v > model.columnUpper[i] + slack(model.columnUpper[i])) violations.push(`${name} = ${v} is above its upper bound ${model.columnUpper[i]}`);
+    else if (v < model.columnLower[i] - slack(model.columnLower[i]))
+      violations.push(`${name} = ${v} is below its lower bound ${model.columnLower[i]}`);
+    else if (v > model.columnUpper[i] + slack(model.columnUpper[i]))
+      violations.push(`${name} = ${v} is above its upper bound ${model.columnUpper[i]}`);
     if (model.columnInteger[i] === 1 && Math.abs(v - Math.round(v)) > tolerance) violations.push(`${name} = ${v} is not integral`);
   }
   for (let r = 0; r < model.rowCount; r++) {

@@ -72,7 +72,8 @@ export function AssetProperties({ asset, types, sensors, canEdit, canDelete, onS
   }
 
   if (editing) {
-    const set = (key: 'name' | 'type' | 'latitude' | 'longitude') => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
+    const set = (key: 'name' | 'type' | 'latitude' | 'longitude') => (e: { target: { value: string } }) =>
+      setForm({ ...form, [key]: e.target.value });
     return (
       <form className="grid-form" onSubmit={save} aria-label="Edit asset">
         <Field label="Name" errors={fields.name}>
@@ -87,7 +88,9 @@ export function AssetProperties({ asset, types, sensors, canEdit, canDelete, onS
               <input
                 type="checkbox"
                 checked={form.shown.includes(s.id)}
-                onChange={(e) => setForm({ ...form, shown: e.target.checked ? [...form.shown, s.id] : form.shown.filter((id) => id !== s.id) })}
+                onChange={(e) =>
+                  setForm({ ...form, shown: e.target.checked ? [...form.shown, s.id] : form.shown.filter((id) => id !== s.id) })
+                }
               />{' '}
               {s.name}
             </label>

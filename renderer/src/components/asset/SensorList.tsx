@@ -9,7 +9,17 @@ import { Empty, ErrorNotice } from '../Status.tsx';
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /** The sensors of an asset, and a form to add one. */
-export function SensorList({ assetId, sensors, canAdd, onAdded }: { assetId: number; sensors: Sensor[]; canAdd: boolean; onAdded: () => void }) {
+export function SensorList({
+  assetId,
+  sensors,
+  canAdd,
+  onAdded,
+}: {
+  assetId: number;
+  sensors: Sensor[];
+  canAdd: boolean;
+  onAdded: () => void;
+}) {
   const [form, setForm] = useState({ name: '', unit: 'kW', event_resolution: 'PT15M', timezone: sensors[0]?.timezone ?? browserZone });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);

@@ -87,7 +87,10 @@ function lineChart(title: string, rows: Row[], yTitle: string, zone: string, ext
  * @returns the spec.
  */
 export function powerSpec(result: JobResult, zone: string, names: Record<number, string>): Spec {
-  const { unit, factor } = readableUnit(result.devices.flatMap((d) => d.power_mw), 'W');
+  const { unit, factor } = readableUnit(
+    result.devices.flatMap((d) => d.power_mw),
+    'W',
+  );
   const rows = result.devices.flatMap((d) => stepRows(names[d.sensor_id] ?? `sensor ${d.sensor_id}`, d.power_mw, result, zone, factor));
   return lineChart('Scheduled power (consumption positive)', rows, `Power (${unit})`, zone);
 }
@@ -129,7 +132,12 @@ export function socSpec(result: JobResult, zone: string, names: Record<number, s
   const rows: Row[] = devices.flatMap((d) =>
     (d.soc_mwh ?? []).map((v, j) => {
       const ms = result.start_ms + j * result.step_ms;
-      return { t: wallClockMs(ms, zone), time: formatTime(ms, zone), series: names[d.sensor_id] ?? `sensor ${d.sensor_id}`, value: v * factor };
+      return {
+        t: wallClockMs(ms, zone),
+        time: formatTime(ms, zone),
+        series: names[d.sensor_id] ?? `sensor ${d.sensor_id}`,
+        value: v * factor,
+      };
     }),
   );
   const limits = devices.flatMap((d) => [

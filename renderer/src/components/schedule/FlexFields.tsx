@@ -2,7 +2,16 @@ import type { Dispatch, SetStateAction } from 'react';
 import type { FieldMessages } from '../../api/errors.ts';
 import type { Sensor } from '../../api/types.ts';
 import { Field } from '../Field.tsx';
-import { contextSensors, contextTexts, storageNumbers, storageTexts, type ContextKey, type FlexForm, type ProcessKey, type StorageKey } from './flexForm.ts';
+import {
+  contextSensors,
+  contextTexts,
+  storageNumbers,
+  storageTexts,
+  type ContextKey,
+  type FlexForm,
+  type ProcessKey,
+  type StorageKey,
+} from './flexForm.ts';
 
 interface Props {
   form: FlexForm;

@@ -65,7 +65,9 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
         if (following.current !== id) return;
         if (job.status === 'failed') {
           // Keep the original failure visible next to the fallback result.
-          setFailure(new ApiError(0, { message: `The optimal schedule failed (${job.error ?? 'no reason given'}); showing the fallback schedule.` }));
+          setFailure(
+            new ApiError(0, { message: `The optimal schedule failed (${job.error ?? 'no reason given'}); showing the fallback schedule.` }),
+          );
         }
         setJob(next);
         setNow(Date.now());
@@ -132,7 +134,8 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   }
 
   if (!canSchedule) return <p className="muted">Only members of this asset's account can compute schedules for it.</p>;
-  if (!powerSensors.length) return <p className="empty">Add a power sensor (unit W, kW or MW) to this asset to compute schedules for it.</p>;
+  if (!powerSensors.length)
+    return <p className="empty">Add a power sensor (unit W, kW or MW) to this asset to compute schedules for it.</p>;
 
   const running = waitingSince !== null && !settled;
   return (
@@ -163,7 +166,11 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
         </div>
         <fieldset>
           <legend>Flex-model</legend>
-          {isProcess ? <ProcessFields form={form} setForm={setForm} errors={errors} /> : <StorageFields form={form} setForm={setForm} errors={errors} zone={zone} />}
+          {isProcess ? (
+            <ProcessFields form={form} setForm={setForm} errors={errors} />
+          ) : (
+            <StorageFields form={form} setForm={setForm} errors={errors} zone={zone} />
+          )}
         </fieldset>
         <fieldset>
           <legend>Flex-context</legend>
@@ -189,7 +196,9 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
           <p>
             Job <code>{job.id}</code> <JobStatus status={job.status} />
           </p>
-          {running && <Progress label={`${job.status === 'started' ? 'Computing' : 'Waiting for a worker'} · ${formatElapsed(now - waitingSince)}`} />}
+          {running && (
+            <Progress label={`${job.status === 'started' ? 'Computing' : 'Waiting for a worker'} · ${formatElapsed(now - waitingSince)}`} />
+          )}
           <ScheduleResult job={job} zone={zone} names={names} />
         </section>
       )}

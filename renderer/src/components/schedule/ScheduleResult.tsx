@@ -60,7 +60,9 @@ export function ScheduleResult({ job, zone, names }: Props) {
         </div>
         <div>
           <dt>Total cost</dt>
-          <dd data-testid="total-cost">{result.total_cost === undefined ? '–' : result.total_cost.toLocaleString(undefined, { maximumFractionDigits: 2 })}</dd>
+          <dd data-testid="total-cost">
+            {result.total_cost === undefined ? '–' : result.total_cost.toLocaleString(undefined, { maximumFractionDigits: 2 })}
+          </dd>
         </div>
       </dl>
       <VegaChart spec={specs.power} label="Scheduled power" />

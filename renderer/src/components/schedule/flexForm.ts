@@ -41,9 +41,7 @@ const text = (v: unknown): string => (v === undefined || v === null ? '' : typeo
  * @returns the form state.
  */
 export function formFromStored(model: Record<string, unknown>, context: Record<string, unknown>, zone: string): FlexForm {
-  const storage = Object.fromEntries(
-    [...storageNumbers, ...storageTexts].map((k) => [k, text(model[k])]),
-  ) as Record<StorageKey, string>;
+  const storage = Object.fromEntries([...storageNumbers, ...storageTexts].map((k) => [k, text(model[k])])) as Record<StorageKey, string>;
   storage['soc-unit'] = text(model['soc-unit']) || 'kWh';
   const targets = Array.isArray(model['soc-targets'])
     ? (model['soc-targets'] as { datetime?: string; value?: unknown }[]).map((t) => ({

@@ -46,14 +46,21 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
   const shown = checked ? [...checked.rows.slice(0, PREVIEW_ROWS), ...bad.filter((r) => r.line > PREVIEW_ROWS + 1).slice(0, 20)] : [];
   return (
     <div className="csv-upload">
-      <Field label="CSV file" hint={`Columns: event start (times without offset are read in ${sensor.timezone}), value in ${sensor.unit}, and optionally the time the value was known.`}>
+      <Field
+        label="CSV file"
+        hint={`Columns: event start (times without offset are read in ${sensor.timezone}), value in ${sensor.unit}, and optionally the time the value was known.`}
+      >
         <input type="file" accept=".csv,text/csv" onChange={(e) => void choose(e.target.files?.[0] ?? null)} />
       </Field>
       {checked && (
         <>
           <p role="status">
             {checked.rows.length} data row(s){checked.header ? `, header: ${checked.header.join(', ')}` : ''}.{' '}
-            {bad.length ? <strong className="field-error">{bad.length} row(s) have problems; fix them before uploading.</strong> : 'No problems found.'}
+            {bad.length ? (
+              <strong className="field-error">{bad.length} row(s) have problems; fix them before uploading.</strong>
+            ) : (
+              'No problems found.'
+            )}
           </p>
           <div className="table-wrap">
             <table aria-label="Upload preview">
@@ -78,13 +85,23 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
             </table>
           </div>
           <div className="actions">
-            <button type="button" className="primary" disabled={bad.length > 0 || progress !== null || checked.rows.length === 0} onClick={send}>
+            <button
+              type="button"
+              className="primary"
+              disabled={bad.length > 0 || progress !== null || checked.rows.length === 0}
+              onClick={send}
+            >
               Upload {checked.rows.length} row(s)
             </button>
           </div>
         </>
       )}
-      {progress !== null && <Progress label={progress < 1 ? `Uploading ${Math.round(progress * 100)}%` : 'Storing the data'} fraction={progress < 1 ? progress : undefined} />}
+      {progress !== null && (
+        <Progress
+          label={progress < 1 ? `Uploading ${Math.round(progress * 100)}%` : 'Storing the data'}
+          fraction={progress < 1 ? progress : undefined}
+        />
+      )}
       {done && (
         <p className="notice ok" role="status">
           {done}

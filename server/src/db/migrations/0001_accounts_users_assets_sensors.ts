@@ -84,9 +84,7 @@ export async function up(db: Knex): Promise<void> {
     { name: 'account-admin', description: 'Can post and edit sensors and assets in their account' },
     { name: 'consultant', description: 'Can read everything in consultancy client accounts' },
   ]);
-  await db('account_role').insert(
-    ['Prosumer', 'MDC', 'Supplier', 'Aggregator', 'ESCO'].map((name) => ({ name })),
-  );
+  await db('account_role').insert(['Prosumer', 'MDC', 'Supplier', 'Aggregator', 'ESCO'].map((name) => ({ name })));
   await db('generic_asset_type').insert([
     { name: 'solar', description: 'solar panel(s)' },
     { name: 'wind', description: 'wind turbine' },

@@ -47,7 +47,9 @@ export function parseConnection(text: string): ByIdOrName | { error: string } {
   if (typeof local !== 'string') return local;
   const m = fm1.exec(local) ?? /^(?:fm0\.)?(?:\d+:)?(\d+)$/.exec(local);
   const sensorId = m ? id(m[1]) : undefined;
-  return sensorId === undefined ? malformed(text, 'connection', "'<owner>:<sensor id>' or 'fm1.<sensor id>' after the colon") : { sensorId };
+  return sensorId === undefined
+    ? malformed(text, 'connection', "'<owner>:<sensor id>' or 'fm1.<sensor id>' after the colon")
+    : { sensorId };
 }
 
 /**
@@ -89,7 +91,11 @@ export function parseEvent(text: string): EventAddress | { error: string } {
   const sensorId = m ? id(m[1]) : undefined;
   const eventId = m ? id(m[2]) : undefined;
   if (!m || sensorId === undefined || eventId === undefined) {
-    return malformed(text, 'event', "'<owner>:<sensor id>:<event id>:<event type>' or 'fm1.<sensor id>:<event id>:<event type>' after the colon");
+    return malformed(
+      text,
+      'event',
+      "'<owner>:<sensor id>:<event id>:<event type>' or 'fm1.<sensor id>:<event id>:<event type>' after the colon",
+    );
   }
   return { sensorId, eventId, eventType: m[3] };
 }

@@ -55,8 +55,16 @@ const endpoints: Record<string, LegacyEndpoint> = {
   'POST postPriceData': { summary: 'Upload prices', schema: wire.legacyAnswer, handler: dataEndpoints.postPriceData },
   'POST postWeatherData': { summary: 'Upload weather data', schema: wire.legacyAnswer, handler: dataEndpoints.postWeatherData },
   'GET getConnection': { summary: 'List your connections', schema: wire.legacyAnswer, handler: connectionEndpoints.getConnection },
-  'POST postUdiEvent': { summary: 'Send a state-of-charge (UDI) event of a device', schema: wire.legacyAnswer, handler: udiEndpoints.postUdiEvent },
-  'GET getDeviceMessage': { summary: 'Download the schedule for a UDI event', schema: wire.legacyAnswer, handler: udiEndpoints.getDeviceMessage },
+  'POST postUdiEvent': {
+    summary: 'Send a state-of-charge (UDI) event of a device',
+    schema: wire.legacyAnswer,
+    handler: udiEndpoints.postUdiEvent,
+  },
+  'GET getDeviceMessage': {
+    summary: 'Download the schedule for a UDI event',
+    schema: wire.legacyAnswer,
+    handler: udiEndpoints.getDeviceMessage,
+  },
   'GET assets': { summary: 'List assets', schema: z.array(wire.v2Asset), handler: v2AssetEndpoints['GET assets'] },
   'POST assets': { summary: 'Create an asset', schema: wire.v2Asset, status: 201, handler: v2AssetEndpoints['POST assets'] },
   'GET asset/:id': { summary: 'Get an asset', schema: wire.v2Asset, handler: v2AssetEndpoints['GET asset/:id'] },
@@ -65,8 +73,16 @@ const endpoints: Record<string, LegacyEndpoint> = {
   'GET users': { summary: 'List users', schema: z.array(wire.v2User), handler: v2UserEndpoints['GET users'] },
   'GET user/:id': { summary: 'Get a user', schema: wire.v2User, handler: v2UserEndpoints['GET user/:id'] },
   'PATCH user/:id': { summary: 'Update a user', schema: wire.v2User, handler: v2UserEndpoints['PATCH user/:id'] },
-  'PATCH user/:id/password-reset': { summary: "Reset a user's password", schema: wire.processedAnswer, handler: v2UserEndpoints['PATCH user/:id/password-reset'] },
-  'GET charts/power': { summary: 'Download a power chart of an asset', schema: wire.chartSpec, handler: v2ChartEndpoints['GET charts/power'] },
+  'PATCH user/:id/password-reset': {
+    summary: "Reset a user's password",
+    schema: wire.processedAnswer,
+    handler: v2UserEndpoints['PATCH user/:id/password-reset'],
+  },
+  'GET charts/power': {
+    summary: 'Download a power chart of an asset',
+    schema: wire.chartSpec,
+    handler: v2ChartEndpoints['GET charts/power'],
+  },
 };
 
 const SERVICE_SUMMARY = 'Obtain a service listing for this version';
@@ -83,7 +99,13 @@ export function legacyApi(config: Config): ReturnType<Router['routes']> {
   for (const v of servedVersions) {
     const specs: RouteSpec[] = v.routes.map(([method, path]) => {
       if (path === 'getService') {
-        return publicRoute({ method, path: `/${path}`, summary: SERVICE_SUMMARY, command: async () => getService(v), response: { schema: wire.legacyAnswer } });
+        return publicRoute({
+          method,
+          path: `/${path}`,
+          summary: SERVICE_SUMMARY,
+          command: async () => getService(v),
+          response: { schema: wire.legacyAnswer },
+        });
       }
       const endpoint = endpoints[`${method} ${path}`];
       return route({
@@ -102,13 +124,16 @@ export function legacyApi(config: Config): ReturnType<Router['routes']> {
   const methods = allowedMethods(router, invalidMethod);
   const headers = new Map(servedVersions.map((v) => [v.prefix, deprecationHeaders(config, v.doc)]));
   // Like the router's own middleware, this one names its router (for the route-listing test).
-  return Object.assign(async (ctx: Parameters<typeof routes>[0], next: () => Promise<unknown>) => {
-    const prefix = /^\/api\/(v\d(?:_\d)?)(?:\/|$)/.exec(ctx.path)?.[1];
-    const versionHeaders = prefix && headers.get(prefix);
-    if (!versionHeaders) return next();
-    ctx.set(versionHeaders);
-    // Nothing after this answers these prefixes: an unmatched path stays the 404 it is. (The
-    // router types its two middlewares' contexts differently; at run time it is one context.)
-    await routes(ctx, () => methods(ctx as Parameters<typeof methods>[0], async () => {}));
-  }, { router }) as unknown as ReturnType<Router['routes']>;
+  return Object.assign(
+    async (ctx: Parameters<typeof routes>[0], next: () => Promise<unknown>) => {
+      const prefix = /^\/api\/(v\d(?:_\d)?)(?:\/|$)/.exec(ctx.path)?.[1];
+      const versionHeaders = prefix && headers.get(prefix);
+      if (!versionHeaders) return next();
+      ctx.set(versionHeaders);
+      // Nothing after this answers these prefixes: an unmatched path stays the 404 it is. (The
+      // router types its two middlewares' contexts differently; at run time it is one context.)
+      await routes(ctx, () => methods(ctx as Parameters<typeof methods>[0], async () => {}));
+    },
+    { router },
+  ) as unknown as ReturnType<Router['routes']>;
 }

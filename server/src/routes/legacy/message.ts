@@ -50,7 +50,8 @@ export function expectType(msg: Message, type: string): void {
 export function readDateTime(value: unknown, field: string, invalid: LegacyErrorName): DateTime | undefined {
   if (value === undefined) return undefined;
   const dt = typeof value === 'string' && value.length <= 64 ? parseAwareDateTime(value) : 'invalid';
-  if (dt === 'naive') throw legacyError('INVALID_TIMEZONE', `The ${field} ${shown(value)} should state its UTC offset, e.g. '+01:00' or 'Z'.`);
+  if (dt === 'naive')
+    throw legacyError('INVALID_TIMEZONE', `The ${field} ${shown(value)} should state its UTC offset, e.g. '+01:00' or 'Z'.`);
   if (dt === 'invalid') throw legacyError(invalid, `The ${field} ${shown(value)} is not an ISO 8601 datetime.`);
   return dt;
 }
@@ -145,7 +146,9 @@ function valueList(group: Message, where: string): (number | null)[] {
   if (raw === undefined) throw legacyError('REQUIRED_INFO_MISSING', `The message lacks values${where}.`);
   const parsed = sensorValues.safeParse(raw, { reportInput: true });
   if (parsed.success) return parsed.data;
-  const problems = Object.entries(fieldMessages(parsed.error.issues)).map(([k, v]) => `${k === '_schema' ? '' : `value ${k}: `}${String(v)}`);
+  const problems = Object.entries(fieldMessages(parsed.error.issues)).map(
+    ([k, v]) => `${k === '_schema' ? '' : `value ${k}: `}${String(v)}`,
+  );
   throw legacyError('REQUIRED_INFO_MISSING', `The values${where} should be a list of numbers (${problems.join(' ')})`);
 }
 
@@ -164,7 +167,8 @@ export function readUploadGroups(msg: Message, key: string, missing: LegacyError
     if (!addresses) throw legacyError(missing, `The message names no ${key}, or not as a text or a list of texts.`);
     return [{ addresses, values: valueList(msg, '') }];
   }
-  if (!Array.isArray(msg.groups) || !msg.groups.length) throw legacyError(missing, 'The groups of the message should be a list of objects.');
+  if (!Array.isArray(msg.groups) || !msg.groups.length)
+    throw legacyError(missing, 'The groups of the message should be a list of objects.');
   return msg.groups.map((group: unknown, i) => {
     const g = group && typeof group === 'object' ? (group as Message) : {};
     const k = keys.find((name) => g[name] !== undefined);
@@ -178,7 +182,8 @@ export function readUploadGroups(msg: Message, key: string, missing: LegacyError
 export function readConnections(msg: Message): string[] {
   const value = msg.connection ?? msg.connections;
   const addresses = value === undefined ? undefined : addressList(value);
-  if (!addresses) throw legacyError('UNRECOGNIZED_CONNECTION_GROUP', 'The message names no connection, or not as a text or a list of texts.');
+  if (!addresses)
+    throw legacyError('UNRECOGNIZED_CONNECTION_GROUP', 'The message names no connection, or not as a text or a list of texts.');
   return addresses;
 }
 

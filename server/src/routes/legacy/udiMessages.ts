@@ -71,7 +71,10 @@ function readTargets(msg: Message, start: DateTime, toMwh: number, stepMs: numbe
       );
     }
     if (stepMs > 0 && offsetMs % stepMs !== 0) {
-      throw legacyError('PTUS_INCOMPLETE', `Target ${i} at ${formatStart(at)} is not at the end of a ${stepMs / 60_000}-minute step of the device.`);
+      throw legacyError(
+        'PTUS_INCOMPLETE',
+        `Target ${i} at ${formatStart(at)} is not at the end of a ${stepMs / 60_000}-minute step of the device.`,
+      );
     }
     return { value, datetime: formatStart(at) };
   });
@@ -83,7 +86,10 @@ async function eventDevice({ db, user }: LegacyCall, event: EventAddress): Promi
   if (!sensor) throw legacyError('UNRECOGNIZED_UDI_EVENT', `The UDI event names device ${event.sensorId}, which is not known.`);
   authorize(user, 'create-children', await ownedAccess(db, 'sensor', sensor.account_id));
   if (!STORAGE_TYPES.has(sensor.asset_type)) {
-    throw legacyError('INVALID_DOMAIN', `UDI events are for batteries and EV chargers; device ${sensor.id} is on an asset of type ${sensor.asset_type}.`);
+    throw legacyError(
+      'INVALID_DOMAIN',
+      `UDI events are for batteries and EV chargers; device ${sensor.id} is on an asset of type ${sensor.asset_type}.`,
+    );
   }
   return sensor;
 }
@@ -92,7 +98,10 @@ async function eventDevice({ db, user }: LegacyCall, event: EventAddress): Promi
 function checkOrder(sensor: SensorInContext, event: EventAddress, datetime: DateTime): void {
   const lastDatetime = sensor.attributes.soc_datetime;
   if (typeof lastDatetime === 'string' && datetime.toMillis() < Date.parse(lastDatetime)) {
-    throw legacyError('INVALID_DATETIME', `The state of charge at ${formatStart(datetime)} is older than the last one known (${lastDatetime}).`);
+    throw legacyError(
+      'INVALID_DATETIME',
+      `The state of charge at ${formatStart(datetime)} is older than the last one known (${lastDatetime}).`,
+    );
   }
   const lastId = sensor.attributes.soc_udi_event_id;
   if (typeof lastId === 'number' && event.eventId <= lastId) {
@@ -125,7 +134,8 @@ async function postUdiEvent(call: LegacyCall, v: LegacyVersion) {
     }
     if (msg.soc_min !== undefined) flexModel['soc-min'] = readNumber(msg.soc_min, 'soc_min') * toMwh;
     if (msg.soc_max !== undefined) flexModel['soc-max'] = readNumber(msg.soc_max, 'soc_max') * toMwh;
-    if (msg.roundtrip_efficiency !== undefined) flexModel['roundtrip-efficiency'] = readNumber(msg.roundtrip_efficiency, 'roundtrip_efficiency');
+    if (msg.roundtrip_efficiency !== undefined)
+      flexModel['roundtrip-efficiency'] = readNumber(msg.roundtrip_efficiency, 'roundtrip_efficiency');
     prior = readDateTime(msg.prior, 'prior', 'INVALID_DATETIME');
   }
   const asset = (await getAsset(db, sensor.generic_asset_id))!;
@@ -162,7 +172,10 @@ async function getDeviceMessage({ ctx, user }: LegacyCall, v: LegacyVersion) {
 
   const { jobs } = ctx.services;
   const unknown = () =>
-    legacyError('UNRECOGNIZED_UDI_EVENT', `The UDI event (id = ${event.eventId}, type = ${event.eventType}) of device ${sensor.id} is not known.`);
+    legacyError(
+      'UNRECOGNIZED_UDI_EVENT',
+      `The UDI event (id = ${event.eventId}, type = ${event.eventType}) of device ${sensor.id} is not known.`,
+    );
   const udi = await getUdiEvent(ctx.services.db, sensor.id, event.eventId);
   if (!udi || udi.eventType !== event.eventType) throw unknown();
   let job = await jobs.get(udi.jobId);

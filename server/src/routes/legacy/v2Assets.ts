@@ -24,7 +24,15 @@ import { legacyError } from './responses.ts';
  * (falling back to the asset's), which the storage scheduler reads.
  */
 
-const ATTRIBUTES = ['capacity_in_mw', 'market_id', 'min_soc_in_mwh', 'max_soc_in_mwh', 'soc_datetime', 'soc_in_mwh', 'soc_udi_event_id'] as const;
+const ATTRIBUTES = [
+  'capacity_in_mw',
+  'market_id',
+  'min_soc_in_mwh',
+  'max_soc_in_mwh',
+  'soc_datetime',
+  'soc_in_mwh',
+  'soc_udi_event_id',
+] as const;
 
 const coordinate = (limit: number) => z.number().min(-limit).max(limit);
 const powerUnit = z.string().max(80).refine(isPowerUnit, { error: 'Must be a power unit such as MW or kW.' });
@@ -114,7 +122,8 @@ async function checkReferences(db: Knex, body: { asset_type?: string; market_id?
   }
   if (body.market_id) {
     const market = await sensors.getSensor(db, body.market_id);
-    if (!market || !isEnergyPriceUnit(market.unit)) throw fieldError('json', 'market_id', `No market (price sensor) with id ${body.market_id}.`);
+    if (!market || !isEnergyPriceUnit(market.unit))
+      throw fieldError('json', 'market_id', `No market (price sensor) with id ${body.market_id}.`);
   }
   if (body.owner_id !== undefined && !(await getAccount(db, body.owner_id))) {
     throw fieldError('json', 'owner_id', `Account with id ${body.owner_id} doesn't exist.`);
@@ -136,7 +145,8 @@ function patchedAttributes(current: Record<string, unknown>, body: z.output<type
 
 async function listAssets({ ctx, user, db }: LegacyCall) {
   const { owner_id } = parseInput(listQuery, ctx.query, 'query');
-  if (owner_id !== undefined && !/^\d{1,15}$/.test(owner_id)) throw legacyError('INVALID_REQUEST', `The owner_id '${owner_id}' is not an integer.`);
+  if (owner_id !== undefined && !/^\d{1,15}$/.test(owner_id))
+    throw legacyError('INVALID_REQUEST', `The owner_id '${owner_id}' is not an integer.`);
   const accountId = owner_id === undefined ? user.account_id : Number(owner_id);
   const account = await getAccount(db, accountId);
   if (!account) throw notFound(`Account ${accountId} not found`);
@@ -160,7 +170,11 @@ async function createAsset({ ctx, user, db }: LegacyCall) {
   }
   const displayName = body.display_name ?? body.name;
   if (await assets.assetNameTaken(db, { name: displayName, parentId: null, accountId: body.owner_id })) {
-    throw fieldError('json', body.display_name ? 'display_name' : 'name', `An asset named '${displayName}' already exists in account ${body.owner_id}.`);
+    throw fieldError(
+      'json',
+      body.display_name ? 'display_name' : 'name',
+      `An asset named '${displayName}' already exists in account ${body.owner_id}.`,
+    );
   }
   const sensor = await db.transaction(async (trx) => {
     const asset = await assets.createAsset(trx, {

@@ -106,14 +106,17 @@ async function powerChart(call: LegacyCall) {
       };
     }),
   );
-  return beliefChartSpec([{ title: sensor.name, sensors: [{ id: sensor.id, name: sensor.name, unit: sensor.unit, instantaneous: false }] }], {
-    zone,
-    width: 'container',
-    height: 300,
-    datasetName: 'power',
-    records,
-    title: `Power of ${sensor.name}`,
-  });
+  return beliefChartSpec(
+    [{ title: sensor.name, sensors: [{ id: sensor.id, name: sensor.name, unit: sensor.unit, instantaneous: false }] }],
+    {
+      zone,
+      width: 'container',
+      height: 300,
+      datasetName: 'power',
+      records,
+      title: `Power of ${sensor.name}`,
+    },
+  );
 }
 
 /** The 2.0 chart endpoint, by method and route. */

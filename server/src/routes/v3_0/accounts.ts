@@ -14,7 +14,10 @@ export const accountRoutes = [
     summary: 'Download account list',
     async command({ db, user }) {
       const visible = await readableAccounts(db, user);
-      const roles = await accounts.accountRoles(db, visible.map((a) => a.id));
+      const roles = await accounts.accountRoles(
+        db,
+        visible.map((a) => a.id),
+      );
       return visible.map((a) => presentAccount(a, roles.get(a.id) ?? []));
     },
     response: { schema: z.array(wire.account) },

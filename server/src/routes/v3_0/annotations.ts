@@ -24,7 +24,15 @@ const annotationBody = z
 
 const presentAnnotation = (a: Annotation, zone: string) => {
   const at = (ms: number) => formatStart(DateTime.fromMillis(ms, { zone }));
-  return { id: a.id, source: a.sourceId, content: a.content, start: at(a.startMs), end: at(a.endMs), type: a.type, prior: at(a.beliefTimeMs) };
+  return {
+    id: a.id,
+    source: a.sourceId,
+    content: a.content,
+    start: at(a.startMs),
+    end: at(a.endMs),
+    type: a.type,
+    prior: at(a.beliefTimeMs),
+  };
 };
 
 type AnnotationBody = z.output<typeof annotationBody>;
@@ -76,7 +84,22 @@ const annotationRoute = (
   });
 
 export const annotationRoutes = [
-  annotationRoute('accounts', 'an account', (db, id) => accountById(db, id, 'create-children'), (id) => ({ account_id: id })),
-  annotationRoute('assets', 'an asset', (db, id) => assetById(db, id, 'create-children'), (id) => ({ asset_id: id })),
-  annotationRoute('sensors', 'a sensor', (db, id) => sensorById(db, id, 'create-children'), (id) => ({ sensor_id: id })),
+  annotationRoute(
+    'accounts',
+    'an account',
+    (db, id) => accountById(db, id, 'create-children'),
+    (id) => ({ account_id: id }),
+  ),
+  annotationRoute(
+    'assets',
+    'an asset',
+    (db, id) => assetById(db, id, 'create-children'),
+    (id) => ({ asset_id: id }),
+  ),
+  annotationRoute(
+    'sensors',
+    'a sensor',
+    (db, id) => sensorById(db, id, 'create-children'),
+    (id) => ({ sensor_id: id }),
+  ),
 ];

@@ -81,7 +81,10 @@ async function checkParent(db: Knex, user: User, parentId: number | null | undef
   }
 }
 
-async function checkNameFree(db: Knex, props: { name: string; parentId: number | null; accountId: number | null; exceptId?: number }): Promise<void> {
+async function checkNameFree(
+  db: Knex,
+  props: { name: string; parentId: number | null; accountId: number | null; exceptId?: number },
+): Promise<void> {
   if (await assets.assetNameTaken(db, props)) {
     throw fieldError('json', 'name', `An asset with the name '${props.name}' already exists under parent asset with id=${props.parentId}.`);
   }
@@ -137,7 +140,10 @@ export const assetRoutes = [
       return { ...found, fields: fieldsOf(q.fields), paged: q.page !== undefined };
     },
     response: {
-      schema: z.union([z.array(wire.assetFields), z.looseObject({ data: z.array(wire.assetFields), 'num-records': z.number(), 'filtered-records': z.number() })]),
+      schema: z.union([
+        z.array(wire.assetFields),
+        z.looseObject({ data: z.array(wire.assetFields), 'num-records': z.number(), 'filtered-records': z.number() }),
+      ]),
       present({ assets: found, total, fields, paged }, ctx) {
         const data = found.map((a) => onlyFields(presentAsset(a, dialectOf(ctx)), fields));
         return paged ? { data, 'num-records': total, 'filtered-records': total } : data;
@@ -177,7 +183,8 @@ export const assetRoutes = [
       const accountId = body.account_id ?? null;
       if (accountId === null && !mayOwnAssetsIn(user, null)) throw forbidden();
       if (accountId !== null) {
-        if (!mayOwnAssetsIn(user, accountId)) throw fieldError('json', 'account_id', 'User is not allowed to create assets for this account.');
+        if (!mayOwnAssetsIn(user, accountId))
+          throw fieldError('json', 'account_id', 'User is not allowed to create assets for this account.');
         if (!(await getAccount(db, accountId))) throw fieldError('json', 'account_id', `Account with Id ${accountId} doesn't exist.`);
       }
       await checkType(db, body.generic_asset_type_id);
@@ -258,7 +265,8 @@ export const assetRoutes = [
         throw fieldError('json', 'parent_asset_id', 'A descendant asset cannot become the parent.');
       }
       const { sensors_to_show, ...changes } = body;
-      const attributes = sensors_to_show === undefined ? body.attributes : withSensorsToShow(body.attributes ?? asset.attributes, sensors_to_show);
+      const attributes =
+        sensors_to_show === undefined ? body.attributes : withSensorsToShow(body.attributes ?? asset.attributes, sensors_to_show);
       await checkSensorsToShow(db, attributes);
       if (body.name !== undefined || body.parent_asset_id !== undefined) {
         await checkNameFree(db, {

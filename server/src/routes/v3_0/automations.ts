@@ -30,8 +30,16 @@ const presentAutomation = (a: store.Automation) => ({
 
 /** The sensors an automation writes into: the forecasts and the schedule are stored there, in its maker's name. */
 const automationReferences = (body: { forecast_sensor_ids?: number[]; schedule_sensor_id?: number | null }): Reference[] => [
-  ...(body.forecast_sensor_ids ?? []).map((id, i): Reference => ({ kind: 'sensor', id, use: 'write', location: 'json', field: `forecast_sensor_ids.${i}` })),
-  ...(body.schedule_sensor_id ? [{ kind: 'sensor', id: body.schedule_sensor_id, use: 'write', location: 'json', field: 'schedule_sensor_id' } as Reference] : []),
+  ...(body.forecast_sensor_ids ?? []).map((id, i): Reference => ({
+    kind: 'sensor',
+    id,
+    use: 'write',
+    location: 'json',
+    field: `forecast_sensor_ids.${i}`,
+  })),
+  ...(body.schedule_sensor_id
+    ? [{ kind: 'sensor', id: body.schedule_sensor_id, use: 'write', location: 'json', field: 'schedule_sensor_id' } as Reference]
+    : []),
 ];
 
 /** The automation of the path, 404 when unknown; the caller needs `permission` on its asset. */

@@ -76,7 +76,14 @@ async function chartRecords(db: Knex, sensors: SensorInContext[], query: DataQue
     sensors.map(async (sensor) => {
       const beliefs =
         mostRecentOnly === false
-          ? await beliefHistory(db, { sensorId: sensor.id, resolutionMs: sensor.event_resolution_ms, startMs, endMs, beliefsAfterMs: afterMs, beliefsBeforeMs: beforeMs })
+          ? await beliefHistory(db, {
+              sensorId: sensor.id,
+              resolutionMs: sensor.event_resolution_ms,
+              startMs,
+              endMs,
+              beliefsAfterMs: afterMs,
+              beliefsBeforeMs: beforeMs,
+            })
           : // A most recent belief formed after `beliefs_after` is exactly one that passes both filters.
             (await mostRecentBeliefs(db, { sensorId: sensor.id, startMs, endMs, beliefsBeforeMs: beforeMs, perSource: true })).filter(
               (b) => afterMs === undefined || b.beliefTimeMs >= afterMs,
@@ -87,7 +94,8 @@ async function chartRecords(db: Knex, sensors: SensorInContext[], query: DataQue
   const sourceIds = [...new Set(perSensor.flatMap((p) => p.beliefs.map((b) => b.sourceId)))];
   const sources = new Map((sourceIds.length ? await listSources(db, { ids: sourceIds }) : []).map((s) => [s.id, s]));
   // Per sensor in the order shown, then by event, belief time and source.
-  const order = (a: StoredBelief, b: StoredBelief) => a.eventStartMs - b.eventStartMs || a.beliefTimeMs - b.beliefTimeMs || a.sourceId - b.sourceId;
+  const order = (a: StoredBelief, b: StoredBelief) =>
+    a.eventStartMs - b.eventStartMs || a.beliefTimeMs - b.beliefTimeMs || a.sourceId - b.sourceId;
   return perSensor.flatMap(({ sensor, beliefs }) =>
     [...beliefs].sort(order).map((b) => {
       const source = sources.get(b.sourceId);
@@ -129,7 +137,12 @@ async function assetRows(db: Knex, user: User, asset: Asset): Promise<{ rows: Ch
   return { rows, sensors: [...readable.values()] };
 }
 
-const chartSensor = (s: SensorInContext): ChartSensor => ({ id: s.id, name: s.name, unit: s.unit, instantaneous: s.event_resolution_ms === 0 });
+const chartSensor = (s: SensorInContext): ChartSensor => ({
+  id: s.id,
+  name: s.name,
+  unit: s.unit,
+  instantaneous: s.event_resolution_ms === 0,
+});
 
 /** The site's time zone: that of the first sensor shown (assets have none of their own). */
 const zoneOf = (sensors: SensorInContext[]) => sensors[0]?.timezone ?? 'UTC';
@@ -163,7 +176,11 @@ const slashRedirect = (path: string, summary: string) =>
       // Koa writes an HTML redirect page for browsers; clients decode every answer as JSON.
       return { message: `Redirecting to ${target}`, status: 308 as const };
     },
-    response: { status: 308, schema: z.looseObject({ message: z.string(), status: z.literal(308) }), description: 'redirect to the path with its slash' },
+    response: {
+      status: 308,
+      schema: z.looseObject({ message: z.string(), status: z.literal(308) }),
+      description: 'redirect to the path with its slash',
+    },
   });
 
 const assetToRead = async ({ db, params }: { db: Knex; params: { id: number } }) => ({ asset: await assetById(db, params.id, 'read') });
@@ -203,7 +220,8 @@ export const chartRoutes = [
     summary: "Download a chart of a sensor's time series, one line per data source",
     request: { params: idParams, query: chartQuery },
     load: sensorToRead,
-    command: ({ db, query, loaded: { sensor } }) => chartAnswer(db, query, [{ title: sensor.name, sensors: [chartSensor(sensor)] }], [sensor]),
+    command: ({ db, query, loaded: { sensor } }) =>
+      chartAnswer(db, query, [{ title: sensor.name, sensors: [chartSensor(sensor)] }], [sensor]),
     response: { schema: wire.chartSpec },
   }),
   route({

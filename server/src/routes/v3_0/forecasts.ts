@@ -36,15 +36,29 @@ export const forecastRoutes = [
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
     check({ user, body, loaded: { sensor } }): ForecastJobArgs {
       const stepMs = sensor.event_resolution_ms;
-      if (!stepMs) throw fieldError('path', 'id', `Sensor ${sensor.id} records instantaneous values; only sensors with an event resolution can be forecast.`);
+      if (!stepMs)
+        throw fieldError(
+          'path',
+          'id',
+          `Sensor ${sensor.id} records instantaneous values; only sensors with an event resolution can be forecast.`,
+        );
       const startMs = body.start?.toMillis() ?? Math.floor(Date.now() / stepMs) * stepMs;
-      const endMs = body.end?.toMillis() ?? (body.duration ? (body.start ?? DateTime.fromMillis(startMs)).plus(body.duration.luxon).toMillis() : startMs + DEFAULT_WINDOW_MS);
+      const endMs =
+        body.end?.toMillis() ??
+        (body.duration ? (body.start ?? DateTime.fromMillis(startMs)).plus(body.duration.luxon).toMillis() : startMs + DEFAULT_WINDOW_MS);
       if (endMs <= startMs) throw fieldError('json', body.end ? 'end' : 'duration', 'The forecast window must end after it starts.');
       if (body['max-forecast-horizon'] && body['max-forecast-horizon'].ms < stepMs) {
         throw fieldError('json', 'max-forecast-horizon', `Must be at least the sensor's resolution (${formatResolution(stepMs)}).`);
       }
       const config = body.config ?? {};
-      const regressorIds = [...new Set([...(body.regressors ?? []), ...(config.regressors ?? []), ...(config['future-regressors'] ?? []), ...(config['past-regressors'] ?? [])])];
+      const regressorIds = [
+        ...new Set([
+          ...(body.regressors ?? []),
+          ...(config.regressors ?? []),
+          ...(config['future-regressors'] ?? []),
+          ...(config['past-regressors'] ?? []),
+        ]),
+      ];
       return {
         sensorId: sensor.id,
         ownerId: user.id,
@@ -80,7 +94,7 @@ export const forecastRoutes = [
   route({
     method: 'GET',
     path: '/sensors/:id/forecasts/backtest',
-    summary: "Get the forecasting method chosen for a sensor and its backtest",
+    summary: 'Get the forecasting method chosen for a sensor and its backtest',
     request: { params: idParams },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
     async command({ db, loaded: { sensor } }) {
@@ -105,7 +119,10 @@ export const forecastRoutes = [
     async command({ ctx, db, params, loaded: { sensor } }) {
       const job = await forecastJob(ctx, params.uuid, sensor.id);
       if (job.status === 'queued' || job.status === 'started') {
-        return { status: job.status.toUpperCase(), message: `Forecasting job is ${job.status === 'queued' ? 'waiting to be processed' : 'in progress'}.` };
+        return {
+          status: job.status.toUpperCase(),
+          message: `Forecasting job is ${job.status === 'queued' ? 'waiting to be processed' : 'in progress'}.`,
+        };
       }
       if (job.status === 'failed') throw rejected(422, 'FAILED', `Forecasting job failed with ${job.error}.`);
       const result = job.result as { data_source_id: number; start_ms: number; end_ms: number };
@@ -115,7 +132,12 @@ export const forecastRoutes = [
         endMs: result.end_ms,
         sourceIds: [result.data_source_id],
       });
-      if (!beliefs.length) throw rejected(400, 'UNKNOWN_FORECAST', 'A forecasting job has been processed with your job ID, but the forecast was not found in the database.');
+      if (!beliefs.length)
+        throw rejected(
+          400,
+          'UNKNOWN_FORECAST',
+          'A forecasting job has been processed with your job ID, but the forecast was not found in the database.',
+        );
       const first = beliefs[0].eventStartMs;
       const last = beliefs[beliefs.length - 1].eventStartMs;
       return {

@@ -27,7 +27,21 @@ const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 
 /** Every v3.0 endpoint. Order matters where paths overlap: `/assets/public` before `/assets/:id`. */
 export function v3Routes(): RouteSpec[] {
-  const resources: RouteSpec[] = [...assetRoutes, ...sensorDataRoutes, ...sensorRoutes, ...sourceRoutes, ...userRoutes, ...accountRoutes, ...jobRoutes, ...scheduleRoutes, ...forecastRoutes, ...automationRoutes, ...setupRoutes, ...chartRoutes, ...annotationRoutes];
+  const resources: RouteSpec[] = [
+    ...assetRoutes,
+    ...sensorDataRoutes,
+    ...sensorRoutes,
+    ...sourceRoutes,
+    ...userRoutes,
+    ...accountRoutes,
+    ...jobRoutes,
+    ...scheduleRoutes,
+    ...forecastRoutes,
+    ...automationRoutes,
+    ...setupRoutes,
+    ...chartRoutes,
+    ...annotationRoutes,
+  ];
   const all: RouteSpec[] = [
     publicRoute({
       method: 'GET',

@@ -36,7 +36,9 @@ export function jobStatusMessage(job: JobRecord): string {
   if (job.status === 'queued') return `${queue} job waiting to be processed.`;
   if (job.status === 'started') return `${queue} job in progress.`;
   if (job.status === 'finished') return `${queue} job has finished.`;
-  return job.error ? `${queue} job failed with ${job.error.replace(/\.$/, '')}.` : `${queue} job failed, but no exception information was stored.`;
+  return job.error
+    ? `${queue} job failed with ${job.error.replace(/\.$/, '')}.`
+    : `${queue} job failed, but no exception information was stored.`;
 }
 
 /** Python's isoformat of a UTC time, as FlexMeasures 1.0 writes job timestamps. */

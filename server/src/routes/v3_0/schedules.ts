@@ -102,14 +102,19 @@ export const scheduleRoutes = [
         if (!Number.isSafeInteger(sensorId)) throw entryError('Not a valid integer.');
         const sensor = await getSensor(db, sensorId as number);
         if (!sensor) throw entryError(`No sensor found with id ${String(sensorId)}.`);
-        if (!tree.has(sensor.generic_asset_id)) throw entryError(`Sensor ${sensor.id} does not belong to asset ${asset.id} or one below it.`);
+        if (!tree.has(sensor.generic_asset_id))
+          throw entryError(`Sensor ${sensor.id} does not belong to asset ${asset.id} or one below it.`);
         devices.push({ sensor, flexModel: await deviceFlexModel(db, sensor, flexModel) });
       }
       const unnamed = await storedDevices(db, asset, new Set(devices.map((d) => d.sensor.generic_asset_id)));
       if (typeof unnamed === 'string') throw fieldError('json', 'flex-model', unnamed);
       devices.push(...unnamed);
       if (!devices.length) {
-        throw fieldError('json', 'flex-model', 'No flexible device: name a power sensor in the flex-model, or store a flex-model on the asset or one below it.');
+        throw fieldError(
+          'json',
+          'flex-model',
+          'No flexible device: name a power sensor in the flex-model, or store a flex-model on the asset or one below it.',
+        );
       }
       const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
       const spec = await resolveStorageJob(db, ctx.services.config, { ...triggerInput(body), flexContext }, devices, asset);
@@ -117,7 +122,8 @@ export const scheduleRoutes = [
       return { spec, asset, devices, request: { flexModel, flexContext } };
     },
     references: ({ checked: { spec, asset, request } }) => triggerReferences(spec, asset, request),
-    command: async ({ ctx, user, body, checked }) => processed(ctx, await enqueue(ctx, user, checked, checked.devices[0].sensor.id, forced(body))),
+    command: async ({ ctx, user, body, checked }) =>
+      processed(ctx, await enqueue(ctx, user, checked, checked.devices[0].sensor.id, forced(body))),
     response: triggerResponse,
   }),
   route({
@@ -137,7 +143,11 @@ export const scheduleRoutes = [
           const location = `${ctx.protocol}://${ctx.host}/api/v3_0/sensors/${sensor.id}/schedules/${job.fallbackJobId}`;
           throw new AppError(
             303,
-            { result: 'Rejected', status: 'UNKNOWN_SCHEDULE', message: `Scheduling job failed with ${job.error}. ${schedulerName(job)} was used.` },
+            {
+              result: 'Rejected',
+              status: 'UNKNOWN_SCHEDULE',
+              message: `Scheduling job failed with ${job.error}. ${schedulerName(job)} was used.`,
+            },
             { Location: location },
           );
         }

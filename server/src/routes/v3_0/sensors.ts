@@ -14,7 +14,12 @@ import * as sensors from '../../store/sensors.ts';
 import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
 /** `account` and `asset` are FlexMeasures 1.0's spellings (v3.0-32) of `account_id` and `asset_id`. */
-const listQuery = z.object({ account_id: intText.optional(), asset_id: intText.optional(), account: intText.optional(), asset: intText.optional() });
+const listQuery = z.object({
+  account_id: intText.optional(),
+  asset_id: intText.optional(),
+  account: intText.optional(),
+  asset: intText.optional(),
+});
 
 /** The sensor JSON for this request's host. */
 export const sensorJson = (ctx: AppContext, s: sensors.Sensor) =>
@@ -90,7 +95,10 @@ export const sensorRoutes = [
     request: { params: idParams, query: statsQuery },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
     async command({ db, query, loaded: { sensor } }) {
-      const stats = await sensorStats(db, sensor.id, { startMs: query.event_start_time?.toMillis(), endMs: query.event_end_time?.toMillis() });
+      const stats = await sensorStats(db, sensor.id, {
+        startMs: query.event_start_time?.toMillis(),
+        endMs: query.event_end_time?.toMillis(),
+      });
       const local = (ms: number) => formatStart(DateTime.fromMillis(ms, { zone: sensor.timezone }));
       const body: Record<string, unknown> = {};
       for (const s of stats) {

@@ -28,7 +28,10 @@ export const sourceRoutes = [
     request: { query: sourcesQuery },
     // Whoever may read a sensor's data may know who recorded it.
     load: async ({ db, query }) => ({
-      sensor: query.sensor_id === undefined ? undefined : await sensorById(db, query.sensor_id, 'read', { location: 'query', field: 'sensor_id' }),
+      sensor:
+        query.sensor_id === undefined
+          ? undefined
+          : await sensorById(db, query.sensor_id, 'read', { location: 'query', field: 'sensor_id' }),
     }),
     async command({ db, user, loaded }) {
       let sources: DataSource[];

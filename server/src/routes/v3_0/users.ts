@@ -46,7 +46,8 @@ export const userRoutes = [
     summary: 'Download user list',
     request: { query: listQuery },
     load: async ({ db, user, query }) => ({ account: await listedAccount(db, user, query.account ?? query.account_id) }),
-    command: ({ db, query, loaded }) => users.listUsers(db, { accountId: loaded.account.id, includeInactive: query.include_inactive ?? false }),
+    command: ({ db, query, loaded }) =>
+      users.listUsers(db, { accountId: loaded.account.id, includeInactive: query.include_inactive ?? false }),
     response: { schema: z.array(wire.user), present: (list) => list.map(presentUser) },
   }),
   route({

@@ -79,7 +79,10 @@ describe('HiGHS and yalps agree', () => {
 
   it.each([11, 12, 13, 14])('on the full MILP of random problem %i (T = 12, a binary on every two-way step)', async (seed) => {
     const problem = randomProblem(seed, 12);
-    const { model, index } = buildStorageModel(problem, problem.devices.map((_, d) => new Set(twoWaySteps(problem, d))));
+    const { model, index } = buildStorageModel(
+      problem,
+      problem.devices.map((_, d) => new Set(twoWaySteps(problem, d))),
+    );
     expect(index.binaryCount).toBeGreaterThanOrEqual(12);
     const highs = await solveOrThrow(highsSolver, model);
     const yalps = await solveOrThrow(yalpsSolver, model);

@@ -81,13 +81,17 @@ export const yalpsSolver: LpSolver = {
       includeZeroVariables: false,
     };
     const started = performance.now();
-    const solution = solve(
-      { direction: 'minimize', objective: OBJECTIVE, constraints, variables, binaries, integers },
-      options,
-    );
+    const solution = solve({ direction: 'minimize', objective: OBJECTIVE, constraints, variables, binaries, integers }, options);
     const solveMs = performance.now() - started;
     if (solution.status !== 'optimal') {
-      const status = solution.status === 'infeasible' ? 'infeasible' : solution.status === 'unbounded' ? 'unbounded' : solution.status === 'timedout' ? 'limit' : 'error';
+      const status =
+        solution.status === 'infeasible'
+          ? 'infeasible'
+          : solution.status === 'unbounded'
+            ? 'unbounded'
+            : solution.status === 'timedout'
+              ? 'limit'
+              : 'error';
       return { status, reason: `yalps: ${solution.status}`, solveMs };
     }
 
