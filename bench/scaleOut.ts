@@ -9,13 +9,12 @@
  * 2. 50 clients posting 4 values each: SQLite (one process), PostgreSQL with 1 and with 2 API
  *    processes behind a client-side round robin.
  * 3. 500 schedules of 192 steps triggered at once through an API process, run by 1 and by 2
- *    worker processes on BullMQ (a throwaway Redis; skipped without redis-server or ioredis).
+ *    worker processes on BullMQ (a throwaway Redis; skipped without redis-server).
  *
- * `npx tsx bench/scaleOut.ts`; BENCH_QUICK=1 stores 1 M instead of 10 M, posts for 5 s and
- * triggers 100 schedules.
+ * `npm run bench -- scaleOut` (both backends in one run); BENCH_QUICK=1 stores 1 M instead of
+ * 10 M, posts for 5 s and triggers 100 schedules; BENCH_ONLY=reads|posting|schedules runs one part.
  */
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
@@ -43,8 +42,8 @@ const READS = 30;
 const CLIENTS = 50;
 const LOAD_SECONDS = QUICK ? 5 : 20;
 const SCHEDULES = QUICK ? 100 : 500;
-/** BENCH_ONLY=3 runs part 3 alone. */
-const part = (n: number) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY === String(n);
+/** BENCH_ONLY=reads (or posting, schedules) runs that part alone, as in bench/dataPath.ts. */
+const part = (name: 'reads' | 'posting' | 'schedules') => !process.env.BENCH_ONLY || process.env.BENCH_ONLY === name;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-scale-'));
 const random = seeded(11);
@@ -203,7 +202,7 @@ async function main() {
   };
   const pgStore = async () => openStore(await pgDatabase());
   try {
-    if (part(1)) console.log('\n1. 1-day window read of one sensor (96 of its 100,000 beliefs), median and p95 of 30 reads');
+    if (part('reads')) console.log('\n1. 1-day window read of one sensor (96 of its 100,000 beliefs), median and p95 of 30 reads');
     const layouts: [string, 'sqlite' | 'postgresql', () => Promise<Knex>, boolean][] = [
       ['SQLite', 'sqlite', async () => openStore(dataFolder(fs.mkdtempSync(path.join(tmp, 'sqlite-'))).store), false],
       ...(pg
@@ -213,7 +212,7 @@ async function main() {
           ] as const)
         : []),
     ].map((l) => [...l] as [string, 'sqlite' | 'postgresql', () => Promise<Knex>, boolean]);
-    for (const [label, engine, open, partitioned] of part(1) ? layouts : []) {
+    for (const [label, engine, open, partitioned] of part('reads') ? layouts : []) {
       const figures: string[] = [];
       const medians: number[] = [];
       for (const stored of [PER_SENSOR, BIG]) {
@@ -234,7 +233,7 @@ async function main() {
       console.log(`   ${label}\n     ${figures.join('\n     ')}\n     ratio ${(medians[1] / medians[0]).toFixed(2)} (target ≤ 2)`);
     }
 
-    if (part(2)) {
+    if (part('posting')) {
       console.log(`\n2. ${CLIENTS} clients posting 4 values each for ${LOAD_SECONDS} s`);
       const sqliteDir = fs.mkdtempSync(path.join(tmp, 'post-sqlite-'));
       const sqlite = openStore(dataFolder(sqliteDir).store);
@@ -270,16 +269,11 @@ async function main() {
       }
     }
 
-    let bullmq = false;
-    try {
-      createRequire(import.meta.url).resolve('ioredis');
-      bullmq = pg !== undefined && redisServerBin() !== null;
-    } catch {
-      // BullMQ's Redis client is not installed
-    }
-    if (part(3)) console.log(`\n3. ${SCHEDULES} schedules of 192 steps triggered at once (1 API process), time until all are finished`);
-    if (part(3) && !bullmq) console.log('   skipped: needs PostgreSQL, redis-server and the ioredis package');
-    for (const workers of part(3) && bullmq ? [1, 2] : []) {
+    const bullmq = pg !== undefined && redisServerBin() !== null;
+    if (part('schedules'))
+      console.log(`\n3. ${SCHEDULES} schedules of 192 steps triggered at once (1 API process), time until all are finished`);
+    if (part('schedules') && !bullmq) console.log('   skipped: needs PostgreSQL and redis-server');
+    for (const workers of part('schedules') && bullmq ? [1, 2] : []) {
       const redis = await startRedis();
       const url = await pgDatabase();
       const store = openStore(url);

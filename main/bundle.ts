@@ -39,8 +39,11 @@ export const runtimeFiles = {
 
 /** Left to node_modules: native, self-spawning, or provided by Electron. */
 const external = ['electron', 'sqlite3', 'piscina'];
-/** knex's other dialects load their drivers lazily; Flexsite only ever uses sqlite3. */
-// BullMQ's Redis clients are never loaded either: the desktop app keeps its jobs in-process.
+/**
+ * knex's other dialects load their drivers lazily; the desktop app only ever uses sqlite3. The
+ * Redis clients (ioredis, BullMQ's alternative) are loaded only when FLEXSITE_REDIS_URL is set,
+ * which the desktop app never sets (test/shell/packaging.test.ts runs the bundle without them).
+ */
 export const unusedDrivers = [
   'pg',
   'pg-query-stream',

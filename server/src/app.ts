@@ -24,7 +24,8 @@ import { legacyApi } from './routes/legacy/index.ts';
 import { mountSunset } from './routes/sunset.ts';
 import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
 import { LocalJobQueue } from './jobs/localJobQueue.ts';
-import { RedisJobQueue } from './jobs/redisJobQueue.ts';
+import type { RedisJobQueue } from './jobs/redisJobQueue.ts';
+import { openRedis, redisNamespace } from './redis.ts';
 import { AutomationClock } from './automations/clock.ts';
 import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
@@ -186,11 +187,18 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     automation: automationHandler(db, pool, config, () => jobs),
   };
   const closePool = async () => pool?.destroy();
+  // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.
   const jobs: LocalJobQueue | RedisJobQueue = config.redisUrl
-    ? new RedisJobQueue(db, config, log, handlers ?? null, closePool)
+    ? new (await import('./jobs/redisJobQueue.ts')).RedisJobQueue(db, config, log, handlers ?? null, closePool)
     : new LocalJobQueue(db, config, log, handlers ?? {}, closePool);
+  // Login attempts are counted by the processes that serve HTTP, together.
+  const redis =
+    config.redisUrl && config.role !== 'worker'
+      ? { client: await openRedis(config.redisUrl, log), namespace: redisNamespace(config) }
+      : undefined;
   const passwords = createPasswordPool();
   const release = async () => {
+    redis?.client.disconnect();
     await passwords.destroy();
     await probe.destroy();
     if (reader !== db) await reader.destroy();
@@ -198,7 +206,7 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     logFile?.close();
     await lock.release();
   };
-  const services: Services = { db, reader, probe, config, log, jobs, passwords, loginThrottle: createLoginThrottle(config, log) };
+  const services: Services = { db, reader, probe, config, log, jobs, passwords, loginThrottle: createLoginThrottle(config, log, redis) };
   const automations = new AutomationClock(db, jobs, log);
   const server = http.createServer(createApp(services).callback());
   server.on('clientError', answerClientError);

@@ -3,7 +3,7 @@ import { v3Routes } from '../../server/src/routes/v3_0/index.ts';
 import { methodNotAllowed, routeNotFound } from '../helpers/bodies.ts';
 import { LEGACY_ROUTES, VERSIONS } from '../helpers/legacy.ts';
 import { headerLines, startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { onRedisQueue } from '../helpers/sharedBackends.ts';
+import { onSharedBackends } from '../helpers/sharedBackends.ts';
 
 let t: TestServer;
 
@@ -105,7 +105,7 @@ describe('GET /api/v3_0 (service listing)', () => {
 
 describe('GET /api/v3_0/health/ready', () => {
   // With jobs on BullMQ the queue's Redis is a dependency too.
-  const redis = (up: boolean) => (onRedisQueue ? { database_redis: up } : {});
+  const redis = (up: boolean) => (onSharedBackends ? { database_redis: up } : {});
 
   it('reports the SQL store (and the Redis of the queue) as ready', async () => {
     const res = await t.request('GET', '/api/v3_0/health/ready');

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import pg from 'pg';
 import { inject } from 'vitest';
 
@@ -14,24 +13,8 @@ declare module 'vitest' {
 /** The database every test database is copied from: already migrated, so copies start fast. */
 export const TEMPLATE_DATABASE = 'flexsite_template';
 
-/** Whether this test project runs the server on PostgreSQL + Redis (the `postgresql` project). */
+/** Whether this test project runs the server on PostgreSQL with its jobs on BullMQ in Redis (the `postgresql` project). */
 export const onSharedBackends = process.env.FLEXSITE_TEST_BACKEND === 'postgresql';
-
-/**
- * Whether BullMQ finds its Redis client (the optional `ioredis` package): then the `postgresql`
- * project runs jobs on BullMQ in the run's Redis, as a scale-out installation does.
- */
-export const redisQueueAvailable = (() => {
-  try {
-    createRequire(import.meta.url).resolve('ioredis');
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-/** Whether test servers run their jobs on BullMQ (else on the in-process queue). */
-export const onRedisQueue = onSharedBackends && redisQueueAvailable;
 
 /**
  * Runs SQL as the run's PostgreSQL superuser, on the maintenance database.

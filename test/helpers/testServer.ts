@@ -7,7 +7,7 @@ import { startServer, type RunningServer } from '../../server/src/app.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { createLogger } from '../../server/src/logger.ts';
 import { inject } from 'vitest';
-import { freshDatabase, onSharedBackends, redisQueueAvailable } from './sharedBackends.ts';
+import { freshDatabase, onSharedBackends } from './sharedBackends.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads answers of any shape and checks them with assertions, not types
 export interface ApiResponse<T = any> {
@@ -62,8 +62,8 @@ const databases = new Map<string, { url: string; drop(): Promise<void> }>();
 
 /**
  * The settings that locate the store of a data folder: the folder, and in the `postgresql` test
- * project a database of its own on the run's PostgreSQL (the same one each time it is asked) and,
- * where BullMQ finds its Redis client, the run's Redis for jobs.
+ * project a database of its own on the run's PostgreSQL (the same one each time it is asked) and
+ * the run's Redis for jobs.
  * @param dataDir the data folder.
  * @param options empty: a new database starts without tables instead of migrated.
  */
@@ -74,7 +74,7 @@ export async function storeSettings(dataDir: string, options: { empty?: boolean 
   return {
     FLEXSITE_DATA_DIR: dataDir,
     FLEXSITE_DATABASE_URL: database.url,
-    ...(redisQueueAvailable ? { FLEXSITE_REDIS_URL: inject('redisUrl') } : {}),
+    FLEXSITE_REDIS_URL: inject('redisUrl'),
   };
 }
 

@@ -5,15 +5,15 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import type { Knex } from 'knex';
 import { openStore } from '../../server/src/db/connection.ts';
-import { factories } from '../helpers/factories.ts';
+import { factories, PASSWORD } from '../helpers/factories.ts';
 import { startNpm, stopProcess, waitForLine } from '../helpers/processes.ts';
-import { freshDatabase, onSharedBackends, redisQueueAvailable } from '../helpers/sharedBackends.ts';
+import { freshDatabase, onSharedBackends } from '../helpers/sharedBackends.ts';
 
 const HOUR = 3600_000;
 const start = Date.parse('2015-01-02T00:00:00+01:00');
 
 /** Two API processes and worker processes (`npm run worker`) on one PostgreSQL and one Redis. */
-describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker processes on one PostgreSQL and one Redis', () => {
+describe.skipIf(!onSharedBackends)('API and worker processes on one PostgreSQL and one Redis', () => {
   const children: ChildProcess[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-scale-'));
   const gate = path.join(dir, 'gate');
@@ -22,6 +22,8 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
   let env: Record<string, string>;
   let token: string;
   let accountId: number;
+  let api1: { url: string };
+  let api2: { url: string };
   let priceSensor: number;
   let f: ReturnType<typeof factories>;
 
@@ -34,10 +36,10 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
     const line = await waitForLine(child, role === 'api' ? /listening on http:\/\/127\.0\.0\.1:\d+/ : /worker running jobs/);
     return { child, url: role === 'api' ? /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)![1] : '' };
   };
-  const call = async (url: string, method: string, urlPath: string, json?: unknown) => {
+  const call = async (url: string, method: string, urlPath: string, json?: unknown, as = token) => {
     const res = await fetch(url + urlPath, {
       method,
-      headers: { Authorization: token, 'Content-Type': 'application/json' },
+      headers: { Authorization: as, 'Content-Type': 'application/json' },
       body: json === undefined ? undefined : JSON.stringify(json),
     });
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads answers of any shape and checks them with assertions, not types
@@ -79,7 +81,9 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
       HOST: '127.0.0.1',
       FLEXSITE_LOG_LEVEL: 'info',
       FLEXSITE_TEST_SCHEDULER_GATE: gate,
+      FLEXSITE_LOGIN_ATTEMPTS_PER_EMAIL: '3',
     };
+    [api1, api2] = await Promise.all([spawnRole('api'), spawnRole('api')]);
   });
   afterAll(async () => {
     for (const child of children) await stopProcess(child, 'SIGKILL');
@@ -92,7 +96,7 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
     'shares data and jobs across API processes; another worker takes over the job of a killed one, once',
     { timeout: 300_000 },
     async () => {
-      const [api1, api2, workerA] = await Promise.all([spawnRole('api'), spawnRole('api'), spawnRole('worker')]);
+      const workerA = await spawnRole('worker');
 
       // Data posted through one API process is read through the other.
       const meter = await f.sensor({ assetId: (await f.asset({ accountId })).id, unit: 'kW', resolutionMinutes: 15 });
@@ -202,4 +206,36 @@ describe.skipIf(!onSharedBackends || !redisQueueAvailable)('API and worker proce
       expect(await ready.json()).toEqual({ database_sql: true, database_redis: true, status: 200 });
     },
   );
+
+  it('keeps no user state in an API process: a change through one is seen by the other at once', async () => {
+    const { user, token: theirs } = await f.user({ accountId });
+    const me = (url: string) => call(url, 'GET', `/api/v3_0/users/${user.id}`, undefined, theirs);
+    // Both processes remember the token.
+    expect([(await me(api1.url)).status, (await me(api2.url)).status]).toEqual([200, 200]);
+    const deactivated = await call(api1.url, 'PATCH', `/api/v3_0/users/${user.id}`, { active: false });
+    expect(deactivated.status).toBe(200);
+    expect((await me(api2.url)).status).toBe(401);
+
+    const other = await f.user({ accountId });
+    expect((await call(api1.url, 'GET', `/api/v3_0/users/${other.user.id}`, undefined, other.token)).status).toBe(200);
+    const reset = await call(api2.url, 'PATCH', `/api/v3_0/users/${other.user.id}/password-reset`);
+    expect(reset.status).toBe(200);
+    expect((await call(api1.url, 'GET', `/api/v3_0/users/${other.user.id}`, undefined, other.token)).status).toBe(401);
+  });
+
+  it('counts login attempts across API processes (in Redis)', async () => {
+    const { user } = await f.user({ accountId });
+    const login = async (url: string, password: string) =>
+      (
+        await fetch(`${url}/api/requestAuthToken`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ email: user.email, password }),
+        })
+      ).status;
+    // FLEXSITE_LOGIN_ATTEMPTS_PER_EMAIL is 3 in each process; spread over two they still allow 3.
+    expect([await login(api1.url, 'wrong'), await login(api2.url, 'wrong'), await login(api1.url, 'wrong')]).toEqual([401, 401, 401]);
+    expect(await login(api2.url, PASSWORD)).toBe(429);
+    expect(await login(api1.url, PASSWORD)).toBe(429);
+  });
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
-import { onRedisQueue } from '../helpers/sharedBackends.ts';
+import { onSharedBackends } from '../helpers/sharedBackends.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 let t: TestServer;
@@ -224,7 +224,7 @@ describe('fallback redirect and restarts', () => {
   });
 
   // The in-process queue's restart recovery; on BullMQ another worker takes over (test/scaleOut).
-  it.skipIf(onRedisQueue)('runs a job again that was in progress when the server stopped', async () => {
+  it.skipIf(onSharedBackends)('runs a job again that was in progress when the server stopped', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-restart-'));
     const first = await startTestServer({}, dataDir);
     const f2 = factories(first.db);

@@ -71,19 +71,26 @@ describe('packaged app (npm run build:app + electron-builder.yml)', () => {
     expect([...config.linux.target, config.win.target, config.mac.target]).toEqual(['AppImage', 'deb', 'nsis', 'dmg']);
   });
 
-  it('runs from the bundle under plain Node: migrations inside, worker.js (schedules, passwords) and highs.wasm found next to it', async () => {
+  it('runs from the bundle under plain Node with only the packaged node_modules: migrations inside, worker.js (schedules, passwords) and highs.wasm found next to it', async () => {
     const bundle = fs.readFileSync(path.join(root, runtimeFiles.server), 'utf8');
     for (const [name] of migrations) expect(bundle).toContain(name);
+    // The app folder as electron-builder lays it out: dist/ and the node_modules packages it
+    // ships, nothing else, so that loading any other package (a Redis client) fails here too.
+    const app = tempDir();
+    fs.cpSync(path.join(root, 'dist'), path.join(app, 'dist'), { recursive: true });
+    const shipped = new Set(config.files.flatMap((pattern) => /^node_modules\/([^/*]+)\//.exec(pattern)?.[1] ?? []));
+    fs.mkdirSync(path.join(app, 'node_modules'));
+    for (const name of shipped) fs.symlinkSync(path.join(root, 'node_modules', name), path.join(app, 'node_modules', name));
 
     const problem = site([battery({ stepCount: 4, socAtStartMwh: 0.1, socMinMwh: 0.1, socMaxMwh: 1, powerMw: 1 })], [90, 90, 100, 100], 1);
     const script = `
-      const { createServerHost } = await import(${JSON.stringify(path.join(root, runtimeFiles.server))});
+      const { createServerHost } = await import(${JSON.stringify(path.join(app, runtimeFiles.server))});
       const { Piscina } = await import('piscina');
       const host = createServerHost();
       const info = await host.handle({ op: 'start', env: { PORT: '0', HOST: '127.0.0.1', FLEXSITE_DATA_DIR: process.env.DATA_DIR, FLEXSITE_LOG_LEVEL: 'silent' } });
       const ready = (await fetch(info.url + '/api/v3_0/health/ready')).status;
       await host.handle({ op: 'stop' });
-      const pool = new Piscina({ filename: new URL('./worker.js', 'file://' + ${JSON.stringify(path.join(root, 'dist/'))}).href });
+      const pool = new Piscina({ filename: new URL('./worker.js', 'file://' + ${JSON.stringify(path.join(app, 'dist/'))}).href });
       const { schedule } = await pool.run(JSON.parse(process.env.PROBLEM), { name: 'storageSchedule' });
       const hash = await pool.run('secret', { name: 'passwordHash' });
       const matches = await pool.run({ password: 'secret', hash }, { name: 'passwordMatches' });
@@ -91,7 +98,7 @@ describe('packaged app (npm run build:app + electron-builder.yml)', () => {
       console.log(JSON.stringify({ ready, cost: schedule.totalCost, solver: schedule.stats.solver, matches }));
     `;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: root,
+      cwd: app,
       env: { ...process.env, DATA_DIR: tempDir(), PROBLEM: JSON.stringify(problem) },
     });
     const result = JSON.parse(stdout.trim().split('\n').at(-1)!);

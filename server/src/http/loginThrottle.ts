@@ -1,19 +1,35 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 
 /**
- * The store behind every limiter, built in this one place: memory for a single process; a
- * scale-out installation, whose API processes must share their counts, plugs a shared store
- * (rate-limiter-flexible's Redis limiter) in here.
+ * The store behind every limiter, built in this one place: memory for a single process; in Redis
+ * when API processes scale out, so that a client spreading its attempts over them gets no more.
  * @param keyPrefix what the limiter counts, keeping the keys of different limiters apart.
  * @param points attempts allowed per window.
  * @param durationS the window in seconds.
+ * @param redis the shared Redis (FLEXSITE_REDIS_URL) and the installation's namespace in it.
  * @returns the limiter.
  */
-export function createLimiter(keyPrefix: string, points: number, durationS: number): RateLimiterAbstract {
-  return new RateLimiterMemory({ keyPrefix, points, duration: durationS });
+export function createLimiter(
+  keyPrefix: string,
+  points: number,
+  durationS: number,
+  redis?: { client: Redis; namespace: string },
+): RateLimiterAbstract {
+  const memory = new RateLimiterMemory({ keyPrefix, points, duration: durationS });
+  if (!redis) return memory;
+  // While Redis is away each process counts on its own: logins stay possible and still throttled.
+  return new RateLimiterRedis({
+    storeClient: redis.client,
+    keyPrefix: `${redis.namespace}:${keyPrefix}`,
+    points,
+    duration: durationS,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: memory,
+  });
 }
 
 /** Login attempts counted per account e-mail and per client address, before any password work. */
@@ -29,11 +45,16 @@ const WINDOW_S = 60;
 /**
  * @param config the attempts allowed per minute.
  * @param log where throttled attempts are reported.
+ * @param redis where the counts are shared with the other API processes, if they are.
  * @returns the throttle of one server.
  */
-export function createLoginThrottle(config: Pick<Config, 'loginAttemptsPerEmail' | 'loginAttemptsPerAddress'>, log: Logger): LoginThrottle {
-  const byAddress = createLimiter('login-address', config.loginAttemptsPerAddress, WINDOW_S);
-  const byEmail = createLimiter('login-email', config.loginAttemptsPerEmail, WINDOW_S);
+export function createLoginThrottle(
+  config: Pick<Config, 'loginAttemptsPerEmail' | 'loginAttemptsPerAddress'>,
+  log: Logger,
+  redis?: { client: Redis; namespace: string },
+): LoginThrottle {
+  const byAddress = createLimiter('login-address', config.loginAttemptsPerAddress, WINDOW_S, redis);
+  const byEmail = createLimiter('login-email', config.loginAttemptsPerEmail, WINDOW_S, redis);
   // No stored e-mail is longer than 255 characters; a longer one must not hold a megabyte key.
   const emailKey = (email: string) => email.trim().toLowerCase().slice(0, 255);
   return {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
 import type { Config } from '../config.ts';
+import { redisNamespace } from '../redis.ts';
 import type { EnqueueOptions, JobHandler, JobQueue, JobRecord } from './jobQueue.ts';
 import { cacheKeyOf, JobTable, runAndRecord, wasInterrupted } from './jobTable.ts';
 
@@ -40,19 +41,12 @@ export class RedisJobQueue implements JobQueue {
     private onClose: () => Promise<void> = async () => {},
   ) {
     this.table = new JobTable(db, config);
-    this.queue = new Queue(QUEUE, { connection: this.connection(), prefix: this.prefix() });
+    this.queue = new Queue(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });
   }
 
   private connection(): ConnectionOptions {
     // Commands wait for a reconnect instead of failing after a few retries (BullMQ's advice).
     return { url: this.config.redisUrl!, maxRetriesPerRequest: null } as ConnectionOptions;
-  }
-
-  /** One namespace per store: installations may share a Redis, never each other's jobs. */
-  private prefix(): string {
-    if (!this.config.databaseUrl) return `flexsite:${this.config.dataDir}`;
-    const url = new URL(this.config.databaseUrl);
-    return `flexsite:${url.host}${url.pathname}`;
   }
 
   async start(): Promise<void> {
@@ -71,7 +65,7 @@ export class RedisJobQueue implements JobQueue {
       },
       {
         connection: this.connection(),
-        prefix: this.prefix(),
+        prefix: redisNamespace(this.config),
         concurrency: this.config.workerThreads,
         lockDuration: LOCK_MS,
         stalledInterval: LOCK_MS,
@@ -82,7 +76,7 @@ export class RedisJobQueue implements JobQueue {
     this.worker.on('stalled', (id) => this.log.warn({ job: id }, 'job interrupted (its worker stopped); running it again'));
     // A job stalled a second time is failed by BullMQ in whichever worker noticed; every worker
     // hears of it and records it (the update only applies once).
-    this.events = new QueueEvents(QUEUE, { connection: this.connection(), prefix: this.prefix() });
+    this.events = new QueueEvents(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });
     this.events.on('failed', ({ jobId, failedReason }) => {
       if (!/stalled/i.test(failedReason)) return;
       void this.table
