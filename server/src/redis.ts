@@ -2,6 +2,12 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 
+/** The Redis that API processes share, and the installation's namespace in it. */
+export interface SharedRedis {
+  client: Redis;
+  namespace: string;
+}
+
 /** One namespace per store: installations may share a Redis, never each other's jobs or counts. */
 export function redisNamespace(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
   if (!config.databaseUrl) return `flexsite:${config.dataDir}`;

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { SharedRedis } from '../redis.ts';
 import { AppError } from '../errors.ts';
 
 /**
@@ -10,15 +10,10 @@ import { AppError } from '../errors.ts';
  * @param keyPrefix what the limiter counts, keeping the keys of different limiters apart.
  * @param points attempts allowed per window.
  * @param durationS the window in seconds.
- * @param redis the shared Redis (FLEXSITE_REDIS_URL) and the installation's namespace in it.
+ * @param redis the shared Redis (FLEXSITE_REDIS_URL).
  * @returns the limiter.
  */
-export function createLimiter(
-  keyPrefix: string,
-  points: number,
-  durationS: number,
-  redis?: { client: Redis; namespace: string },
-): RateLimiterAbstract {
+export function createLimiter(keyPrefix: string, points: number, durationS: number, redis?: SharedRedis): RateLimiterAbstract {
   const memory = new RateLimiterMemory({ keyPrefix, points, duration: durationS });
   if (!redis) return memory;
   // While Redis is away each process counts on its own: logins stay possible and still throttled.
@@ -51,7 +46,7 @@ const WINDOW_S = 60;
 export function createLoginThrottle(
   config: Pick<Config, 'loginAttemptsPerEmail' | 'loginAttemptsPerAddress'>,
   log: Logger,
-  redis?: { client: Redis; namespace: string },
+  redis?: SharedRedis,
 ): LoginThrottle {
   const byAddress = createLimiter('login-address', config.loginAttemptsPerAddress, WINDOW_S, redis);
   const byEmail = createLimiter('login-email', config.loginAttemptsPerEmail, WINDOW_S, redis);
