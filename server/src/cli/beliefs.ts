@@ -6,34 +6,12 @@ import { readSensorData } from '../commands/readSensorData.ts';
 import { saveSensorData } from '../commands/saveSensorData.ts';
 import { csvEvents, parseBeliefsCsv } from '../domain/beliefsCsv.ts';
 import type { BeliefTiming } from '../domain/sensorData.ts';
-import { formatDurationHours, formatStart, parseAwareDateTime, parseIsoDuration } from '../domain/time.ts';
+import { formatDurationHours, formatStart } from '../domain/time.ts';
 import { isValidUnit } from '../domain/units.ts';
 import { ReplacementError } from '../store/beliefs.ts';
-import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { getSource, type SourceProps } from '../store/sources.ts';
 import { CliError, type CliContext } from './context.ts';
-import { int } from './resources.ts';
-
-/** The command named `name` under `program`, made when no other module made it yet. */
-const group = (program: Command, name: string, description: string) =>
-  program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
-
-const time = (text: string) => {
-  const dt = parseAwareDateTime(text);
-  if (typeof dt === 'string') throw new CliError(`"${text}" is not a datetime with a UTC offset`);
-  return dt;
-};
-const duration = (text: string) => {
-  const d = parseIsoDuration(text);
-  if (typeof d === 'string' || d.nominal) throw new CliError(`"${text}" is not a fixed ISO 8601 duration such as PT15M`);
-  return d.ms;
-};
-
-async function sensorOf(cli: CliContext, id: number): Promise<SensorInContext> {
-  const sensor = await getSensor(await cli.db(), id);
-  if (!sensor) throw new CliError(`sensor ${id} not found`);
-  return sensor;
-}
+import { duration, group, int, sensorOf, time } from './options.ts';
 
 /** An existing source by id, or a source of type `CLI script` by name. */
 async function sourceOf(cli: CliContext, text: string): Promise<SourceProps> {

@@ -1,14 +1,16 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
+import { registerAutomationCommands } from './automations.ts';
 import { registerBeliefCommands } from './beliefs.ts';
 import { CliError, createCliContext, type CliContext } from './context.ts';
 import { registerDbCommands } from './db.ts';
+import { registerForecastCommands } from './forecasts.ts';
 import { registerResourceCommands } from './resources.ts';
 
 /** The command line: `npm run --silent cli -- <command> [--json]`. */
 async function main(argv: string[]): Promise<number> {
   const program = new Command('flexsite')
-    .description('Flexsite command line: manage accounts, users, assets, sensors and data')
+    .description('Flexsite command line: manage accounts, users, assets, sensors, data, forecasts and automations')
     .option('--json', 'print exactly one JSON object as the last line of stdout')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -19,6 +21,8 @@ async function main(argv: string[]): Promise<number> {
     registerResourceCommands(program, cli);
     registerDbCommands(program, cli);
     registerBeliefCommands(program, cli);
+    registerForecastCommands(program, cli);
+    registerAutomationCommands(program, cli);
     for (const sub of program.commands) sub.exitOverride();
     await program.parseAsync(argv);
     return 0;

@@ -1,44 +1,20 @@
-import readline from 'node:readline/promises';
 import type { Command } from 'commander';
 import { timezone } from '../contracts/fields.ts';
 import { hashPassword, randomPassword } from '../domain/passwords.ts';
 import { createToyAccount } from '../commands/toyAccount.ts';
 import * as accounts from '../store/accounts.ts';
+import { presentAutomation } from '../automations/wire.ts';
 import { deleteAsset, getAsset, listAssets } from '../store/assets.ts';
+import { deleteAutomation, getAutomation, listAutomations } from '../store/automations.ts';
 import { deleteSensor, getSensor, listSensors } from '../store/sensors.ts';
 import { revokeTokens } from '../store/tokens.ts';
 import * as users from '../store/users.ts';
 import { CliError, type CliContext } from './context.ts';
-
-const list = (v: string) =>
-  v
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-/** Parses a whole-number option. */
-export const int = (v: string) => {
-  if (!/^\d+$/.test(v)) throw new CliError(`expected a number, got "${v}"`);
-  return Number(v);
-};
-
-function table(rows: Record<string, unknown>[], columns: string[]): string {
-  const cells = [columns, ...rows.map((r) => columns.map((c) => String(r[c] ?? '')))];
-  const widths = columns.map((_, i) => Math.max(...cells.map((row) => (row as string[])[i].length)));
-  return cells.map((row) => (row as string[]).map((c, i) => c.padEnd(widths[i])).join('  ')).join('\n');
-}
-
-async function confirm(question: string, yes: boolean): Promise<void> {
-  if (yes) return;
-  if (!process.stdin.isTTY) throw new CliError('refusing to delete without confirmation; pass --yes');
-  const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
-  const answer = await rl.question(`${question} [y/N] `);
-  rl.close();
-  if (!/^y(es)?$/i.test(answer.trim())) throw new CliError('aborted');
-}
+import { confirm, group, int, list, table } from './options.ts';
 
 /** `add account|user|toy-account`, `list …`, `delete …`, `set password`. */
 export function registerResourceCommands(program: Command, cli: CliContext): void {
-  const add = program.command('add').description('create things');
+  const add = group(program, 'add', 'create things');
   add
     .command('account')
     .requiredOption('--name <name>')
@@ -126,8 +102,9 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
 
   program
     .command('list')
-    .argument('<what>', 'accounts, users, assets or sensors')
-    .action(async (what: string) => {
+    .argument('<what>', 'accounts, users, assets, sensors or automations')
+    .option('--asset <id>', 'automations: only those of this asset', int)
+    .action(async (what: string, o: { asset?: number }) => {
       const db = await cli.db();
       const rows: Record<string, unknown>[] = [];
       let columns: string[];
@@ -145,8 +122,11 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
       } else if (what === 'sensors') {
         rows.push(...(await listSensors(db, {})).map((s) => ({ ...s })));
         columns = ['id', 'name', 'unit', 'event_resolution_ms', 'generic_asset_id', 'timezone'];
+      } else if (what === 'automations') {
+        rows.push(...(await listAutomations(db, { assetId: o.asset })).map(presentAutomation));
+        columns = ['id', 'name', 'asset_id', 'cron', 'timezone', 'enabled', 'last_run', 'next_run'];
       } else {
-        throw new CliError(`cannot list "${what}"; choose accounts, users, assets or sensors`);
+        throw new CliError(`cannot list "${what}"; choose accounts, users, assets, sensors or automations`);
       }
       rows.sort((a, b) => Number(a.id) - Number(b.id));
       cli.print({ [what]: rows }, rows.length ? table(rows, columns) : `no ${what}`);
@@ -154,7 +134,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
 
   program
     .command('delete')
-    .argument('<what>', 'user, account, asset or sensor')
+    .argument('<what>', 'user, account, asset, sensor or automation')
     .requiredOption('--id <id>', 'the id', int)
     .option('--yes', 'do not ask for confirmation')
     .action(async (what: string, o: { id: number; yes?: boolean }) => {
@@ -172,9 +152,10 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
           note: ' with its sensors and data',
         },
         sensor: { find: () => getSensor(db, o.id), remove: () => db.transaction((t) => deleteSensor(t, o.id)), note: ' with its data' },
+        automation: { find: () => getAutomation(db, o.id), remove: () => db.transaction((t) => deleteAutomation(t, o.id)), note: '' },
       };
       const target = targets[what];
-      if (!target) throw new CliError(`cannot delete "${what}"; choose user, account, asset or sensor`);
+      if (!target) throw new CliError(`cannot delete "${what}"; choose user, account, asset, sensor or automation`);
       if (!(await target.find())) throw new CliError(`${what} ${o.id} not found`);
       await confirm(`Delete ${what} ${o.id}${target.note}?`, Boolean(o.yes));
       await target.remove();

@@ -14,8 +14,11 @@ import type { WorkerPool } from '../scheduling/workerPool.ts';
 /** What a forecasting job is asked: which sensor, which window, as known when, from what. */
 export interface ForecastJobArgs {
   sensorId: number;
-  /** The user on whose behalf it runs: the job reads and writes only what this user may, when it runs. */
-  ownerId: number;
+  /**
+   * The user on whose behalf it runs: the job reads and writes only what this user may, when it
+   * runs. Null for the site operator at the command line, who holds the whole store anyway.
+   */
+  ownerId: number | null;
   startMs: number;
   endMs: number;
   /** The belief time of the forecasts; when absent, the time the job runs (or the start, if earlier). */
@@ -84,6 +87,7 @@ export function forecastReferences(args: Pick<ForecastJobArgs, 'sensorId' | 'reg
 
 /** Re-checks the owner's current rights, so a job queued before a role change cannot write where its owner no longer may. */
 async function assertOwnerMay(db: Knex, args: ForecastJobArgs): Promise<void> {
+  if (args.ownerId === null) return;
   const owner = await getUser(db, args.ownerId);
   const refused = owner?.active ? await firstRefused(db, owner, forecastReferences(args)) : undefined;
   if (!owner?.active || refused) {

@@ -1,0 +1,112 @@
+import { Presets, SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import type { DateTime } from 'luxon';
+import { forecastSensor } from '../forecasting/forecastJob.ts';
+import { createWorkerPool } from '../scheduling/workerPool.ts';
+import { getForecastModel } from '../store/forecastModels.ts';
+import { CliError, type CliContext } from './context.ts';
+import { duration, group, int, list, sensorOf, table, time } from './options.ts';
+
+interface AddOptions {
+  sensor: number;
+  from: DateTime;
+  to: DateTime;
+  maxHorizon: number;
+  regressors: number[];
+}
+
+const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
+const figure = (x: number) => (Number.isFinite(x) ? x.toPrecision(4) : '-');
+
+/** `add forecasts --sensor N --from … --to …`, `show backtest --sensor N`. */
+export function registerForecastCommands(program: Command, cli: CliContext): void {
+  group(program, 'add', 'create things')
+    .command('forecasts')
+    .description('forecast a sensor over a window, as known at the start of each cycle, and store the forecasts as beliefs')
+    .requiredOption('--sensor <id>', 'id of the sensor to forecast', int)
+    .requiredOption('--from <datetime>', 'start of the window, with a UTC offset', time)
+    .requiredOption('--to <datetime>', 'end of the window, with a UTC offset', time)
+    .option('--max-horizon <duration>', 'longest horizon of one forecast: the window is forecast in cycles this long', duration, 86_400_000)
+    .option('--regressors <ids>', 'ids of regressor sensors, comma-separated', (v) => list(v).map(int), [])
+    .action(async (o: AddOptions) => {
+      const sensor = await sensorOf(cli, o.sensor);
+      if (o.to <= o.from) throw new CliError('--to must be after --from');
+      for (const id of o.regressors) await sensorOf(cli, id);
+      const pool = createWorkerPool(1);
+      // On stderr: stdout stays clean for --json.
+      const bar = new SingleBar({ format: 'forecasts |{bar}| {value}/{total} cycles' }, Presets.shades_classic);
+      try {
+        bar.start(Math.ceil((o.to.toMillis() - o.from.toMillis()) / o.maxHorizon), 0);
+        const made = await forecastSensor(
+          await cli.db(),
+          pool,
+          {
+            sensorId: sensor.id,
+            ownerId: null,
+            startMs: o.from.toMillis(),
+            endMs: o.to.toMillis(),
+            maxHorizonMs: o.maxHorizon,
+            regressorIds: o.regressors,
+          },
+          (done) => bar.update(done),
+        );
+        bar.stop();
+        const last = made.cycles[made.cycles.length - 1].outcome;
+        const summary = {
+          sensor_id: sensor.id,
+          data_source_id: made.sourceId,
+          cycles: made.cycles.length,
+          values: made.cycles.reduce((n, c) => n + c.outcome.values.filter((v) => v !== null).length, 0),
+          method: last.method,
+          skill: last.backtest?.skill ?? null,
+        };
+        const skill =
+          summary.skill === null
+            ? 'no backtest (too little history)'
+            : `skill ${percent(summary.skill)} against ${last.backtest!.baseline}`;
+        cli.print(
+          summary,
+          `Forecast sensor ${sensor.id} in ${summary.cycles} cycles with ${summary.method} (${skill}) as source ${made.sourceId}`,
+        );
+      } finally {
+        bar.stop();
+        await pool.destroy();
+      }
+    });
+
+  group(program, 'show', 'show things')
+    .command('backtest')
+    .description("show how a sensor's forecasting method was chosen: errors per method and, per horizon, against seasonal-naive")
+    .requiredOption('--sensor <id>', 'id of the sensor', int)
+    .action(async (o: { sensor: number }) => {
+      const sensor = await sensorOf(cli, o.sensor);
+      const model = await getForecastModel(await cli.db(), sensor.id);
+      if (!model) throw new CliError(`sensor ${sensor.id} has not been forecast yet; run "add forecasts" first`);
+      const b = model.backtest;
+      if (!b) {
+        cli.print(
+          { sensor_id: sensor.id, method: model.method, backtest: null },
+          `sensor ${sensor.id}: ${model.method}, chosen without a backtest (too little history)`,
+        );
+        return;
+      }
+      const horizons = b.perHorizon.map((h) => ({
+        horizon: `${h.fromH}–${h.toH ?? '…'} h`,
+        mae: figure(h.mae),
+        rmse: figure(h.rmse),
+        baseline_mae: figure(h.baselineMae),
+        skill: percent(h.skill),
+      }));
+      const methods = Object.entries(b.methods).map(([name, s]) => ({ method: name, mae: figure(s!.mae), rmse: figure(s!.rmse) }));
+      cli.print(
+        { sensor_id: sensor.id, method: model.method, data_source_id: model.sourceId, backtest: b },
+        [
+          `sensor ${sensor.id} "${sensor.name}" (${sensor.unit}): ${b.chosen} chosen over ${b.origins} daily origins, skill ${percent(b.skill)} against ${b.baseline}`,
+          '',
+          table(methods, ['method', 'mae', 'rmse']),
+          '',
+          table(horizons, ['horizon', 'mae', 'rmse', 'baseline_mae', 'skill']),
+        ].join('\n'),
+      );
+    });
+}
