@@ -139,6 +139,43 @@ describe('automations', () => {
   });
 });
 
+describe('automations that schedule', () => {
+  it("schedule the asset's battery with the flex-model and flex-context stored on the asset, after the forecast", async () => {
+    const account = (await t.db('generic_asset').where({ id: assetId }).first()).account_id as number;
+    const site = await f.asset({ accountId: account, type: 'battery' });
+    const battery = await f.sensor({ assetId: site.id, unit: 'kW', timezone: 'Europe/Amsterdam' });
+    const patched = await t.request('PATCH', `/api/v3_0/assets/${site.id}`, {
+      token,
+      json: {
+        flex_model: JSON.stringify({ 'soc-at-start': '10 kWh', 'soc-min': '0 kWh', 'soc-max': '20 kWh', 'power-capacity': '5 kW' }),
+        flex_context: JSON.stringify({ 'consumption-price': '20 EUR/MWh', 'inflexible-device-sensors': [loadSensor] }),
+      },
+    });
+    expect(patched.status).toBe(200);
+    const made = await t.request('POST', `/api/v3_0/assets/${site.id}/automations`, {
+      token,
+      json: { name: 'plan', cron: '0 6 * * *', forecast_sensor_ids: [loadSensor], schedule_sensor_id: battery.id },
+    });
+    expect(made.status).toBe(201);
+    expect(await t.server.automations.tick(Date.parse('2027-03-27T05:30:00Z'))).toBe(1);
+
+    const run = await t.db('job').where({ queue: 'automation' }).orderBy('created_at', 'desc').first();
+    await t.server.services.jobs.settled(run.id, 30_000);
+    const result = (await t.request('GET', `/api/v3_0/jobs/${run.id}`, { token })).body;
+    expect(result).toMatchObject({ status: 'finished', result: { schedule_job_id: expect.any(String) } });
+    const scheduleJob = result.result.schedule_job_id as string;
+    await t.server.services.jobs.settled(scheduleJob, 30_000);
+    expect((await t.request('GET', `/api/v3_0/jobs/${scheduleJob}`, { token })).body.status).toBe('finished');
+    // The stored soc-max bounds the schedule: from 10 kWh, at most 10 kWh more can be charged.
+    const schedule = await t.request('GET', `/api/v3_0/sensors/${battery.id}/schedules/${scheduleJob}?duration=PT23H`, { token });
+    expect(schedule.status).toBe(200);
+    const charged = (schedule.body.values as number[]).reduce((sum, kw) => sum + kw / 4, 0);
+    expect(charged).toBeLessThanOrEqual(10 + 1e-6);
+    // 06:00 to 06:00 local on the day the clocks go forward, at 15 minutes.
+    expect(schedule.body.values).toHaveLength(92);
+  });
+});
+
 describe('automations across a kill -9', () => {
   it('queue each due run once: a restart finds the run it queued before it was killed', async () => {
     // A store of its own that outlives its servers.

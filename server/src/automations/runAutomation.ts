@@ -7,6 +7,7 @@ import type { JobHandler, JobQueue } from '../jobs/jobQueue.ts';
 import { firstRefused } from '../policies/references.ts';
 import { resolveSensorJob, triggerReferences } from '../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../scheduling/runJob.ts';
+import { deviceFlexModel, inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { getAsset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
 import { getSensor } from '../store/sensors.ts';
@@ -49,8 +50,11 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, qu
       const sensor = await getSensor(db, automation.scheduleSensorId);
       const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
       if (!sensor || !asset) throw new Error(`The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
-      const spec = await resolveSensorJob(db, config, { start, duration: horizon, flexContext: {} }, sensor, asset, {});
-      const refused = await firstRefused(db, owner, triggerReferences(spec, asset, {}));
+      // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
+      const flexContext = await inheritedFlexContext(db, asset, {});
+      const flexModel = await deviceFlexModel(db, sensor, {});
+      const spec = await resolveSensorJob(db, config, { start, duration: horizon, flexContext }, sensor, asset, flexModel);
+      const refused = await firstRefused(db, owner, triggerReferences(spec, asset, { flexModel, flexContext }));
       if (refused) throw new Error(`The user who made automation ${automationId} may not use sensor ${refused.id} (${refused.field}).`);
       const args: SchedulingJobArgs = { spec, ownerId: owner.id };
       scheduleJobId = (
