@@ -135,6 +135,18 @@ describe('forecasts', () => {
     // Where the forecast load peaks, the battery charges at most what the site limit leaves.
     const forecast = (await waitForForecast(loadSensor, jobId)).body.values as number[];
     withLoad.forEach((p, i) => expect(p + forecast[i]).toBeLessThanOrEqual(2.2 + 1e-6));
+
+    // FlexMeasures 1.0's source filter on a sensor reference: the forecaster's beliefs only, or
+    // only those of the measurements' source (none in the window, so no load).
+    const only = (types: unknown) => ({ 'inflexible-consumption': [{ sensor: loadSensor, 'source-types': types }] });
+    expect(await schedule(only(['forecaster']))).toEqual(withLoad);
+    expect(await schedule(only(['demo script']))).toEqual(alone);
+    const empty = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+      token,
+      json: { start, duration: 'P1D', 'flex-model': flexModel, 'flex-context': only([]) },
+    });
+    expect(empty.status).toBe(422);
+    expect(JSON.stringify(empty.body.message)).toContain('source-types');
   });
 
   it('refuses what the caller may not use, and bad windows, storing nothing', async () => {

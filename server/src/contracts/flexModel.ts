@@ -17,7 +17,13 @@ export const sensorRef = z
   .superRefine((value, ctx) => {
     if (!('sensor' in value)) ctx.addIssue({ code: 'custom', message: 'Dictionary provided but `sensor` key not found.' });
   })
-  .pipe(z.strictObject({ sensor: id }));
+  .pipe(
+    z.strictObject({
+      sensor: id,
+      /** FlexMeasures 1.0: read only beliefs of these source types (e.g. ["forecaster"]). */
+      'source-types': z.array(z.string().min(1).max(40)).min(1).optional(),
+    }),
+  );
 
 /** A quantity or a sensor reference, as the capacity and efficiency fields accept. */
 export const quantityOrSensor = z.union([sensorRef, quantity]);

@@ -31,14 +31,17 @@ export function sensorsOnce(db: Knex): JobSensors {
  */
 export const consumptionSign = (sensor: Sensor): 1 | -1 => (sensor.attributes.consumption_is_positive === true ? 1 : -1);
 
+/** The schedule's steps, and which sources each sensor is read from. */
 interface Grid {
   startMs: number;
   endMs: number;
   stepMs: number;
   steps: number;
+  sourceTypes: Record<string, string[]>;
 }
 
-const gridOf = (spec: { startMs: number; endMs: number; stepMs: number }): Grid => ({
+const gridOf = (spec: { startMs: number; endMs: number; stepMs: number; sourceTypes?: Record<string, string[]> }): Grid => ({
+  sourceTypes: spec.sourceTypes ?? {},
   startMs: spec.startMs,
   endMs: spec.startMs + Math.floor((spec.endMs - spec.startMs) / spec.stepMs) * spec.stepMs,
   stepMs: spec.stepMs,
@@ -65,6 +68,7 @@ async function sensorSeries(
     // An hourly price covers a schedule that starts at a quarter past.
     overlapping: true,
     beliefsBeforeMs: beliefTimeMs,
+    sourceTypes: grid.sourceTypes[sensorId],
   });
   const values = resampleToGrid(events, {
     startMs: grid.startMs,

@@ -318,6 +318,23 @@ async function signedInflexibleSensors(db: Knex, context: FlexContext): Promise<
   return { consumption: lists.consumption.map((r) => r.sensor), production: lists.production.map((r) => r.sensor) };
 }
 
+/**
+ * The `source-types` filters of every `{"sensor": id, "source-types": [...]}` in the flex
+ * configuration, by sensor id; absent when none is given, so older jobs keep their cache keys.
+ */
+function sourceTypeFilters(...configs: unknown[]): { sourceTypes?: Record<string, string[]> } {
+  const filters: Record<string, string[]> = {};
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (!value || typeof value !== 'object') return;
+    const v = value as Record<string, unknown>;
+    if (typeof v.sensor === 'number' && Array.isArray(v['source-types'])) filters[v.sensor] = v['source-types'] as string[];
+    Object.values(v).forEach(walk);
+  };
+  configs.forEach(walk);
+  return Object.keys(filters).length ? { sourceTypes: filters } : {};
+}
+
 /** The smaller of two optional limits; sensor-valued limits are combined when the job runs. */
 const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSpec | null => {
   if (!a || !b) return a ?? b ?? null;
@@ -344,10 +361,12 @@ export async function resolveStorageJob(
   if (!Number.isFinite(stepMs)) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
   const horizon = horizonOf(config, input, stepMs);
   const specs: StorageDeviceSpec[] = [];
+  const models: StorageFlexModel[] = [];
   let socUnit: 'MWh' | 'kWh' = 'MWh';
   for (const d of devices) {
     const raw = d.flexModel && typeof d.flexModel === 'object' ? d.flexModel : {};
     const model = parseFlex(storageFlexModel, { ...stored(asset, 'flex-model'), ...raw });
+    models.push(model);
     socUnit = socUnitOf(model, d.sensor);
     specs.push(await deviceSpec(db, d.sensor, asset, model, horizon, input.start));
   }
@@ -383,6 +402,7 @@ export async function resolveStorageJob(
     preferChargingSooner,
     socUnit,
     customScheduler: typeof customScheduler === 'string' && customScheduler ? customScheduler : null,
+    ...sourceTypeFilters(context, models),
   };
 }
 
@@ -426,6 +446,7 @@ export async function resolveProcessJob(
       endMs: r.start.plus(r.duration.luxon).toMillis(),
     })),
     consumptionPrice: await priceOf(db, context, 'consumption', asNumber(attribute(sensor, asset, 'market_id'))),
+    ...sourceTypeFilters(context),
   };
 }
 

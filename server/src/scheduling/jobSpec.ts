@@ -60,6 +60,8 @@ export interface StorageJobSpec {
   socUnit: 'MWh' | 'kWh';
   /** A module named by the `custom-scheduler` attribute, run instead of the built-in solver. */
   customScheduler: string | null;
+  /** Source-type filters by sensor id (FlexMeasures 1.0 `source-types`): only those sources' beliefs are read. */
+  sourceTypes?: Record<string, string[]>;
 }
 
 export interface ProcessJobSpec {
@@ -77,6 +79,8 @@ export interface ProcessJobSpec {
   /** Forbidden windows [startMs, endMs). */
   restrictions: { startMs: number; endMs: number }[];
   consumptionPrice: SeriesSpec | null;
+  /** Source-type filters by sensor id (FlexMeasures 1.0 `source-types`): only those sources' beliefs are read. */
+  sourceTypes?: Record<string, string[]>;
 }
 
 export type JobSpec = StorageJobSpec | ProcessJobSpec;

@@ -283,6 +283,8 @@ export interface BeliefQuery {
   horizonAtMostMs?: number;
   /** Only beliefs of these sources. */
   sourceIds?: readonly number[];
+  /** Only beliefs of sources of these types (e.g. `forecaster`). */
+  sourceTypes?: readonly string[];
   /**
    * One belief per event and source. Otherwise one per event: of each source's most recent
    * belief, the one formed first (then the lowest source id), as the reference picks.
@@ -320,6 +322,13 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
   if (query.horizonAtLeastMs !== undefined) latest.whereRaw('belief_time <= event_start + ?', [resolution - query.horizonAtLeastMs]);
   if (query.horizonAtMostMs !== undefined) latest.whereRaw('belief_time >= event_start + ?', [resolution - query.horizonAtMostMs]);
   if (query.sourceIds) latest.whereIn('source_id', [...query.sourceIds]);
+  if (query.sourceTypes)
+    latest.whereIn(
+      'source_id',
+      db('data_source')
+        .select('id')
+        .whereIn('type', [...query.sourceTypes]),
+    );
   // One pass over the window's key range: the latest belief per event, source and probability.
   const rows = await dialectOf(db).latestPerProbability<Row>(latest);
   // The key order comes out as is; checking costs little, and keeps the order certain.
