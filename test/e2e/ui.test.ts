@@ -1,6 +1,8 @@
 import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { householdLoad } from '../../bench/_forecastSeries.ts';
+import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { authChanged } from '../../server/src/store/authCache.ts';
 import { chartValues, chromiumPath, consoleErrors, launchBrowser, screenshot } from './browser.ts';
@@ -293,6 +295,66 @@ run('the web UI', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     await page.keyboard.press('Enter');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('adds an automation on the asset page, shows its next and last run, and pauses it', async () => {
+    await page.goto(url(`/assets/${assetId}`));
+    const panel = page.locator('section[aria-labelledby="automations-title"]');
+    await panel.getByText('No automations').waitFor();
+    await panel.getByText('Add an automation').click();
+    const form = panel.getByRole('form', { name: 'New automation' });
+    await form.getByLabel('Name').fill('quarter-hourly plan');
+    await form.getByLabel('Schedule').selectOption({ label: 'battery power' });
+    await form.getByRole('button', { name: 'Add automation' }).click();
+    const row = panel.getByRole('row', { name: /quarter-hourly plan/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('not yet');
+    const stored = await t.db('automation').where({ name: 'quarter-hourly plan' }).first();
+    const battery = await t.db('sensor').where({ name: 'battery power' }).first<{ id: number }>('id');
+    expect(stored).toMatchObject({ generic_asset_id: assetId, cron: '*/15 * * * *', timezone: ZONE, schedule_sensor_id: battery.id });
+
+    // A run was due a quarter ago: the clock queues it, and the panel links to its job.
+    await t
+      .db('automation')
+      .where({ id: stored.id })
+      .update({ last_due: Date.now() - 1_800_000 });
+    expect(await t.server.automations.tick(Date.now())).toBe(1);
+    await page.reload();
+    await row.getByRole('link').waitFor();
+    await screenshot(page, 'asset-automations');
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await row.getByText('paused').waitFor();
+    expect(await t.db('automation').where({ id: stored.id }).first()).toMatchObject({ enabled: expect.anything() });
+    expect(Boolean((await t.db('automation').where({ id: stored.id }).first()).enabled)).toBe(false);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it("shows a sensor's forecasts as their own source, with the backtest skill", async () => {
+    const f = factories(t.db);
+    const site = await t.db('generic_asset').where({ id: assetId }).first<{ account_id: number }>();
+    const token = (await f.user({ accountId: site.account_id, roles: ['account-admin'] })).token;
+    const load = await f.sensor({ assetId, name: 'house load', unit: 'kW', resolutionMinutes: 15, timezone: ZONE });
+    const today = DateTime.now().setZone(ZONE).startOf('day');
+    const historyStart = today.minus({ days: 28 }).toMillis();
+    await f.beliefs(load.id, historyStart, 900_000, householdLoad(historyStart, 900_000, 28 * 96).values, today.toMillis());
+    await page.goto(url(`/sensors/${load.id}?range=day&date=${today.toISODate()}`));
+    await page.getByText('Not forecast yet').waitFor();
+
+    const trigger = await t.request('POST', `/api/v3_0/sensors/${load.id}/forecasts/trigger`, {
+      token,
+      json: { start: today.toISO(), duration: 'P1D', prior: today.toISO() },
+    });
+    expect(trigger.status).toBe(202);
+    await t.server.services.jobs.settled(trigger.body.forecast, 30_000);
+    await page.reload();
+    const skill = page.getByLabel('Forecast skill');
+    await skill.waitFor();
+    expect(await skill.textContent()).toMatch(/skill -?\d+\.\d %/);
+    expect(await page.getByRole('table', { name: 'Backtest per horizon' }).locator('tbody tr').count()).toBeGreaterThan(0);
+    expect(await page.getByLabel('Data sources').textContent()).toMatch(/forecaster/);
+    await page.locator('figure[aria-label="Sensor chart"][data-state="ready"]').waitFor();
+    await screenshot(page, 'sensor-forecast');
     expect(errors).toEqual([]);
   }, 60_000);
 

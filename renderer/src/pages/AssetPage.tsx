@@ -3,6 +3,7 @@ import { API } from '../api/client.ts';
 import { useSession } from '../app/session.tsx';
 import { AssetChart } from '../components/asset/AssetChart.tsx';
 import { AssetProperties } from '../components/asset/AssetProperties.tsx';
+import { AutomationsPanel } from '../components/asset/AutomationsPanel.tsx';
 import { SensorList } from '../components/asset/SensorList.tsx';
 import { StoredFlexConfig } from '../components/asset/StoredFlexConfig.tsx';
 import { SchedulePanel } from '../components/schedule/SchedulePanel.tsx';
@@ -10,7 +11,7 @@ import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import * as wire from '../api/contracts.ts';
 
-/** One asset: properties, sensors, chart, stored flex config and the Schedule panel. */
+/** One asset: properties, sensors, chart, stored flex config, automations and the Schedule panel. */
 export function AssetPage() {
   const { id } = useParams();
   const session = useSession();
@@ -59,6 +60,10 @@ export function AssetPage() {
       <section className="card" aria-labelledby="flex-title">
         <h2 id="flex-title">Stored flex-model and flex-context</h2>
         <StoredFlexConfig asset={a} />
+      </section>
+      <section className="card" aria-labelledby="automations-title">
+        <h2 id="automations-title">Automations</h2>
+        <AutomationsPanel assetId={a.id} sensors={list} zone={zone} canEdit={member} />
       </section>
       <section className="card" aria-labelledby="schedule-title">
         <h2 id="schedule-title">Schedule</h2>

@@ -7,6 +7,7 @@ import { VegaChart } from '../components/charts/VegaChart.tsx';
 import { Field } from '../components/Field.tsx';
 import { RangeControls } from '../components/RangeControls.tsx';
 import { CsvUpload } from '../components/sensor/CsvUpload.tsx';
+import { ForecastSkill } from '../components/sensor/ForecastSkill.tsx';
 import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { useRange } from '../hooks/useRange.ts';
@@ -89,6 +90,14 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
           records.data?.length !== 0 && <VegaChart spec={chart.data} label="Sensor chart" />
         ) : (
           <DataTable records={records.data} zone={zone} />
+        )}
+      </section>
+      <section className="card" aria-labelledby="forecast-title">
+        <h2 id="forecast-title">Forecasts</h2>
+        {sources.data ? (
+          <ForecastSkill sensorId={sensor.id} unit={sensor.unit} forecast={sources.data.sources.some((s) => s.type === 'forecaster')} />
+        ) : (
+          <Loading what="Loading the sources" />
         )}
       </section>
       {canUpload && (

@@ -280,3 +280,50 @@ export type Job = Omit<z.infer<typeof schedulingJob>, 'status'> & { status: JobS
 export type ChartRecord = z.infer<typeof chartRecord>;
 export type ChartSpec = z.infer<typeof chartSpec>;
 export type SetupState = z.infer<typeof setupState>;
+
+/** An automation of an asset, with its last queued and next due run (ISO 8601, UTC). */
+export const automation = z.object({
+  id: int,
+  asset_id: int,
+  name: z.string(),
+  cron: z.string(),
+  timezone: z.string(),
+  forecast_sensor_ids: z.array(int),
+  schedule_sensor_id: nullableInt,
+  horizon: z.string(),
+  enabled: z.boolean(),
+  owner_id: nullableInt,
+  last_run: z.string().nullable(),
+  last_job_id: z.string().nullable(),
+  next_run: z.string().nullable(),
+});
+export const automationList = z.array(automation);
+
+const forecastScores = z.object({ mae: z.number().nullable(), rmse: z.number().nullable(), count: int });
+
+/** The forecasting method chosen for a sensor, and the backtest it was chosen by (null: too little history). */
+export const forecastBacktest = z.object({
+  sensor_id: int,
+  method: z.string(),
+  data_source_id: int,
+  chosen_at: z.string(),
+  backtest: z
+    .object({
+      origins: int,
+      chosen: z.string(),
+      baseline: z.string(),
+      skill: z.number().nullable(),
+      methods: z.record(z.string(), forecastScores),
+      perHorizon: z.array(
+        forecastScores.extend({
+          fromH: z.number(),
+          toH: z.number().nullable(),
+          baselineMae: z.number().nullable(),
+          skill: z.number().nullable(),
+        }),
+      ),
+    })
+    .nullable(),
+});
+export type Automation = z.infer<typeof automation>;
+export type ForecastBacktest = z.infer<typeof forecastBacktest>;

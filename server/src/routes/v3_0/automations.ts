@@ -2,7 +2,7 @@ import { automationCreate, automationPatch } from '../../contracts/automations.t
 import { automationChanges, automationReferences, newAutomation, presentAutomation } from '../../automations/wire.ts';
 import { notFound } from '../../errors.ts';
 import type { Knex } from 'knex';
-import { z } from 'zod';
+import * as wire from '../../contracts/responses.ts';
 import { route } from '../../http/routes.ts';
 import * as store from '../../store/automations.ts';
 import { assetById, idParams } from '../load.ts';
@@ -15,8 +15,6 @@ async function automationById(db: Knex, id: number, permission: 'read' | 'update
   return { value: automation, permission, on };
 }
 
-const automationAnswer = z.looseObject({ id: z.number(), asset_id: z.number(), name: z.string(), cron: z.string(), enabled: z.boolean() });
-
 /** Recurring forecast-then-schedule tasks of an asset. */
 export const automationRoutes = [
   route({
@@ -26,7 +24,7 @@ export const automationRoutes = [
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
     command: ({ db, loaded }) => store.listAutomations(db, { assetId: loaded.asset.id }),
-    response: { schema: z.array(automationAnswer), present: (list) => list.map(presentAutomation) },
+    response: { schema: wire.automationList, present: (list) => list.map(presentAutomation) },
   }),
   route({
     method: 'POST',
@@ -39,7 +37,7 @@ export const automationRoutes = [
       const props = await newAutomation(db, body);
       return db.transaction((trx) => store.createAutomation(trx, asset.id, user.id, props, Date.now()));
     },
-    response: { status: 201, schema: automationAnswer, present: presentAutomation, description: 'the automation' },
+    response: { status: 201, schema: wire.automation, present: presentAutomation, description: 'the automation' },
   }),
   route({
     method: 'PATCH',
@@ -50,7 +48,7 @@ export const automationRoutes = [
     references: ({ body }) => automationReferences(body),
     transaction: true,
     command: ({ db, body, loaded: { automation } }) => store.updateAutomation(db, automation.id, automationChanges(body)),
-    response: { schema: automationAnswer, present: presentAutomation },
+    response: { schema: wire.automation, present: presentAutomation },
   }),
   route({
     method: 'DELETE',

@@ -108,7 +108,7 @@ export const forecastRoutes = [
         backtest: model.backtest,
       };
     },
-    response: { schema: z.looseObject({ sensor_id: z.number(), method: z.string(), data_source_id: z.number(), chosen_at: z.string() }) },
+    response: { schema: wire.forecastBacktest },
   }),
   route({
     method: 'GET',

@@ -1,0 +1,55 @@
+import { API } from '../../api/client.ts';
+import * as wire from '../../api/contracts.ts';
+import { useApi } from '../../hooks/useApi.ts';
+import { Empty, ErrorNotice, Loading } from '../Status.tsx';
+
+const percent = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
+const figure = (x: number | null) => (x === null ? '–' : x.toPrecision(3));
+
+/**
+ * How the sensor's forecasts are made: the method its backtest chose and its skill against seasonal-naive, per horizon.
+ * @param forecast whether a forecaster has written data on the sensor.
+ */
+export function ForecastSkill({ sensorId, unit, forecast }: { sensorId: number; unit: string; forecast: boolean }) {
+  // Asked only once a forecaster wrote data here: before that the answer is a 404.
+  const model = useApi(forecast ? `${API}/sensors/${sensorId}/forecasts/backtest` : null, undefined, wire.forecastBacktest);
+  if (!forecast) return <Empty>Not forecast yet. Forecasts appear in the chart as their own source.</Empty>;
+  if (model.error) return <ErrorNotice error={model.error} />;
+  if (!model.data) return <Loading what="Loading the forecast backtest" />;
+  const b = model.data.backtest;
+  if (!b) return <p>Forecast with {model.data.method}; too little history for a backtest.</p>;
+  return (
+    <>
+      <p aria-label="Forecast skill">
+        Forecast with <strong>{b.chosen}</strong>, chosen by a backtest over {b.origins} days: skill <strong>{percent(b.skill)}</strong>{' '}
+        against {b.baseline} (smaller errors are better).
+      </p>
+      <div className="table-wrap">
+        <table aria-label="Backtest per horizon">
+          <thead>
+            <tr>
+              <th scope="col">Hours ahead</th>
+              <th scope="col">MAE ({unit})</th>
+              <th scope="col">RMSE ({unit})</th>
+              <th scope="col">Seasonal-naive MAE</th>
+              <th scope="col">Skill</th>
+            </tr>
+          </thead>
+          <tbody>
+            {b.perHorizon.map((h) => (
+              <tr key={h.fromH}>
+                <th scope="row">
+                  {h.fromH}–{h.toH ?? '…'}
+                </th>
+                <td className="num">{figure(h.mae)}</td>
+                <td className="num">{figure(h.rmse)}</td>
+                <td className="num">{figure(h.baselineMae)}</td>
+                <td className="num">{percent(h.skill)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
