@@ -274,7 +274,7 @@ run('the web UI', () => {
 
   it('lists the jobs of the account, newest first, and opens one', async () => {
     await page.getByRole('link', { name: 'Jobs' }).click();
-    await page.getByRole('heading', { name: 'Scheduling jobs' }).waitFor();
+    await page.getByRole('heading', { name: 'Jobs', exact: true }).waitFor();
     const rows = page.locator('table tbody tr');
     await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(2);
     expect(await rows.first().textContent()).toContain('Failed');

@@ -20,7 +20,7 @@ export function JobsPage() {
   return (
     <section className="page" aria-labelledby="jobs-title">
       <div className="page-head">
-        <h1 id="jobs-title">Scheduling jobs</h1>
+        <h1 id="jobs-title">Jobs</h1>
         <button type="button" onClick={jobs.reload}>
           Refresh
         </button>
@@ -40,13 +40,14 @@ export function JobsPage() {
       {!jobs.data ? (
         jobs.loading && <Loading what="Loading jobs" />
       ) : jobs.data.length === 0 ? (
-        <Empty>No scheduling jobs yet. Trigger one from an asset's Schedule panel.</Empty>
+        <Empty>No jobs yet. Trigger a schedule from an asset's Schedule panel, or add an automation.</Empty>
       ) : (
         <div className="card table-wrap">
           <table>
             <thead>
               <tr>
                 <th scope="col">Created ({zone})</th>
+                <th scope="col">Kind</th>
                 <th scope="col">State</th>
                 <th scope="col">Sensor</th>
                 <th scope="col">Asked for</th>
@@ -60,6 +61,7 @@ export function JobsPage() {
                   <th scope="row">
                     <Link to={`/jobs/${j.id}`}>{formatTime(j.created_at, zone)}</Link>
                   </th>
+                  <td>{j.queue}</td>
                   <td>
                     <JobStatus status={j.status} />
                   </td>
