@@ -184,7 +184,7 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
   const handlers = pool && {
     scheduling: schedulingHandler(db, pool, log),
     forecasting: forecastingHandler(db, pool),
-    automation: automationHandler(db, pool, config, () => jobs),
+    automation: automationHandler(db, pool, config),
   };
   const closePool = async () => pool?.destroy();
   // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.

@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import type { Config } from '../config.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
-import type { JobHandler, JobQueue } from '../jobs/jobQueue.ts';
+import type { JobHandler } from '../jobs/jobQueue.ts';
 import { firstRefused } from '../policies/references.ts';
 import { resolveSensorJob, triggerReferences } from '../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../scheduling/runJob.ts';
@@ -26,8 +26,8 @@ export interface AutomationJobArgs {
  * flex-model and flex-context (a job of its own, on the Jobs page). It acts with the rights of
  * the user who made the automation, checked now, not when it was made.
  */
-export function automationHandler(db: Knex, pool: WorkerPool, config: Config, queue: () => JobQueue): JobHandler {
-  return async (job) => {
+export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler {
+  return async (job, queue) => {
     const { automationId, dueMs } = job.args as AutomationJobArgs;
     const automation = await getAutomation(db, automationId);
     if (!automation) throw new Error(`Automation ${automationId} no longer exists.`);
@@ -58,7 +58,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, qu
       if (refused) throw new Error(`The user who made automation ${automationId} may not use sensor ${refused.id} (${refused.field}).`);
       const args: SchedulingJobArgs = { spec, ownerId: owner.id };
       scheduleJobId = (
-        await queue().enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })
+        await queue.enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })
       ).id;
     }
     return { automation_id: automationId, due: new Date(dueMs).toISOString(), forecasts, schedule_job_id: scheduleJobId };

@@ -40,8 +40,11 @@ export class JobFailure extends Error {
   }
 }
 
-/** Runs the jobs of one queue; returns the result summary stored with the job. */
-export type JobHandler = (job: JobRecord) => Promise<Record<string, unknown>>;
+/**
+ * Runs the jobs of one queue; returns the result summary stored with the job. A job that starts
+ * further jobs (an automation run queues its schedule) does so through the queue it is given.
+ */
+export type JobHandler = (job: JobRecord, queue: Pick<JobQueue, 'enqueue'>) => Promise<Record<string, unknown>>;
 
 /**
  * The job queue as the rest of the server sees it. The in-process implementation

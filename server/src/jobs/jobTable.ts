@@ -196,13 +196,13 @@ export async function runAndRecord(
   handlers: Record<string, JobHandler>,
   job: JobRecord,
   log: Logger,
-  enqueueFallback: JobQueue['enqueueFallback'],
+  queue: Pick<JobQueue, 'enqueue' | 'enqueueFallback'>,
 ): Promise<void> {
   const handler = handlers[job.queue];
   let outcome: { result: Record<string, unknown> } | { error: Error };
   try {
     if (!handler) throw new Error(`no handler for queue ${job.queue}`);
-    outcome = { result: await handler(job) };
+    outcome = { result: await handler(job, queue) };
     log.info({ job: job.id, ms: Date.now() - (job.startedAt ?? Date.now()) }, 'job finished');
   } catch (err) {
     const error = err instanceof Error ? err : new Error(String(err));
@@ -210,9 +210,9 @@ export async function runAndRecord(
     log.warn({ job: job.id, error: `${error.name}: ${error.message}` }, 'job failed');
     // Linked before the job shows as failed, so a client never sees it failed without its fallback.
     if (error instanceof JobFailure && error.fallbackArgs !== undefined) {
-      await enqueueFallback(job.id, job.queue, error.fallbackArgs).catch((err: unknown) =>
-        log.error({ err, job: job.id }, 'fallback not enqueued'),
-      );
+      await queue
+        .enqueueFallback(job.id, job.queue, error.fallbackArgs)
+        .catch((err: unknown) => log.error({ err, job: job.id }, 'fallback not enqueued'));
     }
   }
   await table.finish(job.id, outcome);

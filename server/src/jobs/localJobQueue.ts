@@ -109,9 +109,7 @@ export class LocalJobQueue implements JobQueue {
       if (!next) return;
       const job = await this.table.claim(next.id);
       if (!job) continue;
-      const run = runAndRecord(this.table, this.handlers, job, this.log, (id, queue, args) =>
-        this.enqueueFallback(id, queue, args),
-      ).finally(() => {
+      const run = runAndRecord(this.table, this.handlers, job, this.log, this).finally(() => {
         this.running.delete(job.id);
         for (const wake of this.waiters.get(job.id) ?? []) wake();
         this.waiters.delete(job.id);

@@ -61,7 +61,7 @@ export class RedisJobQueue implements JobQueue {
       async (bull) => {
         // A job delivered again after its worker died is still marked started in the store.
         const job = await this.table.claim(String(bull.id), ['queued', 'started']);
-        if (job) await runAndRecord(this.table, handlers, job, this.log, (id, queue, args) => this.enqueueFallback(id, queue, args));
+        if (job) await runAndRecord(this.table, handlers, job, this.log, this);
       },
       {
         connection: this.connection(),
