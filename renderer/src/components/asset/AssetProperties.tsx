@@ -6,6 +6,7 @@ import type { Asset, AssetType, Sensor } from '../../api/types.ts';
 import { parseAttributes, sensorsToShow } from '../../lib/attributes.ts';
 import { AssetKindFields } from './AssetKindFields.tsx';
 import { Field } from '../Field.tsx';
+import { SensorChecklist } from '../SensorChecklist.tsx';
 import { ErrorNotice } from '../Status.tsx';
 
 interface Props {
@@ -80,22 +81,14 @@ export function AssetProperties({ asset, types, sensors, canEdit, canDelete, onS
           <input required value={form.name} onChange={set('name')} />
         </Field>
         <AssetKindFields form={form} set={set} fields={fields} types={types} />
-        <fieldset className="field wide">
-          <legend>Sensors shown in the chart</legend>
-          {fields.attributes && <small className="field-error">{fields.attributes.join(' ')}</small>}
-          {sensors.map((s) => (
-            <label key={s.id} className="checkbox">
-              <input
-                type="checkbox"
-                checked={form.shown.includes(s.id)}
-                onChange={(e) =>
-                  setForm({ ...form, shown: e.target.checked ? [...form.shown, s.id] : form.shown.filter((id) => id !== s.id) })
-                }
-              />{' '}
-              {s.name}
-            </label>
-          ))}
-        </fieldset>
+        <SensorChecklist
+          className="field wide"
+          legend="Sensors shown in the chart"
+          sensors={sensors}
+          chosen={form.shown}
+          onChange={(shown) => setForm({ ...form, shown })}
+          errors={fields.attributes}
+        />
         {Object.keys(fields).length === 0 && <ErrorNotice error={error} />}
         <div className="actions">
           <button type="submit" className="primary">

@@ -7,6 +7,7 @@ import type { Automation, Sensor } from '../../api/types.ts';
 import { useApi } from '../../hooks/useApi.ts';
 import { formatTime } from '../../lib/time.ts';
 import { Field } from '../Field.tsx';
+import { SensorChecklist } from '../SensorChecklist.tsx';
 import { Empty, ErrorNotice, Loading } from '../Status.tsx';
 
 const emptyForm = { name: '', cron: '*/15 * * * *', horizon: 'P1D', schedule: '', forecasts: [] as number[] };
@@ -136,24 +137,13 @@ export function AutomationsPanel({
                 ))}
               </select>
             </Field>
-            <fieldset>
-              <legend>Forecast first</legend>
-              {sensors.map((s) => (
-                <label key={s.id} className="checkbox">
-                  <input
-                    type="checkbox"
-                    checked={form.forecasts.includes(s.id)}
-                    onChange={(e) =>
-                      setForm({
-                        ...form,
-                        forecasts: e.target.checked ? [...form.forecasts, s.id] : form.forecasts.filter((id) => id !== s.id),
-                      })
-                    }
-                  />{' '}
-                  {s.name}
-                </label>
-              ))}
-            </fieldset>
+            <SensorChecklist
+              legend="Forecast first"
+              sensors={sensors}
+              chosen={form.forecasts}
+              onChange={(forecasts) => setForm({ ...form, forecasts })}
+              errors={fields.forecast_sensor_ids}
+            />
             {Object.keys(fields).length === 0 && <ErrorNotice error={error} />}
             <div className="actions">
               <button type="submit" className="primary" disabled={busy}>
