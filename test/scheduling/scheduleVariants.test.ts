@@ -162,6 +162,20 @@ describe('more schedules', () => {
     expect(s.body.values.slice(12)).toEqual(new Array(20).fill(0));
   });
 
+  it('fills the whole schedule with a process longer than it, as FlexMeasures clips it', async () => {
+    const plant = await f.asset({ accountId, type: 'process' });
+    const sensor = await f.sensor({ assetId: plant.id });
+    const res = await trigger(`/api/v3_0/sensors/${sensor.id}/schedules/trigger`, {
+      start: '2015-01-02T04:00:00+01:00',
+      duration: 'PT2H',
+      'flex-model': { duration: 'PT3H', power: 0.2, 'process-type': 'SHIFTABLE' },
+      'flex-context': { 'consumption-price-sensor': priceSensor },
+    });
+    expect(res.status).toBe(200);
+    const s = await waitForSchedule(t, token, sensor.id, res.body.schedule, 'PT2H');
+    expect(s.body.values).toEqual(new Array(8).fill(0.2));
+  });
+
   it('runs the module named by a custom-scheduler attribute', async () => {
     const modulePath = path.resolve('test/fixtures/idleScheduler.mjs');
     const asset = await f.asset({ accountId, type: 'battery', attributes: { 'custom-scheduler': modulePath } });

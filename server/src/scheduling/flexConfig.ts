@@ -423,10 +423,8 @@ export async function resolveProcessJob(
   const stepMs = sensor.event_resolution_ms;
   if (!stepMs) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
   const horizon = horizonOf(config, input, stepMs);
-  const durationSteps = Math.ceil(model.duration.ms / stepMs);
-  if (durationSteps * stepMs > horizon.endMs - horizon.startMs) {
-    throw fail('duration', 'The process duration is longer than the schedule.');
-  }
+  // A process longer than the schedule fills the whole schedule, as FlexMeasures clips it.
+  const durationSteps = Math.min(Math.ceil(model.duration.ms / stepMs), Math.floor((horizon.endMs - horizon.startMs) / stepMs));
   const processType =
     model['process-type'] ?? (attribute(sensor, asset, 'process-type') as ProcessJobSpec['processType'] | undefined) ?? 'INFLEXIBLE';
   return {
