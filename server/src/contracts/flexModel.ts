@@ -82,6 +82,22 @@ export const flexContext = z.strictObject({
   'site-power-capacity': capacity.optional(),
   'site-consumption-capacity': capacity.optional(),
   'site-production-capacity': capacity.optional(),
+  /** FlexMeasures 1.0 soft constraints: breach prices per energy (SoC) or per power (capacities). */
+  'soc-minima-breach-price': z.string().max(100).optional(),
+  'soc-maxima-breach-price': z.string().max(100).optional(),
+  'consumption-breach-price': z.string().max(100).optional(),
+  'production-breach-price': z.string().max(100).optional(),
+  'site-consumption-breach-price': z.string().max(100).optional(),
+  'site-production-breach-price': z.string().max(100).optional(),
+  /** Demand charges: the price per power of the peak above the threshold (default 0 kW). */
+  'site-peak-consumption': capacity.optional(),
+  'site-peak-consumption-price': z.string().max(100).optional(),
+  'site-peak-production': capacity.optional(),
+  'site-peak-production-price': z.string().max(100).optional(),
+  'relax-constraints': z.boolean().optional(),
+  'relax-soc-constraints': z.boolean().optional(),
+  'relax-site-capacity-constraints': z.boolean().optional(),
+  'relax-capacity-constraints': z.boolean().optional(),
 });
 export type FlexContext = z.output<typeof flexContext>;
 

@@ -147,6 +147,8 @@ export async function buildStorageProblem(
     if (values.includes(null)) log.warn({ sensor: sensorId }, 'assuming zero power where the inflexible device is unknown');
     values.forEach((v, j) => (inflexible[j] += v ?? 0));
   }
+  const b = spec.breachPrices ?? {};
+  const perStep = (price: number | undefined) => (price === undefined ? undefined : new Array<number>(grid.steps).fill(price));
   const devices: StorageDevice[] = [];
   for (const d of spec.devices) {
     if (!d.powerCapacityMw) {
@@ -190,6 +192,16 @@ export async function buildStorageProblem(
       // Storage efficiency is given per sensor resolution; a step of another length keeps e^(Δ/r).
       storageEfficiency: new Array<number>(grid.steps).fill(d.storageEfficiencyPerSensorStep ** perSensorStep),
       stockDeltaMw: stockDelta.some((v) => v !== 0) ? stockDelta : null,
+      ...(spec.breachPrices && {
+        breach: {
+          socMinima: perStep(b.socMinima),
+          socMaxima: perStep(b.socMaxima),
+          consumption: perStep(b.consumption),
+          production: perStep(b.production),
+          // The power capacity stays hard behind soft directional capacities.
+          powerCapacityMw: power,
+        },
+      }),
     });
   }
   return {
@@ -199,6 +211,22 @@ export async function buildStorageProblem(
     inflexiblePowerMw: inflexible,
     siteConsumptionCapacityMw: await limits(db, spec.siteConsumptionCapacityMw, grid, beliefTimeMs),
     siteProductionCapacityMw: await limits(db, spec.siteProductionCapacityMw, grid, beliefTimeMs),
+    ...(spec.breachPrices && {
+      sitePowerCapacityMw: await limits(db, spec.sitePowerCapacityMw ?? null, grid, beliefTimeMs),
+      siteBreach: { consumption: perStep(b.siteConsumption), production: perStep(b.siteProduction) },
+    }),
+    ...(spec.sitePeakConsumption && {
+      sitePeakConsumption: {
+        thresholdMw: await filledSeries(db, spec.sitePeakConsumption.thresholdMw, grid, beliefTimeMs, 0),
+        price: new Array<number>(grid.steps).fill(spec.sitePeakConsumption.price),
+      },
+    }),
+    ...(spec.sitePeakProduction && {
+      sitePeakProduction: {
+        thresholdMw: await filledSeries(db, spec.sitePeakProduction.thresholdMw, grid, beliefTimeMs, 0),
+        price: new Array<number>(grid.steps).fill(spec.sitePeakProduction.price),
+      },
+    }),
     consumptionPrice,
     productionPrice,
     preferChargingSooner: spec.preferChargingSooner,

@@ -241,6 +241,15 @@ async function deviceSpec(
   };
 }
 
+/** A fixed price such as "100 EUR/MWh" or "10 EUR/kW", in its currency per MWh or per MW. */
+function fixedPrice(field: string, value: string, per: 'MWh' | 'MW'): number {
+  const m = /^\s*[-+\d.eE]+\s*([A-Z]{3})\/(.+)$/.exec(value);
+  if (!m) throw fail(field, `Cannot convert value \`${value}\` to a price per ${per}`);
+  const n = readQuantity(value, `${m[1]}/${per}`, `${m[1]}/${per}`);
+  if (typeof n !== 'number') throw fail(field, n.error);
+  return n;
+}
+
 async function priceOf(
   db: Knex,
   context: FlexContext,
@@ -255,11 +264,7 @@ async function priceOf(
       const s = await referencedSensor(db, field, modern.sensor);
       return { sensor: s.id, unit: s.unit.replace(/\/.*/, '/MWh') };
     }
-    const m = /^\s*[-+\d.eE]+\s*([A-Z]{3})\/(.+)$/.exec(modern);
-    if (!m) throw fail(field, `Cannot convert value \`${modern}\` to a price per MWh`);
-    const n = readQuantity(modern, `${m[1]}/MWh`, `${m[1]}/MWh`);
-    if (typeof n !== 'number') throw fail(field, n.error);
-    return { fixed: n };
+    return { fixed: fixedPrice(field, modern, 'MWh') };
   }
   const sensorId = legacy ?? fallbackSensorId;
   if (sensorId === undefined) return null;
@@ -270,7 +275,8 @@ async function priceOf(
 async function siteCapacity(
   db: Knex,
   context: FlexContext,
-  field: 'site-power-capacity' | 'site-consumption-capacity' | 'site-production-capacity',
+  field:
+    'site-power-capacity' | 'site-consumption-capacity' | 'site-production-capacity' | 'site-peak-consumption' | 'site-peak-production',
   attrMw: unknown,
 ): Promise<SeriesSpec | undefined> {
   const v = context[field];
@@ -335,6 +341,54 @@ function sourceTypeFilters(...configs: unknown[]): { sourceTypes?: Record<string
   return Object.keys(filters).length ? { sourceTypes: filters } : {};
 }
 
+/** FlexMeasures 1.0's breach prices where relaxation is on and no price is given: per MWh (SoC) or per MW. */
+const RELAXED = { soc: 1e6, site: 1e7, device: 1e5 };
+
+/**
+ * The soft constraints of a flex-context (FlexMeasures 1.0): breach prices, given or filled in by
+ * the relax flags, and demand charges. Relaxation is on by default only in the 1.0 dialect and
+ * only for a request that speaks 1.0 (its `consumption-price`), so 0.18 requests keep 0.18's hard
+ * constraints; device capacities are relaxed only when asked for by name. Absent when nothing is soft.
+ */
+async function softConstraintsOf(
+  db: Knex,
+  config: Config,
+  context: FlexContext,
+  sitePower: SeriesSpec | undefined,
+): Promise<Pick<StorageJobSpec, 'breachPrices' | 'sitePowerCapacityMw' | 'sitePeakConsumption' | 'sitePeakProduction'>> {
+  const relax = context['relax-constraints'] ?? (config.apiCompat === '1.0' && context['consumption-price'] !== undefined);
+  const relaxSoc = context['relax-soc-constraints'] ?? relax;
+  const relaxSite = context['relax-site-capacity-constraints'] ?? relax;
+  const relaxDevice = context['relax-capacity-constraints'] ?? false;
+  const price = (field: keyof FlexContext & `${string}-price`, per: 'MWh' | 'MW', relaxed?: number): number | undefined => {
+    const v = context[field];
+    if (typeof v !== 'string') return relaxed;
+    const n = fixedPrice(field, v, per);
+    if (n < 0) throw fail(field, 'Must be greater than or equal to 0.');
+    return n;
+  };
+  const breach = {
+    socMinima: price('soc-minima-breach-price', 'MWh', relaxSoc ? RELAXED.soc : undefined),
+    socMaxima: price('soc-maxima-breach-price', 'MWh', relaxSoc ? RELAXED.soc : undefined),
+    consumption: price('consumption-breach-price', 'MW', relaxDevice ? RELAXED.device : undefined),
+    production: price('production-breach-price', 'MW', relaxDevice ? RELAXED.device : undefined),
+    siteConsumption: price('site-consumption-breach-price', 'MW', relaxSite ? RELAXED.site : undefined),
+    siteProduction: price('site-production-breach-price', 'MW', relaxSite ? RELAXED.site : undefined),
+  };
+  const given = Object.fromEntries(Object.entries(breach).filter(([, v]) => v !== undefined));
+  const peak = async (which: 'consumption' | 'production') => {
+    const p = price(`site-peak-${which}-price`, 'MW');
+    if (p === undefined) return {};
+    const thresholdMw = (await siteCapacity(db, context, `site-peak-${which}`, undefined)) ?? { fixed: 0 };
+    return { [which === 'consumption' ? 'sitePeakConsumption' : 'sitePeakProduction']: { thresholdMw, price: p } };
+  };
+  return {
+    ...(Object.keys(given).length ? { breachPrices: given, sitePowerCapacityMw: sitePower ?? null } : {}),
+    ...(await peak('consumption')),
+    ...(await peak('production')),
+  };
+}
+
 /** The smaller of two optional limits; sensor-valued limits are combined when the job runs. */
 const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSpec | null => {
   if (!a || !b) return a ?? b ?? null;
@@ -397,6 +451,7 @@ export async function resolveStorageJob(
     inflexibleSensorIds: inflexible,
     inflexibleConsumptionSensorIds: signed.consumption,
     inflexibleProductionSensorIds: signed.production,
+    ...(await softConstraintsOf(db, config, context, sitePower)),
     siteConsumptionCapacityMw: tighter(siteConsumption, sitePower),
     siteProductionCapacityMw: tighter(siteProduction, sitePower),
     preferChargingSooner,

@@ -56,6 +56,16 @@ export interface StorageJobSpec {
   inflexibleProductionSensorIds?: number[];
   siteConsumptionCapacityMw: SeriesSpec | null;
   siteProductionCapacityMw: SeriesSpec | null;
+  /**
+   * Soft constraints (FlexMeasures 1.0): breach prices in currency per MWh (SoC) or per MW
+   * (capacities), and the site's power capacity that stays hard behind soft site capacities.
+   * Absent in jobs without soft constraints.
+   */
+  breachPrices?: Partial<Record<'socMinima' | 'socMaxima' | 'consumption' | 'production' | 'siteConsumption' | 'siteProduction', number>>;
+  sitePowerCapacityMw?: SeriesSpec | null;
+  /** Demand charges: currency per MW of the peak above the threshold. */
+  sitePeakConsumption?: { thresholdMw: SeriesSpec; price: number };
+  sitePeakProduction?: { thresholdMw: SeriesSpec; price: number };
   preferChargingSooner: boolean;
   socUnit: 'MWh' | 'kWh';
   /** A module named by the `custom-scheduler` attribute, run instead of the built-in solver. */
