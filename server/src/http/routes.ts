@@ -48,7 +48,27 @@ export interface Call<P, Q, B, U extends User | undefined = User, DB extends Kne
   queryLocation: Location;
 }
 
-type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+/**
+ * A body read by the route's own reader instead of a schema: the legacy message API answers each
+ * problem with a status name of its own rather than with field messages. The reader runs in the
+ * validation step, so its problems keep their place in the chain.
+ */
+export interface MessageBody<M> {
+  readMessage: (ctx: AppContext) => M;
+}
+
+/** Declares a body read by `readMessage` (see {@link MessageBody}). */
+export const messageBody = <M>(readMessage: (ctx: AppContext) => M): MessageBody<M> => ({ readMessage });
+
+const isMessageBody = (body: z.ZodType | MessageBody<unknown>): body is MessageBody<unknown> => 'readMessage' in body;
+
+/** The body schema of a route, when it declares one (not a message reader). */
+export const bodySchema = (spec: RouteSpec): z.ZodType | undefined => {
+  const json = spec.request?.json as z.ZodType | MessageBody<unknown> | undefined;
+  return json && !isMessageBody(json) ? json : undefined;
+};
+
+type Out<S> = S extends z.ZodType ? z.output<S> : S extends MessageBody<infer M> ? M : undefined;
 
 /**
  * One endpoint, declared: `mount` runs every route through the same chain (see there).
@@ -65,6 +85,7 @@ export interface RouteDef<PS, QS, BS, L extends LoadResult, R, U extends User | 
   request?: {
     params?: PS;
     query?: QS;
+    /** The JSON body's schema, or a `messageBody` reader for legacy messages. */
     json?: BS;
     multipart?: boolean;
     /** The 422 location of query problems (the reference says `args_and_json` on some endpoints). */
@@ -114,13 +135,29 @@ export type RouteSpec = RouteDef<any, any, any, any, any, any, any, any>;
 export function route<
   PS extends z.ZodType | undefined = undefined,
   QS extends z.ZodType | undefined = undefined,
-  BS extends z.ZodType | undefined = undefined,
+  BS extends z.ZodType | MessageBody<unknown> | undefined = undefined,
   L extends LoadResult = Record<never, never>,
   R = unknown,
   T extends boolean = false,
   C = void,
 >(def: RouteDef<PS, QS, BS, L, R, User, T, C>): RouteSpec {
   return def as RouteSpec;
+}
+
+/** A route declared without its method and path, for routers that place endpoints by a table (the legacy versions). */
+export type PlacedLater = Omit<RouteSpec, 'method' | 'path'>;
+
+/** Declares a route whose method and path a table gives later; typed as `route` is. */
+export function unplacedRoute<
+  PS extends z.ZodType | undefined = undefined,
+  QS extends z.ZodType | undefined = undefined,
+  BS extends z.ZodType | MessageBody<unknown> | undefined = undefined,
+  L extends LoadResult = Record<never, never>,
+  R = unknown,
+  T extends boolean = false,
+  C = void,
+>(def: Omit<RouteDef<PS, QS, BS, L, R, User, T, C>, 'method' | 'path'>): PlacedLater {
+  return def as PlacedLater;
 }
 
 /** Declares a route that answers without authentication (`route` for the rest). */
@@ -166,7 +203,8 @@ export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> 
     queryLocation = input.location;
     query = parseInput(req.query, input.data, queryLocation);
   }
-  const body = req.json ? parseInput(req.json, ctx.request.body, 'json') : undefined;
+  const json = req.json as z.ZodType | MessageBody<unknown> | undefined;
+  const body = json ? (isMessageBody(json) ? json.readMessage(ctx) : parseInput(json, ctx.request.body, 'json')) : undefined;
   const { db, reader } = ctx.services;
   const call = { ctx, user, params, query, body, db, queryLocation, loaded: {} as Record<string, unknown>, checked: undefined as unknown };
   // Loads and checks only read: they use the reading connections, which never wait for a write.

@@ -8,7 +8,10 @@ export type AccessContext =
   | { kind: 'account'; id: number; consultancyAccountId: number | null }
   | { kind: 'user'; id: number; accountId: number }
   | { kind: 'asset'; accountId: number | null; consultancyAccountId: number | null }
-  | { kind: 'sensor'; accountId: number | null; consultancyAccountId: number | null };
+  | { kind: 'sensor'; accountId: number | null; consultancyAccountId: number | null }
+  /** API 2.0's objects: an asset (a device) acted for by its account's members; a user changed by themselves. */
+  | { kind: 'v2-asset'; accountId: number | null }
+  | { kind: 'v2-user'; id: number };
 
 const isMember = (u: User, accountId: number | null) => accountId !== null && u.account_id === accountId;
 const isAccountAdmin = (u: User, accountId: number | null) => isMember(u, accountId) && u.roles.includes('account-admin');
@@ -44,6 +47,10 @@ export function can(user: User, permission: Permission, ctx: AccessContext): boo
       if (permission === 'create-children') return isMember(user, ctx.accountId);
       if (permission === 'update') return ctx.kind === 'asset' ? isMember(user, ctx.accountId) : isAccountAdmin(user, ctx.accountId);
       return isAccountAdmin(user, ctx.accountId);
+    case 'v2-asset':
+      return isMember(user, ctx.accountId);
+    case 'v2-user':
+      return permission === 'update' && user.id === ctx.id;
   }
 }
 

@@ -23,9 +23,11 @@ export const mayGrantRole = (user: User, roleName: string) => isAdmin(user) || (
 /** Nobody, admins included, may switch off their own account or change their own roles. */
 export const mayChangeStanding = (caller: User, target: User) => caller.id !== target.id;
 
-/** API 2.0's owner rule: an account's members act for its objects; admins for all (admin-readers read all). */
-export const actsForAccount = (user: User, accountId: number | null, reading = false) =>
-  (reading ? readsEverything(user) : isAdmin(user)) || (accountId !== null && user.account_id === accountId);
+/** API 2.0 lets admins alone create assets. */
+export const mayCreateV2Assets = isAdmin;
+
+/** Whose sensors a legacy address by name may find: the caller's account and public ones; every account for admins. */
+export const namedSensorOwners = (user: User): 'all' | (number | null)[] => (isAdmin(user) ? 'all' : [user.account_id, null]);
 
 /** Records without an account (system jobs): read by those who see everything, changed by admins. */
 export const mayOnUnowned = (user: User, permission: Permission) => (permission === 'read' ? readsEverything(user) : isAdmin(user));

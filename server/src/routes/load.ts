@@ -5,8 +5,7 @@ import { intText } from '../contracts/fields.ts';
 import type { Loaded } from '../http/routes.ts';
 import type { AccessContext, Permission } from '../policies/access.ts';
 import { ownerAccess } from '../policies/references.ts';
-import { isConsultant, readsEverything } from '../policies/roles.ts';
-import { getAccount, listAccounts, listClientAccounts, type Account } from '../store/accounts.ts';
+import { getAccount, type Account } from '../store/accounts.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { getUser, type User } from '../store/users.ts';
@@ -73,14 +72,6 @@ export async function accountById(db: Knex, id: number, permission: Permission):
   const account = await getAccount(db, id);
   if (!account) throw notFound(`Account ${id} not found`);
   return { value: account, permission, on: accountAccess(account) };
-}
-
-/** The accounts the caller may read: all for admins and admin-readers, else their own and their consultancy clients'. */
-export async function readableAccounts(db: Knex, caller: User): Promise<Account[]> {
-  if (readsEverything(caller)) return listAccounts(db);
-  const visible = [(await getAccount(db, caller.account_id))!];
-  if (isConsultant(caller)) visible.push(...(await listClientAccounts(db, caller.account_id)));
-  return visible;
 }
 
 /** The account a listing is about: the one asked for, else the caller's own; read permission. */

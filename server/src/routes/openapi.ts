@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RouteSpec } from '../http/routes.ts';
+import { bodySchema, type RouteSpec } from '../http/routes.ts';
 
 const toSchema = (schema: z.ZodType) =>
   // `io: 'input'` describes what a client sends (transforms such as datetimes stay strings) and,
@@ -73,8 +73,9 @@ export function openApiDocument(routes: RouteSpec[], prefix: string, origin: str
     if (route.request) {
       responses['422'] = { description: 'invalid input, messages per field', content: { 'application/json': { schema: errorBody } } };
     }
-    const body = route.request?.json
-      ? { required: true, content: { 'application/json': { schema: toSchema(route.request.json) } } }
+    const json = bodySchema(route);
+    const body = json
+      ? { required: true, content: { 'application/json': { schema: toSchema(json) } } }
       : route.request?.multipart
         ? { required: true, content: { 'multipart/form-data': { schema: { type: 'object' } } } }
         : undefined;

@@ -3,13 +3,15 @@ import type { SensorUpload } from '../../commands/saveSensorData.ts';
 import { evenlySpacedEvents, unitMismatch, type Problems, type UploadEvent } from '../../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../../domain/time.ts';
 import { isEnergyPriceUnit, isPowerUnit } from '../../domain/units.ts';
-import type { AppContext } from '../../http/context.ts';
-import { authorize } from '../../policies/access.ts';
+import * as wire from '../../contracts/responses.ts';
+import { messageBody, unplacedRoute, type Loaded, type PlacedLater } from '../../http/routes.ts';
+import type { Permission } from '../../policies/access.ts';
 import { consumptionSign } from '../../scheduling/buildProblem.ts';
 import type { SensorInContext } from '../../store/sensors.ts';
+import type { Knex } from 'knex';
 import { listSources } from '../../store/sources.ts';
 import { storeUploads } from '../sensorUploads.ts';
-import { ownedAccess } from '../load.ts';
+import { sensorNeeds } from '../load.ts';
 import { connectionSensor, marketSensor, weatherSensor } from './lookup.ts';
 import {
   expectType,
@@ -23,6 +25,7 @@ import {
   readUploadGroups,
   readUploadTiming,
   type LegacyCall,
+  type Message,
 } from './message.ts';
 import { legacyError, processed, type LegacyErrorName } from './responses.ts';
 import { atLeast, type LegacyVersion } from './versions.ts';
@@ -35,6 +38,7 @@ import { atLeast, type LegacyVersion } from './versions.ts';
  */
 
 interface UploadKind {
+  summary: string;
   request: string;
   response: string;
   /** The singular name of the addresses in the message. */
@@ -53,6 +57,7 @@ const powerUnit = { accepts: isPowerUnit, expected: 'a power unit such as MW or 
 
 const uploadKinds = {
   postMeterData: {
+    summary: 'Upload meter data',
     request: 'PostMeterDataRequest',
     response: 'PostMeterDataResponse',
     key: 'connection',
@@ -63,6 +68,7 @@ const uploadKinds = {
     knownWhen: 'after',
   },
   postPrognosis: {
+    summary: 'Upload prognoses',
     request: 'PostPrognosisRequest',
     response: 'PostPrognosisResponse',
     key: 'connection',
@@ -73,6 +79,7 @@ const uploadKinds = {
     knownWhen: 'before',
   },
   postPriceData: {
+    summary: 'Upload prices',
     request: 'PostPriceDataRequest',
     response: 'PostPriceDataResponse',
     key: 'market',
@@ -83,6 +90,7 @@ const uploadKinds = {
     usef: false,
   },
   postWeatherData: {
+    summary: 'Upload weather data',
     request: 'PostWeatherDataRequest',
     response: 'PostWeatherDataResponse',
     key: 'sensor',
@@ -100,68 +108,102 @@ function problemName(problems: Problems, unitProblem: string): LegacyErrorName {
   return problems._schema ? 'INVALID_RESOLUTION' : 'INVALID_PERIOD';
 }
 
+/** An address of a message and the sensor it names, authorized as that sensor. */
+interface Addressed<T> {
+  address: string;
+  sensor: SensorInContext;
+  part: T;
+}
+
 /**
- * Handles an upload message: every address of every group gets the group's values, upsampled
- * to its sensor's resolution and converted to its unit; all are stored, or none.
+ * Resolves the addresses of a message in order (the first unknown one answers), each loaded with
+ * the permission the endpoint needs on its sensor.
  */
-async function upload(call: LegacyCall, v: LegacyVersion, kind: UploadKind) {
-  const { ctx, user } = call;
-  const msg = readMessage(ctx);
+async function loadAddressed<T>(
+  call: LegacyCall,
+  parts: { address: string; part: T }[],
+  resolve: (call: LegacyCall, text: string) => Promise<SensorInContext>,
+  permission: Permission,
+): Promise<Loaded<Addressed<T>>[]> {
+  const loaded: Loaded<Addressed<T>>[] = [];
+  for (const { address, part } of parts) {
+    const sensor = await resolve(call, address);
+    loaded.push({ ...(await sensorNeeds(call.db, sensor, permission)), value: { address, sensor, part } });
+  }
+  return loaded;
+}
+
+/** Reads an upload message: its value groups, period, unit and timing. */
+function readUpload(msg: Message, v: LegacyVersion, kind: UploadKind) {
   expectType(msg, kind.request);
   const groups = readUploadGroups(msg, kind.key, kind.missing);
   const { start, durationMs } = readPeriod(msg);
   const unit = readUnit(msg, kind.accepts, kind.expected);
   const startMs = start.toMillis();
-  const { timing, stated } = readUploadTiming(msg, atLeast(v, '2.0'), { startMs, durationMs });
-  const uploads: SensorUpload[] = [];
-  for (const group of groups) {
-    for (const address of group.addresses) {
-      const sensor = await kind.resolve(call, address);
-      const sign = kind.usef ? consumptionSign(sensor) : 1;
-      const values = group.values.map((x) => (x === null ? null : sign * x));
-      const built = evenlySpacedEvents(sensor, { values, startMs, durationMs, unit, timing });
-      if ('problems' in built) {
-        const text = Object.values(built.problems).flat().join(' ');
-        throw legacyError(problemName(built.problems, unitMismatch(sensor, unit)), `${address}: ${text}`);
-      }
-      const endMs = (e: { eventStartMs: number }) => e.eventStartMs + sensor.event_resolution_ms;
-      const wrongSide =
-        kind.knownWhen === 'after' ? (e: UploadEvent) => e.beliefTimeMs < endMs(e) : (e: UploadEvent) => e.beliefTimeMs > endMs(e);
-      if (stated && kind.knownWhen && built.events.some(wrongSide)) {
-        throw legacyError(
-          'INVALID_HORIZON',
-          kind.knownWhen === 'after'
-            ? 'Meter data are observations: they can only be known after each interval ended (a zero or negative horizon).'
-            : 'Prognoses are forecasts: they must be known before each interval ended (a zero or positive horizon).',
-        );
-      }
-      authorize(user, 'create-children', await ownedAccess(ctx.services.db, 'sensor', sensor.account_id));
-      uploads.push({ sensorId: sensor.id, eventResolutionMs: sensor.event_resolution_ms, events: built.events });
-    }
-  }
-  return { type: kind.response, ...(await storeUploads(ctx, user, uploads)) };
+  return { groups, startMs, durationMs, unit, ...readUploadTiming(msg, atLeast(v, '2.0'), { startMs, durationMs }) };
 }
 
+/**
+ * An upload message: every address of every group (each a sensor the caller may write to) gets
+ * the group's values, upsampled to its sensor's resolution and converted to its unit; all are
+ * stored, or none.
+ */
+const uploadRoute =
+  (kind: UploadKind) =>
+  (v: LegacyVersion): PlacedLater =>
+    unplacedRoute({
+      summary: kind.summary,
+      request: { json: messageBody((ctx) => readUpload(readMessage(ctx), v, kind)) },
+      load: async (call) => ({
+        targets: await loadAddressed(
+          call,
+          call.body.groups.flatMap((group) => group.addresses.map((address) => ({ address, part: group.values }))),
+          kind.resolve,
+          'create-children',
+        ),
+      }),
+      check: ({ body, loaded }) =>
+        loaded.targets.map(({ address, sensor, part }): SensorUpload => {
+          const { startMs, durationMs, unit, timing, stated } = body;
+          const sign = kind.usef ? consumptionSign(sensor) : 1;
+          const values = part.map((x) => (x === null ? null : sign * x));
+          const built = evenlySpacedEvents(sensor, { values, startMs, durationMs, unit, timing });
+          if ('problems' in built) {
+            const text = Object.values(built.problems).flat().join(' ');
+            throw legacyError(problemName(built.problems, unitMismatch(sensor, unit)), `${address}: ${text}`);
+          }
+          const endMs = (e: { eventStartMs: number }) => e.eventStartMs + sensor.event_resolution_ms;
+          const wrongSide =
+            kind.knownWhen === 'after' ? (e: UploadEvent) => e.beliefTimeMs < endMs(e) : (e: UploadEvent) => e.beliefTimeMs > endMs(e);
+          if (stated && kind.knownWhen && built.events.some(wrongSide)) {
+            throw legacyError(
+              'INVALID_HORIZON',
+              kind.knownWhen === 'after'
+                ? 'Meter data are observations: they can only be known after each interval ended (a zero or negative horizon).'
+                : 'Prognoses are forecasts: they must be known before each interval ended (a zero or positive horizon).',
+            );
+          }
+          return { sensorId: sensor.id, eventResolutionMs: sensor.event_resolution_ms, events: built.events };
+        }),
+      command: async ({ ctx, user, checked }) => ({ type: kind.response, ...(await storeUploads(ctx, user, checked)) }),
+      response: { schema: wire.legacyAnswer },
+    });
+
 /** Reads the optional `source` filter: data source ids, one or a list; INVALID_SOURCE when unknown. */
-async function readSources(ctx: AppContext, value: unknown): Promise<number[] | undefined> {
+async function readSources(db: Knex, value: unknown): Promise<number[] | undefined> {
   if (value === undefined) return undefined;
   const parts = (Array.isArray(value) ? value : [value]).flatMap((s) => String(s).split(',')).map((s) => s.trim());
   const ids = parts.map(Number);
   const bad = parts.find((s, i) => !/^\d{1,15}$/.test(s) || !Number.isSafeInteger(ids[i]));
   if (bad !== undefined) throw legacyError('INVALID_SOURCE', `The source '${bad}' is no data source id.`);
-  const known = new Set((await listSources(ctx.services.db, { ids })).map((s) => s.id));
+  const known = new Set((await listSources(db, { ids })).map((s) => s.id));
   const unknown = ids.find((id) => !known.has(id));
   if (unknown !== undefined) throw legacyError('INVALID_SOURCE', `No data source with id ${unknown} is known.`);
   return ids;
 }
 
-/**
- * Handles a download message: the values of each connection over the period, most recent
- * beliefs, in the requested unit and (optional) resolution, consumption positive.
- */
-async function download(call: LegacyCall, request: 'GetMeterDataRequest' | 'GetPrognosisRequest', response: string) {
-  const { ctx, user } = call;
-  const msg = readMessage(ctx);
+/** Reads a download message: its connections, period, unit, resolution and belief filters. */
+function readDownload(msg: Message, request: string) {
   expectType(msg, request);
   const addresses = readConnections(msg);
   const { start, durationMs } = readPeriod(msg);
@@ -169,48 +211,69 @@ async function download(call: LegacyCall, request: 'GetMeterDataRequest' | 'GetP
   const stepMs = readDuration(msg.resolution, 'resolution', 'INVALID_RESOLUTION');
   const horizon = readHorizon(msg.horizon);
   const prior = readDateTime(msg.prior, 'prior', 'INVALID_HORIZON');
-  const sourceIds = await readSources(ctx, msg.source);
-  const groups: { connection: string; values: (number | null)[] }[] = [];
-  let resolutionMs = 0;
-  for (const address of addresses) {
-    const sensor = await connectionSensor(call, address);
-    authorize(user, 'read', await ownedAccess(ctx.services.db, 'sensor', sensor.account_id));
-    const data = await readSensorData(ctx.services.db, sensor, {
-      startMs: start.toMillis(),
-      durationMs,
-      unit,
-      stepMs,
-      beliefsBeforeMs: prior?.toMillis(),
-      horizonAtLeastMs: horizon?.ms,
-      sourceIds,
-      type: request,
-    });
-    if ('problems' in data) {
-      const text = Object.values(data.problems).flat().join(' ');
-      const name = data.problems._schema?.includes(unitMismatch(sensor, unit)) ? 'INVALID_UNIT' : 'INVALID_RESOLUTION';
-      throw legacyError(name, `${address}: ${text}`);
-    }
-    const sign = consumptionSign(sensor);
-    groups.push({ connection: address, values: data.values.map((x) => (x === null ? null : sign * x)) });
-    resolutionMs = data.resolutionMs;
-  }
-  const series = groups.length === 1 ? groups[0] : { groups };
-  return {
-    ...series,
-    start: formatStart(start),
-    duration: formatDurationHours(durationMs),
-    unit,
-    resolution: formatDurationHours(resolutionMs),
-    ...processed(response),
-  };
+  return { addresses, start, durationMs, unit, stepMs, horizon, prior, source: msg.source };
 }
+
+/**
+ * A download message: the values of each connection (a sensor the caller may read) over the
+ * period, most recent beliefs, in the requested unit and (optional) resolution, consumption positive.
+ */
+const downloadRoute = (summary: string, request: 'GetMeterDataRequest' | 'GetPrognosisRequest', response: string) => (): PlacedLater =>
+  unplacedRoute({
+    summary,
+    request: { json: messageBody((ctx) => readDownload(readMessage(ctx), request)) },
+    load: async (call) => ({
+      connections: await loadAddressed(
+        call,
+        call.body.addresses.map((address) => ({ address, part: null })),
+        connectionSensor,
+        'read',
+      ),
+    }),
+    check: ({ db, body }) => readSources(db, body.source),
+    command: async ({ db, body, loaded, checked: sourceIds }) => {
+      const { start, durationMs, unit, stepMs, horizon, prior } = body;
+      const groups: { connection: string; values: (number | null)[] }[] = [];
+      let resolutionMs = 0;
+      for (const { address, sensor } of loaded.connections) {
+        const data = await readSensorData(db, sensor, {
+          startMs: start.toMillis(),
+          durationMs,
+          unit,
+          stepMs,
+          beliefsBeforeMs: prior?.toMillis(),
+          horizonAtLeastMs: horizon?.ms,
+          sourceIds,
+          type: request,
+        });
+        if ('problems' in data) {
+          const text = Object.values(data.problems).flat().join(' ');
+          const name = data.problems._schema?.includes(unitMismatch(sensor, unit)) ? 'INVALID_UNIT' : 'INVALID_RESOLUTION';
+          throw legacyError(name, `${address}: ${text}`);
+        }
+        const sign = consumptionSign(sensor);
+        groups.push({ connection: address, values: data.values.map((x) => (x === null ? null : sign * x)) });
+        resolutionMs = data.resolutionMs;
+      }
+      const series = groups.length === 1 ? groups[0] : { groups };
+      return {
+        ...series,
+        start: formatStart(start),
+        duration: formatDurationHours(durationMs),
+        unit,
+        resolution: formatDurationHours(resolutionMs),
+        ...processed(response),
+      };
+    },
+    response: { schema: wire.legacyAnswer },
+  });
 
 /** The data endpoints, by route name. */
 export const dataEndpoints = {
-  getMeterData: (call: LegacyCall) => download(call, 'GetMeterDataRequest', 'GetMeterDataResponse'),
-  getPrognosis: (call: LegacyCall) => download(call, 'GetPrognosisRequest', 'GetPrognosisResponse'),
-  postMeterData: (call: LegacyCall, v: LegacyVersion) => upload(call, v, uploadKinds.postMeterData),
-  postPrognosis: (call: LegacyCall, v: LegacyVersion) => upload(call, v, uploadKinds.postPrognosis),
-  postPriceData: (call: LegacyCall, v: LegacyVersion) => upload(call, v, uploadKinds.postPriceData),
-  postWeatherData: (call: LegacyCall, v: LegacyVersion) => upload(call, v, uploadKinds.postWeatherData),
+  getMeterData: downloadRoute('Download meter data', 'GetMeterDataRequest', 'GetMeterDataResponse'),
+  getPrognosis: downloadRoute('Download prognoses', 'GetPrognosisRequest', 'GetPrognosisResponse'),
+  postMeterData: uploadRoute(uploadKinds.postMeterData),
+  postPrognosis: uploadRoute(uploadKinds.postPrognosis),
+  postPriceData: uploadRoute(uploadKinds.postPriceData),
+  postWeatherData: uploadRoute(uploadKinds.postWeatherData),
 };

@@ -1,7 +1,6 @@
 import { isEnergyPriceUnit } from '../../domain/units.ts';
 import type { Knex } from 'knex';
-import { isAdmin } from '../../policies/roles.ts';
-import type { User } from '../../store/users.ts';
+import { namedSensorOwners } from '../../policies/roles.ts';
 import type { LegacyCall } from './message.ts';
 import { findSensorsByName, searchName } from '../../store/sensorSearch.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
@@ -19,8 +18,6 @@ const WEATHER_MATCH_KM = 10;
 
 /** Sensor types that the message API used interchangeably. */
 const weatherSynonyms = [['radiation', 'irradiance', 'solar_irradiance']];
-
-const ownersFor = (user: User) => (isAdmin(user) ? 'all' : [user.account_id, null]);
 
 async function sensorById(db: Knex, sensorId: number, kind: string): Promise<SensorInContext> {
   const sensor = await getSensor(db, sensorId);
@@ -55,7 +52,7 @@ export async function marketSensor({ db, user }: LegacyCall, text: string): Prom
     }
     return sensor;
   }
-  const found = await findSensorsByName(db, { names: [address.name], owners: ownersFor(user) });
+  const found = await findSensorsByName(db, { names: [address.name], owners: namedSensorOwners(user) });
   const sensor = found.find((s) => isEnergyPriceUnit(s.unit));
   if (!sensor) throw legacyError('UNRECOGNIZED_MARKET', `No market named '${address.name}' is known.`);
   return sensor;
@@ -80,7 +77,7 @@ export async function weatherSensor({ db, user }: LegacyCall, text: string): Pro
   if ('sensorId' in address) return sensorById(db, address.sensorId, 'weather sensor');
   const { type, latitude, longitude } = address;
   const names = weatherSynonyms.find((group) => group.includes(searchName(type))) ?? [type];
-  const placed = (await findSensorsByName(db, { names, owners: ownersFor(user) }))
+  const placed = (await findSensorsByName(db, { names, owners: namedSensorOwners(user) }))
     .filter((s) => s.latitude !== null && s.longitude !== null)
     .map((s) => ({ sensor: s, km: distanceKm(latitude, longitude, s.latitude!, s.longitude!) }))
     .sort((a, b) => a.km - b.km);

@@ -1,17 +1,18 @@
 import type { DateTime } from 'luxon';
 import { formatStart } from '../../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit } from '../../domain/units.ts';
-import { authorize } from '../../policies/access.ts';
-import { authorizeReferences } from '../../policies/references.ts';
 import { resolveStorageJob, triggerReferences } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
 import { getAsset } from '../../store/assets.ts';
 import { getSensor, updateSensor, type SensorInContext } from '../../store/sensors.ts';
+import type { Knex } from 'knex';
 import { getUdiEvent, recordUdiEvent } from '../../store/udiEvents.ts';
 import { assertFinished, fallbackOf, scheduleValues, settleBriefly } from '../scheduleResults.ts';
-import { ownedAccess } from '../load.ts';
+import { sensorNeeds } from '../load.ts';
+import * as wire from '../../contracts/responses.ts';
+import { messageBody, unplacedRoute, type PlacedLater } from '../../http/routes.ts';
 import { parseEvent, type EventAddress } from './entityAddresses.ts';
-import { expectType, readDateTime, readDuration, readMessage, readUnit, type LegacyCall, type Message } from './message.ts';
+import { expectType, readDateTime, readDuration, readMessage, readUnit, type Message } from './message.ts';
 import { legacyError, processed, shown } from './responses.ts';
 import { atLeast, type LegacyVersion } from './versions.ts';
 
@@ -80,18 +81,21 @@ function readTargets(msg: Message, start: DateTime, toMwh: number, stepMs: numbe
   });
 }
 
-/** The device of an event, which the caller may schedule. */
-async function eventDevice({ db, user }: LegacyCall, event: EventAddress): Promise<SensorInContext> {
+/** The device an event names; UNRECOGNIZED_UDI_EVENT (or `missing`) when it is not known. */
+async function eventDevice(db: Knex, event: EventAddress, unknown: (sensorId: number) => Error): Promise<SensorInContext> {
   const sensor = await getSensor(db, event.sensorId);
-  if (!sensor) throw legacyError('UNRECOGNIZED_UDI_EVENT', `The UDI event names device ${event.sensorId}, which is not known.`);
-  authorize(user, 'create-children', await ownedAccess(db, 'sensor', sensor.account_id));
+  if (!sensor) throw unknown(event.sensorId);
+  return sensor;
+}
+
+/** UDI events are for storage devices; checked once the caller may schedule the device. */
+function checkDomain(sensor: SensorInContext): void {
   if (!STORAGE_TYPES.has(sensor.asset_type)) {
     throw legacyError(
       'INVALID_DOMAIN',
       `UDI events are for batteries and EV chargers; device ${sensor.id} is on an asset of type ${sensor.asset_type}.`,
     );
   }
-  return sensor;
 }
 
 /** Events of a device arrive in order: neither an earlier SoC datetime nor an event id already seen. */
@@ -109,89 +113,127 @@ function checkOrder(sensor: SensorInContext, event: EventAddress, datetime: Date
   }
 }
 
-async function postUdiEvent(call: LegacyCall, v: LegacyVersion) {
-  const { ctx, user } = call;
-  const msg = readMessage(ctx);
+/** Reads a UDI event: its address, and the state of charge with its unit and datetime. */
+function readUdiEvent(msg: Message, v: LegacyVersion) {
   expectType(msg, 'PostUdiEventRequest');
-  const incomplete = (part: string) => () => legacyError('INCOMPLETE_UDI_EVENT', `The UDI event lacks ${part}.`);
-  const event = eventAddress(msg.event, incomplete('its event address'));
+  const incomplete = (part: string) => legacyError('INCOMPLETE_UDI_EVENT', `The UDI event lacks ${part}.`);
+  const event = eventAddress(msg.event, () => incomplete('its event address'));
   checkEventType(v, event);
   const unit = readUnit(msg, isEnergyUnit, 'an energy unit such as kWh or MWh');
   const toMwh = conversion(unit, 'MWh', 0)!.scale;
-  if (msg.datetime === undefined) throw incomplete('the datetime of its state of charge')();
+  if (msg.datetime === undefined) throw incomplete('the datetime of its state of charge');
   const datetime = readDateTime(msg.datetime, 'datetime', 'INVALID_DATETIME')!;
-  if (msg.value === undefined) throw incomplete('the value of its state of charge')();
+  if (msg.value === undefined) throw incomplete('the value of its state of charge');
   const socMwh = readNumber(msg.value, 'state of charge') * toMwh;
-  const sensor = await eventDevice(call, event);
-  checkOrder(sensor, event, datetime);
-
-  const { db, config, jobs } = ctx.services;
-  const flexModel: Record<string, unknown> = { 'soc-at-start': socMwh, 'soc-unit': 'MWh' };
-  let prior: DateTime | undefined;
-  if (atLeast(v, '1.3')) {
-    if (event.eventType === 'soc-with-targets') {
-      flexModel['soc-targets'] = readTargets(msg, datetime, toMwh, sensor.event_resolution_ms, config.planningHorizonMs);
-    }
-    if (msg.soc_min !== undefined) flexModel['soc-min'] = readNumber(msg.soc_min, 'soc_min') * toMwh;
-    if (msg.soc_max !== undefined) flexModel['soc-max'] = readNumber(msg.soc_max, 'soc_max') * toMwh;
-    if (msg.roundtrip_efficiency !== undefined)
-      flexModel['roundtrip-efficiency'] = readNumber(msg.roundtrip_efficiency, 'roundtrip_efficiency');
-    prior = readDateTime(msg.prior, 'prior', 'INVALID_DATETIME');
-  }
-  const asset = (await getAsset(db, sensor.generic_asset_id))!;
-  // Flex-model problems (no SoC maximum known, say) answer 422 here, before anything is stored.
-  const spec = await resolveStorageJob(db, config, { start: datetime, prior, flexContext: {} }, [{ sensor, flexModel }], asset);
-  await authorizeReferences(db, user, triggerReferences(spec, asset, { flexModel }));
-  const job = await jobs.enqueue('scheduling', { spec, ownerId: user.id } satisfies SchedulingJobArgs, {
-    accountId: sensor.account_id,
-    sensorId: sensor.id,
-    reuseWithinS: config.jobCacheTtlS,
-  });
-  await db.transaction(async (trx) => {
-    const soc = { soc_datetime: formatStart(datetime), soc_in_mwh: socMwh, soc_udi_event_id: event.eventId };
-    await updateSensor(trx, sensor.id, { attributes: { ...sensor.attributes, ...soc } });
-    await recordUdiEvent(trx, { sensorId: sensor.id, eventId: event.eventId, eventType: event.eventType, jobId: job.id });
-  });
-  await settleBriefly(ctx, job);
-  return processed('PostUdiEventResponse');
+  return { msg, event, toMwh, datetime, socMwh };
 }
 
-async function getDeviceMessage({ ctx, user }: LegacyCall, v: LegacyVersion) {
-  const msg = readMessage(ctx);
+/**
+ * A UDI event: the device's new state of charge (and, from 1.3 on, its targets and limits),
+ * stored on the device (which the caller must be allowed to write to) and scheduled from.
+ */
+const postUdiEvent = (v: LegacyVersion): PlacedLater =>
+  unplacedRoute({
+    summary: 'Send a state-of-charge (UDI) event of a device',
+    request: { json: messageBody((ctx) => readUdiEvent(readMessage(ctx), v)) },
+    load: async ({ db, body }) => {
+      const unknown = (id: number) => legacyError('UNRECOGNIZED_UDI_EVENT', `The UDI event names device ${id}, which is not known.`);
+      return { device: await sensorNeeds(db, await eventDevice(db, body.event, unknown), 'create-children') };
+    },
+    check: async ({ ctx, db, body, loaded: { device } }) => {
+      const { msg, event, toMwh, datetime, socMwh } = body;
+      checkDomain(device);
+      checkOrder(device, event, datetime);
+      const { config } = ctx.services;
+      const flexModel: Record<string, unknown> = { 'soc-at-start': socMwh, 'soc-unit': 'MWh' };
+      let prior: DateTime | undefined;
+      if (atLeast(v, '1.3')) {
+        if (event.eventType === 'soc-with-targets') {
+          flexModel['soc-targets'] = readTargets(msg, datetime, toMwh, device.event_resolution_ms, config.planningHorizonMs);
+        }
+        if (msg.soc_min !== undefined) flexModel['soc-min'] = readNumber(msg.soc_min, 'soc_min') * toMwh;
+        if (msg.soc_max !== undefined) flexModel['soc-max'] = readNumber(msg.soc_max, 'soc_max') * toMwh;
+        if (msg.roundtrip_efficiency !== undefined)
+          flexModel['roundtrip-efficiency'] = readNumber(msg.roundtrip_efficiency, 'roundtrip_efficiency');
+        prior = readDateTime(msg.prior, 'prior', 'INVALID_DATETIME');
+      }
+      const asset = (await getAsset(db, device.generic_asset_id))!;
+      // Flex-model problems (no SoC maximum known, say) answer 422 here, before anything is stored.
+      const spec = await resolveStorageJob(db, config, { start: datetime, prior, flexContext: {} }, [{ sensor: device, flexModel }], asset);
+      return { spec, asset, flexModel };
+    },
+    references: ({ checked: { spec, asset, flexModel } }) => triggerReferences(spec, asset, { flexModel }),
+    command: async ({ ctx, user, body, loaded: { device }, checked: { spec } }) => {
+      const { db, config, jobs } = ctx.services;
+      const job = await jobs.enqueue('scheduling', { spec, ownerId: user.id } satisfies SchedulingJobArgs, {
+        accountId: device.account_id,
+        sensorId: device.id,
+        reuseWithinS: config.jobCacheTtlS,
+      });
+      // The job runs on its own; the device's new state and the event that points to the job are one write.
+      await db.transaction(async (trx) => {
+        const soc = { soc_datetime: formatStart(body.datetime), soc_in_mwh: body.socMwh, soc_udi_event_id: body.event.eventId };
+        await updateSensor(trx, device.id, { attributes: { ...device.attributes, ...soc } });
+        await recordUdiEvent(trx, { sensorId: device.id, eventId: body.event.eventId, eventType: body.event.eventType, jobId: job.id });
+      });
+      await settleBriefly(ctx, job);
+      return processed('PostUdiEventResponse');
+    },
+    response: { schema: wire.legacyAnswer },
+  });
+
+/** Reads a device message request: the event, and the window and unit of the answer. */
+function readDeviceMessageRequest(msg: Message) {
   expectType(msg, 'GetDeviceMessageRequest');
   const event = eventAddress(msg.event, () => legacyError('UNRECOGNIZED_CONNECTION_GROUP', 'The message names no event.'));
   const durationMs = readDuration(msg.duration, 'duration') ?? DEFAULT_MESSAGE_MS;
   const from = readDateTime(msg.start, 'start', 'INVALID_PERIOD');
   const unit = msg.unit === undefined ? 'MW' : readUnit(msg, isPowerUnit, 'a power unit such as MW or kW');
-  const sensor = await getSensor(ctx.services.db, event.sensorId);
-  if (!sensor) throw legacyError('UNRECOGNIZED_CONNECTION_GROUP', `The event names device ${event.sensorId}, which is not known.`);
-  authorize(user, 'read', await ownedAccess(ctx.services.db, 'sensor', sensor.account_id));
-  checkEventType(v, event);
-  const c = conversion(sensor.unit, unit, sensor.event_resolution_ms);
-  if (!c) throw legacyError('INVALID_UNIT', `Device ${sensor.id} is scheduled in ${sensor.unit}, which does not convert to ${unit}.`);
-
-  const { jobs } = ctx.services;
-  const unknown = () =>
-    legacyError(
-      'UNRECOGNIZED_UDI_EVENT',
-      `The UDI event (id = ${event.eventId}, type = ${event.eventType}) of device ${sensor.id} is not known.`,
-    );
-  const udi = await getUdiEvent(ctx.services.db, sensor.id, event.eventId);
-  if (!udi || udi.eventType !== event.eventType) throw unknown();
-  let job = await jobs.get(udi.jobId);
-  if (!job) throw unknown();
-  if (job.status === 'failed' && job.fallbackJobId) job = await fallbackOf(jobs, job.fallbackJobId);
-  assertFinished(job);
-  const schedule = await scheduleValues(ctx, sensor, job, durationMs, from?.toMillis());
-  return {
-    event: msg.event,
-    values: schedule.values.map((x) => (x === null ? null : Math.round((x * c.scale + c.offset) * 1e6) / 1e6)),
-    start: schedule.start,
-    duration: schedule.duration,
-    unit,
-    ...processed('GetDeviceMessageResponse'),
-  };
+  return { event: msg.event, address: event, durationMs, from, unit };
 }
+
+/** A device message: the schedule of the job a UDI event of a device (that the caller may read) triggered. */
+const getDeviceMessage = (v: LegacyVersion): PlacedLater =>
+  unplacedRoute({
+    summary: 'Download the schedule for a UDI event',
+    request: { json: messageBody((ctx) => readDeviceMessageRequest(readMessage(ctx))) },
+    load: async ({ db, body }) => {
+      const unknown = (id: number) => legacyError('UNRECOGNIZED_CONNECTION_GROUP', `The event names device ${id}, which is not known.`);
+      return { device: await sensorNeeds(db, await eventDevice(db, body.address, unknown), 'read') };
+    },
+    check: ({ body, loaded: { device } }) => {
+      checkEventType(v, body.address);
+      const c = conversion(device.unit, body.unit, device.event_resolution_ms);
+      if (!c)
+        throw legacyError('INVALID_UNIT', `Device ${device.id} is scheduled in ${device.unit}, which does not convert to ${body.unit}.`);
+      return c;
+    },
+    command: async ({ ctx, body, loaded: { device }, checked: c }) => {
+      const { event, address, durationMs, from, unit } = body;
+      const unknown = () =>
+        legacyError(
+          'UNRECOGNIZED_UDI_EVENT',
+          `The UDI event (id = ${address.eventId}, type = ${address.eventType}) of device ${device.id} is not known.`,
+        );
+      const udi = await getUdiEvent(ctx.services.db, device.id, address.eventId);
+      if (!udi || udi.eventType !== address.eventType) throw unknown();
+      const { jobs } = ctx.services;
+      let job = await jobs.get(udi.jobId);
+      if (!job) throw unknown();
+      if (job.status === 'failed' && job.fallbackJobId) job = await fallbackOf(jobs, job.fallbackJobId);
+      assertFinished(job);
+      const schedule = await scheduleValues(ctx, device, job, durationMs, from?.toMillis());
+      return {
+        event,
+        values: schedule.values.map((x) => (x === null ? null : Math.round((x * c.scale + c.offset) * 1e6) / 1e6)),
+        start: schedule.start,
+        duration: schedule.duration,
+        unit,
+        ...processed('GetDeviceMessageResponse'),
+      };
+    },
+    response: { schema: wire.legacyAnswer },
+  });
 
 /** The UDI endpoints, by route name. */
 export const udiEndpoints = { postUdiEvent, getDeviceMessage };

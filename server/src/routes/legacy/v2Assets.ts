@@ -3,17 +3,19 @@ import type { Knex } from 'knex';
 import { awareDateTime, id, int, text } from '../../contracts/fields.ts';
 import { formatStart } from '../../domain/time.ts';
 import { isEnergyPriceUnit, isPowerUnit } from '../../domain/units.ts';
+import * as wire from '../../contracts/responses.ts';
 import { fieldError, forbidden, notFound, unprocessable } from '../../errors.ts';
+import { unplacedRoute, type Loaded } from '../../http/routes.ts';
 import { parseInput } from '../../http/validate.ts';
-import { authorize } from '../../policies/access.ts';
-import { actsForAccount, isAdmin } from '../../policies/roles.ts';
+import type { Permission } from '../../policies/access.ts';
+import { mayCreateV2Assets } from '../../policies/roles.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { defined } from '../../store/defined.ts';
 import * as sensors from '../../store/sensors.ts';
-import type { User } from '../../store/users.ts';
 import { accountAccess } from '../load.ts';
-import { readPathId, type LegacyCall } from './message.ts';
+import { readPathId } from './message.ts';
+import type { AppContext } from '../../http/context.ts';
 import { legacyError } from './responses.ts';
 
 /**
@@ -90,22 +92,21 @@ function presentAsset(sensor: sensors.Sensor, asset: assets.Asset, assetType: st
   };
 }
 
-/** The account's members own its assets; admins act for every owner (and admin-readers read). */
-function checkOwner(user: User, accountId: number | null, reading = false): void {
-  if (!actsForAccount(user, accountId, reading)) throw forbidden();
-}
-
 async function typeNames(db: Knex): Promise<Map<number, string>> {
   return new Map((await assets.listAssetTypes(db)).map((t) => [t.id, t.name]));
 }
 
-/** The 2.0 asset of the path: 400 INVALID_REQUEST for a malformed id, 404 when no power sensor has it. */
-async function loadV2Asset({ ctx, db }: LegacyCall) {
+/** The 2.0 asset of the path, with what the caller needs on it: 400 INVALID_REQUEST for a malformed id, 404 when no power sensor has it. */
+async function loadV2Asset(
+  ctx: AppContext,
+  db: Knex,
+  permission: Permission,
+): Promise<Loaded<{ sensor: sensors.Sensor; asset: assets.Asset }>> {
   const assetId = readPathId(ctx, 'asset');
   const sensor = await sensors.getSensor(db, assetId);
   if (!sensor || !isPowerUnit(sensor.unit)) throw notFound(`Asset ${assetId} not found`);
   const asset = (await assets.getAsset(db, sensor.generic_asset_id))!;
-  return { sensor, asset };
+  return { value: { sensor, asset }, permission, on: { kind: 'v2-asset', accountId: sensor.account_id } };
 }
 
 async function present(db: Knex, sensorId: number) {
@@ -143,41 +144,54 @@ function patchedAttributes(current: Record<string, unknown>, body: z.output<type
   return next;
 }
 
-async function listAssets({ ctx, user, db }: LegacyCall) {
-  const { owner_id } = parseInput(listQuery, ctx.query, 'query');
-  if (owner_id !== undefined && !/^\d{1,15}$/.test(owner_id))
-    throw legacyError('INVALID_REQUEST', `The owner_id '${owner_id}' is not an integer.`);
-  const accountId = owner_id === undefined ? user.account_id : Number(owner_id);
-  const account = await getAccount(db, accountId);
-  if (!account) throw notFound(`Account ${accountId} not found`);
-  authorize(user, 'read', accountAccess(account));
-  const types = await typeNames(db);
-  const byId = new Map((await assets.listAssets(db, account.id)).map((a) => [a.id, a]));
-  const power = (await sensors.listSensors(db, { accountId: account.id })).filter((s) => isPowerUnit(s.unit));
-  return power.map((s) => {
-    const asset = byId.get(s.generic_asset_id)!;
-    return presentAsset(s, asset, types.get(asset.generic_asset_type_id) ?? '');
-  });
-}
+const listAssets = unplacedRoute({
+  summary: 'List assets',
+  request: { query: listQuery },
+  load: async ({ db, user, query: { owner_id } }) => {
+    if (owner_id !== undefined && !/^\d{1,15}$/.test(owner_id))
+      throw legacyError('INVALID_REQUEST', `The owner_id '${owner_id}' is not an integer.`);
+    const accountId = owner_id === undefined ? user.account_id : Number(owner_id);
+    const account = await getAccount(db, accountId);
+    if (!account) throw notFound(`Account ${accountId} not found`);
+    return { account: { value: account, permission: 'read', on: accountAccess(account) } };
+  },
+  command: async ({ db, loaded: { account } }) => {
+    const types = await typeNames(db);
+    const byId = new Map((await assets.listAssets(db, account.id)).map((a) => [a.id, a]));
+    const power = (await sensors.listSensors(db, { accountId: account.id })).filter((s) => isPowerUnit(s.unit));
+    return power.map((s) => {
+      const asset = byId.get(s.generic_asset_id)!;
+      return presentAsset(s, asset, types.get(asset.generic_asset_type_id) ?? '');
+    });
+  },
+  response: { schema: z.array(wire.v2Asset) },
+});
 
-async function createAsset({ ctx, user, db }: LegacyCall) {
-  if (!isAdmin(user)) throw forbidden();
-  const body = parseInput(assetCreate, ctx.request.body, 'json');
-  const typeId = (await checkReferences(db, body))!;
-  if (body.asset_type === 'battery') {
-    const missing = (['min_soc_in_mwh', 'max_soc_in_mwh'] as const).filter((f) => body[f] === undefined);
-    if (missing.length) throw unprocessable('json', Object.fromEntries(missing.map((f) => [f, ['Required for battery assets.']])));
-  }
-  const displayName = body.display_name ?? body.name;
-  if (await assets.assetNameTaken(db, { name: displayName, parentId: null, accountId: body.owner_id })) {
-    throw fieldError(
-      'json',
-      body.display_name ? 'display_name' : 'name',
-      `An asset named '${displayName}' already exists in account ${body.owner_id}.`,
-    );
-  }
-  const sensor = await db.transaction(async (trx) => {
-    const asset = await assets.createAsset(trx, {
+const createAsset = unplacedRoute({
+  summary: 'Create an asset',
+  guard: ({ user }) => {
+    if (!mayCreateV2Assets(user)) throw forbidden();
+  },
+  request: { json: assetCreate },
+  check: async ({ db, body }) => {
+    const typeId = (await checkReferences(db, body))!;
+    if (body.asset_type === 'battery') {
+      const missing = (['min_soc_in_mwh', 'max_soc_in_mwh'] as const).filter((f) => body[f] === undefined);
+      if (missing.length) throw unprocessable('json', Object.fromEntries(missing.map((f) => [f, ['Required for battery assets.']])));
+    }
+    const displayName = body.display_name ?? body.name;
+    if (await assets.assetNameTaken(db, { name: displayName, parentId: null, accountId: body.owner_id })) {
+      throw fieldError(
+        'json',
+        body.display_name ? 'display_name' : 'name',
+        `An asset named '${displayName}' already exists in account ${body.owner_id}.`,
+      );
+    }
+    return { typeId, displayName };
+  },
+  transaction: true,
+  command: async ({ db, body, checked: { typeId, displayName } }) => {
+    const asset = await assets.createAsset(db, {
       name: displayName,
       latitude: body.latitude,
       longitude: body.longitude,
@@ -192,7 +206,7 @@ async function createAsset({ ctx, user, db }: LegacyCall) {
       min_soc_in_mwh: body.min_soc_in_mwh,
       max_soc_in_mwh: body.max_soc_in_mwh,
     });
-    return sensors.createSensor(trx, {
+    const sensor = await sensors.createSensor(db, {
       name: body.name,
       unit: body.unit,
       event_resolution_ms: body.event_resolution * 60_000,
@@ -200,55 +214,66 @@ async function createAsset({ ctx, user, db }: LegacyCall) {
       generic_asset_id: asset.id,
       attributes,
     });
-  });
-  return present(db, sensor.id);
-}
+    return present(db, sensor.id);
+  },
+  response: { schema: wire.v2Asset, status: 201 },
+});
 
-async function getAsset(call: LegacyCall) {
-  const { sensor } = await loadV2Asset(call);
-  checkOwner(call.user, sensor.account_id, true);
-  return present(call.db, sensor.id);
-}
+const getAsset = unplacedRoute({
+  summary: 'Get an asset',
+  load: async ({ ctx, db }) => ({ device: await loadV2Asset(ctx, db, 'read') }),
+  command: ({ db, loaded: { device } }) => present(db, device.sensor.id),
+  response: { schema: wire.v2Asset },
+});
 
-async function patchAsset(call: LegacyCall) {
-  const { ctx, user, db } = call;
-  const { sensor, asset } = await loadV2Asset(call);
-  checkOwner(user, sensor.account_id);
-  const body = parseInput(assetPatch, ctx.request.body, 'json');
-  const typeId = await checkReferences(db, { asset_type: body.asset_type, market_id: body.market_id });
-  await db.transaction(async (trx) => {
-    await sensors.updateSensor(trx, sensor.id, {
+const patchAsset = unplacedRoute({
+  summary: 'Update an asset',
+  load: async ({ ctx, db }) => ({ device: await loadV2Asset(ctx, db, 'update') }),
+  // Version 2.0 checks the asset and the caller's rights before it reads the body.
+  check: async ({ ctx, db }) => {
+    const body = parseInput(assetPatch, ctx.request.body, 'json');
+    const typeId = await checkReferences(db, { asset_type: body.asset_type, market_id: body.market_id });
+    return { body, typeId };
+  },
+  transaction: true,
+  command: async ({ db, loaded: { device }, checked: { body, typeId } }) => {
+    const { sensor, asset } = device;
+    await sensors.updateSensor(db, sensor.id, {
       name: body.name,
       unit: body.unit,
       event_resolution_ms: body.event_resolution === undefined ? undefined : body.event_resolution * 60_000,
       attributes: patchedAttributes(sensor.attributes, body),
     });
-    await assets.updateAsset(trx, asset.id, {
+    await assets.updateAsset(db, asset.id, {
       name: body.display_name,
       latitude: body.latitude,
       longitude: body.longitude,
       generic_asset_type_id: typeId,
     });
-  });
-  return present(db, sensor.id);
-}
+    return present(db, sensor.id);
+  },
+  response: { schema: wire.v2Asset },
+});
 
-async function deleteAsset(call: LegacyCall) {
-  const { sensor, asset } = await loadV2Asset(call);
-  checkOwner(call.user, sensor.account_id);
-  await call.db.transaction(async (trx) => {
-    await sensors.deleteSensor(trx, sensor.id);
+const deleteAsset = unplacedRoute({
+  summary: 'Delete an asset and its data',
+  load: async ({ ctx, db }) => ({ device: await loadV2Asset(ctx, db, 'delete') }),
+  transaction: true,
+  command: async ({ db, loaded: { device } }) => {
+    const { sensor, asset } = device;
+    await sensors.deleteSensor(db, sensor.id);
     // The asset goes too when it held only this device.
-    const rest = await sensors.listSensors(trx, { assetId: asset.id });
-    if (!rest.length && !(await assets.hasChildAssets(trx, asset.id))) await assets.deleteAsset(trx, asset.id);
-  });
-}
+    const rest = await sensors.listSensors(db, { assetId: asset.id });
+    if (!rest.length && !(await assets.hasChildAssets(db, asset.id))) await assets.deleteAsset(db, asset.id);
+  },
+  response: { schema: null, status: 204 },
+});
 
 /** The 2.0 asset endpoints, by method and route. */
 export const v2AssetEndpoints = {
-  'GET assets': listAssets,
-  'POST assets': createAsset,
-  'GET asset/:id': getAsset,
-  'PATCH asset/:id': patchAsset,
-  'DELETE asset/:id': deleteAsset,
+  'GET assets': () => listAssets,
+  'POST assets': () => createAsset,
+  'GET asset/:id': () => getAsset,
+  'PATCH asset/:id': () => patchAsset,
+  'DELETE asset/:id': () => deleteAsset,
 };

@@ -1,17 +1,18 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { awareDateTime, boolText, fixedDurationMs } from '../../contracts/fields.ts';
 import { beliefChartSpec, isoInZone, wallClockMs, type ChartRecord } from '../../charts/beliefChart.ts';
 import { resampleToGrid } from '../../domain/resample.ts';
 import { isPowerUnit, isStockUnit } from '../../domain/units.ts';
 import { fieldError } from '../../errors.ts';
-import { parseInput } from '../../http/validate.ts';
-import { authorize } from '../../policies/access.ts';
+import * as wire from '../../contracts/responses.ts';
+import { unplacedRoute } from '../../http/routes.ts';
 import { consumptionSign } from '../../scheduling/buildProblem.ts';
 import { mostRecentBeliefs, type StoredBelief } from '../../store/beliefs.ts';
 import { findSensorsByName } from '../../store/sensorSearch.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { listSources, type DataSource } from '../../store/sources.ts';
-import { ownedAccess } from '../load.ts';
+import { sensorNeeds } from '../load.ts';
 import type { LegacyCall } from './message.ts';
 
 /**
@@ -69,11 +70,16 @@ function perSource(beliefs: StoredBelief[], sensor: SensorInContext, window: { s
   return bySource;
 }
 
-async function powerChart(call: LegacyCall) {
-  const { ctx, user, db } = call;
-  const query = parseInput(chartQuery, ctx.query, 'query');
-  const sensor = await resourceSensor(call, query.resource);
-  authorize(user, 'read', await ownedAccess(db, 'sensor', sensor.account_id));
+/** A chart of a device's power (a sensor the caller may read). */
+const powerChart = unplacedRoute({
+  summary: 'Download a power chart of an asset',
+  request: { query: chartQuery },
+  load: async (call) => ({ sensor: await sensorNeeds(call.db, await resourceSensor(call, call.query.resource), 'read') }),
+  command: ({ db, query, loaded: { sensor } }) => chart(db, sensor, query),
+  response: { schema: wire.chartSpec },
+});
+
+async function chart(db: Knex, sensor: SensorInContext, query: z.output<typeof chartQuery>) {
   const window = windowOf(query);
   const beliefs = await mostRecentBeliefs(db, { sensorId: sensor.id, ...window, perSource: true });
   const series = perSource(beliefs, sensor, window, query.resolution);
@@ -120,4 +126,4 @@ async function powerChart(call: LegacyCall) {
 }
 
 /** The 2.0 chart endpoint, by method and route. */
-export const v2ChartEndpoints = { 'GET charts/power': powerChart };
+export const v2ChartEndpoints = { 'GET charts/power': () => powerChart };

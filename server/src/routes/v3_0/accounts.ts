@@ -5,7 +5,8 @@ import { presentAccount, presentAsset, presentUser } from '../../presenters/inde
 import * as accounts from '../../store/accounts.ts';
 import { listAssets } from '../../store/assets.ts';
 import { listUsers } from '../../store/users.ts';
-import { accountById, idParams, readableAccounts } from '../load.ts';
+import { accountById, idParams } from '../load.ts';
+import { readableAccounts } from '../../policies/visibility.ts';
 
 export const accountRoutes = [
   route({

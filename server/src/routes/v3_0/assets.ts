@@ -16,7 +16,8 @@ import { jobStatusMessage } from './jobs.ts';
 import { getSensor, listSensors } from '../../store/sensors.ts';
 import type { User } from '../../store/users.ts';
 import type { AppContext } from '../../http/context.ts';
-import { accountAccess, accountById, assetById, idParams, listedAccount, ownedAccess, readableAccounts } from '../load.ts';
+import { accountAccess, accountById, assetById, idParams, listedAccount, ownedAccess } from '../load.ts';
+import { readableAccounts } from '../../policies/visibility.ts';
 
 const listQuery = z.object({
   account_id: intText.optional(),

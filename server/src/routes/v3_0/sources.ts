@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { intText } from '../../contracts/fields.ts';
 import * as wire from '../../contracts/responses.ts';
 import { route } from '../../http/routes.ts';
-import { isConsultant, readsEverything } from '../../policies/roles.ts';
-import { listClientAccounts } from '../../store/accounts.ts';
+import { readableAccountIds } from '../../policies/visibility.ts';
 import { listSources, SOURCE_TYPES, type DataSource } from '../../store/sources.ts';
 import { sensorById } from '../load.ts';
 
@@ -37,12 +36,10 @@ export const sourceRoutes = [
       let sources: DataSource[];
       if (loaded.sensor) {
         sources = await listSources(db, { sensorId: loaded.sensor.id });
-      } else if (readsEverything(user)) {
-        sources = await listSources(db);
       } else {
-        // Own account, consultancy clients, and system sources (no account, no user).
-        const clients = isConsultant(user) ? await listClientAccounts(db, user.account_id) : [];
-        sources = await listSources(db, { visibleToAccounts: [user.account_id, ...clients.map((a) => a.id)] });
+        // Readable accounts' sources, and system sources (no account, no user).
+        const accounts = await readableAccountIds(db, user);
+        sources = await listSources(db, accounts === 'all' ? {} : { visibleToAccounts: accounts });
       }
       const types = [...new Set([...SOURCE_TYPES, ...sources.map((s) => s.type)])];
       return { types, sources: sources.map(presentSource) };
