@@ -13,7 +13,7 @@ export { FORECASTER_VERSION, type Backtest, type ForecastOutcome, type ForecastT
 export type { ProcessProblem, ProcessSchedule } from './scheduling/processScheduler.ts';
 export type { StorageSchedule } from './scheduling/scheduleResult.ts';
 export type { SchedulingErrorKind } from './scheduling/solveStorage.ts';
-export { socSeries, type StorageDevice, type StorageProblem } from './scheduling/storageProblem.ts';
+export { socSeries, softCapacity, type StorageDevice, type StorageProblem } from './scheduling/storageProblem.ts';
 
 /** Input of the `storageSchedule` task: the problem plus optional limits. */
 export interface StorageScheduleTask extends StorageProblem {

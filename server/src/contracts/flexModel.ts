@@ -70,6 +70,37 @@ export type ProcessFlexModel = z.output<typeof processFlexModel>;
 
 const capacity = z.union([sensorRef, z.string().max(100)]);
 
+/**
+ * A FlexMeasures 1.0 commitment: the flow of the site (or of the devices named in `sensors`)
+ * deviating from a baseline power costs `up-price` per MW above it and `-down-price` per MW
+ * below it, per step; prices per MW or per MWh (then per step length).
+ */
+export const commitment = z
+  .strictObject({
+    name: z.string().min(1).max(100),
+    baseline: quantityOrSensor.optional(),
+    'up-price': z.union([sensorRef, z.string().max(100)]).optional(),
+    'down-price': z.union([sensorRef, z.string().max(100)]).optional(),
+    sensors: z.array(id).optional(),
+    /** An electrical group of the flex-model: Flexsite has no groups yet (refused when resolved). */
+    group: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((c, ctx) => {
+    // 1.0's own messages, each under the field it names.
+    if (c.baseline === undefined) ctx.addIssue({ code: 'custom', path: ['baseline'], message: 'A commitment requires a baseline.' });
+    if (c.sensors && c.group) {
+      ctx.addIssue({ code: 'custom', path: ['sensors'], message: "A commitment may be scoped by 'sensors' or by 'group', not both." });
+    }
+    if (c['up-price'] === undefined && c['down-price'] === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['up-price'],
+        message: 'A commitment requires at least one deviation price (up-price and/or down-price).',
+      });
+    }
+  });
+export type Commitment = z.output<typeof commitment>;
+
 export const flexContext = z.strictObject({
   'consumption-price-sensor': id.optional(),
   'production-price-sensor': id.optional(),
@@ -98,6 +129,7 @@ export const flexContext = z.strictObject({
   'relax-soc-constraints': z.boolean().optional(),
   'relax-site-capacity-constraints': z.boolean().optional(),
   'relax-capacity-constraints': z.boolean().optional(),
+  commitments: z.array(commitment).optional(),
 });
 export type FlexContext = z.output<typeof flexContext>;
 

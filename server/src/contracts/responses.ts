@@ -103,6 +103,29 @@ export const socTarget = z.object({
 });
 
 /**
+ * One step of a soft constraint in FlexMeasures 1.0's words: the instant it applies at (UTC) and
+ * by how much it was breached (`violation`) or met (`margin`), as a positive quantity with its
+ * unit ("20.0 kWh"; device capacities in kW).
+ */
+export const constraintSlot = z.object({ datetime: z.string(), violation: z.string().optional(), margin: z.string().optional() });
+
+/**
+ * A device's soft constraints that were breached (`unresolved`) or met (`resolved`), by kind:
+ * every step of that kind, chronologically. `asset` as in 1.0; `sensor` (the device's power
+ * sensor) is Flexsite's addition, since devices may share an asset.
+ */
+export const deviceConstraints = z.object({
+  asset: int,
+  sensor: int,
+  'soc-minima': z.array(constraintSlot).optional(),
+  'soc-maxima': z.array(constraintSlot).optional(),
+  'soc-targets': z.array(constraintSlot).optional(),
+  'consumption-capacity': z.array(constraintSlot).optional(),
+  'production-capacity': z.array(constraintSlot).optional(),
+});
+export type DeviceConstraints = z.infer<typeof deviceConstraints>;
+
+/**
  * What a scheduling job stores: per device power and SoC, site power, prices and costs per step.
  * The one definition: the job handler (server/src/scheduling/runJob.ts) returns this type.
  */
@@ -136,6 +159,11 @@ export const jobResult = z.object({
   stats: z.record(z.string(), z.unknown()).optional(),
   /** Where the job's time went: reading inputs, the worker thread, storing the result. */
   timing_ms: z.object({ read: z.number(), solve: z.number(), store: z.number() }).optional(),
+  /** Cost per commitment (currency), by name: "energy", soft-constraint breaches, demand charges, the flex-context's commitments. */
+  commitment_costs: z.record(z.string(), z.number()).optional(),
+  /** Soft constraints per device: breached ones with their violation, met ones with their margin. */
+  unresolved: z.array(deviceConstraints).optional(),
+  resolved: z.array(deviceConstraints).optional(),
 });
 
 export const jobStatus = z.enum(['queued', 'started', 'finished', 'failed']);

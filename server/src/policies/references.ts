@@ -46,7 +46,8 @@ const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafe
 /**
  * Every sensor and asset a flex-model or flex-context names, found generically so that fields
  * added later are covered too: any `{"sensor": id}` value at any depth, integers under keys ending
- * in `-sensor`, integer lists under keys ending in `-sensors`, and the `sensor`/`asset` of a device
+ * in `-sensor`, integer lists under keys ending in `-sensors` (or named `sensors` inside a field, as a
+ * commitment's scope), and the `sensor`/`asset` of a device
  * entry (a top-level object of an asset trigger's list). Outputs (`outputKeys` and the devices
  * themselves) are writes; everything else is read.
  * @param config the flex-model (object or list of device entries) or flex-context.
@@ -72,7 +73,7 @@ export function flexReferences(config: unknown, prefix = '', location: Location 
       if (key === 'sensor' || (top === undefined && key === 'asset')) continue;
       const under = top ?? key;
       if (key.endsWith('-sensor') && isId(v)) add('sensor', v, 'read', [...path, key]);
-      else if (key.endsWith('-sensors') && Array.isArray(v)) {
+      else if ((key.endsWith('-sensors') || (top !== undefined && key === 'sensors')) && Array.isArray(v)) {
         v.forEach((id, i) => isId(id) && add('sensor', id, 'read', [...path, key, i]));
       } else walk(v, [...path, key], under);
     }

@@ -8,6 +8,8 @@ import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem
 import type { ProcessJobSpec, SeriesSpec, StorageJobSpec } from './jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
 
+type FlowCommitment = NonNullable<StorageProblem['commitments']>[number];
+
 /** The job's sensors, each read from the store once per job. */
 export type JobSensors = (id: number) => Promise<SensorInContext>;
 
@@ -121,6 +123,34 @@ async function filledSeries(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs
 }
 
 /**
+ * The flex-context's commitments on the grid. A scoped commitment binds the net flow of the
+ * devices it names: scheduled ones by their index, inflexible ones by their known power, which is
+ * taken off the baseline. Steps where a sensor baseline is unknown carry no commitment.
+ */
+async function commitments(
+  db: Knex,
+  spec: StorageJobSpec,
+  grid: Grid,
+  beliefTimeMs: number,
+  inflexibleBySensor: Map<number, number[]>,
+): Promise<FlowCommitment[]> {
+  return Promise.all(
+    (spec.commitments ?? []).map(async (c) => {
+      const baseline = await series(db, c.baselineMw, grid, beliefTimeMs);
+      const scope = c.scopeSensorIds;
+      const fixedPart = (j: number) => (scope ?? []).reduce((sum, id) => sum + (inflexibleBySensor.get(id)?.[j] ?? 0), 0);
+      return {
+        name: c.name,
+        baselineMw: baseline.map((q, j) => (q === null ? null : q - fixedPart(j))),
+        upPrice: await filledSeries(db, c.upPrice, grid, beliefTimeMs, 0),
+        downPrice: await filledSeries(db, c.downPrice, grid, beliefTimeMs, 0),
+        devices: scope && spec.devices.flatMap((d, i) => (scope.includes(d.sensorId) ? [i] : [])),
+      };
+    }),
+  );
+}
+
+/**
  * Turns a resolved storage job into the solver-neutral problem of the worker, reading every
  * sensor-valued input as known at the belief time.
  * @returns the problem.
@@ -142,9 +172,15 @@ export async function buildStorageProblem(
     ...(spec.inflexibleConsumptionSensorIds ?? []).map((id): [number, 1 | -1] => [id, 1]),
     ...(spec.inflexibleProductionSensorIds ?? []).map((id): [number, 1 | -1] => [id, -1]),
   ];
+  // Each inflexible device's power (MW, consumption positive), for the site and for commitments naming it.
+  const inflexibleBySensor = new Map<number, number[]>();
   for (const [sensorId, sign] of signed) {
     const values = await sensorSeries(db, sensorId, 'MW', grid, beliefTimeMs, sign);
     if (values.includes(null)) log.warn({ sensor: sensorId }, 'assuming zero power where the inflexible device is unknown');
+    inflexibleBySensor.set(
+      sensorId,
+      values.map((v) => v ?? 0),
+    );
     values.forEach((v, j) => (inflexible[j] += v ?? 0));
   }
   const b = spec.breachPrices ?? {};
@@ -227,6 +263,7 @@ export async function buildStorageProblem(
         price: new Array<number>(grid.steps).fill(spec.sitePeakProduction.price),
       },
     }),
+    ...(spec.commitments && { commitments: await commitments(db, spec, grid, beliefTimeMs, inflexibleBySensor) }),
     consumptionPrice,
     productionPrice,
     preferChargingSooner: spec.preferChargingSooner,

@@ -3,15 +3,23 @@ import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import { fieldTree, unprocessable } from '../errors.ts';
-import { flexContext, processFlexModel, storageFlexModel, type FlexContext, type StorageFlexModel } from '../contracts/flexModel.ts';
+import {
+  flexContext,
+  processFlexModel,
+  storageFlexModel,
+  type Commitment,
+  type FlexContext,
+  type StorageFlexModel,
+} from '../contracts/flexModel.ts';
 import { formatStart, type IsoDuration } from '../domain/time.ts';
-import { conversion, readQuantity } from '../domain/units.ts';
+import { conversion, isEnergyUnit, isPowerUnit, readQuantity } from '../domain/units.ts';
 import { fieldMessages } from '../http/validate.ts';
 import type { Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';
 import {
   jobReferences,
+  type CommitmentSpec,
   type JobSpec,
   type ProcessJobSpec,
   type SeriesSpec,
@@ -389,6 +397,82 @@ async function softConstraintsOf(
   };
 }
 
+/**
+ * A commitment's price per MW and step: given per MW (or kW), or per MWh (or kWh), which is then
+ * taken times the step length, as 1.0 converts it. Absent prices are zero.
+ */
+async function commitmentPrice(db: Knex, field: string, value: Commitment['up-price'], stepMs: number): Promise<SeriesSpec> {
+  const which = field.endsWith('up-price') ? 'up-price' : 'down-price';
+  const refused = () => fail(field, `Commitment ${which} must have a power or energy unit in its denominator.`);
+  if (value === undefined) return { fixed: 0 };
+  if (typeof value === 'object') {
+    const s = await referencedSensor(db, field, value.sensor);
+    const unit = s.unit.replace(/\/.*/, '/MW');
+    if (!/^[A-Z]{3}\/MW$/.test(unit) || !conversion(s.unit, unit, stepMs)) throw refused();
+    return { sensor: s.id, unit };
+  }
+  const m = /^\s*[-+\d.eE]+\s*([A-Z]{3})\/(.+)$/.exec(value);
+  if (!m || !(isPowerUnit(m[2]) || isEnergyUnit(m[2]))) throw refused();
+  const n = readQuantity(value, `${m[1]}/MW`, `${m[1]}/MW`, stepMs);
+  if (typeof n !== 'number') throw fail(field, n.error);
+  return { fixed: n };
+}
+
+/** A commitment's baseline in MW: a power, fixed or from a power sensor. */
+async function commitmentBaseline(db: Knex, field: string, value: NonNullable<Commitment['baseline']>): Promise<SeriesSpec> {
+  const unit =
+    typeof value === 'object'
+      ? (await referencedSensor(db, field, value.sensor)).unit
+      : typeof value === 'string'
+        ? value.replace(/^\s*[-+\d.eE]+\s*/, '') || 'MW'
+        : 'MW';
+  if (!isPowerUnit(unit)) throw fail(field, 'Commitment baseline must have a power unit.');
+  return (await seriesOf(db, field, value, 'MW', 'MW'))!;
+}
+
+/**
+ * The flex-context's commitments (FlexMeasures 1.0). A commitment binds the site's flow, or the
+ * net flow of the devices its `sensors` name, which must be scheduled or inflexible devices of
+ * this job. Flexsite's scheduler stays linear, so fixed prices with an up-price below the
+ * down-price (a non-convex cost) are refused here rather than solved with binaries.
+ * @param deviceSensorIds the sensors a commitment may name: scheduled and inflexible devices.
+ * @returns `{ commitments }`, or nothing when the flex-context has none.
+ */
+async function commitmentsOf(
+  db: Knex,
+  context: FlexContext,
+  stepMs: number,
+  deviceSensorIds: Set<number>,
+): Promise<{ commitments?: CommitmentSpec[] }> {
+  const list = context.commitments ?? [];
+  const out: CommitmentSpec[] = [];
+  for (const [i, c] of list.entries()) {
+    const at = (field: string) => `commitments.${i}.${field}`;
+    if (c.group) {
+      throw fail(at('group'), 'Commitments scoped by an electrical group are not supported yet; list the power sensors under `sensors`.');
+    }
+    for (const [k, id] of (c.sensors ?? []).entries()) {
+      await referencedSensor(db, at(`sensors.${k}`), id);
+      if (!deviceSensorIds.has(id)) {
+        throw fail(at(`sensors.${k}`), `Sensor ${id} is neither a scheduled device nor an inflexible device of this flex-context.`);
+      }
+    }
+    const upPrice = await commitmentPrice(db, at('up-price'), c['up-price'], stepMs);
+    const downPrice = await commitmentPrice(db, at('down-price'), c['down-price'], stepMs);
+    if ('fixed' in upPrice && 'fixed' in downPrice && upPrice.fixed < downPrice.fixed) {
+      throw fail(at('up-price'), 'The up-price must not be below the down-price (a non-convex cost, which Flexsite does not schedule).');
+    }
+    out.push({
+      name: c.name,
+      baselineMw: await commitmentBaseline(db, at('baseline'), c.baseline!),
+      upPrice,
+      downPrice,
+      scopeSensorIds: c.sensors ?? null,
+    });
+  }
+  return out.length ? { commitments: out } : {};
+}
+
 /** The smaller of two optional limits; sensor-valued limits are combined when the job runs. */
 const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSpec | null => {
   if (!a || !b) return a ?? b ?? null;
@@ -452,6 +536,12 @@ export async function resolveStorageJob(
     inflexibleConsumptionSensorIds: signed.consumption,
     inflexibleProductionSensorIds: signed.production,
     ...(await softConstraintsOf(db, config, context, sitePower)),
+    ...(await commitmentsOf(
+      db,
+      context,
+      stepMs,
+      new Set([...specs.map((s) => s.sensorId), ...inflexible, ...signed.consumption, ...signed.production]),
+    )),
     siteConsumptionCapacityMw: tighter(siteConsumption, sitePower),
     siteProductionCapacityMw: tighter(siteProduction, sitePower),
     preferChargingSooner,

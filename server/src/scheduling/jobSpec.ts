@@ -38,6 +38,19 @@ export interface StorageDeviceSpec {
   socSensorId: number | null;
 }
 
+/**
+ * A flex-context commitment (FlexMeasures 1.0): the baseline in MW, the prices in currency per MW
+ * and step (energy prices already times the step length), and its scope: the power sensors whose
+ * flow it binds (scheduled or inflexible devices), or null for the whole site.
+ */
+export interface CommitmentSpec {
+  name: string;
+  baselineMw: SeriesSpec;
+  upPrice: SeriesSpec;
+  downPrice: SeriesSpec;
+  scopeSensorIds: number[] | null;
+}
+
 export interface StorageJobSpec {
   scheduler: 'StorageScheduler';
   startMs: number;
@@ -66,6 +79,8 @@ export interface StorageJobSpec {
   /** Demand charges: currency per MW of the peak above the threshold. */
   sitePeakConsumption?: { thresholdMw: SeriesSpec; price: number };
   sitePeakProduction?: { thresholdMw: SeriesSpec; price: number };
+  /** The flex-context's commitments; absent when there are none. */
+  commitments?: CommitmentSpec[];
   preferChargingSooner: boolean;
   socUnit: 'MWh' | 'kWh';
   /** A module named by the `custom-scheduler` attribute, run instead of the built-in solver. */

@@ -10,6 +10,7 @@ import { firstRefused } from '../policies/references.ts';
 import { conversion } from '../domain/units.ts';
 import { buildProcessProblem, buildStorageProblem, consumptionSign, sensorsOnce, type JobSensors } from './buildProblem.ts';
 import { jobReferences, type JobSpec, type ProcessJobSpec, type StorageJobSpec } from './jobSpec.ts';
+import { constraintResults } from './constraintResults.ts';
 import { SchedulingFailure } from './failure.ts';
 import type { WorkerPool } from './workerPool.ts';
 
@@ -142,6 +143,16 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       cost_per_step: schedule.costPerStep.map(round6),
       consumption_price: [...problem.consumptionPrice],
       production_price: problem.productionPrice && [...problem.productionPrice],
+      ...(schedule.commitmentCosts && {
+        commitment_costs: Object.fromEntries(Object.entries(schedule.commitmentCosts).map(([name, cost]) => [name, round6(cost)])),
+      }),
+      ...constraintResults(problem, schedule, {
+        startMs: spec.startMs,
+        stepMs: spec.stepMs,
+        devices: await Promise.all(
+          spec.devices.map(async (d) => ({ sensorId: d.sensorId, assetId: (await sensors(d.sensorId)).generic_asset_id })),
+        ),
+      }),
     } satisfies JobResult;
   };
 }
