@@ -224,6 +224,49 @@ run('the web UI', () => {
   );
 
   it(
+    'shows the soft constraints met and breached, and the cost per commitment',
+    async () => {
+      // Stored on the asset over the API, under what the form sends: 40 kWh one hour after the
+      // start (unreachable from 10 kWh at 10 kW), at least 5 kWh three hours in (met), relaxed,
+      // and a commitment pricing all consumption.
+      const site = await t.db('generic_asset').where({ id: assetId }).first<{ account_id: number }>();
+      const token = (await factories(t.db).user({ accountId: site.account_id, roles: ['account-admin'] })).token;
+      const patched = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, {
+        token,
+        json: {
+          flex_model: JSON.stringify({
+            'soc-targets': [{ datetime: tomorrow.plus({ hours: 1 }).toISO(), value: 40 }],
+            'soc-minima': [{ datetime: tomorrow.plus({ hours: 3 }).toISO(), value: 5 }],
+          }),
+          flex_context: JSON.stringify({
+            'relax-constraints': true,
+            commitments: [{ name: 'grid fee', baseline: '0 kW', 'up-price': '10 EUR/MWh' }],
+          }),
+        },
+      });
+      expect(patched.status).toBe(200);
+      const panel = page.locator('.schedule-panel');
+      await panel.getByRole('button', { name: 'Compute schedule' }).click();
+      // Only this job has soft constraints to show: the table is the sign that it finished.
+      const constraints = panel.getByRole('region', { name: 'Soft constraints' });
+      await constraints.waitFor({ timeout: STEP });
+      const target = constraints.locator('tr', { hasText: 'SoC targets' });
+      expect(await target.textContent()).toContain('Unresolved');
+      expect(await target.textContent()).toContain('violation 20.0 kWh');
+      const minimum = constraints.locator('tr', { hasText: 'SoC minima' });
+      expect(await minimum.textContent()).toContain('Resolved');
+      expect(await minimum.textContent()).toMatch(/margin \d+(\.\d+)? kWh/);
+      const costs = panel.getByRole('region', { name: 'Cost per commitment' });
+      expect(await costs.locator('tr', { hasText: 'grid fee' }).textContent()).toMatch(/\d/);
+      expect(await costs.locator('tr', { hasText: 'energy' }).textContent()).toMatch(/\d/);
+      await constraints.scrollIntoViewIfNeeded();
+      await screenshot(page, 'asset-schedule-constraints');
+      expect(errors).toEqual([]);
+    },
+    STEP + 30_000,
+  );
+
+  it(
     "saves the form as the asset's stored flex-model and flex-context, which the asset page shows",
     async () => {
       const panel = page.locator('.schedule-panel');

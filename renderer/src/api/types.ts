@@ -7,6 +7,7 @@ export type {
   Automation,
   ChartRecord,
   ChartSpec,
+  DeviceConstraints,
   ForecastBacktest,
   Job,
   JobResult,

@@ -3,6 +3,7 @@ import type { Job } from '../../api/types.ts';
 import { formatTime } from '../../lib/time.ts';
 import { VegaChart } from '../charts/VegaChart.tsx';
 import { powerSpec, priceSpec, sitePowerSpec, socSpec } from '../charts/scheduleSpecs.ts';
+import { ScheduleConstraints } from './ScheduleConstraints.tsx';
 
 interface Props {
   job: Job;
@@ -13,7 +14,8 @@ interface Props {
 
 /**
  * What a scheduling job produced: power per step, state of charge against its limits and
- * targets, prices, site power and total cost; for a failed job, the reason.
+ * targets, prices, site power, total cost, soft constraints met or breached and the cost per
+ * commitment; for a failed job, the reason.
  */
 export function ScheduleResult({ job, zone, names }: Props) {
   const result = job.result ?? undefined;
@@ -65,6 +67,7 @@ export function ScheduleResult({ job, zone, names }: Props) {
           </dd>
         </div>
       </dl>
+      <ScheduleConstraints result={result} zone={zone} names={names} />
       <VegaChart spec={specs.power} label="Scheduled power" />
       {specs.soc && <VegaChart spec={specs.soc} label="State of charge" />}
       {specs.prices && <VegaChart spec={specs.prices} label="Prices" />}
