@@ -88,6 +88,35 @@ describe('scheduling in 1.0 words', () => {
     });
   });
 
+  it('gives the unmet target and the cost per commitment in the finished job’s result, relaxed by default', async () => {
+    // 1 MWh wanted after an hour at 0.5 MW: 500 kWh short. The 0.5 MWh bought then is sold later
+    // at the same 50 EUR/MWh (energy 0), but buying it cost 0.5 MWh × 10 EUR/MWh over the 0 kW baseline.
+    const res = await trigger({
+      'flex-model': [
+        {
+          sensor: sensorId,
+          'soc-at-start': '0 MWh',
+          'soc-max': '1 MWh',
+          'power-capacity': '0.5 MW',
+          'soc-targets': [{ datetime: '2015-01-03T01:00:00+00:00', value: '1 MWh' }],
+        },
+      ],
+      'flex-context': {
+        'consumption-price': '50 EUR/MWh',
+        commitments: [{ name: 'grid fee', baseline: '0 kW', 'up-price': '10 EUR/MWh' }],
+      },
+    });
+    expect(res.status).toBe(202);
+    await t.server.services.jobs.settled(res.body.job, 30_000);
+    const job = await t.request('GET', `/api/v3_0/jobs/${res.body.job}`, { token });
+    expect(job.status).toBe(200);
+    expect(job.body.result.unresolved).toEqual([
+      { asset: assetId, sensor: sensorId, 'soc-targets': [{ datetime: '2015-01-03T01:00:00+00:00', violation: '500.0 kWh' }] },
+    ]);
+    expect(job.body.result.resolved).toEqual([]);
+    expect(job.body.result.commitment_costs).toMatchObject({ energy: 0, 'grid fee': 5 });
+  });
+
   it('answers a failed job with 422 and an unknown one with 404', async () => {
     const failed = await t.server.services.jobs.enqueue('scheduling', { nonsense: true }, { accountId, sensorId: null, reuseWithinS: 0 });
     let res = await t.request('GET', `/api/v3_0/jobs/${failed.id}`, { token });
