@@ -104,6 +104,46 @@ describe('commitments', () => {
     expect(s.result.commitment_costs).toEqual({ energy: 300, load: 10 });
   });
 
+  it('scoped to one of two scheduled devices move that device only', async () => {
+    // Both batteries want 1 MWh after two hours at one price, so both charge first; the baseline
+    // [0, 1] MW at 50 EUR/MW above it binds battery a only, which charges in the second hour.
+    const site = await f.asset({ accountId, type: 'battery' });
+    const [a, b] = [
+      await f.sensor({ assetId: site.id, resolutionMinutes: 60, name: 'a' }),
+      await f.sensor({ assetId: site.id, resolutionMinutes: 60, name: 'b' }),
+    ];
+    const baseline = await powerSensor([0, 1]);
+    const model = {
+      'soc-at-start': '0 MWh',
+      'soc-max': '1 MWh',
+      'power-capacity': '1 MW',
+      'soc-targets': [{ datetime: END, value: '1 MWh' }],
+    };
+    const res = await t.request('POST', `/api/v3_0/assets/${site.id}/schedules/trigger`, {
+      token,
+      json: {
+        start: START,
+        duration: 'PT2H',
+        'flex-model': [
+          { sensor: a.id, ...model },
+          { sensor: b.id, ...model },
+        ],
+        'flex-context': {
+          'consumption-price': '100 EUR/MWh',
+          commitments: [{ name: 'band a', baseline: { sensor: baseline }, 'up-price': '50 EUR/MW', sensors: [a.id] }],
+        },
+      },
+    });
+    expect(res.status).toBe(200);
+    await t.server.services.jobs.settled(res.body.schedule, 30_000);
+    const values = async (sensor: number) =>
+      ((await waitForSchedule(t, token, sensor, res.body.schedule, 'PT2H')).body.values as number[]).map((v) => +v.toFixed(6) + 0);
+    expect(await values(a.id)).toEqual([0, 1]);
+    expect(await values(b.id)).toEqual([1, 0]);
+    const job = await t.request('GET', `/api/v3_0/jobs/${res.body.schedule}`, { token });
+    expect(job.body.result.commitment_costs).toEqual({ energy: 200, 'band a': 0 });
+  });
+
   it('are refused with field messages nested as marshmallow nests them, and nothing is queued', async () => {
     const { sensor } = await battery();
     const before = await t.db('job').count({ n: '*' }).first();
@@ -131,6 +171,16 @@ describe('commitments', () => {
     expect(await refused({ name: 'c', baseline: '1 kW', 'up-price': '1 EUR/MW', sensors: [stranger] })).toEqual({
       commitments: {
         0: { sensors: { 0: [`Sensor ${stranger} is neither a scheduled device nor an inflexible device of this flex-context.`] } },
+      },
+    });
+    expect(await refused({ name: 'c', baseline: '1 kW', 'up-price': '1 EUR/MW', group: { name: 'feeder' } })).toEqual({
+      commitments: {
+        0: { group: ['Commitments scoped by an electrical group are not supported yet; list the power sensors under `sensors`.'] },
+      },
+    });
+    expect(await refused({ name: 'c', baseline: '1 kW', 'up-price': '1 EUR/MW', 'down-price': '2 EUR/MW' })).toEqual({
+      commitments: {
+        0: { 'up-price': ['The up-price must not be below the down-price (a non-convex cost, which Flexsite does not schedule).'] },
       },
     });
     expect(await refused({ name: 'c', baseline: '1 kW', 'up-price': '1 EUR/MW', unknown: 1 })).toEqual({
