@@ -38,6 +38,16 @@ describe('flexReferences finds every sensor a flex-config names', () => {
     ]);
   });
 
+  it("reads a commitment's baseline, prices and scope", () => {
+    const context = { commitments: [{ name: 'c', baseline: { sensor: 1 }, 'up-price': { sensor: 2 }, sensors: [3, 4] }] };
+    expect(brief(flexReferences(context))).toEqual([
+      'sensor 1 read commitments.0.baseline',
+      'sensor 2 read commitments.0.up-price',
+      'sensor 3 read commitments.0.sensors.0',
+      'sensor 4 read commitments.0.sensors.1',
+    ]);
+  });
+
   it('takes the devices of an asset trigger’s list as writes', () => {
     const list = [{ sensor: 1, asset: 2, 'state-of-charge': { sensor: 3 }, 'power-capacity': { sensor: 4 } }];
     expect(brief(flexReferences(list, 'flex-model'))).toEqual([
