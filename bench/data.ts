@@ -18,14 +18,11 @@ import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
-import { hashPassword } from '../server/src/domain/passwords.ts';
-import { createAccount } from '../server/src/store/accounts.ts';
-import { createAsset } from '../server/src/store/assets.ts';
 import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
-import { createUser } from '../server/src/store/users.ts';
 import { startServer } from './_server.ts';
+import { benchAsset, benchUser } from './_fixture.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -56,24 +53,8 @@ async function prepare() {
   const db = openStore(storeFile);
   await migrate(db);
   const made = await db.transaction(async (trx) => {
-    const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
-    const user = await createUser(trx, {
-      email: 'bench@example.com',
-      username: 'bench',
-      passwordHash: await hashPassword('bench-password'),
-      accountId: account.id,
-      roleIds: [],
-    });
-    const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
-    const asset = await createAsset(trx, {
-      name: 'site',
-      account_id: account.id,
-      generic_asset_type_id: type.id,
-      parent_asset_id: null,
-      latitude: null,
-      longitude: null,
-      attributes: {},
-    });
+    const user = await benchUser(trx, []);
+    const asset = await benchAsset(trx, user.accountId, 'site');
     const sensor = (name: string) =>
       createSensor(trx, {
         name,
@@ -93,7 +74,7 @@ async function prepare() {
     const week = (await sensor('a week')).id;
     const decade = (await sensor('ten years')).id;
     const forecaster = await getOrCreateSource(trx, { name: 'bench', type: 'forecaster', model: 'revisions', version: '1' });
-    const userSource = await getOrCreateSource(trx, { name: user.username, type: 'user', userId: user.id, accountId: account.id });
+    const userSource = await getOrCreateSource(trx, { name: 'bench', type: 'user', userId: user.userId, accountId: user.accountId });
     return { user, uploads, raws, clients, forecast, week, decade, forecasterId: forecaster.id, userSourceId: userSource.id };
   });
   // One sensor holding a week, one holding ten years of quarter hours, ending at the same time.
@@ -114,7 +95,7 @@ async function prepare() {
       }
     });
   }
-  const token = await issueToken(db, made.user.id, 24 * 3600);
+  const token = await issueToken(db, made.user.userId, 24 * 3600);
 
   // Revision j is made at T0 + j · 14.4 min and covers the 2 days from the next quarter hour.
   // Written event by event, in key order, the way a bulk load would.

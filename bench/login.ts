@@ -10,18 +10,14 @@
  *
  * Run with `npx tsx bench/login.ts` (BENCH_QUICK=1: 5-second floods).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
-import { hashPassword } from '../server/src/domain/passwords.ts';
-import { createAccount } from '../server/src/store/accounts.ts';
-import { createAsset } from '../server/src/store/assets.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
-import { createUser } from '../server/src/store/users.ts';
+import { BENCH_EMAIL, benchAsset, benchUser } from './_fixture.ts';
+import { startServer } from './_server.ts';
 import { median, percentile } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -29,9 +25,7 @@ const FLOOD_SECONDS = QUICK ? 5 : 20;
 const FLOODERS = 10;
 const P99_TARGET_MS = 50;
 const TIMING_SAMPLES = QUICK ? 8 : 20;
-const EMAIL = 'bench@example.com';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-login-'));
 
 /** An account with a user, a token and a few assets to read. */
@@ -39,55 +33,12 @@ async function prepare(): Promise<string> {
   const db = openStore(dataFolder(dir).store);
   await migrate(db);
   const token = await db.transaction(async (trx) => {
-    const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
-    const user = await createUser(trx, {
-      email: EMAIL,
-      username: 'bench',
-      passwordHash: await hashPassword('bench-password'),
-      accountId: account.id,
-      roleIds: [],
-    });
-    const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
-    for (let i = 0; i < 10; i++) {
-      await createAsset(trx, {
-        name: `site ${i}`,
-        account_id: account.id,
-        generic_asset_type_id: type.id,
-        parent_asset_id: null,
-        latitude: null,
-        longitude: null,
-        attributes: {},
-      });
-    }
-    return issueToken(trx, user.id, 86_400);
+    const user = await benchUser(trx, []);
+    for (let i = 0; i < 10; i++) await benchAsset(trx, user.accountId, `site ${i}`);
+    return issueToken(trx, user.userId, 86_400);
   });
   await db.destroy();
   return token;
-}
-
-/** Starts `server/src/serve.ts` in its own process with extra settings and waits for its address. */
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_DATA_DIR: dir, FLEXSITE_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const m = /Flexsite listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  return { child, url };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
 }
 
 const login = (url: string, email: string, password: string) =>
@@ -117,7 +68,7 @@ async function floodWhileReading(url: string, token: string): Promise<{ reads: n
   let flooding = true;
   const flooders = Array.from({ length: FLOODERS }, async (_, c) => {
     for (let i = 0; flooding; i++) {
-      const res = await login(url, EMAIL, `wrong-${c}-${i}`);
+      const res = await login(url, BENCH_EMAIL, `wrong-${c}-${i}`);
       await res.arrayBuffer();
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     }
@@ -138,7 +89,10 @@ async function main() {
   const token = await prepare();
 
   // Throttling out of the way: every attempt costs a bcrypt comparison.
-  const open = await startServer({ FLEXSITE_LOGIN_ATTEMPTS_PER_EMAIL: '1000000', FLEXSITE_LOGIN_ATTEMPTS_PER_ADDRESS: '1000000' });
+  const open = await startServer(dir, [], {
+    FLEXSITE_LOGIN_ATTEMPTS_PER_EMAIL: '1000000',
+    FLEXSITE_LOGIN_ATTEMPTS_PER_ADDRESS: '1000000',
+  });
   try {
     console.log(`reads alone:                         ${summary(await readFor(open.url, token, 3))}`);
     const flood = await floodWhileReading(open.url, token);
@@ -149,7 +103,7 @@ async function main() {
     const unknown: number[] = [];
     for (let i = 0; i < TIMING_SAMPLES; i++) {
       for (const [email, into] of [
-        [EMAIL, known],
+        [BENCH_EMAIL, known],
         [`nobody-${i}@example.com`, unknown],
       ] as const) {
         const started = performance.now();
@@ -160,16 +114,16 @@ async function main() {
     console.log(`login, known e-mail, wrong password: median ${fmt(median(known))}`);
     console.log(`login, unknown e-mail:               median ${fmt(median(unknown))}`);
   } finally {
-    await stop(open.child);
+    await open.stop();
   }
 
-  const throttled = await startServer({});
+  const throttled = await startServer(dir);
   try {
     const flood = await floodWhileReading(throttled.url, token);
     console.log(`reads during a throttled flood:      ${summary(flood.reads)}  [p99 ≤ ${P99_TARGET_MS} ms: ${verdict(flood.reads)}]`);
     console.log(`  logins answered: ${[...flood.statuses].map(([s, n]) => `${n}× ${s}`).join(', ')}`);
   } finally {
-    await stop(throttled.child);
+    await throttled.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -21,16 +21,13 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
-import { hashPassword } from '../server/src/domain/passwords.ts';
-import { createAccount } from '../server/src/store/accounts.ts';
-import { createAsset } from '../server/src/store/assets.ts';
 import { mostRecentBeliefs } from '../server/src/store/beliefs.ts';
 import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
-import { createUser } from '../server/src/store/users.ts';
 import { postgresBinDir, redisServerBin, startPostgres, startRedis } from '../test/helpers/backends.ts';
 import { startServer } from './_server.ts';
+import { benchAsset, benchUser } from './_fixture.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -61,25 +58,8 @@ interface Site {
 async function makeSite(db: Knex, sensors: number): Promise<Site> {
   await migrate(db);
   const made = await db.transaction(async (trx) => {
-    const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
-    const admin = await trx('role').where({ name: 'account-admin' }).first<{ id: number }>('id');
-    const user = await createUser(trx, {
-      email: 'bench@example.com',
-      username: 'bench',
-      passwordHash: await hashPassword('bench-password'),
-      accountId: account.id,
-      roleIds: [admin.id],
-    });
-    const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
-    const asset = await createAsset(trx, {
-      name: 'site',
-      account_id: account.id,
-      generic_asset_type_id: type.id,
-      parent_asset_id: null,
-      latitude: null,
-      longitude: null,
-      attributes: {},
-    });
+    const user = await benchUser(trx);
+    const asset = await benchAsset(trx, user.accountId, 'site');
     const ids = [];
     for (let i = 0; i < sensors; i++) {
       ids.push(
@@ -96,7 +76,7 @@ async function makeSite(db: Knex, sensors: number): Promise<Site> {
       );
     }
     const source = await getOrCreateSource(trx, { name: 'bench', type: 'demo script' });
-    return { userId: user.id, sourceId: source.id, sensors: ids };
+    return { userId: user.userId, sourceId: source.id, sensors: ids };
   });
   return { token: await issueToken(db, made.userId, 24 * 3600), sourceId: made.sourceId, sensors: made.sensors };
 }

@@ -4,19 +4,16 @@
  * model in the same run; then the readiness endpoint's latency while four long schedules run.
  * The server runs as its own process on loopback, as in production.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { migrate, openStore } from '../server/src/db/connection.ts';
-import { hashPassword } from '../server/src/domain/passwords.ts';
-import { createAccount } from '../server/src/store/accounts.ts';
-import { createAsset } from '../server/src/store/assets.ts';
 import { recordBeliefs } from '../server/src/store/beliefs.ts';
 import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
-import { createUser, listRoles } from '../server/src/store/users.ts';
+import { benchAsset, benchUser } from './_fixture.ts';
+import { startServer } from './_server.ts';
 import { median, percentile } from './_stats.ts';
 
 const STEP_MS = 15 * 60_000;
@@ -29,25 +26,8 @@ async function prepare(dataDir: string) {
   const db = openStore(path.join(dataDir, 'flexsite.sqlite'));
   await migrate(db);
   const ids = await db.transaction(async (trx) => {
-    const account = await createAccount(trx, { name: 'bench', roles: [], consultancyAccountId: null });
-    const role = (await listRoles(trx)).find((r) => r.name === 'account-admin')!;
-    const user = await createUser(trx, {
-      email: 'bench@example.com',
-      username: 'bench',
-      passwordHash: await hashPassword('bench-password'),
-      accountId: account.id,
-      roleIds: [role.id],
-    });
-    const type = (await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id')).id;
-    const asset = await createAsset(trx, {
-      name: 'site',
-      account_id: account.id,
-      generic_asset_type_id: type,
-      parent_asset_id: null,
-      latitude: null,
-      longitude: null,
-      attributes: {},
-    });
+    const user = await benchUser(trx);
+    const asset = await benchAsset(trx, user.accountId, 'site');
     const sensor = (props: { name: string; unit: string; minutes: number; attributes?: Record<string, unknown> }) =>
       createSensor(trx, {
         name: props.name,
@@ -78,34 +58,17 @@ async function prepare(dataDir: string) {
       value: 1.5 + Math.sin(j / 7) - (j % 96 > 40 && j % 96 < 60 ? 3 : 0),
     }));
     await recordBeliefs(trx, [...priceRows, ...loadRows], { allowOverwrite: false });
-    return { userId: user.id, battery: battery.id, prices: prices.id, load: load.id };
+    return { userId: user.userId, battery: battery.id, prices: prices.id, load: load.id };
   });
   const token = await issueToken(db, ids.userId, 3600);
   await db.destroy();
   return { ...ids, token };
 }
 
-async function startServer(dataDir: string, port: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/serve.ts'], {
-    env: { ...process.env, PORT: String(port), FLEXSITE_DATA_DIR: dataDir, FLEXSITE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${url}/api/v3_0/health/ready`)).ok) return { url, stop: () => child.kill('SIGTERM') };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start');
-}
-
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-'));
   const ids = await prepare(dataDir);
-  const server = await startServer(dataDir, 5600 + Math.floor(Math.random() * 300));
+  const server = await startServer(dataDir);
   const headers = { Authorization: ids.token, 'Content-Type': 'application/json' };
   const body = (steps: number, force: boolean) =>
     JSON.stringify({
@@ -170,7 +133,7 @@ async function main() {
   console.log(
     `health/ready during 4 × 2520-step schedules: ${latencies.length} requests, p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, max ${fmt(Math.max(...latencies))}`,
   );
-  server.stop();
+  await server.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
