@@ -6,6 +6,7 @@ import { forecastSensor } from '../forecasting/forecastJob.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { firstRefused } from '../policies/references.ts';
 import { resolveSensorJob, triggerReferences } from '../scheduling/flexConfig.ts';
+import { readSensorState } from '../scheduling/sensorState.ts';
 import type { SchedulingJobArgs } from '../scheduling/runJob.ts';
 import { deviceFlexModel, inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { getAsset } from '../store/assets.ts';
@@ -56,7 +57,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       const spec = await resolveSensorJob(db, config, { start, duration: horizon, flexContext }, sensor, asset, flexModel);
       const refused = await firstRefused(db, owner, triggerReferences(spec, asset, { flexModel, flexContext }));
       if (refused) throw new Error(`The user who made automation ${automationId} may not use sensor ${refused.id} (${refused.field}).`);
-      const args: SchedulingJobArgs = { spec, ownerId: owner.id };
+      const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, Date.now()), ownerId: owner.id };
       scheduleJobId = (
         await queue.enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })
       ).id;

@@ -22,11 +22,37 @@ export const sensorRef = z
       sensor: id,
       /** FlexMeasures 1.0: read only beliefs of these source types (e.g. ["forecaster"]). */
       'source-types': z.array(z.string().min(1).max(40)).min(1).optional(),
+      /** FlexMeasures 1.0: the value of steps for which the sensor has no data. */
+      default: quantity.optional(),
     }),
   );
 
-/** A quantity or a sensor reference, as the capacity and efficiency fields accept. */
-export const quantityOrSensor = z.union([sensorRef, quantity]);
+/**
+ * One segment of a time series (FlexMeasures 1.0): a value over start and end, or start and
+ * duration, or duration and end; checked as the reference checks its timed events.
+ */
+export const timedSegment = z
+  .strictObject({ value: quantity, start: awareDateTime.optional(), end: awareDateTime.optional(), duration: isoDuration.optional() })
+  .superRefine((s, ctx) => {
+    const given = [s.start, s.end, s.duration].filter((v) => v !== undefined).length;
+    if (s.duration !== undefined && given !== 2) {
+      ctx.addIssue({ code: 'custom', message: "If using the 'duration' field, either 'start' or 'end' is expected." });
+    } else if (given < 2) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          "Missing field(s) to describe timing: use the 'datetime' field, or a combination of 2 fields of 'start', 'end' and 'duration'.",
+      });
+    }
+  });
+export type TimedSegment = z.output<typeof timedSegment>;
+
+/**
+ * A variable quantity (FlexMeasures 1.0): a fixed quantity, a sensor reference, or a time series
+ * of segments, as the capacity, efficiency, price and breach-price fields accept.
+ */
+export const variableQuantity = z.union([sensorRef, quantity, z.array(timedSegment).max(10_000)]);
+export type VariableQuantity = z.output<typeof variableQuantity>;
 
 /** A SoC constraint at an instant, or over a window given by start and end or start and duration. */
 export const socConstraint = z.union([
@@ -44,17 +70,20 @@ export const storageFlexModel = z.strictObject({
   'soc-minima': z.array(socConstraint).optional(),
   'soc-maxima': z.array(socConstraint).optional(),
   'roundtrip-efficiency': quantity.optional(),
-  'storage-efficiency': quantity.optional(),
-  'charging-efficiency': quantityOrSensor.optional(),
-  'discharging-efficiency': quantityOrSensor.optional(),
+  'storage-efficiency': variableQuantity.optional(),
+  'charging-efficiency': variableQuantity.optional(),
+  'discharging-efficiency': variableQuantity.optional(),
   'prefer-charging-sooner': z.boolean().optional(),
-  'power-capacity': quantityOrSensor.optional(),
-  'consumption-capacity': quantityOrSensor.optional(),
-  'production-capacity': quantityOrSensor.optional(),
-  'soc-gain': z.array(quantityOrSensor).optional(),
-  'soc-usage': z.array(quantityOrSensor).optional(),
-  /** Output sensor for the scheduled state of charge. */
+  'power-capacity': variableQuantity.optional(),
+  'consumption-capacity': variableQuantity.optional(),
+  'production-capacity': variableQuantity.optional(),
+  'soc-gain': z.array(variableQuantity).optional(),
+  'soc-usage': z.array(variableQuantity).optional(),
+  /** Output sensor for the scheduled state of charge; also where an omitted soc-at-start is read. */
   'state-of-charge': sensorRef.optional(),
+  /** FlexMeasures 1.0 output sensors for the schedule seen as consumption resp. production. */
+  consumption: sensorRef.optional(),
+  production: sensorRef.optional(),
 });
 export type StorageFlexModel = z.output<typeof storageFlexModel>;
 
@@ -68,7 +97,8 @@ export const processFlexModel = z.strictObject({
 });
 export type ProcessFlexModel = z.output<typeof processFlexModel>;
 
-const capacity = z.union([sensorRef, z.string().max(100)]);
+/** Flex-context quantities carry their unit: a bare number is refused rather than guessed. */
+const variableWithUnit = z.union([sensorRef, z.string().max(100), z.array(timedSegment).max(10_000)]);
 
 /**
  * A FlexMeasures 1.0 commitment: the flow of the site (or of the devices named in `sensors`)
@@ -104,32 +134,34 @@ export type Commitment = z.output<typeof commitment>;
 export const flexContext = z.strictObject({
   'consumption-price-sensor': id.optional(),
   'production-price-sensor': id.optional(),
-  'consumption-price': z.union([sensorRef, z.string().max(100)]).optional(),
-  'production-price': z.union([sensorRef, z.string().max(100)]).optional(),
+  'consumption-price': variableWithUnit.optional(),
+  'production-price': variableWithUnit.optional(),
   'inflexible-device-sensors': z.array(id).optional(),
   /** FlexMeasures 1.0: inflexible devices whose positive values are consumption resp. production. */
   'inflexible-consumption': z.array(sensorRef).optional(),
   'inflexible-production': z.array(sensorRef).optional(),
-  'site-power-capacity': capacity.optional(),
-  'site-consumption-capacity': capacity.optional(),
-  'site-production-capacity': capacity.optional(),
+  'site-power-capacity': variableWithUnit.optional(),
+  'site-consumption-capacity': variableWithUnit.optional(),
+  'site-production-capacity': variableWithUnit.optional(),
   /** FlexMeasures 1.0 soft constraints: breach prices per energy (SoC) or per power (capacities). */
-  'soc-minima-breach-price': z.string().max(100).optional(),
-  'soc-maxima-breach-price': z.string().max(100).optional(),
-  'consumption-breach-price': z.string().max(100).optional(),
-  'production-breach-price': z.string().max(100).optional(),
-  'site-consumption-breach-price': z.string().max(100).optional(),
-  'site-production-breach-price': z.string().max(100).optional(),
+  'soc-minima-breach-price': variableWithUnit.optional(),
+  'soc-maxima-breach-price': variableWithUnit.optional(),
+  'consumption-breach-price': variableWithUnit.optional(),
+  'production-breach-price': variableWithUnit.optional(),
+  'site-consumption-breach-price': variableWithUnit.optional(),
+  'site-production-breach-price': variableWithUnit.optional(),
   /** Demand charges: the price per power of the peak above the threshold (default 0 kW). */
-  'site-peak-consumption': capacity.optional(),
+  'site-peak-consumption': variableWithUnit.optional(),
   'site-peak-consumption-price': z.string().max(100).optional(),
-  'site-peak-production': capacity.optional(),
+  'site-peak-production': variableWithUnit.optional(),
   'site-peak-production-price': z.string().max(100).optional(),
   'relax-constraints': z.boolean().optional(),
   'relax-soc-constraints': z.boolean().optional(),
   'relax-site-capacity-constraints': z.boolean().optional(),
   'relax-capacity-constraints': z.boolean().optional(),
   commitments: z.array(commitment).optional(),
+  /** FlexMeasures 1.0 output sensor for the site's power: all scheduled and inflexible devices. */
+  'aggregate-power': sensorRef.optional(),
 });
 export type FlexContext = z.output<typeof flexContext>;
 

@@ -84,7 +84,21 @@ async function sensorSeries(
 
 async function series(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs: number): Promise<(number | null)[]> {
   if ('fixed' in spec) return new Array<number>(grid.steps).fill(spec.fixed);
-  return sensorSeries(db, spec.sensor, spec.unit, grid, beliefTimeMs);
+  const values = 'segments' in spec ? segmentSeries(spec, grid) : await sensorSeries(db, spec.sensor, spec.unit, grid, beliefTimeMs);
+  return spec.default === undefined ? values : values.map((v) => v ?? spec.default!);
+}
+
+/**
+ * Time segments on the grid: a step takes the segments its start lies in, [start, end); where
+ * several do, the first listed or the smallest, as the spec says; null where none does.
+ */
+function segmentSeries(spec: Extract<SeriesSpec, { segments: unknown }>, grid: Grid): (number | null)[] {
+  return Array.from({ length: grid.steps }, (_, j) => {
+    const t = grid.startMs + j * grid.stepMs;
+    const covering = spec.segments.filter((s) => s.startMs <= t && t < s.endMs).map((s) => s.value);
+    if (!covering.length) return null;
+    return spec.overlap === 'min' ? Math.min(...covering) : covering[0];
+  });
 }
 
 /** Fills gaps: nulls at the edges take the nearest known value, interior gaps the previous one. */
@@ -120,6 +134,12 @@ async function limits(db: Knex, spec: SeriesSpec | null, grid: Grid, beliefTimeM
 
 async function filledSeries(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs: number, fallback: number): Promise<number[]> {
   return (await series(db, spec, grid, beliefTimeMs)).map((v) => v ?? fallback);
+}
+
+/** The fraction kept per sensor step, clipped to [0, 1] where a sensor gives it; 1 where unknown. */
+async function storageEfficiency(db: Knex, spec: number | SeriesSpec, grid: Grid, beliefTimeMs: number): Promise<number[]> {
+  if (typeof spec === 'number') return new Array<number>(grid.steps).fill(spec);
+  return (await filledSeries(db, spec, grid, beliefTimeMs, 1)).map((e) => Math.min(1, Math.max(0, e)));
 }
 
 /**
@@ -184,7 +204,9 @@ export async function buildStorageProblem(
     values.forEach((v, j) => (inflexible[j] += v ?? 0));
   }
   const b = spec.breachPrices ?? {};
-  const perStep = (price: number | undefined) => (price === undefined ? undefined : new Array<number>(grid.steps).fill(price));
+  // Steps a variable breach price does not cover cost nothing to breach, as 1.0 zeroes unknown prices.
+  const perStep = async (price: number | SeriesSpec | undefined) =>
+    price === undefined ? undefined : filledSeries(db, typeof price === 'number' ? { fixed: price } : price, grid, beliefTimeMs, 0);
   const devices: StorageDevice[] = [];
   for (const d of spec.devices) {
     if (!d.powerCapacityMw) {
@@ -226,14 +248,14 @@ export async function buildStorageProblem(
       chargingEfficiency: await filledSeries(db, d.chargingEfficiency, grid, beliefTimeMs, 1),
       dischargingEfficiency: await filledSeries(db, d.dischargingEfficiency, grid, beliefTimeMs, 1),
       // Storage efficiency is given per sensor resolution; a step of another length keeps e^(Δ/r).
-      storageEfficiency: new Array<number>(grid.steps).fill(d.storageEfficiencyPerSensorStep ** perSensorStep),
+      storageEfficiency: (await storageEfficiency(db, d.storageEfficiencyPerSensorStep, grid, beliefTimeMs)).map((e) => e ** perSensorStep),
       stockDeltaMw: stockDelta.some((v) => v !== 0) ? stockDelta : null,
       ...(spec.breachPrices && {
         breach: {
-          socMinima: perStep(b.socMinima),
-          socMaxima: perStep(b.socMaxima),
-          consumption: perStep(b.consumption),
-          production: perStep(b.production),
+          socMinima: await perStep(b.socMinima),
+          socMaxima: await perStep(b.socMaxima),
+          consumption: await perStep(b.consumption),
+          production: await perStep(b.production),
           // The power capacity stays hard behind soft directional capacities.
           powerCapacityMw: power,
         },
@@ -249,7 +271,7 @@ export async function buildStorageProblem(
     siteProductionCapacityMw: await limits(db, spec.siteProductionCapacityMw, grid, beliefTimeMs),
     ...(spec.breachPrices && {
       sitePowerCapacityMw: await limits(db, spec.sitePowerCapacityMw ?? null, grid, beliefTimeMs),
-      siteBreach: { consumption: perStep(b.siteConsumption), production: perStep(b.siteProduction) },
+      siteBreach: { consumption: await perStep(b.siteConsumption), production: await perStep(b.siteProduction) },
     }),
     ...(spec.sitePeakConsumption && {
       sitePeakConsumption: {

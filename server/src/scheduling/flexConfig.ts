@@ -10,6 +10,8 @@ import {
   type Commitment,
   type FlexContext,
   type StorageFlexModel,
+  type TimedSegment,
+  type VariableQuantity,
 } from '../contracts/flexModel.ts';
 import { formatStart, type IsoDuration } from '../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit, readQuantity } from '../domain/units.ts';
@@ -86,34 +88,89 @@ async function referencedSensor(db: Knex, field: string, sensorId: number): Prom
   return s;
 }
 
+/** How a variable quantity's values are read: into which unit, how a sensor converts, which overlap wins. */
+interface QuantityKind {
+  /** A fixed value (also a segment's or a sensor's default) in the wanted unit; throws the field's 422. */
+  read: (field: string, value: number | string) => number;
+  /** The unit a sensor's data is converted into; throws the field's 422 when it cannot be. */
+  sensorUnit: (field: string, sensor: SensorInContext) => string;
+  /** Overlapping segments: the first listed wins, or the smallest (capacities), as in 1.0. */
+  overlap: 'first' | 'min';
+}
+
+type Check = (n: number) => string | undefined;
+const nonNegative: Check = (n) => (n < 0 ? 'Must be greater than or equal to 0.' : undefined);
+const positive: Check = (n) => (n > 0 ? undefined : 'Must be greater than 0.');
+const fraction: Check = (n) => (n > 0 && n <= 1 ? undefined : 'Must be greater than 0 and less than or equal to 1.');
+
+function checked(field: string, n: number, check?: Check): number {
+  const problem = check?.(n);
+  if (problem) throw fail(field, problem);
+  return n;
+}
+
+/** A physical quantity in `unit`; bare numbers are in `defaultUnit`. */
+const quantityIn = (unit: string, defaultUnit: string, overlap: 'first' | 'min', check?: Check): QuantityKind => ({
+  read: (field, value) => {
+    const n = readQuantity(value, unit, defaultUnit);
+    if (typeof n !== 'number') throw fail(field, n.error);
+    return checked(field, n, check);
+  },
+  sensorUnit: (field, s) => {
+    if (!conversion(s.unit, unit, s.event_resolution_ms || 3600_000)) throw fail(field, `Cannot convert ${s.unit} to ${unit}`);
+    return unit;
+  },
+  overlap,
+});
+
+/** A price per MWh (energy) or per MW (capacity breaches), in the currency it is given in. */
+const priceIn = (per: 'MWh' | 'MW', check?: Check): QuantityKind => ({
+  read: (field, value) => checked(field, fixedPrice(field, String(value), per), check),
+  sensorUnit: (_field, s) => s.unit.replace(/\/.*/, `/${per}`),
+  overlap: 'first',
+});
+
+/** A fixed fraction: 0.98 or "98%", in (0, 1]. */
+const fractionOf = (field: string, value: number | string) =>
+  quantityIn('dimensionless', 'dimensionless', 'first', fraction).read(field, value);
+
+/** A segment's window in milliseconds, from two of start, end and duration (the schema ensures two). */
+function segmentWindow(s: TimedSegment): [number, number] {
+  if (s.start && s.end) return [s.start.toMillis(), s.end.toMillis()];
+  if (s.start) return [s.start.toMillis(), s.start.plus(s.duration!.luxon).toMillis()];
+  return [s.end!.minus(s.duration!.luxon).toMillis(), s.end!.toMillis()];
+}
+
 /**
- * A quantity-or-sensor field as a series spec in `unit`.
+ * A variable quantity (FlexMeasures 1.0) as a series spec: a fixed value, a sensor (with its
+ * `default` for steps without data) or time segments. Segments that end before the schedule
+ * starts or begin after its longest possible end are dropped, as 1.0 ignores them.
+ * @param fallback the value of steps no segment covers (an attribute the field overrides).
  * @returns the spec, or undefined when the field is absent.
  */
 async function seriesOf(
   db: Knex,
   field: string,
-  value: number | string | { sensor: number } | undefined,
-  unit: string,
-  defaultUnit: string,
+  value: VariableQuantity | undefined,
+  kind: QuantityKind,
+  horizon: Horizon,
+  fallback?: number,
 ): Promise<SeriesSpec | undefined> {
   if (value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    const segments = value.flatMap((segment, i) => {
+      const v = kind.read(`${field}.${i}.value`, segment.value);
+      const [startMs, endMs] = segmentWindow(segment);
+      return endMs > horizon.startMs && startMs < horizon.maxEndMs ? [{ startMs, endMs, value: v }] : [];
+    });
+    return { segments, overlap: kind.overlap, ...(fallback !== undefined && { default: fallback }) };
+  }
   if (typeof value === 'object') {
     const s = await referencedSensor(db, field, value.sensor);
-    if (!conversion(s.unit, unit, s.event_resolution_ms || 3600_000)) throw fail(field, `Cannot convert ${s.unit} to ${unit}`);
-    return { sensor: s.id, unit };
+    const unit = kind.sensorUnit(field, s);
+    return { sensor: s.id, unit, ...(value.default !== undefined && { default: kind.read(`${field}.default`, value.default) }) };
   }
-  const n = readQuantity(value, unit, defaultUnit);
-  if (typeof n !== 'number') throw fail(field, n.error);
-  return { fixed: n };
-}
-
-/** A fraction field: 0.98 or "98%"; in (0, 1] unless `open` allows more (charging efficiencies may exceed 100 %). */
-function fractionOf(field: string, value: number | string, upTo = 1): number {
-  const n = readQuantity(value, 'dimensionless', 'dimensionless');
-  if (typeof n !== 'number') throw fail(field, n.error);
-  if (!(n > 0) || n > upTo) throw fail(field, 'Must be greater than 0 and less than or equal to 1.');
-  return n;
+  return { fixed: kind.read(field, value) };
 }
 
 interface Horizon {
@@ -202,6 +259,8 @@ async function deviceSpec(
       ? asNumber(attribute(sensor, asset, 'soc_in_mwh'))
       : undefined;
   const socAtStart = inMwh('soc-at-start', model['soc-at-start'], storedSoc ?? 0)!;
+  // 1.0 reads an omitted soc-at-start from the state-of-charge sensor, once that is authorized (readSensorState).
+  const fromSocSensor = model['soc-at-start'] === undefined && model['state-of-charge'] !== undefined;
 
   const roundtrip = model['roundtrip-efficiency'] ?? asNumber(attribute(sensor, asset, 'roundtrip_efficiency'));
   if (roundtrip !== undefined && (model['charging-efficiency'] !== undefined || model['discharging-efficiency'] !== undefined)) {
@@ -211,16 +270,23 @@ async function deviceSpec(
   const efficiency = async (field: 'charging-efficiency' | 'discharging-efficiency', attr: string): Promise<SeriesSpec> => {
     if (oneWay !== undefined) return { fixed: oneWay };
     const given = model[field] ?? (attribute(sensor, asset, attr) as string | number | undefined);
-    const spec = await seriesOf(db, field, given, 'dimensionless', 'dimensionless');
-    if (spec && 'fixed' in spec && !(spec.fixed > 0)) throw fail(field, 'Must be greater than 0.');
+    const spec = await seriesOf(db, field, given, quantityIn('dimensionless', 'dimensionless', 'first', positive), horizon);
     return spec ?? { fixed: 1 };
   };
   const storage = model['storage-efficiency'] ?? asNumber(attribute(sensor, asset, 'storage_efficiency'));
+  const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', fraction);
+  // A device capacity given as segments keeps the sensor's attribute where no segment applies.
   const mw = (field: string, v: StorageFlexModel['power-capacity'], attrMw: unknown) =>
-    seriesOf(db, field, v ?? asNumber(attrMw), 'MW', 'MW');
+    seriesOf(db, field, v ?? asNumber(attrMw), quantityIn('MW', 'MW', 'min'), horizon, asNumber(attrMw));
   const powerCapacity = await mw('power-capacity', model['power-capacity'], attribute(sensor, asset, 'capacity_in_mw'));
-  const gains = await Promise.all((model['soc-gain'] ?? []).map((g, i) => seriesOf(db, `soc-gain.${i}`, g, 'MW', 'MW')));
-  const usages = await Promise.all((model['soc-usage'] ?? []).map((g, i) => seriesOf(db, `soc-usage.${i}`, g, 'MW', 'MW')));
+  const flows = (field: 'soc-gain' | 'soc-usage') =>
+    Promise.all((model[field] ?? []).map((g, i) => seriesOf(db, `${field}.${i}`, g, quantityIn('MW', 'MW', 'first'), horizon)));
+  const gains = await flows('soc-gain');
+  const usages = await flows('soc-usage');
+  const output = async (field: 'consumption' | 'production') => {
+    const ref = model[field];
+    return ref ? { [`${field}SensorId`]: (await referencedSensor(db, field, ref.sensor)).id } : {};
+  };
   const socSensor = model['state-of-charge'] ? await referencedSensor(db, 'state-of-charge', model['state-of-charge'].sensor) : null;
   const strictlyConsumer = sensor.attributes.is_consumer === true && sensor.attributes.is_producer === false;
   const strictlyProducer = sensor.attributes.is_producer === true && sensor.attributes.is_consumer === false;
@@ -240,12 +306,20 @@ async function deviceSpec(
       (await mw('production-capacity', model['production-capacity'], attribute(sensor, asset, 'production_capacity'))) ?? null,
     chargingEfficiency: await efficiency('charging-efficiency', 'charging-efficiency'),
     dischargingEfficiency: await efficiency('discharging-efficiency', 'discharging-efficiency'),
-    storageEfficiencyPerSensorStep: storage === undefined ? 1 : fractionOf('storage-efficiency', storage),
+    storageEfficiencyPerSensorStep:
+      typeof storage === 'object'
+        ? (await seriesOf(db, 'storage-efficiency', storage, storageKind, horizon))!
+        : storage === undefined
+          ? 1
+          : fractionOf('storage-efficiency', storage),
     socGainMw: gains.filter((g): g is SeriesSpec => g !== undefined),
     socUsageMw: usages.filter((g): g is SeriesSpec => g !== undefined),
     canConsume: !strictlyProducer,
     canProduce: !strictlyConsumer && sensor.asset_type !== 'one-way_evse',
     socSensorId: socSensor?.id ?? null,
+    ...(fromSocSensor && { socAtStartFromSensor: true }),
+    ...(await output('consumption')),
+    ...(await output('production')),
   };
 }
 
@@ -263,17 +337,11 @@ async function priceOf(
   context: FlexContext,
   which: 'consumption' | 'production',
   fallbackSensorId: number | undefined,
+  horizon: Horizon,
 ): Promise<SeriesSpec | null> {
   const modern = context[`${which}-price`];
   const legacy = context[`${which}-price-sensor`];
-  if (modern !== undefined) {
-    const field = `${which}-price`;
-    if (typeof modern === 'object') {
-      const s = await referencedSensor(db, field, modern.sensor);
-      return { sensor: s.id, unit: s.unit.replace(/\/.*/, '/MWh') };
-    }
-    return { fixed: fixedPrice(field, modern, 'MWh') };
-  }
+  if (modern !== undefined) return (await seriesOf(db, `${which}-price`, modern, priceIn('MWh'), horizon))!;
   const sensorId = legacy ?? fallbackSensorId;
   if (sensorId === undefined) return null;
   const s = await referencedSensor(db, `${which}-price-sensor`, sensorId);
@@ -286,15 +354,12 @@ async function siteCapacity(
   field:
     'site-power-capacity' | 'site-consumption-capacity' | 'site-production-capacity' | 'site-peak-consumption' | 'site-peak-production',
   attrMw: unknown,
+  horizon: Horizon,
 ): Promise<SeriesSpec | undefined> {
   const v = context[field];
-  if (v !== undefined) {
-    // A bare number has no unit: refuse it rather than guess between kW and MW.
-    const spec = await seriesOf(db, field, v, 'MW', 'dimensionless');
-    if (spec && 'fixed' in spec && spec.fixed < 0) throw fail(field, 'Must be greater than or equal to 0.');
-    return spec;
-  }
   const n = asNumber(attrMw);
+  // A bare number has no unit: refuse it rather than guess between kW and MW.
+  if (v !== undefined) return seriesOf(db, field, v, quantityIn('MW', 'dimensionless', 'min', nonNegative), horizon, n);
   return n === undefined ? undefined : { fixed: n };
 }
 
@@ -363,31 +428,34 @@ async function softConstraintsOf(
   config: Config,
   context: FlexContext,
   sitePower: SeriesSpec | undefined,
+  horizon: Horizon,
 ): Promise<Pick<StorageJobSpec, 'breachPrices' | 'sitePowerCapacityMw' | 'sitePeakConsumption' | 'sitePeakProduction'>> {
   const relax = context['relax-constraints'] ?? (config.apiCompat === '1.0' && context['consumption-price'] !== undefined);
   const relaxSoc = context['relax-soc-constraints'] ?? relax;
   const relaxSite = context['relax-site-capacity-constraints'] ?? relax;
   const relaxDevice = context['relax-capacity-constraints'] ?? false;
-  const price = (field: keyof FlexContext & `${string}-price`, per: 'MWh' | 'MW', relaxed?: number): number | undefined => {
-    const v = context[field];
-    if (typeof v !== 'string') return relaxed;
-    const n = fixedPrice(field, v, per);
-    if (n < 0) throw fail(field, 'Must be greater than or equal to 0.');
-    return n;
+  type BreachField = `${'soc-minima' | 'soc-maxima' | 'consumption' | 'production' | 'site-consumption' | 'site-production'}-breach-price`;
+  // A fixed price stays a number, as in jobs of earlier versions; variable prices are series.
+  const price = async (field: BreachField, per: 'MWh' | 'MW', relaxed?: number): Promise<number | SeriesSpec | undefined> => {
+    const spec = await seriesOf(db, field, context[field], priceIn(per, nonNegative), horizon);
+    if (!spec) return relaxed;
+    return 'fixed' in spec ? spec.fixed : spec;
   };
   const breach = {
-    socMinima: price('soc-minima-breach-price', 'MWh', relaxSoc ? RELAXED.soc : undefined),
-    socMaxima: price('soc-maxima-breach-price', 'MWh', relaxSoc ? RELAXED.soc : undefined),
-    consumption: price('consumption-breach-price', 'MW', relaxDevice ? RELAXED.device : undefined),
-    production: price('production-breach-price', 'MW', relaxDevice ? RELAXED.device : undefined),
-    siteConsumption: price('site-consumption-breach-price', 'MW', relaxSite ? RELAXED.site : undefined),
-    siteProduction: price('site-production-breach-price', 'MW', relaxSite ? RELAXED.site : undefined),
+    socMinima: await price('soc-minima-breach-price', 'MWh', relaxSoc ? RELAXED.soc : undefined),
+    socMaxima: await price('soc-maxima-breach-price', 'MWh', relaxSoc ? RELAXED.soc : undefined),
+    consumption: await price('consumption-breach-price', 'MW', relaxDevice ? RELAXED.device : undefined),
+    production: await price('production-breach-price', 'MW', relaxDevice ? RELAXED.device : undefined),
+    siteConsumption: await price('site-consumption-breach-price', 'MW', relaxSite ? RELAXED.site : undefined),
+    siteProduction: await price('site-production-breach-price', 'MW', relaxSite ? RELAXED.site : undefined),
   };
   const given = Object.fromEntries(Object.entries(breach).filter(([, v]) => v !== undefined));
   const peak = async (which: 'consumption' | 'production') => {
-    const p = price(`site-peak-${which}-price`, 'MW');
-    if (p === undefined) return {};
-    const thresholdMw = (await siteCapacity(db, context, `site-peak-${which}`, undefined)) ?? { fixed: 0 };
+    const field = `site-peak-${which}-price` as const;
+    const v = context[field];
+    if (v === undefined) return {};
+    const p = checked(field, fixedPrice(field, v, 'MW'), nonNegative);
+    const thresholdMw = (await siteCapacity(db, context, `site-peak-${which}`, undefined, horizon)) ?? { fixed: 0 };
     return { [which === 'consumption' ? 'sitePeakConsumption' : 'sitePeakProduction']: { thresholdMw, price: p } };
   };
   return {
@@ -477,6 +545,12 @@ async function commitmentsOf(
 const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSpec | null => {
   if (!a || !b) return a ?? b ?? null;
   if ('fixed' in a && 'fixed' in b) return { fixed: Math.min(a.fixed, b.fixed) };
+  // Segments under a fixed limit: each segment, and the steps none covers, take the smaller.
+  if ('segments' in a && 'fixed' in b) {
+    const segments = a.segments.map((s) => ({ ...s, value: Math.min(s.value, b.fixed) }));
+    return { ...a, segments, default: Math.min(a.default ?? b.fixed, b.fixed) };
+  }
+  if ('fixed' in a && 'segments' in b) return tighter(b, a);
   return 'fixed' in b ? a : b;
 };
 
@@ -513,9 +587,15 @@ export async function resolveStorageJob(
   const endMs = Math.max(horizon.endMs, Math.ceil((latestTarget - horizon.startMs) / stepMs) * stepMs + horizon.startMs);
   if (endMs - horizon.startMs < stepMs) throw fail('duration', 'The schedule must cover at least one step of the sensor resolution.');
   const first = devices[0].sensor;
-  const sitePower = await siteCapacity(db, context, 'site-power-capacity', asset.attributes.capacity_in_mw);
-  const siteConsumption = await siteCapacity(db, context, 'site-consumption-capacity', asset.attributes.consumption_capacity_in_mw);
-  const siteProduction = await siteCapacity(db, context, 'site-production-capacity', asset.attributes.production_capacity_in_mw);
+  const sitePower = await siteCapacity(db, context, 'site-power-capacity', asset.attributes.capacity_in_mw, horizon);
+  const siteConsumption = await siteCapacity(
+    db,
+    context,
+    'site-consumption-capacity',
+    asset.attributes.consumption_capacity_in_mw,
+    horizon,
+  );
+  const siteProduction = await siteCapacity(db, context, 'site-production-capacity', asset.attributes.production_capacity_in_mw, horizon);
   const marketId = asNumber(attribute(first, asset, 'market_id'));
   const inflexible = context['inflexible-device-sensors'] ?? [];
   for (const [i, sensorId] of inflexible.entries()) await referencedSensor(db, `inflexible-device-sensors.${i}`, sensorId);
@@ -530,12 +610,12 @@ export async function resolveStorageJob(
     startIso: formatStart(input.start),
     priorMs: input.prior?.toMillis() ?? null,
     devices: specs,
-    consumptionPrice: await priceOf(db, context, 'consumption', marketId),
-    productionPrice: await priceOf(db, context, 'production', undefined),
+    consumptionPrice: await priceOf(db, context, 'consumption', marketId, horizon),
+    productionPrice: await priceOf(db, context, 'production', undefined, horizon),
     inflexibleSensorIds: inflexible,
     inflexibleConsumptionSensorIds: signed.consumption,
     inflexibleProductionSensorIds: signed.production,
-    ...(await softConstraintsOf(db, config, context, sitePower)),
+    ...(await softConstraintsOf(db, config, context, sitePower, horizon)),
     ...(await commitmentsOf(
       db,
       context,
@@ -547,6 +627,9 @@ export async function resolveStorageJob(
     preferChargingSooner,
     socUnit,
     customScheduler: typeof customScheduler === 'string' && customScheduler ? customScheduler : null,
+    ...(context['aggregate-power'] && {
+      aggregatePowerSensorId: (await referencedSensor(db, 'aggregate-power', context['aggregate-power'].sensor)).id,
+    }),
     ...sourceTypeFilters(context, models),
   };
 }
@@ -588,7 +671,7 @@ export async function resolveProcessJob(
       startMs: r.start.toMillis(),
       endMs: r.start.plus(r.duration.luxon).toMillis(),
     })),
-    consumptionPrice: await priceOf(db, context, 'consumption', asNumber(attribute(sensor, asset, 'market_id'))),
+    consumptionPrice: await priceOf(db, context, 'consumption', asNumber(attribute(sensor, asset, 'market_id')), horizon),
     ...sourceTypeFilters(context),
   };
 }

@@ -7,8 +7,15 @@ import type { Reference, Use } from '../policies/references.ts';
  * job uses the data known at its belief time.
  */
 
-/** A per-step value: fixed, or read from a sensor and converted into the wanted unit. */
-export type SeriesSpec = { fixed: number } | { sensor: number; unit: string };
+/**
+ * A per-step value: fixed; read from a sensor and converted into the wanted unit (`default` for
+ * steps without data); or time segments [startMs, endMs), where overlapping segments give the
+ * first listed value or the smallest (capacities), and `default` fills uncovered steps.
+ */
+export type SeriesSpec =
+  | { fixed: number }
+  | { sensor: number; unit: string; default?: number }
+  | { segments: { startMs: number; endMs: number; value: number }[]; overlap: 'first' | 'min'; default?: number };
 
 export type SocConstraintSpec = { valueMwh: number; atMs: number } | { valueMwh: number; startMs: number; endMs: number };
 
@@ -27,8 +34,8 @@ export interface StorageDeviceSpec {
   productionCapacityMw: SeriesSpec | null;
   chargingEfficiency: SeriesSpec;
   dischargingEfficiency: SeriesSpec;
-  /** Fraction kept per step of the power sensor's resolution. */
-  storageEfficiencyPerSensorStep: number;
+  /** Fraction kept per step of the power sensor's resolution (a series when variable). */
+  storageEfficiencyPerSensorStep: number | SeriesSpec;
   socGainMw: SeriesSpec[];
   socUsageMw: SeriesSpec[];
   /** Consumption-only or production-only devices (EV chargers, sensor attributes). */
@@ -36,6 +43,11 @@ export interface StorageDeviceSpec {
   canProduce: boolean;
   /** Optional output sensor for the scheduled state of charge. */
   socSensorId: number | null;
+  /** soc-at-start is still to be read from the state-of-charge sensor (`readSensorState`). */
+  socAtStartFromSensor?: true;
+  /** FlexMeasures 1.0 output sensors: the schedule as consumption and/or production. */
+  consumptionSensorId?: number;
+  productionSensorId?: number;
 }
 
 /**
@@ -74,13 +86,17 @@ export interface StorageJobSpec {
    * (capacities), and the site's power capacity that stays hard behind soft site capacities.
    * Absent in jobs without soft constraints.
    */
-  breachPrices?: Partial<Record<'socMinima' | 'socMaxima' | 'consumption' | 'production' | 'siteConsumption' | 'siteProduction', number>>;
+  breachPrices?: Partial<
+    Record<'socMinima' | 'socMaxima' | 'consumption' | 'production' | 'siteConsumption' | 'siteProduction', number | SeriesSpec>
+  >;
   sitePowerCapacityMw?: SeriesSpec | null;
   /** Demand charges: currency per MW of the peak above the threshold. */
   sitePeakConsumption?: { thresholdMw: SeriesSpec; price: number };
   sitePeakProduction?: { thresholdMw: SeriesSpec; price: number };
   /** The flex-context's commitments; absent when there are none. */
   commitments?: CommitmentSpec[];
+  /** FlexMeasures 1.0 output sensor for the site's power (scheduled plus inflexible devices). */
+  aggregatePowerSensorId?: number;
   preferChargingSooner: boolean;
   socUnit: 'MWh' | 'kWh';
   /** A module named by the `custom-scheduler` attribute, run instead of the built-in solver. */

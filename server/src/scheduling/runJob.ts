@@ -4,7 +4,7 @@ import type { JobResult } from '../contracts/responses.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
-import type { SensorInContext } from '../store/sensors.ts';
+import { updateSensor, type SensorInContext } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import { firstRefused } from '../policies/references.ts';
 import { conversion } from '../domain/units.ts';
@@ -93,10 +93,7 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
     const solved = performance.now();
     // Read before the write transaction: on SQLite's single writer connection a read through `db`
     // inside it would wait for the connection the transaction holds.
-    for (const device of spec.devices) {
-      await sensors(device.sensorId);
-      if (device.socSensorId !== null) await sensors(device.socSensorId);
-    }
+    for (const id of outputSensorIds(spec)) await sensors(id);
     const source = await db.transaction(async (trx) => {
       // Rights may have changed while the solver ran.
       await assertOwnerMay(trx, args.ownerId, spec);
@@ -114,6 +111,11 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
           const socSensor = await sensors(device.socSensorId);
           rows.push(...socBeliefs({ ...at, sensor: socSensor, socMwh: schedule.devices[d].socMwh, socMaxMwh: device.socMaxMwh }));
         }
+        rows.push(...(await consumptionProductionBeliefs(trx, at, sensors, device, schedule.devices[d].powerMw)));
+      }
+      if (spec.aggregatePowerSensorId !== undefined) {
+        const sensor = await sensors(spec.aggregatePowerSensorId);
+        rows.push(...powerBeliefs({ spec, beliefTimeMs, sourceId: src.id, sensor, powerMw: schedule.sitePowerMw }));
       }
       // A re-run with the same belief time replaces its own earlier result.
       await recordBeliefs(trx, rows, { allowOverwrite: true });
@@ -191,6 +193,40 @@ async function runProcess(
     devices: [{ sensor_id: spec.sensorId, power_mw: schedule.powerMw.map(round6) }],
     consumption_price: [...problem.consumptionPrice],
   } satisfies JobResult;
+}
+
+/** Every sensor a storage job writes to. */
+function outputSensorIds(spec: StorageJobSpec): number[] {
+  const perDevice = spec.devices.flatMap((d) => [d.sensorId, d.socSensorId, d.consumptionSensorId, d.productionSensorId]);
+  return [...perDevice, spec.aggregatePowerSensorId].filter((id): id is number => typeof id === 'number');
+}
+
+/**
+ * A device's schedule on its FlexMeasures 1.0 `consumption`/`production` output sensors: one of
+ * them alone gets the whole schedule, both get its consumption and its production part. Each
+ * sensor's `consumption_is_positive` is set to its field's convention (the trigger refused a
+ * contradicting one), so that consumption is stored positive on the one, production on the other.
+ */
+async function consumptionProductionBeliefs(
+  trx: Knex.Transaction,
+  at: BeliefsAt,
+  sensors: JobSensors,
+  device: StorageJobSpec['devices'][number],
+  powerMw: number[],
+): Promise<BeliefInput[]> {
+  const both = device.consumptionSensorId !== undefined && device.productionSensorId !== undefined;
+  const rows: BeliefInput[] = [];
+  for (const [id, consumptionIsPositive, part] of [
+    [device.consumptionSensorId, true, (p: number) => (both ? Math.max(p, 0) : p)],
+    [device.productionSensorId, false, (p: number) => (both ? Math.min(p, 0) : p)],
+  ] as const) {
+    if (id === undefined) continue;
+    const stored = await sensors(id);
+    const attributes = { ...stored.attributes, consumption_is_positive: consumptionIsPositive };
+    if (stored.attributes.consumption_is_positive !== consumptionIsPositive) await updateSensor(trx, id, { attributes });
+    rows.push(...powerBeliefs({ ...at, sensor: { ...stored, attributes }, powerMw: powerMw.map(part) }));
+  }
+  return rows;
 }
 
 /** Where and when a job's output beliefs go: the job's grid, its belief time, the scheduler's source. */

@@ -7,6 +7,7 @@ import * as wire from '../../contracts/responses.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
 import { resolveSensorJob, resolveStorageJob, triggerReferences, type TriggerInput } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
+import { readSensorState } from '../../scheduling/sensorState.ts';
 import type { JobSpec } from '../../scheduling/jobSpec.ts';
 import { conversion } from '../../domain/units.ts';
 import { speaks10 } from '../../http/compat.ts';
@@ -42,10 +43,10 @@ interface Trigger {
   request: { flexModel: unknown; flexContext: unknown };
 }
 
-/** Queues the job in the caller's name. */
+/** Queues the job in the caller's name, once what it needs from its (now authorized) sensors is read. */
 async function enqueue(ctx: AppContext, user: User, { spec, asset }: Trigger, sensorId: number, force: boolean) {
-  const { jobs, config } = ctx.services;
-  const args: SchedulingJobArgs = { spec, ownerId: user.id };
+  const { jobs, config, db } = ctx.services;
+  const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, spec.priorMs ?? Date.now()), ownerId: user.id };
   return jobs.enqueue('scheduling', args, { accountId: asset.account_id, sensorId, reuseWithinS: config.jobCacheTtlS, force });
 }
 

@@ -1,0 +1,88 @@
+import type { Knex } from 'knex';
+import { fieldTree, unprocessable } from '../errors.ts';
+import { formatTimedelta } from '../domain/time.ts';
+import { conversion } from '../domain/units.ts';
+import { mostRecentBeliefs } from '../store/beliefs.ts';
+import { getSensor } from '../store/sensors.ts';
+import type { JobSpec, StorageDeviceSpec, StorageJobSpec } from './jobSpec.ts';
+
+/**
+ * The parts of a trigger that depend on what its sensors hold rather than on the request: an
+ * omitted soc-at-start read from the state-of-charge sensor, and the sign attribute of the
+ * consumption/production output sensors. Called once the trigger's references are authorized,
+ * so that a sensor the caller may not use is refused before its data or attributes answer.
+ */
+
+/** 1.0 looks this many schedule steps either side of the start for a state of charge. */
+const SOC_LOOKUP_STEPS = 4;
+
+const fail = (field: string, message: string) => unprocessable('json', fieldTree([field], [message]));
+
+/**
+ * Completes a resolved job from its sensors' state.
+ * @param beliefTimeMs what is known: the trigger's `prior`, else now.
+ * @returns the spec with every soc-at-start known; 422 when a state of charge is missing or an
+ *   output sensor's sign attribute contradicts its field.
+ */
+export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: number): Promise<JobSpec> {
+  if (spec.scheduler !== 'StorageScheduler') return spec;
+  for (const d of spec.devices) await checkOutputSigns(db, d);
+  if (!spec.devices.some((d) => d.socAtStartFromSensor)) return spec;
+  const devices: StorageDeviceSpec[] = [];
+  for (const { socAtStartFromSensor, ...d } of spec.devices) {
+    devices.push(socAtStartFromSensor ? { ...d, socAtStartMwh: await socAtStart(db, spec, d, beliefTimeMs) } : d);
+  }
+  return { ...spec, devices };
+}
+
+/**
+ * The state of charge nearest the schedule start within four schedule steps either side (the
+ * later one on a tie), as 1.0 finds it; converted to MWh, a percentage of soc-max.
+ */
+async function socAtStart(db: Knex, spec: StorageJobSpec, d: StorageDeviceSpec, beliefTimeMs: number): Promise<number> {
+  const sensor = (await getSensor(db, d.socSensorId!))!;
+  const radiusMs = SOC_LOOKUP_STEPS * spec.stepMs;
+  const beliefs = await mostRecentBeliefs(db, {
+    sensorId: sensor.id,
+    startMs: spec.startMs - radiusMs,
+    endMs: spec.startMs + radiusMs,
+    beliefsBeforeMs: beliefTimeMs,
+    sourceTypes: spec.sourceTypes?.[sensor.id],
+  });
+  const distance = (t: number) => Math.abs(t - spec.startMs);
+  const nearest = beliefs.reduce<(typeof beliefs)[number] | undefined>(
+    (best, b) => (!best || distance(b.eventStartMs) <= distance(best.eventStartMs) ? b : best),
+    undefined,
+  );
+  if (!nearest) {
+    throw fail(
+      'state-of-charge',
+      `No recent state-of-charge value found for sensor ${sensor.id} within ${formatTimedelta(radiusMs)} of schedule start ${spec.startIso}.`,
+    );
+  }
+  if (sensor.unit === '%') return (nearest.value / 100) * d.socMaxMwh;
+  const c = conversion(sensor.unit, 'MWh', spec.stepMs);
+  if (!c) throw fail('state-of-charge', `Cannot convert ${sensor.unit} to MWh`);
+  return nearest.value * c.scale + c.offset;
+}
+
+/**
+ * 1.0 stores a consumption output consumption-positive and a production output production-positive,
+ * recording that in the sensor's `consumption_is_positive`; a sensor that says otherwise is refused.
+ */
+async function checkOutputSigns(db: Knex, d: StorageDeviceSpec): Promise<void> {
+  for (const [field, id, intended] of [
+    ['consumption', d.consumptionSensorId, true],
+    ['production', d.productionSensorId, false],
+  ] as const) {
+    if (id === undefined) continue;
+    const existing = (await getSensor(db, id))!.attributes.consumption_is_positive;
+    if (typeof existing === 'boolean' && existing !== intended) {
+      const text = (v: boolean) => (v ? 'True' : 'False');
+      throw fail(
+        field,
+        `Sensor ${id} already has \`consumption_is_positive=${text(existing)}\`, which conflicts with the '${field}_schedule' output schedule (expected \`consumption_is_positive=${text(intended)}\`).`,
+      );
+    }
+  }
+}
