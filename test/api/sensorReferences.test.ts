@@ -128,6 +128,14 @@ const ref = (id: number) => ({ sensor: id });
 
 const fields: Field[] = [
   flexModelField('state-of-charge', 'write', 'MWh', ref),
+  flexModelField('consumption', 'write', 'MW', ref),
+  flexModelField('production', 'write', 'MW', ref),
+  {
+    name: 'flex-context aggregate-power',
+    use: 'write',
+    unit: 'MW',
+    request: (w) => trigger(w, context({ 'aggregate-power': ref(w.target) })),
+  },
   flexModelField('power-capacity', 'read', 'MW', ref),
   flexModelField('consumption-capacity', 'read', 'MW', ref),
   flexModelField('production-capacity', 'read', 'MW', ref),

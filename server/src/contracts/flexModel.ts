@@ -33,13 +33,15 @@ export const sensorRef = z
  */
 export const timedSegment = z
   .strictObject({ value: quantity, start: awareDateTime.optional(), end: awareDateTime.optional(), duration: isoDuration.optional() })
+  // Timing problems sit under the segment's `_schema`, as marshmallow reports a schema validator.
   .superRefine((s, ctx) => {
     const given = [s.start, s.end, s.duration].filter((v) => v !== undefined).length;
     if (s.duration !== undefined && given !== 2) {
-      ctx.addIssue({ code: 'custom', message: "If using the 'duration' field, either 'start' or 'end' is expected." });
+      ctx.addIssue({ code: 'custom', path: ['_schema'], message: "If using the 'duration' field, either 'start' or 'end' is expected." });
     } else if (given < 2) {
       ctx.addIssue({
         code: 'custom',
+        path: ['_schema'],
         message:
           "Missing field(s) to describe timing: use the 'datetime' field, or a combination of 2 fields of 'start', 'end' and 'duration'.",
       });
