@@ -131,6 +131,16 @@ describe('time segments', () => {
     expect((await schedule(model)).values).toEqual([0, 1]);
   });
 
+  it('a storage efficiency of 50% in the second hour makes charging late worth it', async () => {
+    // Kept over the second hour: a half of the stock, and (e − 1)/ln e = 0.5/ln 2 of the energy
+    // charged during it; so 0.5 MWh at the end costs ln 2 MWh charged then, 1 MWh charged before.
+    const target = { 'soc-targets': [{ datetime: END, value: '0.5 MWh' }] };
+    // Without losses the tie-breaker fills up first, at no cost.
+    expect((await schedule(target)).values).toEqual([1, -0.5]);
+    const model = { ...target, 'storage-efficiency': [segment(MIDDLE, END, '50%')] };
+    expect((await schedule(model)).values).toEqual([0, 0.693147]);
+  });
+
   it('a soc-usage component given as segments (a list inside the list) needs its energy charged too', async () => {
     const model = { 'soc-usage': [[segment(START, MIDDLE, '1 MW')]], 'soc-targets': [{ datetime: END, value: '1 MWh' }] };
     expect((await schedule(model)).values).toEqual([1, 1]);
