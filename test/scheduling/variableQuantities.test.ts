@@ -168,6 +168,13 @@ describe('sensor references with a default', () => {
     expect((await schedule(model)).values).toEqual([0.5, 1.5]);
   });
 
+  it('a site consumption capacity from a sensor under a fixed site power capacity: the smaller per step', async () => {
+    const capacity = await sensor('MW', [1, 1]);
+    const target = { 'soc-targets': [{ datetime: END, value: '0.5 MWh' }] };
+    const context = { 'site-consumption-capacity': { sensor: capacity }, 'site-power-capacity': '250 kW' };
+    expect((await schedule(target, context)).values).toEqual([0.25, 0.25]);
+  });
+
   it('a breach-price sensor without data: its default is the price', async () => {
     const prices = await sensor('EUR/MWh');
     const unreachable = { 'soc-minima': [{ datetime: END, value: '3 MWh' }], 'prefer-charging-sooner': false };

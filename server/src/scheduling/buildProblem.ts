@@ -84,6 +84,10 @@ async function sensorSeries(
 
 async function series(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs: number): Promise<(number | null)[]> {
   if ('fixed' in spec) return new Array<number>(grid.steps).fill(spec.fixed);
+  if ('min' in spec) {
+    const parts = await Promise.all(spec.min.map((s) => series(db, s, grid, beliefTimeMs)));
+    return parts.reduce((acc, part) => acc.map((v, j) => (v === null ? part[j] : part[j] === null ? v : Math.min(v, part[j]!))));
+  }
   const values = 'segments' in spec ? segmentSeries(spec, grid) : await sensorSeries(db, spec.sensor, spec.unit, grid, beliefTimeMs);
   return spec.default === undefined ? values : values.map((v) => v ?? spec.default!);
 }

@@ -541,7 +541,7 @@ async function commitmentsOf(
   return out.length ? { commitments: out } : {};
 }
 
-/** The smaller of two optional limits; sensor-valued limits are combined when the job runs. */
+/** The smaller of two optional limits; where a sensor gives one, they are combined when the job runs. */
 const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSpec | null => {
   if (!a || !b) return a ?? b ?? null;
   if ('fixed' in a && 'fixed' in b) return { fixed: Math.min(a.fixed, b.fixed) };
@@ -551,7 +551,7 @@ const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSp
     return { ...a, segments, default: Math.min(a.default ?? b.fixed, b.fixed) };
   }
   if ('fixed' in a && 'segments' in b) return tighter(b, a);
-  return 'fixed' in b ? a : b;
+  return { min: [a, b] };
 };
 
 /**

@@ -10,12 +10,14 @@ import type { Reference, Use } from '../policies/references.ts';
 /**
  * A per-step value: fixed; read from a sensor and converted into the wanted unit (`default` for
  * steps without data); or time segments [startMs, endMs), where overlapping segments give the
- * first listed value or the smallest (capacities), and `default` fills uncovered steps.
+ * first listed value or the smallest (capacities), and `default` fills uncovered steps; or the
+ * smallest known of several (a site capacity under the site's power capacity).
  */
 export type SeriesSpec =
   | { fixed: number }
   | { sensor: number; unit: string; default?: number }
-  | { segments: { startMs: number; endMs: number; value: number }[]; overlap: 'first' | 'min'; default?: number };
+  | { segments: { startMs: number; endMs: number; value: number }[]; overlap: 'first' | 'min'; default?: number }
+  | { min: SeriesSpec[] };
 
 export type SocConstraintSpec = { valueMwh: number; atMs: number } | { valueMwh: number; startMs: number; endMs: number };
 
