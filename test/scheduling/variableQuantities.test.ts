@@ -183,6 +183,59 @@ describe('sensor references with a default', () => {
   });
 });
 
+describe('stored on the asset', () => {
+  it('an asset flex_model with a capacity time series and an output sensor schedules from a bare trigger', async () => {
+    const consumption = await sensor('MW');
+    const flexModel = {
+      ...base,
+      'power-capacity': [segment(START, MIDDLE, '0.5 MW'), segment(MIDDLE, END, '2 MW')],
+      'soc-targets': [{ datetime: END, value: '2 MWh' }],
+      consumption: { sensor: consumption },
+    };
+    const asset = await t.request('POST', '/api/v3_0/assets', {
+      token,
+      json: {
+        name: 'stored variable battery',
+        generic_asset_type_id: await f.assetType('battery'),
+        account_id: accountId,
+        latitude: 52,
+        longitude: 4,
+        flex_model: JSON.stringify(flexModel),
+        flex_context: JSON.stringify({ 'consumption-price': [segment(START, END, '100 EUR/MWh')] }),
+      },
+    });
+    expect(asset.status, JSON.stringify(asset.body)).toBe(201);
+    const device = (await f.sensor({ assetId: asset.body.id, unit: 'MW', resolutionMinutes: 60 })).id;
+    const res = await t.request('POST', `/api/v3_0/sensors/${device}/schedules/trigger`, {
+      token,
+      json: { start: START, duration: 'PT2H' },
+    });
+    expect(res.status).toBe(200);
+    expect((await waitForSchedule(t, token, device, res.body.schedule, 'PT2H')).body.values).toEqual([0.5, 1.5]);
+    expect(await stored(consumption)).toEqual([0.5, 1.5]);
+  });
+
+  it('refuses a badly timed segment in a stored flex_model with the message nested under the field', async () => {
+    const res = await t.request('POST', '/api/v3_0/assets', {
+      token,
+      json: {
+        name: 'badly timed battery',
+        generic_asset_type_id: await f.assetType('battery'),
+        account_id: accountId,
+        latitude: 52,
+        longitude: 4,
+        flex_model: JSON.stringify({ 'power-capacity': [{ start: START, end: END, duration: 'PT1H', value: '1 MW' }] }),
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toEqual({
+      json: {
+        flex_model: { 'power-capacity': { '0': { _schema: ["If using the 'duration' field, either 'start' or 'end' is expected."] } } },
+      },
+    });
+  });
+});
+
 describe('bad variable quantities', () => {
   it('answer 422 with the messages nested per segment as marshmallow nests them, queueing nothing', async () => {
     const device = await battery();
