@@ -136,6 +136,12 @@ const fields: Field[] = [
     unit: 'MW',
     request: (w) => trigger(w, context({ 'aggregate-power': ref(w.target) })),
   },
+  {
+    name: 'flex-context aggregate-consumption',
+    use: 'write',
+    unit: 'MW',
+    request: (w) => trigger(w, context({ 'aggregate-consumption': ref(w.target) })),
+  },
   flexModelField('power-capacity', 'read', 'MW', ref),
   flexModelField('consumption-capacity', 'read', 'MW', ref),
   flexModelField('production-capacity', 'read', 'MW', ref),

@@ -389,6 +389,20 @@ describe('output sensors', () => {
     expect((await waitForSchedule(t, token, aggregate, job, 'PT2H')).body.values).toEqual([1.5, -0.5]);
   });
 
+  it('aggregate-consumption and aggregate-production together get the site’s consumption part and production part', async () => {
+    const consumption = await sensor('MW');
+    const production = await sensor('kW');
+    const load = await sensor('MW', [0.5, 0.5]);
+    await schedule(arbitrage, {
+      ...prices,
+      'inflexible-consumption': [{ sensor: load }],
+      'aggregate-consumption': { sensor: consumption },
+      'aggregate-production': { sensor: production },
+    });
+    expect(await stored(consumption)).toEqual([1.5, 0]);
+    expect(await stored(production)).toEqual([0, 500]);
+  });
+
   it('refuses another account’s output sensor (403) and a contradicting sign attribute (422), queueing and storing nothing', async () => {
     const device = await battery();
     const before = await jobCount();
@@ -396,6 +410,8 @@ describe('output sensors', () => {
       [{ consumption: { sensor: otherAccountSensor } }, {}],
       [{ production: { sensor: otherAccountSensor } }, {}],
       [{}, { 'aggregate-power': { sensor: otherAccountSensor } }],
+      [{}, { 'aggregate-consumption': { sensor: otherAccountSensor } }],
+      [{}, { 'aggregate-production': { sensor: otherAccountSensor } }],
     ]) {
       expect((await post(device, model, context)).status).toBe(403);
     }

@@ -164,6 +164,9 @@ export const flexContext = z.strictObject({
   commitments: z.array(commitment).optional(),
   /** FlexMeasures 1.0 output sensor for the site's power: all scheduled and inflexible devices. */
   'aggregate-power': sensorRef.optional(),
+  /** The same, seen as consumption resp. production (1.0's successors of `aggregate-power`). */
+  'aggregate-consumption': sensorRef.optional(),
+  'aggregate-production': sensorRef.optional(),
 });
 export type FlexContext = z.output<typeof flexContext>;
 

@@ -39,7 +39,14 @@ export async function ownerAccess(db: Knex, kind: 'asset' | 'sensor', accountId:
 }
 
 /** Flex-model/flex-context keys whose sensor receives the job's results rather than feeding it. */
-const outputKeys = new Set(['state-of-charge', 'consumption', 'production', 'aggregate-power']);
+const outputKeys = new Set([
+  'state-of-charge',
+  'consumption',
+  'production',
+  'aggregate-power',
+  'aggregate-consumption',
+  'aggregate-production',
+]);
 
 const isId = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
 

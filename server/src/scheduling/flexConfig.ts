@@ -283,10 +283,6 @@ async function deviceSpec(
     Promise.all((model[field] ?? []).map((g, i) => seriesOf(db, `${field}.${i}`, g, quantityIn('MW', 'MW', 'first'), horizon)));
   const gains = await flows('soc-gain');
   const usages = await flows('soc-usage');
-  const output = async (field: 'consumption' | 'production') => {
-    const ref = model[field];
-    return ref ? { [`${field}SensorId`]: (await referencedSensor(db, field, ref.sensor)).id } : {};
-  };
   const socSensor = model['state-of-charge'] ? await referencedSensor(db, 'state-of-charge', model['state-of-charge'].sensor) : null;
   const strictlyConsumer = sensor.attributes.is_consumer === true && sensor.attributes.is_producer === false;
   const strictlyProducer = sensor.attributes.is_producer === true && sensor.attributes.is_consumer === false;
@@ -318,9 +314,20 @@ async function deviceSpec(
     canProduce: !strictlyConsumer && sensor.asset_type !== 'one-way_evse',
     socSensorId: socSensor?.id ?? null,
     ...(fromSocSensor && { socAtStartFromSensor: true }),
-    ...(await output('consumption')),
-    ...(await output('production')),
+    ...(await outputSensor(db, model, 'consumption', 'consumptionSensorId')),
+    ...(await outputSensor(db, model, 'production', 'productionSensorId')),
   };
+}
+
+/** An output sensor field as the spec's `…SensorId` key, absent when the field is. */
+async function outputSensor<F extends string, K extends string>(
+  db: Knex,
+  config: Partial<Record<F, { sensor: number }>>,
+  field: F,
+  key: K,
+): Promise<Partial<Record<K, number>>> {
+  const ref = config[field];
+  return ref ? ({ [key]: (await referencedSensor(db, field, ref.sensor)).id } as Partial<Record<K, number>>) : {};
 }
 
 /** A fixed price such as "100 EUR/MWh" or "10 EUR/kW", in its currency per MWh or per MW. */
@@ -627,9 +634,9 @@ export async function resolveStorageJob(
     preferChargingSooner,
     socUnit,
     customScheduler: typeof customScheduler === 'string' && customScheduler ? customScheduler : null,
-    ...(context['aggregate-power'] && {
-      aggregatePowerSensorId: (await referencedSensor(db, 'aggregate-power', context['aggregate-power'].sensor)).id,
-    }),
+    ...(await outputSensor(db, context, 'aggregate-power', 'aggregatePowerSensorId')),
+    ...(await outputSensor(db, context, 'aggregate-consumption', 'aggregateConsumptionSensorId')),
+    ...(await outputSensor(db, context, 'aggregate-production', 'aggregateProductionSensorId')),
     ...sourceTypeFilters(context, models),
   };
 }

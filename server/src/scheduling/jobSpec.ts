@@ -99,6 +99,9 @@ export interface StorageJobSpec {
   commitments?: CommitmentSpec[];
   /** FlexMeasures 1.0 output sensor for the site's power (scheduled plus inflexible devices). */
   aggregatePowerSensorId?: number;
+  /** The site's power as consumption and/or production, split as a device's `consumption`/`production`. */
+  aggregateConsumptionSensorId?: number;
+  aggregateProductionSensorId?: number;
   preferChargingSooner: boolean;
   socUnit: 'MWh' | 'kWh';
   /** A module named by the `custom-scheduler` attribute, run instead of the built-in solver. */

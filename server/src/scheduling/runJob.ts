@@ -111,12 +111,17 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
           const socSensor = await sensors(device.socSensorId);
           rows.push(...socBeliefs({ ...at, sensor: socSensor, socMwh: schedule.devices[d].socMwh, socMaxMwh: device.socMaxMwh }));
         }
-        rows.push(...(await consumptionProductionBeliefs(trx, at, sensors, device, schedule.devices[d].powerMw)));
+        const outputs = { consumption: device.consumptionSensorId, production: device.productionSensorId };
+        rows.push(...(await consumptionProductionBeliefs(trx, at, sensors, outputs, schedule.devices[d].powerMw)));
       }
       if (spec.aggregatePowerSensorId !== undefined) {
         const sensor = await sensors(spec.aggregatePowerSensorId);
         rows.push(...powerBeliefs({ spec, beliefTimeMs, sourceId: src.id, sensor, powerMw: schedule.sitePowerMw }));
       }
+      const siteOutputs = { consumption: spec.aggregateConsumptionSensorId, production: spec.aggregateProductionSensorId };
+      rows.push(
+        ...(await consumptionProductionBeliefs(trx, { spec, beliefTimeMs, sourceId: src.id }, sensors, siteOutputs, schedule.sitePowerMw)),
+      );
       // A re-run with the same belief time replaces its own earlier result.
       await recordBeliefs(trx, rows, { allowOverwrite: true });
       return src;
@@ -198,12 +203,14 @@ async function runProcess(
 /** Every sensor a storage job writes to. */
 function outputSensorIds(spec: StorageJobSpec): number[] {
   const perDevice = spec.devices.flatMap((d) => [d.sensorId, d.socSensorId, d.consumptionSensorId, d.productionSensorId]);
-  return [...perDevice, spec.aggregatePowerSensorId].filter((id): id is number => typeof id === 'number');
+  const site = [spec.aggregatePowerSensorId, spec.aggregateConsumptionSensorId, spec.aggregateProductionSensorId];
+  return [...perDevice, ...site].filter((id): id is number => typeof id === 'number');
 }
 
 /**
- * A device's schedule on its FlexMeasures 1.0 `consumption`/`production` output sensors: one of
- * them alone gets the whole schedule, both get its consumption and its production part. Each
+ * A power schedule on FlexMeasures 1.0 consumption/production output sensors (a device's
+ * `consumption`/`production`, the site's `aggregate-…`): one of them alone gets the whole
+ * schedule, both get its consumption and its production part. Each
  * sensor's `consumption_is_positive` is set to its field's convention (the trigger refused a
  * contradicting one), so that consumption is stored positive on the one, production on the other.
  */
@@ -211,14 +218,14 @@ async function consumptionProductionBeliefs(
   trx: Knex.Transaction,
   at: BeliefsAt,
   sensors: JobSensors,
-  device: StorageJobSpec['devices'][number],
+  outputs: { consumption?: number; production?: number },
   powerMw: number[],
 ): Promise<BeliefInput[]> {
-  const both = device.consumptionSensorId !== undefined && device.productionSensorId !== undefined;
+  const both = outputs.consumption !== undefined && outputs.production !== undefined;
   const rows: BeliefInput[] = [];
   for (const [id, consumptionIsPositive, part] of [
-    [device.consumptionSensorId, true, (p: number) => (both ? Math.max(p, 0) : p)],
-    [device.productionSensorId, false, (p: number) => (both ? Math.min(p, 0) : p)],
+    [outputs.consumption, true, (p: number) => (both ? Math.max(p, 0) : p)],
+    [outputs.production, false, (p: number) => (both ? Math.min(p, 0) : p)],
   ] as const) {
     if (id === undefined) continue;
     const stored = await sensors(id);

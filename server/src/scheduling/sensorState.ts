@@ -26,7 +26,16 @@ const fail = (field: string, message: string) => unprocessable('json', fieldTree
  */
 export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: number): Promise<JobSpec> {
   if (spec.scheduler !== 'StorageScheduler') return spec;
-  for (const d of spec.devices) await checkOutputSigns(db, d);
+  for (const d of spec.devices) {
+    await checkOutputSigns(db, [
+      ['consumption', d.consumptionSensorId, true],
+      ['production', d.productionSensorId, false],
+    ]);
+  }
+  await checkOutputSigns(db, [
+    ['aggregate-consumption', spec.aggregateConsumptionSensorId, true],
+    ['aggregate-production', spec.aggregateProductionSensorId, false],
+  ]);
   if (!spec.devices.some((d) => d.socAtStartFromSensor)) return spec;
   const devices: StorageDeviceSpec[] = [];
   for (const { socAtStartFromSensor, ...d } of spec.devices) {
@@ -70,18 +79,15 @@ async function socAtStart(db: Knex, spec: StorageJobSpec, d: StorageDeviceSpec, 
  * 1.0 stores a consumption output consumption-positive and a production output production-positive,
  * recording that in the sensor's `consumption_is_positive`; a sensor that says otherwise is refused.
  */
-async function checkOutputSigns(db: Knex, d: StorageDeviceSpec): Promise<void> {
-  for (const [field, id, intended] of [
-    ['consumption', d.consumptionSensorId, true],
-    ['production', d.productionSensorId, false],
-  ] as const) {
+async function checkOutputSigns(db: Knex, outputs: [field: string, id: number | undefined, intended: boolean][]): Promise<void> {
+  for (const [field, id, intended] of outputs) {
     if (id === undefined) continue;
     const existing = (await getSensor(db, id))!.attributes.consumption_is_positive;
     if (typeof existing === 'boolean' && existing !== intended) {
       const text = (v: boolean) => (v ? 'True' : 'False');
       throw fail(
         field,
-        `Sensor ${id} already has \`consumption_is_positive=${text(existing)}\`, which conflicts with the '${field}_schedule' output schedule (expected \`consumption_is_positive=${text(intended)}\`).`,
+        `Sensor ${id} already has \`consumption_is_positive=${text(existing)}\`, which conflicts with the '${field.replace('-', '_')}_schedule' output schedule (expected \`consumption_is_positive=${text(intended)}\`).`,
       );
     }
   }
