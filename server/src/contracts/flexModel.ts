@@ -110,7 +110,7 @@ const variableWithUnit = z.union([sensorRef, z.string().max(100), z.array(timedS
 export const commitment = z
   .strictObject({
     name: z.string().min(1).max(100),
-    baseline: quantityOrSensor.optional(),
+    baseline: variableQuantity.optional(),
     'up-price': z.union([sensorRef, z.string().max(100)]).optional(),
     'down-price': z.union([sensorRef, z.string().max(100)]).optional(),
     sensors: z.array(id).optional(),

@@ -493,16 +493,22 @@ async function commitmentPrice(db: Knex, field: string, value: Commitment['up-pr
   return { fixed: n };
 }
 
-/** A commitment's baseline in MW: a power, fixed or from a power sensor. */
-async function commitmentBaseline(db: Knex, field: string, value: NonNullable<Commitment['baseline']>): Promise<SeriesSpec> {
-  const unit =
-    typeof value === 'object'
+/** A commitment's baseline in MW: a power, fixed, from a power sensor, or as a time series. */
+async function commitmentBaseline(
+  db: Knex,
+  field: string,
+  value: NonNullable<Commitment['baseline']>,
+  horizon: Horizon,
+): Promise<SeriesSpec> {
+  const unit = Array.isArray(value)
+    ? 'MW'
+    : typeof value === 'object'
       ? (await referencedSensor(db, field, value.sensor)).unit
       : typeof value === 'string'
         ? value.replace(/^\s*[-+\d.eE]+\s*/, '') || 'MW'
         : 'MW';
   if (!isPowerUnit(unit)) throw fail(field, 'Commitment baseline must have a power unit.');
-  return (await seriesOf(db, field, value, 'MW', 'MW'))!;
+  return (await seriesOf(db, field, value, quantityIn('MW', 'MW', 'first'), horizon))!;
 }
 
 /**
@@ -516,9 +522,10 @@ async function commitmentBaseline(db: Knex, field: string, value: NonNullable<Co
 async function commitmentsOf(
   db: Knex,
   context: FlexContext,
-  stepMs: number,
+  horizon: Horizon,
   deviceSensorIds: Set<number>,
 ): Promise<{ commitments?: CommitmentSpec[] }> {
+  const { stepMs } = horizon;
   const list = context.commitments ?? [];
   const out: CommitmentSpec[] = [];
   for (const [i, c] of list.entries()) {
@@ -539,7 +546,7 @@ async function commitmentsOf(
     }
     out.push({
       name: c.name,
-      baselineMw: await commitmentBaseline(db, at('baseline'), c.baseline!),
+      baselineMw: await commitmentBaseline(db, at('baseline'), c.baseline!, horizon),
       upPrice,
       downPrice,
       scopeSensorIds: c.sensors ?? null,
@@ -626,7 +633,7 @@ export async function resolveStorageJob(
     ...(await commitmentsOf(
       db,
       context,
-      stepMs,
+      horizon,
       new Set([...specs.map((s) => s.sensorId), ...inflexible, ...signed.consumption, ...signed.production]),
     )),
     siteConsumptionCapacityMw: tighter(siteConsumption, sitePower),
