@@ -23,6 +23,11 @@ type Terms = [number, number][];
  * when `heightPrice` is given, the highest breach of each run of steps with the same limit and
  * height price costs `heightPrice` per unit once more (its height): E_g ≥ e_j for j in group g.
  * All linear: the minimisation pushes e and E down onto the breach itself.
+ *
+ * Where a step's area is free (demand charges price only the height), e_j would be an unpriced
+ * copy of the breach, so the row states the height directly, ±(X_j − limit_j) ≤ E_g: the same
+ * feasible set for X and E with one column and one row fewer per step. On the 2520-step bench
+ * this removes 2T of the soft model's 11T columns and 14T rows, and every solve gets cheaper.
  */
 function addBreach(
   lp: LpBuilder,
@@ -43,20 +48,25 @@ function addBreach(
     }
     const { terms, constant } = expression(j);
     const area = areaPrice(j);
-    const e = lp.addColumn(`${name}[${j}]`, 0, Infinity, area);
-    if (area !== 0) priced.push([e, area]);
-    // above: X − e ≤ q; below: X + e ≥ q.
-    if (side === 'above') lp.addRow(`${name}[${j}]`, -Infinity, q - constant, [...terms, [e, -1]]);
-    else lp.addRow(`${name}[${j}]`, q - constant, Infinity, [...terms, [e, 1]]);
-    if (!heightPrice) continue;
-    const price = heightPrice(j);
-    if (!group || group.limit !== q || group.price !== price) {
-      group = { limit: q, price, column: lp.addColumn(`${name} peak[${j}]`, 0, Infinity, price) };
-      if (price !== 0) priced.push([group.column, price]);
+    let height: number | null = null;
+    if (heightPrice) {
+      const price = heightPrice(j);
+      if (!group || group.limit !== q || group.price !== price) {
+        group = { limit: q, price, column: lp.addColumn(`${name} peak[${j}]`, 0, Infinity, price) };
+        if (price !== 0) priced.push([group.column, price]);
+      }
+      height = group.column;
     }
+    // The breach is stated on e_j, or on the height E_g itself when the area is free (see above).
+    const breach = area === 0 && height !== null ? height : lp.addColumn(`${name}[${j}]`, 0, Infinity, area);
+    if (breach !== height && area !== 0) priced.push([breach, area]);
+    // above: X − e ≤ q; below: X + e ≥ q.
+    if (side === 'above') lp.addRow(`${name}[${j}]`, -Infinity, q - constant, [...terms, [breach, -1]]);
+    else lp.addRow(`${name}[${j}]`, q - constant, Infinity, [...terms, [breach, 1]]);
+    if (height === null || breach === height) continue;
     lp.addRow(`${name} peak[${j}]`, -Infinity, 0, [
-      [e, 1],
-      [group.column, -1],
+      [breach, 1],
+      [height, -1],
     ]);
   }
   return { name, terms: priced };

@@ -167,7 +167,7 @@ describe('solveStorage', () => {
     expect(idle.totalCost).toBeCloseTo(-2 * 50 + 2 * 100, 9);
   });
 
-  it('adds binaries only where the LP would burn energy under negative prices', async () => {
+  it('adds binaries only around the steps where the LP would burn energy under negative prices', async () => {
     // Four negative hours: more than the battery needs to fill up from empty.
     const prices = [...constant(8, 40), ...constant(16, -30), ...constant(8, 60)];
     const T = prices.length;
