@@ -36,6 +36,28 @@ describe('buildStorageModel', () => {
     expect(model.columnInteger.reduce((a, b) => a + b, 0)).toBe(2);
   });
 
+  it('states a demand charge on one peak column per run of equal thresholds, one row per step', () => {
+    const T = 6;
+    const base = site([battery({ stepCount: T })], constant(T, 10), null);
+    const plain = buildStorageModel(base).model;
+    const { model, index } = buildStorageModel({
+      ...base,
+      sitePeakConsumption: { thresholdMw: [1, 1, 1, 2, 2, 2], price: constant(T, 100) },
+    });
+    // Only the height is priced, so no per-step breach column sits between the site power and the peak.
+    expect(model.columnCount - plain.columnCount).toBe(2);
+    expect(model.rowCount - plain.rowCount).toBe(T);
+    expect(index.priced).toEqual([
+      {
+        name: 'consumption peak',
+        terms: [
+          [expect.any(Number), 100],
+          [expect.any(Number), 100],
+        ],
+      },
+    ]);
+  });
+
   it('merges targets, minima, maxima and soc-min/max into stock bounds', () => {
     const device = {
       ...battery({ stepCount: 3, socMinMwh: 0.5, socMaxMwh: 4 }),
