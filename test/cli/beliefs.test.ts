@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { factories } from '../helpers/factories.ts';
 import { lastJsonLine, runCli } from '../helpers/processes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+// Each command is a fresh npm + Node process; a test runs several of them in a row (as in cli.test.ts).
+vi.setConfig({ testTimeout: 180_000 });
 
 let t: TestServer;
 let f: ReturnType<typeof factories>;
