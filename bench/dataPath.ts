@@ -14,6 +14,7 @@
  * BENCH_ONLY=uploads (or another of schedule, uploads, year, login) runs that part alone.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
@@ -33,6 +34,8 @@ import { startServer } from './_server.ts';
 const QUICK = process.env.BENCH_QUICK === '1';
 const LOAD_SECONDS = QUICK ? 5 : 20;
 const CLIENTS = 50;
+// Days each client can post: 1,000 uploads/s shared by 50 clients for the load phase, twice over.
+const MAX_POSTS_PER_CLIENT = LOAD_SECONDS * 40;
 const VALUES_PER_POST = 96;
 const YEAR_VALUES = 35_040;
 const RUNS = 5;
@@ -252,29 +255,49 @@ async function schedules(schedule: () => Promise<number>, rows: Rows) {
 
 /** 1. Many devices posting a day of quarter hours each. */
 async function uploads(url: string, headers: Headers, rows: Rows, clients: number[]) {
-  // 1. Many devices posting a day of quarter hours each.
+  // The client shares the CPU with the server: the bodies are built before the clock starts, and
+  // plain http over kept-alive connections costs it far less per request than fetch does.
+  const bodies = Array.from({ length: MAX_POSTS_PER_CLIENT }, (_, k) =>
+    Buffer.from(
+      JSON.stringify({
+        values: Array.from({ length: VALUES_PER_POST }, value),
+        start: new Date(YEAR_START + k * DAY).toISOString(),
+        duration: 'PT24H',
+        unit: 'kW',
+      }),
+    ),
+  );
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const { hostname, port } = new URL(url);
+  const post = (sensorId: number, body: Buffer) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          agent,
+          hostname,
+          port,
+          method: 'POST',
+          path: `/api/v3_0/sensors/${sensorId}/data`,
+          headers: { ...headers, 'Content-Length': body.length },
+        },
+        (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode ?? 0));
+          res.once('error', reject);
+        },
+      );
+      req.once('error', reject);
+      req.end(body);
+    });
   const latencies: number[] = [];
   let errors = 0;
   const until = performance.now() + LOAD_SECONDS * 1000;
   await Promise.all(
     clients.map(async (sensorId) => {
-      for (let k = 0; performance.now() < until; k++) {
-        const values = Array.from({ length: VALUES_PER_POST }, value);
-        const payload = JSON.stringify({
-          values,
-          start: new Date(YEAR_START + k * DAY).toISOString(),
-          duration: 'PT24H',
-          unit: 'kW',
-        });
+      for (let k = 0; k < bodies.length && performance.now() < until; k++) {
+        const started = performance.now();
         try {
-          const r = await timed(() =>
-            fetch(`${url}/api/v3_0/sensors/${sensorId}/data`, {
-              method: 'POST',
-              headers,
-              body: payload,
-            }),
-          );
-          if (r.status === 200) latencies.push(r.ms);
+          if ((await post(sensorId, bodies[k])) === 200) latencies.push(performance.now() - started);
           else errors++;
         } catch {
           errors++;
@@ -282,6 +305,7 @@ async function uploads(url: string, headers: Headers, rows: Rows, clients: numbe
       }
     }),
   );
+  agent.destroy();
   const perSecond = latencies.length / LOAD_SECONDS;
   const p99 = percentile(latencies, 99);
   rows.push([
