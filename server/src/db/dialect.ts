@@ -35,6 +35,14 @@ export interface Dialect {
    *   in key order.
    */
   latestPerProbability<T>(query: Knex.QueryBuilder): Promise<T[]>;
+  /**
+   * Runs one statement of the hot paths (every request, every upload), written in SQL both
+   * engines read, with `?` placeholders: SQLite keeps it compiled on the connection for the next
+   * time (knex's builder and node-sqlite3 would compile it again each time).
+   * @param db the store, its reader pool, or a transaction.
+   * @returns the rows it produced (none for writes).
+   */
+  query<T>(db: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]): Promise<T[]>;
   /** The rows of a `db.raw()` SELECT (SQLite returns them as an array, PostgreSQL in `.rows`). */
   rows<T>(result: unknown): T[];
   /**

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/dialect.ts';
 import { getUser, type User } from './users.ts';
 
 /**
@@ -23,7 +24,9 @@ const entries = new Map<string, Entry>();
 /** The stored form of a token: only its hash is kept. */
 export const tokenHash = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
-const currentEpoch = async (db: Knex) => Number((await db('auth_epoch').where({ id: 1 }).first<{ epoch: number }>('epoch')).epoch);
+// Read by every authenticated request: a kept statement (see `Dialect.query`).
+const currentEpoch = async (db: Knex) =>
+  Number((await dialectOf(db).query<{ epoch: number }>(db, 'SELECT epoch FROM auth_epoch WHERE id = 1', []))[0].epoch);
 
 /**
  * The user (active or not) a live token belongs to.

@@ -133,10 +133,12 @@ export async function recordBeliefs(
   result.replaced = await write(trx, replacements, ` ON CONFLICT (${KEY}) DO UPDATE SET event_value = excluded.event_value`);
 
   const pairs = [...new Map([...groups.values()].map((g) => [`${g.sensorId}/${g.sourceId}`, g])).values()];
-  await trx('sensor_source')
-    .insert(pairs.map((g) => ({ sensor_id: g.sensorId, source_id: g.sourceId })))
-    .onConflict(['sensor_id', 'source_id'])
-    .ignore();
+  await dialectOf(trx).query(
+    trx,
+    `INSERT INTO sensor_source (sensor_id, source_id) VALUES ${new Array<string>(pairs.length).fill('(?, ?)').join(', ')}
+     ON CONFLICT (sensor_id, source_id) DO NOTHING`,
+    pairs.flatMap((g) => [g.sensorId, g.sourceId]),
+  );
   return result;
 }
 
@@ -184,19 +186,20 @@ async function mostRecentStored(
   const found = new Map<number, { beliefTimeMs: number; value: number }>();
   if (!rows.length) return found;
   // Fresh data (the common case) has nothing stored in its window: one probe settles it.
-  const any = await trx('timed_belief')
-    .where({ sensor_id: sensorId })
-    .whereBetween('event_start', [rows[0].eventStartMs, rows[rows.length - 1].eventStartMs])
-    .first(trx.raw('1 AS x'));
+  const [any] = await dialectOf(trx).query(
+    trx,
+    'SELECT 1 AS x FROM timed_belief WHERE sensor_id = ? AND event_start BETWEEN ? AND ? LIMIT 1',
+    [sensorId, rows[0].eventStartMs, rows[rows.length - 1].eventStartMs],
+  );
   if (!any) return found;
   for (let offset = 0; offset < rows.length; offset += LOOKUP_CHUNK) {
     const chunk = rows.slice(offset, offset + LOOKUP_CHUNK);
     const bindings: number[] = [];
     for (const [i, r] of chunk.entries()) bindings.push(offset + i, r.eventStartMs, r.lowerMs, r.beliefTimeMs);
-    const hits = dialectOf(trx).rows<{ i: number; bt: number; value: number }>(
-      await trx.raw(
-        // MATERIALIZED: computed once per row; inlined, the subquery would run twice.
-        `WITH incoming (i, es, lo, hi) AS (VALUES ${valueRows(chunk.length, LOOKUP_ROW)}),
+    const hits = await dialectOf(trx).query<{ i: number; bt: number; value: number }>(
+      trx,
+      // MATERIALIZED: computed once per row; inlined, the subquery would run twice.
+      `WITH incoming (i, es, lo, hi) AS (VALUES ${valueRows(chunk.length, LOOKUP_ROW)}),
        m AS MATERIALIZED (
          SELECT incoming.i AS i, incoming.es AS es,
            (SELECT MAX(t.belief_time) FROM timed_belief t
@@ -207,8 +210,7 @@ async function mostRecentStored(
        FROM m
        JOIN timed_belief b ON b.sensor_id = ? AND b.event_start = m.es AND b.source_id = ?
          AND b.cumulative_probability = ? AND b.belief_time = m.bt`,
-        [...bindings, sensorId, sourceId, cp, sensorId, sourceId, cp],
-      ),
+      [...bindings, sensorId, sourceId, cp, sensorId, sourceId, cp],
     );
     for (const h of hits) found.set(Number(h.i), { beliefTimeMs: Number(h.bt), value: h.value });
   }
@@ -231,7 +233,8 @@ async function write(trx: Knex.Transaction, writes: Writes, onConflict: string):
       const bindings = [sensorId, sourceId, cp];
       for (let k = i; k < end; k++) bindings.push(triples[k]);
       // WHERE keeps SQLite from reading ON CONFLICT as part of the SELECT.
-      await trx.raw(
+      await dialectOf(trx).query(
+        trx,
         `INSERT INTO timed_belief (${COLUMNS.join(', ')})
          SELECT ?, column1, ?, ?, column2, column3 FROM (VALUES ${valueRows((end - i) / 3, WRITE_ROW)}) AS v WHERE 1 = 1${onConflict}`,
         bindings,

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/dialect.ts';
 import { defined } from './defined.ts';
 
 export interface Sensor {
@@ -27,11 +28,15 @@ const fromRow = <T extends DbSensor>(r: T): Omit<T, 'attributes'> & { attributes
 
 /** @returns the sensor with its asset's account and type, or undefined. */
 export async function getSensor(db: Knex, id: number): Promise<SensorInContext | undefined> {
-  const row = await db('sensor as s')
-    .join('generic_asset as a', 'a.id', 's.generic_asset_id')
-    .join('generic_asset_type as t', 't.id', 'a.generic_asset_type_id')
-    .where('s.id', id)
-    .first<(DbSensor & { account_id: number | null; asset_type: string }) | undefined>('s.*', 'a.account_id', 't.name as asset_type');
+  // Read by every request that names a sensor: a kept statement (see `Dialect.query`).
+  const [row] = await dialectOf(db).query<DbSensor & { account_id: number | null; asset_type: string }>(
+    db,
+    `SELECT s.*, a.account_id, t.name AS asset_type FROM sensor s
+     JOIN generic_asset a ON a.id = s.generic_asset_id
+     JOIN generic_asset_type t ON t.id = a.generic_asset_type_id
+     WHERE s.id = ?`,
+    [id],
+  );
   return row && fromRow(row);
 }
 

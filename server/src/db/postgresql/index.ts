@@ -52,6 +52,10 @@ export const postgresql: Dialect = {
 
   rows: <T>(result: unknown) => (result as { rows: T[] }).rows,
 
+  // node-postgres sends the statement and its parameters in one round trip already.
+  query: async <T>(db: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]) =>
+    ((await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: T[] }).rows,
+
   async createBeliefTable(_db, table) {
     // The primary key's b-tree (sensor, event start, …) serves every window read as one range.
     await table;

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
+import type sqlite3 from 'sqlite3';
 import type { Dialect } from '../dialect.ts';
 import { backupStore } from './backup.ts';
+import { finalizeKept, runKept } from './statements.ts';
 import { lockStore } from './storeLock.ts';
 
 /** knex's own bookkeeping, which is not part of the application's schema. */
@@ -41,6 +43,8 @@ export const sqlite: Dialect = {
       .groupBy('event_start', 'source_id', 'cumulative_probability') as unknown as Promise<T[]>,
 
   rows: <T>(result: unknown) => result as T[],
+
+  query: runKept,
 
   async createBeliefTable(db, table) {
     // WITHOUT ROWID stores the rows in the primary-key b-tree itself: a window read touches only
@@ -81,14 +85,15 @@ function connect(file: string, max: number, pragmas: string[]) {
     pool: {
       min: 1,
       max,
-      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: SqliteConnection) => void) {
+      afterCreate(conn: sqlite3.Database, done: (err: Error | null, conn: sqlite3.Database) => void) {
+        const close = conn.close.bind(conn);
+        conn.close = (callback) => {
+          finalizeKept(conn);
+          return close(callback);
+        };
         // The CLI may write while the server runs; wait for its lock instead of failing.
         conn.exec([...pragmas, 'PRAGMA busy_timeout = 10000'].join(';'), (err) => done(err, conn));
       },
     },
   });
-}
-
-interface SqliteConnection {
-  exec(sql: string, cb: (err: Error | null) => void): void;
 }
