@@ -31,6 +31,7 @@ import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
 import { createWorkerPool } from './scheduling/workerPool.ts';
+import { warmMainThread } from './warmStart.ts';
 
 export interface RunningServer {
   url: string;
@@ -163,10 +164,12 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 /**
  * Opens and migrates the store, then serves the API.
  * @param config the settings.
- * @param options a logger to use instead of a new one.
+ * @param options a logger to use instead of a new one; whether to open the port only once the
+ *   scheduling thread has loaded the solver, so that the first schedule costs what later ones do
+ *   (the entry point does; tests, which start many servers, do not wait).
  * @returns the running server.
  */
-export async function startServer(config: Config, options: { log?: Logger } = {}): Promise<RunningServer> {
+export async function startServer(config: Config, options: { log?: Logger; warm?: boolean } = {}): Promise<RunningServer> {
   const folder = dataFolder(config.dataDir);
   // One server per data folder: a second one would run the same jobs and fight over the store.
   const target = storeTarget(config);
@@ -215,6 +218,10 @@ export async function startServer(config: Config, options: { log?: Logger } = {}
     await jobs.start();
     // API-only processes leave the clock to the workers.
     if (config.role !== 'api') automations.start();
+    if (options.warm) {
+      warmMainThread();
+      await pool?.warmedUp;
+    }
     // A worker-only process serves no HTTP.
     if (config.role !== 'worker') {
       await new Promise<void>((resolve, reject) => {

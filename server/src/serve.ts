@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   let server;
   try {
     // Logs go to stdout and to logs/flexsite.log in the data folder.
-    server = await startServer(config);
+    server = await startServer(config, { warm: true });
   } catch (err) {
     if (err instanceof StoreBusyError) {
       console.error(err.message);

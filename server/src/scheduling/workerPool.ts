@@ -32,7 +32,7 @@ export function workerFile(): string {
  * WebAssembly is compiled once per thread, not once per schedule.
  * @param threads the number of worker threads.
  */
-export function createWorkerPool(threads: number): WorkerPool {
+export function createWorkerPool(threads: number): WorkerPool & { warmedUp: Promise<void> } {
   const pool = typedPool(
     new Piscina({
       filename: workerFile(),
@@ -45,6 +45,10 @@ export function createWorkerPool(threads: number): WorkerPool {
   );
   // Warm start: the kept thread loads the solver now, not when the first schedule is asked for.
   // A failure here (or the pool closing first) shows again, with its reason, on a real task.
-  pool.run('warmUp', undefined).catch(() => {});
-  return pool;
+  // `warmedUp` settles when it is done, either way.
+  const warmedUp = pool.run('warmUp', undefined).then(
+    () => {},
+    () => {},
+  );
+  return { ...pool, warmedUp };
 }
