@@ -95,12 +95,18 @@ export function flexReferences(config: unknown, prefix = '', location: Location 
 
 /**
  * Resolves references once each and authorizes every one for its strongest use.
+ * @param loaded sensors the request has read already, which are not read again.
  * @returns what they resolved to.
  * @throws 422 naming the fields of ids that do not exist (all of them, as a schema would), else
  *   the reference's 403 when the caller may not do something with one of them.
  */
-export async function authorizeReferences(db: Knex, user: User, refs: Reference[]): Promise<Resolved> {
-  const resolved = await resolve(db, refs);
+export async function authorizeReferences(
+  db: Knex,
+  user: User,
+  refs: Reference[],
+  loaded: readonly SensorInContext[] = [],
+): Promise<Resolved> {
+  const resolved = await resolve(db, refs, loaded);
   const missing = refs.filter((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id));
   if (missing.length) {
     // Fields of the first location named, nested per path part as marshmallow nests list items.
@@ -141,8 +147,8 @@ export async function authorizeSensor(db: Knex, user: User, sensor: SensorInCont
   if (!can(user, permissionFor(use), await ownerAccess(db, 'sensor', sensor.account_id))) throw forbidden();
 }
 
-async function resolve(db: Knex, refs: Reference[]): Promise<Resolved> {
-  const sensors = new Map<number, SensorInContext>();
+async function resolve(db: Knex, refs: Reference[], loaded: readonly SensorInContext[] = []): Promise<Resolved> {
+  const sensors = new Map<number, SensorInContext>(loaded.map((s) => [s.id, s]));
   const assets = new Map<number, Asset>();
   for (const r of refs) {
     if (r.kind === 'sensor' && !sensors.has(r.id)) {

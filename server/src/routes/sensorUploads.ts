@@ -3,6 +3,7 @@ import { invalidReplacement } from '../errors.ts';
 import type { AppContext } from '../http/context.ts';
 import { authorizeReferences, type Reference } from '../policies/references.ts';
 import { ReplacementError } from '../store/beliefs.ts';
+import type { SensorInContext } from '../store/sensors.ts';
 import type { User } from '../store/users.ts';
 
 /** The answer to an upload whose values were all new. */
@@ -21,6 +22,7 @@ export const ALREADY_RECEIVED = {
  * @param ctx the request.
  * @param user the caller, the data's source.
  * @param uploads the events per sensor, already in the sensors' units and resolutions.
+ * @param loaded the sensors as the route read them in this request (the guard reads no others).
  * @returns PROCESSED, or ALREADY_RECEIVED when something was left out as unchanged; throws the
  *   403 INVALID_REPLACEMENT answer when a value would change without overwriting allowed, and
  *   the 403 INVALID_SENDER answer when the caller may not write to one of the sensors.
@@ -29,10 +31,11 @@ export async function storeUploads(
   ctx: AppContext,
   user: User,
   uploads: SensorUpload[],
+  loaded: readonly SensorInContext[] = [],
 ): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
   // The routes check their sensors as they read them; this one rule guards the store itself.
   const refs = uploads.map((u): Reference => ({ kind: 'sensor', id: u.sensorId, use: 'write', location: 'json', field: 'sensor' }));
-  await authorizeReferences(ctx.services.reader, user, refs);
+  await authorizeReferences(ctx.services.reader, user, refs, loaded);
   try {
     const result = await commitUploads(ctx.services.db, {
       uploads,

@@ -194,7 +194,12 @@ export const sensorDataRoutes = [
     load: async ({ db, body }) => ({ sensor: await messageSensor(db, undefined, body.sensor, 'json', 'create-children') }),
     check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
     command: ({ user, ctx, loaded, checked }) =>
-      storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
+      storeUploads(
+        ctx,
+        user,
+        [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }],
+        [loaded.sensor],
+      ),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -217,7 +222,12 @@ export const sensorDataRoutes = [
     load: async ({ db, params, body }) => ({ sensor: await messageSensor(db, params, body.sensor, 'json', 'create-children') }),
     check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
     command: ({ user, ctx, loaded, checked }) =>
-      storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
+      storeUploads(
+        ctx,
+        user,
+        [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }],
+        [loaded.sensor],
+      ),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -228,7 +238,12 @@ export const sensorDataRoutes = [
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
     check: ({ ctx, loaded }) => uploadedFiles(ctx, loaded.sensor),
     command: ({ user, ctx, loaded, checked }) =>
-      storeUploads(ctx, user, [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }]),
+      storeUploads(
+        ctx,
+        user,
+        [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }],
+        [loaded.sensor],
+      ),
     response: { schema: wire.processedAnswer },
   }),
 ];
