@@ -65,6 +65,7 @@ async function recordUploads(
   props: UploadsProps,
   sourceId: number,
   onProgress?: (done: number, total: number) => void,
+  recordedPairs?: ReadonlySet<string>,
 ): Promise<RecordResult> {
   const total: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
   const resolutions = new Map<number, number>();
@@ -77,7 +78,7 @@ async function recordUploads(
   const sorted = onProgress ? all.sort((a, b) => a.eventStartMs - b.eventStartMs) : all;
   const step = onProgress ? PROGRESS_CHUNK : Math.max(1, sorted.length);
   for (let i = 0; i < sorted.length; i += step) {
-    const done = await recordBeliefs(trx, sorted.slice(i, i + step), { allowOverwrite: props.allowOverwrite, resolutions });
+    const done = await recordBeliefs(trx, sorted.slice(i, i + step), { allowOverwrite: props.allowOverwrite, resolutions, recordedPairs });
     total.inserted += done.inserted;
     total.unchanged += done.unchanged;
     total.replaced += done.replaced;
@@ -89,6 +90,7 @@ async function recordUploads(
 // A batch is bounded so that an upload waits for at most one transaction of bounded size.
 const MAX_BATCH_UPLOADS = 256;
 const MAX_BATCH_VALUES = 200_000;
+const MAX_RECORDED_PAIRS = 100_000;
 
 interface Job extends UploadsProps {
   values: number;
@@ -104,6 +106,11 @@ interface Job extends UploadsProps {
 class UploadQueue {
   private waiting: Job[] = [];
   private draining = false;
+  /**
+   * Sensor/source pairs committed to sensor_source: a pair goes only with its sensor or source,
+   * whose ids are never used again, so a known pair is not written again.
+   */
+  private recordedPairs = new Set<string>();
 
   constructor(private readonly db: Knex) {}
 
@@ -147,7 +154,7 @@ class UploadQueue {
             continue;
           }
           try {
-            outcomes.set(job, { ...(await recordUploads(trx, job, sourceId)), sourceId });
+            outcomes.set(job, { ...(await recordUploads(trx, job, sourceId, undefined, this.recordedPairs)), sourceId });
           } catch (err) {
             // `recordBeliefs` refuses before it writes anything, so the others can still commit.
             if (!(err instanceof ReplacementError)) throw err;
@@ -163,7 +170,11 @@ class UploadQueue {
     }
     for (const [job, outcome] of outcomes) {
       if (outcome instanceof ReplacementError) job.reject(outcome);
-      else job.resolve(outcome);
+      else {
+        if (this.recordedPairs.size >= MAX_RECORDED_PAIRS) this.recordedPairs.clear();
+        for (const u of job.uploads) if (u.events.length) this.recordedPairs.add(`${u.sensorId}/${outcome.sourceId}`);
+        job.resolve(outcome);
+      }
     }
     for (const job of alone) await saveUploads(this.db, job).then(job.resolve, job.reject);
   }

@@ -66,13 +66,14 @@ interface Pending {
  * @param trx an open transaction; the batch is only atomic if the caller commits or rolls back as a whole.
  * @param rows the beliefs, in any order, for any sensors and sources.
  * @param options whether replacements overwrite; the event resolutions of the sensors, when the
- *   caller has loaded them already (else they are read).
+ *   caller has loaded them already (else they are read); the sensor/source pairs (`sensorId/sourceId`)
+ *   a committed transaction has recorded in sensor_source already, which are not written again.
  * @returns how many beliefs were inserted, left out, and overwritten.
  */
 export async function recordBeliefs(
   trx: Knex.Transaction,
   rows: readonly BeliefInput[],
-  options: { allowOverwrite: boolean; resolutions?: ReadonlyMap<number, number> },
+  options: { allowOverwrite: boolean; resolutions?: ReadonlyMap<number, number>; recordedPairs?: ReadonlySet<string> },
 ): Promise<RecordResult> {
   const result: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
   if (!rows.length) return result;
@@ -132,7 +133,10 @@ export async function recordBeliefs(
   result.inserted = await write(trx, inserts, '');
   result.replaced = await write(trx, replacements, ` ON CONFLICT (${KEY}) DO UPDATE SET event_value = excluded.event_value`);
 
-  const pairs = [...new Map([...groups.values()].map((g) => [`${g.sensorId}/${g.sourceId}`, g])).values()];
+  const pairs = [...new Map([...groups.values()].map((g) => [`${g.sensorId}/${g.sourceId}`, g])).entries()]
+    .filter(([key]) => !options.recordedPairs?.has(key))
+    .map(([, g]) => g);
+  if (!pairs.length) return result;
   await dialectOf(trx).query(
     trx,
     `INSERT INTO sensor_source (sensor_id, source_id) VALUES ${new Array<string>(pairs.length).fill('(?, ?)').join(', ')}
