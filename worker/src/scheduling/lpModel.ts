@@ -163,7 +163,7 @@ export function twoWaySteps(problem: StorageProblem, device: number): number[] {
  * @returns the model and the index of its columns.
  */
 export function buildStorageModel(full: StorageProblem, binarySteps: readonly ReadonlySet<number>[] = []): StorageModel {
-  // Columns and rows carry the hard constraints; the soft ones are added as priced slacks at the end.
+  // Columns and rows carry the hard constraints, then the soft ones as priced slacks, then the sign binaries.
   const problem = hardPart(full);
   const T = problem.stepCount;
   const dt = problem.stepHours;
@@ -183,7 +183,6 @@ export function buildStorageModel(full: StorageProblem, binarySteps: readonly Re
     const c = new Int32Array(T);
     const x = new Int32Array(T);
     const s = new Int32Array(T);
-    const z = new Int32Array(T).fill(-1);
     for (let j = 0; j < T; j++) {
       c[j] = lp.addColumn(`charge[${d},${j}]`, 0, device.consumptionCapacityMw[j], splitSite ? 0 : buyPrice[j] * dt);
       x[j] = lp.addColumn(`discharge[${d},${j}]`, 0, device.productionCapacityMw[j], splitSite ? 0 : -buyPrice[j] * dt);
@@ -201,26 +200,11 @@ export function buildStorageModel(full: StorageProblem, binarySteps: readonly Re
       const rhs = j === 0 ? a * device.socAtStartMwh + gainMwh : gainMwh;
       if (j > 0) terms.push([s[j - 1], -a]);
       lp.addRow(`stock[${d},${j}]`, rhs, rhs, terms);
-
-      const twoWay = device.consumptionCapacityMw[j] > 0 && device.productionCapacityMw[j] > 0;
-      if (twoWay && binarySteps[d]?.has(j)) {
-        // z = 1 allows charging only, z = 0 discharging only; each big-M is the step's own capacity.
-        z[j] = lp.addColumn(`chargeMode[${d},${j}]`, 0, 1, 0, true);
-        binaryCount++;
-        lp.addRow(`chargeOnlyIfMode[${d},${j}]`, -Infinity, 0, [
-          [c[j], 1],
-          [z[j], -device.consumptionCapacityMw[j]],
-        ]);
-        lp.addRow(`dischargeOnlyIfNotMode[${d},${j}]`, -Infinity, device.productionCapacityMw[j], [
-          [x[j], 1],
-          [z[j], device.productionCapacityMw[j]],
-        ]);
-      }
     }
     charge.push(c);
     discharge.push(x);
     stock.push(s);
-    sign.push(z);
+    sign.push(new Int32Array(T).fill(-1));
   });
 
   let siteImport: Int32Array | null = null;
@@ -272,6 +256,26 @@ export function buildStorageModel(full: StorageProblem, binarySteps: readonly Re
   }
 
   const priced = addSoftConstraints(lp, full, { charge, discharge, stock });
+
+  // Sign binaries come last, so every build of a problem shares its other columns and rows, in the
+  // same order: a solution of one build lines up with the next (see keptRows.ts).
+  problem.devices.forEach((device, d) => {
+    for (const j of [...(binarySteps[d] ?? [])].sort((a, b) => a - b)) {
+      if (!(device.consumptionCapacityMw[j] > 0 && device.productionCapacityMw[j] > 0)) continue;
+      // z = 1 allows charging only, z = 0 discharging only; each big-M is the step's own capacity.
+      const z = lp.addColumn(`chargeMode[${d},${j}]`, 0, 1, 0, true);
+      sign[d][j] = z;
+      binaryCount++;
+      lp.addRow(`chargeOnlyIfMode[${d},${j}]`, -Infinity, 0, [
+        [charge[d][j], 1],
+        [z, -device.consumptionCapacityMw[j]],
+      ]);
+      lp.addRow(`dischargeOnlyIfNotMode[${d},${j}]`, -Infinity, device.productionCapacityMw[j], [
+        [discharge[d][j], 1],
+        [z, device.productionCapacityMw[j]],
+      ]);
+    }
+  });
   return {
     model: lp.finish(),
     index: { charge, discharge, stock, sign, siteImport, siteExport, binaryCount, priced },

@@ -1,4 +1,5 @@
 import { explainInfeasibility, explainSolverInfeasibility } from './explainInfeasibility.ts';
+import { solveWithKeptRows } from './keptRows.ts';
 import { buildStorageModel, twoWaySteps, type StorageModelIndex } from './lpModel.ts';
 import { completeSchedule, type DeviceSchedule, type StorageSchedule } from './scheduleResult.ts';
 import { highsSolver } from './solvers/highs.ts';
@@ -50,7 +51,8 @@ const SIMULTANEOUS_MW = 1e-9;
  * Method: reject malformed or visibly infeasible problems with plain-language reasons; solve the
  * LP (no binaries); wherever a device charges and discharges in the same step (the LP "burns"
  * energy through losses when prices are negative), add a sign binary on those steps and their
- * neighbours and solve again, until no such step remains. The final solution is checked against every bound and
+ * neighbours and solve again, until no such step remains; each of these solves leaves out the rows
+ * the previous solution keeps clear of (see keptRows.ts). The final solution is checked against every bound and
  * row of the model before it is returned.
  *
  * @param problem the problem.
@@ -76,6 +78,8 @@ export async function solveStorage(problem: StorageProblem, options: SolveStorag
   const binarySteps = problem.devices.map(() => new Set<number>());
   let buildMs = 0;
   let solveMs = 0;
+  // The previous solve's solution: later builds share its columns, so it tells which rows matter.
+  let seed: Float64Array | null = null;
 
   for (let iteration = 1; ; iteration++) {
     const buildStarted = performance.now();
@@ -84,7 +88,7 @@ export async function solveStorage(problem: StorageProblem, options: SolveStorag
     if (remainingSeconds() <= 0) {
       throw new SchedulingError('solver', [`time limit of ${timeLimitSeconds} s reached after ${iteration - 1} solves`]);
     }
-    const outcome = await solver.solve(model, { timeLimitSeconds: remainingSeconds(), mipRelGap });
+    const outcome = await solveWithKeptRows(solver, model, seed, () => ({ timeLimitSeconds: remainingSeconds(), mipRelGap }));
     solveMs += outcome.solveMs;
     if (outcome.status === 'infeasible') {
       throw new SchedulingError('infeasible', await explainSolverInfeasibility(hard, (p) => lpIsFeasible(p, solver, remainingSeconds())));
@@ -93,6 +97,7 @@ export async function solveStorage(problem: StorageProblem, options: SolveStorag
 
     const simultaneous = simultaneousSteps(index, outcome.x);
     if (simultaneous.some((steps) => steps.length > 0)) {
+      seed = outcome.x;
       if (iteration >= maxIterations) {
         throw new SchedulingError('solver', [`devices still charge and discharge in the same step after ${iteration} solves`]);
       }
