@@ -58,8 +58,6 @@ export interface JobQueue {
   settled(id: string, timeoutMs: number): Promise<void>;
   /** Newest first. */
   list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]>;
-  /** Adds a job that runs after `failedJobId` failed, and links it as that job's fallback. */
-  enqueueFallback(failedJobId: string, queue: string, args: unknown): Promise<JobRecord>;
   /** Whether the queue's own store answers (readiness); undefined when it has none of its own. */
   ping(): Promise<boolean | undefined>;
   /** Stops taking jobs, lets running ones finish for a while, re-queues the rest. */

@@ -103,12 +103,6 @@ export class JobTable {
     return (await this.get(row.id))!;
   }
 
-  /** Options of a fallback job: the failed job's account and sensor, never reused. */
-  async fallbackOptions(failedJobId: string): Promise<EnqueueOptions> {
-    const failed = await this.get(failedJobId);
-    return { accountId: failed?.accountId ?? null, sensorId: failed?.sensorId ?? null, reuseWithinS: 0, force: true };
-  }
-
   /** Forgets a job that was never handed to a queue. */
   async remove(id: string): Promise<void> {
     await this.db('job').where({ id }).delete();
@@ -188,6 +182,16 @@ export class JobTable {
 }
 
 /**
+ * Adds the job that runs after `failed` failed, on its queue with its account and sensor (never
+ * reused), and links it as that job's fallback.
+ */
+async function enqueueFallback(table: JobTable, queue: Pick<JobQueue, 'enqueue'>, failed: JobRecord, args: unknown): Promise<void> {
+  const options = { accountId: failed.accountId, sensorId: failed.sensorId, reuseWithinS: 0, force: true };
+  const fallback = await queue.enqueue(failed.queue, args, options);
+  await table.linkFallback(failed.id, fallback.id);
+}
+
+/**
  * Runs a started job with its queue's handler and records how it ended (a job re-queued or
  * failed meanwhile keeps that state: only a started job is updated).
  */
@@ -196,7 +200,7 @@ export async function runAndRecord(
   handlers: Record<string, JobHandler>,
   job: JobRecord,
   log: Logger,
-  queue: Pick<JobQueue, 'enqueue' | 'enqueueFallback'>,
+  queue: Pick<JobQueue, 'enqueue'>,
 ): Promise<void> {
   const handler = handlers[job.queue];
   let outcome: { result: Record<string, unknown> } | { error: Error };
@@ -210,9 +214,9 @@ export async function runAndRecord(
     log.warn({ job: job.id, error: `${error.name}: ${error.message}` }, 'job failed');
     // Linked before the job shows as failed, so a client never sees it failed without its fallback.
     if (error instanceof JobFailure && error.fallbackArgs !== undefined) {
-      await queue
-        .enqueueFallback(job.id, job.queue, error.fallbackArgs)
-        .catch((err: unknown) => log.error({ err, job: job.id }, 'fallback not enqueued'));
+      await enqueueFallback(table, queue, job, error.fallbackArgs).catch((err: unknown) =>
+        log.error({ err, job: job.id }, 'fallback not enqueued'),
+      );
     }
   }
   await table.finish(job.id, outcome);

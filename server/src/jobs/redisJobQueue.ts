@@ -118,12 +118,6 @@ export class RedisJobQueue implements JobQueue {
     return job;
   }
 
-  async enqueueFallback(failedJobId: string, queue: string, args: unknown): Promise<JobRecord> {
-    const job = await this.enqueue(queue, args, await this.table.fallbackOptions(failedJobId));
-    await this.table.linkFallback(failedJobId, job.id);
-    return job;
-  }
-
   get(id: string): Promise<JobRecord | undefined> {
     return this.table.get(id);
   }
