@@ -128,11 +128,12 @@ export interface RouteDef<PS, QS, BS, L extends LoadResult, R, U extends User | 
 export type RouteSpec = RouteDef<any, any, any, any, any, any, any, any>;
 
 /**
- * Declares a route; the types of its input, loads and result follow from the schemas.
- * @param def the declaration.
- * @returns the same object, typed for `mount`.
+ * A route declarer: the types of the route's input, loads and result follow from its schemas.
+ * @typeParam U the caller: a user, or undefined on public routes.
+ * @typeParam Given the fields the declarer fills in itself rather than the declaration.
+ * @typeParam Spec what it returns.
  */
-export function route<
+type Declarer<U extends User | undefined, Given extends keyof RouteDef<never, never, never, never, never, U>, Spec> = <
   PS extends z.ZodType | undefined = undefined,
   QS extends z.ZodType | undefined = undefined,
   BS extends z.ZodType | MessageBody<unknown> | undefined = undefined,
@@ -140,38 +141,21 @@ export function route<
   R = unknown,
   T extends boolean = false,
   C = void,
->(def: RouteDef<PS, QS, BS, L, R, User, T, C>): RouteSpec {
-  return def as RouteSpec;
-}
+>(
+  def: Omit<RouteDef<PS, QS, BS, L, R, U, T, C>, Given>,
+) => Spec;
+
+/** Declares a route, typed for `mount`. */
+export const route: Declarer<User, never, RouteSpec> = (def) => def as RouteSpec;
 
 /** A route declared without its method and path, for routers that place endpoints by a table (the legacy versions). */
 export type PlacedLater = Omit<RouteSpec, 'method' | 'path'>;
 
 /** Declares a route whose method and path a table gives later; typed as `route` is. */
-export function unplacedRoute<
-  PS extends z.ZodType | undefined = undefined,
-  QS extends z.ZodType | undefined = undefined,
-  BS extends z.ZodType | MessageBody<unknown> | undefined = undefined,
-  L extends LoadResult = Record<never, never>,
-  R = unknown,
-  T extends boolean = false,
-  C = void,
->(def: Omit<RouteDef<PS, QS, BS, L, R, User, T, C>, 'method' | 'path'>): PlacedLater {
-  return def as PlacedLater;
-}
+export const unplacedRoute: Declarer<User, 'method' | 'path', PlacedLater> = (def) => def as PlacedLater;
 
 /** Declares a route that answers without authentication (`route` for the rest). */
-export function publicRoute<
-  PS extends z.ZodType | undefined = undefined,
-  QS extends z.ZodType | undefined = undefined,
-  BS extends z.ZodType | undefined = undefined,
-  L extends LoadResult = Record<never, never>,
-  R = unknown,
-  T extends boolean = false,
-  C = void,
->(def: Omit<RouteDef<PS, QS, BS, L, R, undefined, T, C>, 'public'>): RouteSpec {
-  return { ...def, public: true } as RouteSpec;
-}
+export const publicRoute: Declarer<undefined, 'public', RouteSpec> = (def) => ({ ...def, public: true }) as RouteSpec;
 
 /** Whether answers are checked against their response schemas: under tests and in development. */
 const checkResponses = process.env.NODE_ENV === 'test' || process.env.NODE_ENV === 'development';

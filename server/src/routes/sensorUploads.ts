@@ -1,4 +1,5 @@
 import { alreadyReceived, commitUploads, type SensorUpload } from '../commands/saveSensorData.ts';
+import type { UploadEvent } from '../domain/sensorData.ts';
 import { invalidReplacement } from '../errors.ts';
 import type { AppContext } from '../http/context.ts';
 import { authorizeReferences, type Reference } from '../policies/references.ts';
@@ -47,3 +48,7 @@ export async function storeUploads(
     throw err instanceof ReplacementError ? invalidReplacement() : err;
   }
 }
+
+/** `storeUploads` of the events of one sensor the route loaded (the v3.0 data endpoints). */
+export const storeSensorUpload = (ctx: AppContext, user: User, sensor: SensorInContext, events: readonly UploadEvent[]) =>
+  storeUploads(ctx, user, [{ sensorId: sensor.id, eventResolutionMs: sensor.event_resolution_ms, events }], [sensor]);

@@ -16,7 +16,7 @@ import * as wire from '../../contracts/responses.ts';
 import type { Permission } from '../../policies/access.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { listSources } from '../../store/sources.ts';
-import { PROCESSED, storeUploads } from '../sensorUploads.ts';
+import { PROCESSED, storeSensorUpload } from '../sensorUploads.ts';
 import { idParams, sensorById, sensorNeeds } from '../load.ts';
 
 const UPLOAD_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -193,13 +193,7 @@ export const sensorDataRoutes = [
     request: { json: postSensorData },
     load: async ({ db, body }) => ({ sensor: await messageSensor(db, undefined, body.sensor, 'json', 'create-children') }),
     check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
-    command: ({ user, ctx, loaded, checked }) =>
-      storeUploads(
-        ctx,
-        user,
-        [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }],
-        [loaded.sensor],
-      ),
+    command: ({ user, ctx, loaded, checked }) => storeSensorUpload(ctx, user, loaded.sensor, checked),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -221,13 +215,7 @@ export const sensorDataRoutes = [
     request: { params: idParams, json: postSensorDataById },
     load: async ({ db, params, body }) => ({ sensor: await messageSensor(db, params, body.sensor, 'json', 'create-children') }),
     check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
-    command: ({ user, ctx, loaded, checked }) =>
-      storeUploads(
-        ctx,
-        user,
-        [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }],
-        [loaded.sensor],
-      ),
+    command: ({ user, ctx, loaded, checked }) => storeSensorUpload(ctx, user, loaded.sensor, checked),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -237,13 +225,7 @@ export const sensorDataRoutes = [
     request: { params: idParams, multipart: true },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
     check: ({ ctx, loaded }) => uploadedFiles(ctx, loaded.sensor),
-    command: ({ user, ctx, loaded, checked }) =>
-      storeUploads(
-        ctx,
-        user,
-        [{ sensorId: loaded.sensor.id, eventResolutionMs: loaded.sensor.event_resolution_ms, events: checked }],
-        [loaded.sensor],
-      ),
+    command: ({ user, ctx, loaded, checked }) => storeSensorUpload(ctx, user, loaded.sensor, checked),
     response: { schema: wire.processedAnswer },
   }),
 ];
