@@ -30,6 +30,9 @@ export interface Resolved {
   assets: Map<number, Asset>;
 }
 
+/** Reads a sensor by id; undefined when there is none. */
+export type SensorReader = (id: number) => Promise<SensorInContext | undefined>;
+
 const permissionFor = (use: Use): Permission => (use === 'write' ? 'create-children' : 'read');
 
 /** The access context of an asset or sensor owned by `accountId` (null: public). */
@@ -136,9 +139,15 @@ function mergeInto(target: Record<string, unknown>, tree: Record<string, unknown
 /**
  * For jobs, which answer nobody: the first reference the user may not (or no longer) use as
  * named, or one that no longer exists; undefined when all are allowed.
+ * @param readSensor how sensors are read: a job passes its own reader, which keeps them for its inputs.
  */
-export async function firstRefused(db: Knex, user: User, refs: Reference[]): Promise<Reference | undefined> {
-  const resolved = await resolve(db, refs);
+export async function firstRefused(
+  db: Knex,
+  user: User,
+  refs: Reference[],
+  readSensor: SensorReader = (id) => getSensor(db, id),
+): Promise<Reference | undefined> {
+  const resolved = await resolve(db, refs, [], readSensor);
   return refs.find((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id)) ?? refused(db, user, refs, resolved);
 }
 
@@ -147,12 +156,17 @@ export async function authorizeSensor(db: Knex, user: User, sensor: SensorInCont
   if (!can(user, permissionFor(use), await ownerAccess(db, 'sensor', sensor.account_id))) throw forbidden();
 }
 
-async function resolve(db: Knex, refs: Reference[], loaded: readonly SensorInContext[] = []): Promise<Resolved> {
+async function resolve(
+  db: Knex,
+  refs: Reference[],
+  loaded: readonly SensorInContext[] = [],
+  readSensor: SensorReader = (id) => getSensor(db, id),
+): Promise<Resolved> {
   const sensors = new Map<number, SensorInContext>(loaded.map((s) => [s.id, s]));
   const assets = new Map<number, Asset>();
   for (const r of refs) {
     if (r.kind === 'sensor' && !sensors.has(r.id)) {
-      const s = await getSensor(db, r.id);
+      const s = await readSensor(r.id);
       if (s) sensors.set(r.id, s);
     } else if (r.kind === 'asset' && !assets.has(r.id)) {
       const a = await getAsset(db, r.id);

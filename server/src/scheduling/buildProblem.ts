@@ -10,7 +10,10 @@ import { SchedulingFailure } from './failure.ts';
 
 type FlowCommitment = NonNullable<StorageProblem['commitments']>[number];
 
-/** The job's sensors, each read from the store once per job. */
+/**
+ * The job's sensors, each read from the store once per job: by the owner check, which fails the
+ * job for one that does not exist, then for the inputs and the outputs.
+ */
 export type JobSensors = (id: number) => Promise<SensorInContext>;
 
 /** @returns a reader of sensors that reads each one once. */
@@ -33,16 +36,21 @@ export function sensorsOnce(db: Knex): JobSensors {
  */
 export const consumptionSign = (sensor: Sensor): 1 | -1 => (sensor.attributes.consumption_is_positive === true ? 1 : -1);
 
-/** The schedule's steps, and which sources each sensor is read from. */
+/** The schedule's steps, and how its sensors are read: through the job's reader, from which sources. */
 interface Grid {
   startMs: number;
   endMs: number;
   stepMs: number;
   steps: number;
+  sensors: JobSensors;
   sourceTypes: Record<string, string[]>;
 }
 
-const gridOf = (spec: { startMs: number; endMs: number; stepMs: number; sourceTypes?: Record<string, string[]> }): Grid => ({
+const gridOf = (
+  spec: { startMs: number; endMs: number; stepMs: number; sourceTypes?: Record<string, string[]> },
+  sensors: JobSensors,
+): Grid => ({
+  sensors,
   sourceTypes: spec.sourceTypes ?? {},
   startMs: spec.startMs,
   endMs: spec.startMs + Math.floor((spec.endMs - spec.startMs) / spec.stepMs) * spec.stepMs,
@@ -62,7 +70,7 @@ async function sensorSeries(
   beliefTimeMs: number,
   sign: 1 | -1 = 1,
 ): Promise<(number | null)[]> {
-  const sensor = (await getSensor(db, sensorId))!;
+  const sensor = await grid.sensors(sensorId);
   const events = await mostRecentBeliefs(db, {
     sensorId,
     startMs: grid.startMs,
@@ -186,7 +194,7 @@ export async function buildStorageProblem(
   beliefTimeMs: number,
   log: Logger,
 ): Promise<StorageProblem> {
-  const grid = gridOf(spec);
+  const grid = gridOf(spec, sensors);
   const consumptionPrice = await prices(db, spec.consumptionPrice, grid, beliefTimeMs, log);
   const productionPrice = spec.productionPrice ? await prices(db, spec.productionPrice, grid, beliefTimeMs, log) : null;
   const inflexible = new Array<number>(grid.steps).fill(0);
@@ -301,8 +309,13 @@ export async function buildStorageProblem(
  * Turns a resolved process job into the worker's process problem.
  * @returns the problem.
  */
-export async function buildProcessProblem(db: Knex, spec: ProcessJobSpec, beliefTimeMs: number): Promise<ProcessProblem> {
-  const grid = gridOf(spec);
+export async function buildProcessProblem(
+  db: Knex,
+  sensors: JobSensors,
+  spec: ProcessJobSpec,
+  beliefTimeMs: number,
+): Promise<ProcessProblem> {
+  const grid = gridOf(spec, sensors);
   const forbidden = Array.from({ length: grid.steps }, (_, j) => {
     const t0 = spec.startMs + j * spec.stepMs;
     const t1 = t0 + spec.stepMs;

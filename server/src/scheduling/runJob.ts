@@ -26,9 +26,11 @@ export interface SchedulingJobArgs {
  * Re-checks the owner's current rights on every sensor of the job, so that a job queued before a
  * role change, a deactivation or a move of a sensor cannot read or write where its owner no
  * longer may.
+ * @param sensors the job's reader, which keeps the sensors for its inputs; without it (in the
+ *   write transaction) they are read afresh, as they are now.
  * @throws a PermissionDenied failure naming what is refused.
  */
-async function assertOwnerMay(db: Knex, ownerId: number | undefined, spec: JobSpec): Promise<void> {
+async function assertOwnerMay(db: Knex, ownerId: number | undefined, spec: JobSpec, sensors?: JobSensors): Promise<void> {
   const owner = ownerId === undefined ? undefined : await getUser(db, ownerId);
   if (!owner || !owner.active) {
     throw new SchedulingFailure(
@@ -36,7 +38,7 @@ async function assertOwnerMay(db: Knex, ownerId: number | undefined, spec: JobSp
       `the user who triggered this job (id ${ownerId ?? 'unknown'}) is no longer active; nothing was stored.`,
     );
   }
-  const refused = await firstRefused(db, owner, jobReferences(spec));
+  const refused = await firstRefused(db, owner, jobReferences(spec), sensors);
   if (refused) {
     const what = refused.use === 'write' ? 'write to' : 'read';
     throw new SchedulingFailure(
@@ -63,9 +65,9 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
   return async (job) => {
     const args = job.args as SchedulingJobArgs;
     const { spec, fallback } = args;
-    await assertOwnerMay(db, args.ownerId, spec);
-    const beliefTimeMs = spec.priorMs ?? Date.now();
     const sensors = sensorsOnce(db);
+    await assertOwnerMay(db, args.ownerId, spec, sensors);
+    const beliefTimeMs = spec.priorMs ?? Date.now();
     if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, sensors, spec, args.ownerId, beliefTimeMs);
     const started = performance.now();
     const problem = await buildStorageProblem(db, sensors, spec, beliefTimeMs, log);
@@ -172,7 +174,7 @@ async function runProcess(
   ownerId: number,
   beliefTimeMs: number,
 ): Promise<JobResult> {
-  const problem = await buildProcessProblem(db, spec, beliefTimeMs);
+  const problem = await buildProcessProblem(db, sensors, spec, beliefTimeMs);
   const outcome = await pool.run('processSchedule', problem).catch((err: unknown) => {
     throw new SchedulingFailure('ValueError', err instanceof Error ? err.message : String(err));
   });
