@@ -9,7 +9,7 @@ import { startTestServer } from '../helpers/testServer.ts';
 /** The command line, run as operators and tools run it, against one data folder for the whole file. */
 let dataDir: string;
 
-// Each command is a fresh npm + Node process; a test runs several of them in a row.
+// Each command is a fresh Node process; a test runs several of them in a row.
 vi.setConfig({ testTimeout: 180_000 });
 
 beforeAll(() => {

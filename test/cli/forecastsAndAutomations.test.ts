@@ -4,7 +4,7 @@ import { factories } from '../helpers/factories.ts';
 import { lastJsonLine, runCli } from '../helpers/processes.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
-// Each command is a fresh npm + Node process; a test runs several of them in a row (as in cli.test.ts).
+// Each command is a fresh Node process; a test runs several of them in a row (as in cli.test.ts).
 vi.setConfig({ testTimeout: 180_000 });
 
 let t: TestServer;
