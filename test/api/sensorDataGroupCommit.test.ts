@@ -48,6 +48,24 @@ describe('concurrent uploads', () => {
     expect(await storedValues(replaced)).toEqual([1, 2, 3, 4]);
   });
 
+  it('see the uploads before them in the same transaction, on the same sensor', async () => {
+    const sensors = [];
+    for (let i = 0; i < 10; i++) sensors.push((await f.sensor({ assetId })).id);
+    const twice = (await f.sensor({ assetId })).id;
+    const answers = await Promise.all([
+      ...sensors.map((id, i) => post(id, day([i, i, i, i]))),
+      post(twice, day([7, 8, 9, 10])),
+      post(twice, day([7, 8, 9, 10])),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    // Whichever came first stored the values; the other found them stored.
+    expect(answers.slice(sensors.length).map((a) => a.body.status as string)).toEqual(
+      expect.arrayContaining(['PROCESSED', 'ALREADY_RECEIVED_AND_SUCCESSFULLY_PROCESSED']),
+    );
+    expect(await storedValues(twice)).toEqual([7, 8, 9, 10]);
+    for (const [i, id] of sensors.entries()) expect(await storedValues(id)).toEqual([i, i, i, i]);
+  });
+
   it("store a user's first uploads, which create the user's data source, once", async () => {
     const newcomer = await f.user({ accountId });
     const sensors = [(await f.sensor({ assetId })).id, (await f.sensor({ assetId })).id];

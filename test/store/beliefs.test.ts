@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resampleToGrid } from '../../server/src/domain/resample.ts';
-import { mostRecentBeliefs, recordBeliefs, ReplacementError, type BeliefInput } from '../../server/src/store/beliefs.ts';
+import { mostRecentBeliefs, recordBeliefs, recordBeliefSets, ReplacementError, type BeliefInput } from '../../server/src/store/beliefs.ts';
 import { getOrCreateSource, listSources } from '../../server/src/store/sources.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -116,6 +116,39 @@ describe('recordBeliefs and mostRecentBeliefs', () => {
       { sensor_id: s1.id, source_id: src.id },
       { sensor_id: s2.id, source_id: src.id },
     ]);
+  });
+
+  it('records sets each on its own, each seeing the kept sets before it', async () => {
+    const s1 = await f.sensor({ assetId, unit: 'MW', resolutionMinutes: 60 });
+    const s2 = await f.sensor({ assetId, unit: 'MW', resolutionMinutes: 60 });
+    const src = await getOrCreateSource(t.db, { name: 'sets', type: 'demo script' });
+    const set = (sensorId: number, beliefHoursBefore: number, values: number[]): BeliefInput[] =>
+      values.map((value, i) => ({ sensorId, eventStartMs: T0 + i * H, beliefTimeMs: T0 - beliefHoursBefore * H, sourceId: src.id, value }));
+    const outcomes = await t.db.transaction((trx) =>
+      recordBeliefSets(
+        trx,
+        [
+          set(s1.id, 2, [1, 2]),
+          // The same forecast, formed later: unchanged against the set before it.
+          set(s1.id, 1, [1, 2]),
+          // A changed value at the first set's belief time: refused alone, nothing of it written.
+          [...set(s2.id, 2, [5]), ...set(s1.id, 2, [1, 3])],
+          set(s2.id, 2, [6, 7]),
+          [],
+        ],
+        { allowOverwrite: false },
+      ),
+    );
+    expect(outcomes).toEqual([
+      { inserted: 2, unchanged: 0, replaced: 0 },
+      { inserted: 0, unchanged: 2, replaced: 0 },
+      new ReplacementError(1),
+      { inserted: 2, unchanged: 0, replaced: 0 },
+      { inserted: 0, unchanged: 0, replaced: 0 },
+    ]);
+    expect(
+      await t.db('timed_belief').whereIn('sensor_id', [s1.id, s2.id]).orderBy(['sensor_id', 'event_start']).pluck('event_value'),
+    ).toEqual([1, 2, 6, 7]);
   });
 
   it('reads the median of a probabilistic belief', async () => {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { UploadEvent } from '../domain/sensorData.ts';
-import { recordBeliefs, ReplacementError, type RecordResult } from '../store/beliefs.ts';
+import { recordBeliefs, recordBeliefSets, ReplacementError, type BeliefInput, type RecordResult } from '../store/beliefs.ts';
 import { findSource, getOrCreateSource, type SourceProps } from '../store/sources.ts';
 
 const PROGRESS_CHUNK = 10_000;
@@ -65,26 +65,37 @@ async function recordUploads(
   props: UploadsProps,
   sourceId: number,
   onProgress?: (done: number, total: number) => void,
-  recordedPairs?: ReadonlySet<string>,
 ): Promise<RecordResult> {
   const total: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
-  const resolutions = new Map<number, number>();
-  for (const u of props.uploads) if (u.eventResolutionMs !== undefined) resolutions.set(u.sensorId, u.eventResolutionMs);
-  // Plain literals, not spreads: an upload can hold half a million events.
-  const all = props.uploads.flatMap((u) =>
-    u.events.map((e) => ({ sensorId: u.sensorId, eventStartMs: e.eventStartMs, beliefTimeMs: e.beliefTimeMs, sourceId, value: e.value })),
-  );
+  const resolutions = knownResolutions([props]);
+  const all = beliefRows(props, sourceId);
   // In event order, so that each chunk compares with what earlier chunks stored.
   const sorted = onProgress ? all.sort((a, b) => a.eventStartMs - b.eventStartMs) : all;
   const step = onProgress ? PROGRESS_CHUNK : Math.max(1, sorted.length);
   for (let i = 0; i < sorted.length; i += step) {
-    const done = await recordBeliefs(trx, sorted.slice(i, i + step), { allowOverwrite: props.allowOverwrite, resolutions, recordedPairs });
+    const done = await recordBeliefs(trx, sorted.slice(i, i + step), { allowOverwrite: props.allowOverwrite, resolutions });
     total.inserted += done.inserted;
     total.unchanged += done.unchanged;
     total.replaced += done.replaced;
     onProgress?.(Math.min(i + step, sorted.length), sorted.length);
   }
   return total;
+}
+
+/** The events of uploads as beliefs of one source. */
+function beliefRows(props: UploadsProps, sourceId: number): BeliefInput[] {
+  // Plain literals, not spreads: an upload can hold half a million events.
+  return props.uploads.flatMap((u) =>
+    u.events.map((e) => ({ sensorId: u.sensorId, eventStartMs: e.eventStartMs, beliefTimeMs: e.beliefTimeMs, sourceId, value: e.value })),
+  );
+}
+
+/** The event resolutions of the sensors the callers have loaded. */
+function knownResolutions(uploads: readonly UploadsProps[]): Map<number, number> {
+  const resolutions = new Map<number, number>();
+  for (const props of uploads)
+    for (const u of props.uploads) if (u.eventResolutionMs !== undefined) resolutions.set(u.sensorId, u.eventResolutionMs);
+  return resolutions;
 }
 
 // A batch is bounded so that an upload waits for at most one transaction of bounded size.
@@ -130,7 +141,13 @@ class UploadQueue {
     while (this.waiting.length) {
       let values = this.waiting[0].values;
       let n = 1;
-      while (n < this.waiting.length && n < MAX_BATCH_UPLOADS && values + this.waiting[n].values <= MAX_BATCH_VALUES)
+      const { allowOverwrite } = this.waiting[0];
+      while (
+        n < this.waiting.length &&
+        n < MAX_BATCH_UPLOADS &&
+        values + this.waiting[n].values <= MAX_BATCH_VALUES &&
+        this.waiting[n].allowOverwrite === allowOverwrite
+      )
         values += this.waiting[n++].values;
       await this.commit(this.waiting.splice(0, n));
     }
@@ -145,21 +162,25 @@ class UploadQueue {
     try {
       await this.db.transaction(async (trx) => {
         const sources = new Map<string, number | undefined>();
+        const ready: { job: Job; sourceId: number }[] = [];
         for (const job of batch) {
           const key = JSON.stringify(job.source);
           if (!sources.has(key)) sources.set(key, (await findSource(trx, job.source))?.id);
           const sourceId = sources.get(key);
-          if (sourceId === undefined) {
-            alone.push(job);
-            continue;
-          }
-          try {
-            outcomes.set(job, { ...(await recordUploads(trx, job, sourceId, undefined, this.recordedPairs)), sourceId });
-          } catch (err) {
-            // `recordBeliefs` refuses before it writes anything, so the others can still commit.
-            if (!(err instanceof ReplacementError)) throw err;
-            outcomes.set(job, err);
-          }
+          if (sourceId === undefined) alone.push(job);
+          else ready.push({ job, sourceId });
+        }
+        if (!ready.length) return;
+        // Each upload is a set of its own: `recordBeliefSets` refuses a set before it writes any
+        // of it, so the others can still commit.
+        const results = await recordBeliefSets(
+          trx,
+          ready.map(({ job, sourceId }) => beliefRows(job, sourceId)),
+          { allowOverwrite: batch[0].allowOverwrite, resolutions: knownResolutions(batch), recordedPairs: this.recordedPairs },
+        );
+        for (const [k, { job, sourceId }] of ready.entries()) {
+          const result = results[k];
+          outcomes.set(job, result instanceof ReplacementError ? result : { ...result, sourceId });
         }
       });
     } catch (err) {

@@ -35,6 +35,7 @@ export class ReplacementError extends Error {
 
 const MEDIAN = 0.5;
 
+/** The beliefs of one set for one sensor, source and probability: a series. */
 interface Group {
   sensorId: number;
   sourceId: number;
@@ -65,25 +66,97 @@ interface Pending {
  * `allowOverwrite`, else the whole call throws `ReplacementError`.
  * @param trx an open transaction; the batch is only atomic if the caller commits or rolls back as a whole.
  * @param rows the beliefs, in any order, for any sensors and sources.
- * @param options whether replacements overwrite; the event resolutions of the sensors, when the
- *   caller has loaded them already (else they are read); the sensor/source pairs (`sensorId/sourceId`)
- *   a committed transaction has recorded in sensor_source already, which are not written again.
+ * @param options see `recordBeliefSets`.
  * @returns how many beliefs were inserted, left out, and overwritten.
  */
-export async function recordBeliefs(
-  trx: Knex.Transaction,
-  rows: readonly BeliefInput[],
-  options: { allowOverwrite: boolean; resolutions?: ReadonlyMap<number, number>; recordedPairs?: ReadonlySet<string> },
-): Promise<RecordResult> {
-  const result: RecordResult = { inserted: 0, unchanged: 0, replaced: 0 };
-  if (!rows.length) return result;
+export async function recordBeliefs(trx: Knex.Transaction, rows: readonly BeliefInput[], options: RecordOptions): Promise<RecordResult> {
+  const [outcome] = await recordBeliefSets(trx, [rows], options);
+  if (outcome instanceof ReplacementError) throw outcome;
+  return outcome;
+}
 
+/** How `recordBeliefSets` records. */
+export interface RecordOptions {
+  /** Whether replacements overwrite. */
+  allowOverwrite: boolean;
+  /** The event resolutions of the sensors, when the caller has loaded them already (else they are read). */
+  resolutions?: ReadonlyMap<number, number>;
+  /**
+   * The sensor/source pairs (`sensorId/sourceId`) a committed transaction has recorded in
+   * sensor_source already, which are not written again.
+   */
+  recordedPairs?: ReadonlySet<string>;
+}
+
+/** One set of beliefs on its way through `recordBeliefSets`. */
+interface SetPlan {
+  groups: Group[];
+  result: RecordResult;
+  conflicts: number;
+  inserts: Writes;
+  replacements: Writes;
+}
+
+/**
+ * Records several sets of beliefs in the caller's transaction, each as `recordBeliefs` would in
+ * turn, but each kept or refused on its own: a set with a replacement that is not allowed writes
+ * nothing and the others are still recorded; a set sees the kept sets before it as stored. The
+ * work is shared: sets that touch different series (sensor, source and probability) are probed
+ * and written together, in one statement per chunk; a set touching a series of an earlier set in
+ * the run starts the next run, so that it compares with what that set wrote.
+ * @param trx an open transaction.
+ * @param sets the beliefs, each set in any order, for any sensors and sources.
+ * @param options whether replacements overwrite, known resolutions and sensor/source pairs.
+ * @returns per set, what was recorded, or the `ReplacementError` that refused it.
+ */
+export async function recordBeliefSets(
+  trx: Knex.Transaction,
+  sets: readonly (readonly BeliefInput[])[],
+  options: RecordOptions,
+): Promise<(RecordResult | ReplacementError)[]> {
+  const plans = sets.map(groupSet);
+  const sensorIds = [...new Set(plans.flatMap((p) => p.groups.map((g) => g.sensorId)))];
+  if (!sensorIds.length) return plans.map((p) => p.result);
+  const known = options.resolutions;
+  const resolutions = known && sensorIds.every((id) => known.has(id)) ? known : await sensorResolutions(trx, sensorIds);
+  for (const id of sensorIds) if (!resolutions.has(id)) throw new RangeError(`No sensor with id ${id}.`);
+
+  let run: SetPlan[] = [];
+  const inRun = new Set<string>();
+  for (const plan of plans) {
+    const keys = plan.groups.map((g) => `${g.sensorId}/${g.sourceId}/${g.cp}`);
+    if (keys.some((k) => inRun.has(k))) {
+      await recordRun(trx, run, resolutions, options.allowOverwrite);
+      run = [];
+      inRun.clear();
+    }
+    run.push(plan);
+    for (const k of keys) inRun.add(k);
+  }
+  await recordRun(trx, run, resolutions, options.allowOverwrite);
+
+  const kept = plans.filter((p) => !p.conflicts);
+  const pairs = [...new Map(kept.flatMap((p) => p.groups).map((g) => [`${g.sensorId}/${g.sourceId}`, g])).entries()]
+    .filter(([key]) => !options.recordedPairs?.has(key))
+    .map(([, g]) => g);
+  if (pairs.length)
+    await dialectOf(trx).query(
+      trx,
+      `INSERT INTO sensor_source (sensor_id, source_id) VALUES ${new Array<string>(pairs.length).fill('(?, ?)').join(', ')}
+       ON CONFLICT (sensor_id, source_id) DO NOTHING`,
+      pairs.flatMap((g) => [g.sensorId, g.sourceId]),
+    );
+  return plans.map((p) => (p.conflicts ? new ReplacementError(p.conflicts) : p.result));
+}
+
+/** Splits one set into its series, checking its values. */
+function groupSet(rows: readonly BeliefInput[]): SetPlan {
   const groups = new Map<string, Group>();
   let group: Group | undefined;
   for (const row of rows) {
     if (!Number.isFinite(row.value)) throw new RangeError(`Belief values must be finite numbers, got ${row.value}.`);
     const cp = row.cumulativeProbability ?? MEDIAN;
-    // Batches usually hold one sensor and source: only a change of group costs a lookup.
+    // Sets usually hold one sensor and source: only a change of group costs a lookup.
     if (!group || group.sensorId !== row.sensorId || group.sourceId !== row.sourceId || group.cp !== cp) {
       const key = `${row.sensorId}/${row.sourceId}/${cp}`;
       group = groups.get(key);
@@ -91,59 +164,55 @@ export async function recordBeliefs(
     }
     group.rows.push(row);
   }
-  const sensorIds = [...new Set([...groups.values()].map((g) => g.sensorId))];
-  const known = options.resolutions;
-  const resolutions = known && sensorIds.every((id) => known.has(id)) ? known : await sensorResolutions(trx, sensorIds);
+  return { groups: [...groups.values()], result: { inserted: 0, unchanged: 0, replaced: 0 }, conflicts: 0, inserts: [], replacements: [] };
+}
 
-  const inserts: Writes = [];
-  const replacements: Writes = [];
-  let conflicts = 0;
-  for (const { sensorId, sourceId, cp, rows: groupRows } of groups.values()) {
-    const resolution = resolutions.get(sensorId);
-    if (resolution === undefined) throw new RangeError(`No sensor with id ${sensorId}.`);
-    const pending = deduplicate(groupRows, resolution, options.allowOverwrite, result);
-    conflicts += pending.conflicts;
-    const stored = await mostRecentStored(trx, sensorId, sourceId, cp, pending.rows);
+/**
+ * Records a run of sets that touch different series: one probe for all of them, the stored
+ * beliefs of the series the probe found something for, then the writes of every set without
+ * conflicts.
+ */
+async function recordRun(trx: Knex.Transaction, run: SetPlan[], resolutions: ReadonlyMap<number, number>, allowOverwrite: boolean) {
+  const series = run.flatMap((plan) =>
+    plan.groups.map((g) => {
+      const pending = deduplicate(g.rows, resolutions.get(g.sensorId)!, allowOverwrite, plan.result);
+      plan.conflicts += pending.conflicts;
+      return { plan, group: g, rows: pending.rows };
+    }),
+  );
+  const occupied = await storedInWindows(trx, series);
+  for (const [s, { plan, group, rows }] of series.entries()) {
+    const { sensorId, sourceId, cp } = group;
+    const stored = occupied.has(s) ? await mostRecentStored(trx, sensorId, sourceId, cp, rows) : undefined;
     const toInsert: number[] = [];
     const toReplace: number[] = [];
     let previous: Pending | undefined;
-    for (let i = 0; i < pending.rows.length; i++) {
-      const row = pending.rows[i];
-      // The most recent earlier belief of the same kind: stored, or earlier in this batch.
-      let before = stored.get(i);
-      const inBatch = previous?.eventStartMs === row.eventStartMs && previous.beliefTimeMs >= row.lowerMs ? previous : undefined;
-      if (inBatch && (!before || inBatch.beliefTimeMs > before.beliefTimeMs)) {
-        before = { beliefTimeMs: inBatch.beliefTimeMs, value: inBatch.value };
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      // The most recent earlier belief of the same kind: stored, or earlier in this set.
+      let before = stored?.get(i);
+      const inSet = previous?.eventStartMs === row.eventStartMs && previous.beliefTimeMs >= row.lowerMs ? previous : undefined;
+      if (inSet && (!before || inSet.beliefTimeMs > before.beliefTimeMs)) {
+        before = { beliefTimeMs: inSet.beliefTimeMs, value: inSet.value };
       }
       previous = row;
       if (before?.beliefTimeMs === row.beliefTimeMs && before.value !== row.value) {
-        if (options.allowOverwrite) toReplace.push(row.eventStartMs, row.beliefTimeMs, row.value);
-        else conflicts++;
+        if (allowOverwrite) toReplace.push(row.eventStartMs, row.beliefTimeMs, row.value);
+        else plan.conflicts++;
       } else if (before?.value === row.value) {
-        result.unchanged++;
+        plan.result.unchanged++;
       } else {
         toInsert.push(row.eventStartMs, row.beliefTimeMs, row.value);
       }
     }
-    if (toInsert.length) inserts.push({ sensorId, sourceId, cp, triples: toInsert });
-    if (toReplace.length) replacements.push({ sensorId, sourceId, cp, triples: toReplace });
+    if (toInsert.length) plan.inserts.push({ sensorId, sourceId, cp, triples: toInsert });
+    if (toReplace.length) plan.replacements.push({ sensorId, sourceId, cp, triples: toReplace });
   }
-  if (conflicts) throw new ReplacementError(conflicts);
-
-  result.inserted = await write(trx, inserts, '');
-  result.replaced = await write(trx, replacements, ` ON CONFLICT (${KEY}) DO UPDATE SET event_value = excluded.event_value`);
-
-  const pairs = [...new Map([...groups.values()].map((g) => [`${g.sensorId}/${g.sourceId}`, g])).entries()]
-    .filter(([key]) => !options.recordedPairs?.has(key))
-    .map(([, g]) => g);
-  if (!pairs.length) return result;
-  await dialectOf(trx).query(
-    trx,
-    `INSERT INTO sensor_source (sensor_id, source_id) VALUES ${new Array<string>(pairs.length).fill('(?, ?)').join(', ')}
-     ON CONFLICT (sensor_id, source_id) DO NOTHING`,
-    pairs.flatMap((g) => [g.sensorId, g.sourceId]),
-  );
-  return result;
+  for (const plan of run) {
+    if (plan.conflicts) continue;
+    plan.result.inserted += await write(trx, plan.inserts, '');
+    plan.result.replaced += await write(trx, plan.replacements, ` ON CONFLICT (${KEY}) DO UPDATE SET event_value = excluded.event_value`);
+  }
 }
 
 /**
@@ -175,6 +244,30 @@ function deduplicate(rows: BeliefInput[], resolutionMs: number, allowOverwrite: 
 }
 
 /**
+ * Which series have anything stored on their sensor between their first and last event: fresh
+ * data (the common case) has nothing, and then needs no lookup. One statement per chunk.
+ * @returns indexes into `series`.
+ */
+async function storedInWindows(trx: Knex.Transaction, series: { group: Group; rows: Pending[] }[]): Promise<Set<number>> {
+  const found = new Set<number>();
+  for (let offset = 0; offset < series.length; offset += LOOKUP_CHUNK) {
+    const chunk = series.slice(offset, offset + LOOKUP_CHUNK);
+    const bindings: number[] = [];
+    for (const [i, { group, rows }] of chunk.entries())
+      bindings.push(offset + i, group.sensorId, rows[0].eventStartMs, rows[rows.length - 1].eventStartMs);
+    const hits = await dialectOf(trx).query<{ i: number }>(
+      trx,
+      `WITH w (i, s, lo, hi) AS (VALUES ${valueRows(chunk.length, INDEXED_ROW)})
+       SELECT w.i AS i FROM w
+       WHERE EXISTS (SELECT 1 FROM timed_belief t WHERE t.sensor_id = w.s AND t.event_start BETWEEN w.lo AND w.hi)`,
+      bindings,
+    );
+    for (const h of hits) found.add(Number(h.i));
+  }
+  return found;
+}
+
+/**
  * For each pending belief, the most recent stored belief of the same sensor, source and
  * probability with a belief time in [lowerMs, beliefTimeMs]: two index seeks per belief, done
  * by the database in one statement per chunk.
@@ -188,14 +281,6 @@ async function mostRecentStored(
   rows: Pending[],
 ): Promise<Map<number, { beliefTimeMs: number; value: number }>> {
   const found = new Map<number, { beliefTimeMs: number; value: number }>();
-  if (!rows.length) return found;
-  // Fresh data (the common case) has nothing stored in its window: one probe settles it.
-  const [any] = await dialectOf(trx).query(
-    trx,
-    'SELECT 1 AS x FROM timed_belief WHERE sensor_id = ? AND event_start BETWEEN ? AND ? LIMIT 1',
-    [sensorId, rows[0].eventStartMs, rows[rows.length - 1].eventStartMs],
-  );
-  if (!any) return found;
   for (let offset = 0; offset < rows.length; offset += LOOKUP_CHUNK) {
     const chunk = rows.slice(offset, offset + LOOKUP_CHUNK);
     const bindings: number[] = [];
@@ -203,7 +288,7 @@ async function mostRecentStored(
     const hits = await dialectOf(trx).query<{ i: number; bt: number; value: number }>(
       trx,
       // MATERIALIZED: computed once per row; inlined, the subquery would run twice.
-      `WITH incoming (i, es, lo, hi) AS (VALUES ${valueRows(chunk.length, LOOKUP_ROW)}),
+      `WITH incoming (i, es, lo, hi) AS (VALUES ${valueRows(chunk.length, INDEXED_ROW)}),
        m AS MATERIALIZED (
          SELECT incoming.i AS i, incoming.es AS es,
            (SELECT MAX(t.belief_time) FROM timed_belief t
@@ -225,8 +310,10 @@ async function mostRecentStored(
 type Writes = { sensorId: number; sourceId: number; cp: number; triples: number[] }[];
 
 /**
- * Inserts in multi-row statements. Sensor, source and probability are bound once per
- * statement, which halves the parameters SQLite has to bind per belief.
+ * Inserts in multi-row statements, one series at a time. Sensor, source and probability are
+ * bound once per statement: node-sqlite3 spends more on each bound number (it looks up `RegExp`
+ * on the global object for each) than a statement's trip costs, so fewer bindings beat fewer
+ * statements.
  * @returns the number of beliefs written.
  */
 async function write(trx: Knex.Transaction, writes: Writes, onConflict: string): Promise<number> {
@@ -251,7 +338,8 @@ async function write(trx: Knex.Transaction, writes: Writes, onConflict: string):
 
 // The first row of a VALUES list carries casts: PostgreSQL infers the column types from it.
 const WRITE_ROW = { first: '(CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS DOUBLE PRECISION))', next: '(?, ?, ?)' };
-const LOOKUP_ROW = { first: '(CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))', next: '(?, ?, ?, ?)' };
+// An index and three numbers.
+const INDEXED_ROW = { first: '(CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT))', next: '(?, ?, ?, ?)' };
 
 const rowsCache = new Map<string, string>();
 /** The placeholder rows of a VALUES list, remembered for the few sizes that recur. */
