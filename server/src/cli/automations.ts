@@ -4,7 +4,7 @@ import { automationChanges, automationReferences, newAutomation, presentAutomati
 import { automationCreate, automationPatch } from '../contracts/automations.ts';
 import { fieldMessages } from '../http/validate.ts';
 import { can } from '../policies/access.ts';
-import { firstRefused, ownerAccess } from '../policies/references.ts';
+import { assetAccess, firstRefused } from '../policies/references.ts';
 import { getAsset } from '../store/assets.ts';
 import * as store from '../store/automations.ts';
 import { getUser } from '../store/users.ts';
@@ -51,7 +51,7 @@ async function assertOwnerMay(cli: CliContext, ownerId: number | null, assetId: 
   if (!owner?.active) throw new CliError(`user ${ownerId} not found or inactive; automations run with an active user's rights`);
   const asset = await getAsset(db, assetId);
   if (!asset) throw new CliError(`asset ${assetId} not found`);
-  if (!can(owner, 'update', await ownerAccess(db, 'asset', asset.account_id))) {
+  if (!can(owner, 'update', await assetAccess(db, asset.account_id))) {
     throw new CliError(`user ${owner.id} may not change asset ${asset.id}`);
   }
   const refused = await firstRefused(db, owner, automationReferences(body));

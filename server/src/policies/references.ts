@@ -35,10 +35,17 @@ export type SensorReader = (id: number) => Promise<SensorInContext | undefined>;
 
 const permissionFor = (use: Use): Permission => (use === 'write' ? 'create-children' : 'read');
 
-/** The access context of an asset or sensor owned by `accountId` (null: public). */
-export async function ownerAccess(db: Knex, kind: 'asset' | 'sensor', accountId: number | null): Promise<AccessContext> {
+/** The access context of a sensor, whose read carries its owner's consultancy: no read. */
+export const sensorAccess = (sensor: SensorInContext): AccessContext => ({
+  kind: 'sensor',
+  accountId: sensor.account_id,
+  consultancyAccountId: sensor.consultancy_account_id,
+});
+
+/** The access context of an asset owned by `accountId` (null: public). */
+export async function assetAccess(db: Knex, accountId: number | null): Promise<AccessContext> {
   const account = accountId === null ? undefined : await getAccount(db, accountId);
-  return { kind, accountId, consultancyAccountId: account?.consultancy_account_id ?? null };
+  return { kind: 'asset', accountId, consultancyAccountId: account?.consultancy_account_id ?? null };
 }
 
 /** Flex-model/flex-context keys whose sensor receives the job's results rather than feeding it. */
@@ -153,7 +160,7 @@ export async function firstRefused(
 
 /** Shorthand for one sensor already loaded (a path sensor): throws the 403 unless allowed. */
 export async function authorizeSensor(db: Knex, user: User, sensor: SensorInContext, use: Use): Promise<void> {
-  if (!can(user, permissionFor(use), await ownerAccess(db, 'sensor', sensor.account_id))) throw forbidden();
+  if (!can(user, permissionFor(use), sensorAccess(sensor))) throw forbidden();
 }
 
 async function resolve(
@@ -186,11 +193,19 @@ async function refused(db: Knex, user: User, refs: Reference[], resolved: Resolv
   }
   const contexts = new Map<string, AccessContext>();
   for (const r of strongest.values()) {
-    const accountId = (r.kind === 'sensor' ? resolved.sensors.get(r.id) : resolved.assets.get(r.id))?.account_id;
-    if (accountId === undefined) continue;
-    const key = `${r.kind}:${accountId}`;
-    if (!contexts.has(key)) contexts.set(key, await ownerAccess(db, r.kind, accountId));
-    if (!can(user, permissionFor(r.use), contexts.get(key)!)) return r;
+    let context: AccessContext;
+    if (r.kind === 'sensor') {
+      const sensor = resolved.sensors.get(r.id);
+      if (!sensor) continue;
+      context = sensorAccess(sensor);
+    } else {
+      const accountId = resolved.assets.get(r.id)?.account_id;
+      if (accountId === undefined) continue;
+      const key = `asset:${accountId}`;
+      if (!contexts.has(key)) contexts.set(key, await assetAccess(db, accountId));
+      context = contexts.get(key)!;
+    }
+    if (!can(user, permissionFor(r.use), context)) return r;
   }
   return undefined;
 }

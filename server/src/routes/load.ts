@@ -4,7 +4,7 @@ import { fieldError, notFound, type Location } from '../errors.ts';
 import { intText } from '../contracts/fields.ts';
 import type { Loaded } from '../http/routes.ts';
 import type { AccessContext, Permission } from '../policies/access.ts';
-import { ownerAccess } from '../policies/references.ts';
+import { assetAccess, sensorAccess } from '../policies/references.ts';
 import { getAccount, type Account } from '../store/accounts.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
@@ -19,8 +19,8 @@ import { getUser, type User } from '../store/users.ts';
 /** The `:id` path part as a number; anything but an integer is a 422 under `path`. */
 export const idParams = z.object({ id: intText });
 
-/** The access context of anything owned through an asset (the asset itself or its sensors). */
-export const ownedAccess = ownerAccess;
+/** The access context of an asset. */
+export const ownedAccess = assetAccess;
 
 /** The access context of an account. */
 export const accountAccess = (a: Account): AccessContext => ({
@@ -38,14 +38,14 @@ export async function assetById(
 ): Promise<Loaded<Asset>> {
   const asset = await getAsset(db, id);
   if (!asset) throw missing();
-  return { value: asset, permission, on: await ownedAccess(db, 'asset', asset.account_id) };
+  return { value: asset, permission, on: await ownedAccess(db, asset.account_id) };
 }
 
 /** The sensor an earlier step found, with its permission. */
-export const sensorNeeds = async (db: Knex, sensor: SensorInContext, permission: Permission): Promise<Loaded<SensorInContext>> => ({
+export const sensorNeeds = (sensor: SensorInContext, permission: Permission): Loaded<SensorInContext> => ({
   value: sensor,
   permission,
-  on: await ownedAccess(db, 'sensor', sensor.account_id),
+  on: sensorAccess(sensor),
 });
 
 /** A sensor; unknown sensors are a 422 under the field that named it, as the reference answers. */
@@ -57,7 +57,7 @@ export async function sensorById(
 ): Promise<Loaded<SensorInContext>> {
   const sensor = await getSensor(db, id);
   if (!sensor) throw fieldError(where.location, where.field, `No sensor found with id ${id}.`);
-  return sensorNeeds(db, sensor, permission);
+  return sensorNeeds(sensor, permission);
 }
 
 /** A user, 404 when unknown. */

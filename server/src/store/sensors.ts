@@ -15,6 +15,8 @@ export interface Sensor {
 /** A sensor together with the account and type of its asset, which permissions and schedulers need. */
 export interface SensorInContext extends Sensor {
   account_id: number | null;
+  /** The consultancy of that account, which permissions need too (null: none, or no account). */
+  consultancy_account_id: number | null;
   asset_type: string;
 }
 
@@ -29,11 +31,12 @@ const fromRow = <T extends DbSensor>(r: T): Omit<T, 'attributes'> & { attributes
 /** @returns the sensor with its asset's account and type, or undefined. */
 export async function getSensor(db: Knex, id: number): Promise<SensorInContext | undefined> {
   // Read by every request that names a sensor: a kept statement (see `Dialect.query`).
-  const [row] = await dialectOf(db).query<DbSensor & { account_id: number | null; asset_type: string }>(
+  const [row] = await dialectOf(db).query<DbSensor & Omit<SensorInContext, keyof Sensor>>(
     db,
-    `SELECT s.*, a.account_id, t.name AS asset_type FROM sensor s
+    `SELECT s.*, a.account_id, o.consultancy_account_id, t.name AS asset_type FROM sensor s
      JOIN generic_asset a ON a.id = s.generic_asset_id
      JOIN generic_asset_type t ON t.id = a.generic_asset_type_id
+     LEFT JOIN account o ON o.id = a.account_id
      WHERE s.id = ?`,
     [id],
   );

@@ -128,7 +128,7 @@ async function loadAddressed<T>(
   const loaded: Loaded<Addressed<T>>[] = [];
   for (const { address, part } of parts) {
     const sensor = await resolve(call, address);
-    loaded.push({ ...(await sensorNeeds(call.db, sensor, permission)), value: { address, sensor, part } });
+    loaded.push({ ...sensorNeeds(sensor, permission), value: { address, sensor, part } });
   }
   return loaded;
 }

@@ -138,7 +138,7 @@ const postUdiEvent = (v: LegacyVersion): PlacedLater =>
     request: { json: messageBody((ctx) => readUdiEvent(readMessage(ctx), v)) },
     load: async ({ db, body }) => {
       const unknown = (id: number) => legacyError('UNRECOGNIZED_UDI_EVENT', `The UDI event names device ${id}, which is not known.`);
-      return { device: await sensorNeeds(db, await eventDevice(db, body.event, unknown), 'create-children') };
+      return { device: sensorNeeds(await eventDevice(db, body.event, unknown), 'create-children') };
     },
     check: async ({ ctx, db, body, loaded: { device } }) => {
       const { msg, event, toMwh, datetime, socMwh } = body;
@@ -199,7 +199,7 @@ const getDeviceMessage = (v: LegacyVersion): PlacedLater =>
     request: { json: messageBody((ctx) => readDeviceMessageRequest(readMessage(ctx))) },
     load: async ({ db, body }) => {
       const unknown = (id: number) => legacyError('UNRECOGNIZED_CONNECTION_GROUP', `The event names device ${id}, which is not known.`);
-      return { device: await sensorNeeds(db, await eventDevice(db, body.address, unknown), 'read') };
+      return { device: sensorNeeds(await eventDevice(db, body.address, unknown), 'read') };
     },
     check: ({ body, loaded: { device } }) => {
       checkEventType(v, body.address);

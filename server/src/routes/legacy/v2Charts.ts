@@ -74,7 +74,7 @@ function perSource(beliefs: StoredBelief[], sensor: SensorInContext, window: { s
 const powerChart = unplacedRoute({
   summary: 'Download a power chart of an asset',
   request: { query: chartQuery },
-  load: async (call) => ({ sensor: await sensorNeeds(call.db, await resourceSensor(call, call.query.resource), 'read') }),
+  load: async (call) => ({ sensor: sensorNeeds(await resourceSensor(call, call.query.resource), 'read') }),
   command: ({ db, query, loaded: { sensor } }) => chart(db, sensor, query),
   response: { schema: wire.chartSpec },
 });

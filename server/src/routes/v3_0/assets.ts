@@ -74,7 +74,7 @@ async function checkType(db: Knex, typeId: number | undefined): Promise<void> {
 async function checkParent(db: Knex, user: User, parentId: number | null | undefined, accountId: number | null): Promise<void> {
   if (!parentId) return;
   const parent = await assets.getAsset(db, parentId);
-  if (!parent || !can(user, 'read', await ownedAccess(db, 'asset', parent.account_id))) {
+  if (!parent || !can(user, 'read', await ownedAccess(db, parent.account_id))) {
     throw fieldError('json', 'parent_asset_id', `GenericAsset with id ${parentId} doesn't exist.`);
   }
   if (parent.account_id !== accountId) {
@@ -115,7 +115,7 @@ export const assetRoutes = [
       if (q.root !== undefined) {
         root = await assets.getAsset(db, q.root);
         // An asset the caller may not read is as unknown as one that does not exist.
-        if (!root || !can(user, 'read', await ownedAccess(db, 'asset', root.account_id))) {
+        if (!root || !can(user, 'read', await ownedAccess(db, root.account_id))) {
           throw fieldError('query', 'root', `No asset found with id ${q.root}.`);
         }
       }
@@ -124,7 +124,7 @@ export const assetRoutes = [
       const accounts = everything
         ? (await readableAccounts(db, user)).map((a) => ({ value: a, permission: 'read' as const, on: accountAccess(a) }))
         : [await listedAccount(db, user, accountId)];
-      return { accounts, root: root && { value: root, permission: 'read' as const, on: await ownedAccess(db, 'asset', root.account_id) } };
+      return { accounts, root: root && { value: root, permission: 'read' as const, on: await ownedAccess(db, root.account_id) } };
     },
     async command({ db, query: q, loaded: { accounts, root } }) {
       const accountId = q.account ?? q.account_id;

@@ -6,13 +6,14 @@ import { fieldError } from '../../errors.ts';
 import { route } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
 import { can } from '../../policies/access.ts';
+import { sensorAccess } from '../../policies/references.ts';
 import type { Asset } from '../../store/assets.ts';
 import { beliefHistory } from '../../store/beliefHistory.ts';
 import { mostRecentBeliefs, type StoredBelief } from '../../store/beliefs.ts';
 import { getSensor, listSensors, type SensorInContext } from '../../store/sensors.ts';
 import { listSources } from '../../store/sources.ts';
 import type { User } from '../../store/users.ts';
-import { assetById, idParams, ownedAccess, sensorById } from '../load.ts';
+import { assetById, idParams, sensorById } from '../load.ts';
 
 const DAY_MS = 86_400_000;
 const MAX_WINDOW_MS = 366 * DAY_MS;
@@ -128,7 +129,7 @@ async function assetRows(db: Knex, user: User, asset: Asset): Promise<{ rows: Ch
   const readable = new Map<number, SensorInContext>();
   for (const id of new Set(groups.flat())) {
     const sensor = await getSensor(db, id);
-    if (sensor && can(user, 'read', await ownedAccess(db, 'sensor', sensor.account_id))) readable.set(id, sensor);
+    if (sensor && can(user, 'read', sensorAccess(sensor))) readable.set(id, sensor);
   }
   const rows = groups
     .map((ids) => ids.flatMap((id) => (readable.has(id) ? [readable.get(id)!] : [])))

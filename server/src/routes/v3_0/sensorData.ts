@@ -42,7 +42,7 @@ async function messageSensor(
   }
   const sensor = await getSensor(db, named!.id);
   if (!sensor) throw fieldError(location, 'sensor', `sensor with entity address ${named!.address} doesn't exist.`);
-  return sensorNeeds(db, sensor, permission);
+  return sensorNeeds(sensor, permission);
 }
 
 /** The upload of a data message as events in the sensor's unit and resolution; 422 otherwise. */
