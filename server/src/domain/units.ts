@@ -31,14 +31,24 @@ function ensureCurrencies(unit: string): void {
   }
 }
 
+// Every upload's unit is checked and converted: parsing it costs more than the rest of the check.
+// Parsed units are only compared, never changed; the bound keeps odd unit strings from piling up.
+const PARSED_BOUND = 1000;
+const parsed = new Map<string, Unit | undefined>();
+
 function parse(unit: string): Unit | undefined {
+  if (parsed.has(unit)) return parsed.get(unit);
   const text = normalise(unit);
+  let result: Unit | undefined;
   try {
     ensureCurrencies(text);
-    return math.unit(text);
+    result = math.unit(text);
   } catch {
-    return undefined;
+    result = undefined;
   }
+  if (parsed.size >= PARSED_BOUND) parsed.clear();
+  parsed.set(unit, result);
+  return result;
 }
 
 /** @returns whether the unit can be handled at all. */
