@@ -100,10 +100,10 @@ interface SetPlan {
 /**
  * Records several sets of beliefs in the caller's transaction, each as `recordBeliefs` would in
  * turn, but each kept or refused on its own: a set with a replacement that is not allowed writes
- * nothing and the others are still recorded; a set sees the kept sets before it as stored. The
- * work is shared: sets that touch different series (sensor, source and probability) are probed
- * and written together, in one statement per chunk; a set touching a series of an earlier set in
- * the run starts the next run, so that it compares with what that set wrote.
+ * nothing and the others are still recorded; a set sees the kept sets before it as stored. Sets
+ * that touch different series (sensor, source and probability) share one probe per chunk; a set
+ * touching a series of an earlier set in the run starts the next run, so that it compares with
+ * what that set wrote.
  * @param trx an open transaction.
  * @param sets the beliefs, each set in any order, for any sensors and sources.
  * @param options whether replacements overwrite, known resolutions and sensor/source pairs.
