@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import knex, { type Knex } from 'knex';
+import knex from 'knex';
 import type sqlite3 from 'sqlite3';
 import type { Dialect } from '../dialect.ts';
 import { backupStore } from './backup.ts';
+import { latestPerProbability } from './latestBeliefs.ts';
 import { finalizeKept, runKept } from './statements.ts';
 import { lockStore } from './storeLock.ts';
 
@@ -34,13 +35,7 @@ export const sqlite: Dialect = {
   // downloads and lookups run while uploads commit. `:memory:` has no second connection to the same data.
   openReaders: (file, writer) => (file === ':memory:' ? writer : connect(file, READERS, ['PRAGMA query_only = ON'])),
 
-  // SQLite takes the bare columns of a MAX() aggregate from the row holding the maximum: the
-  // value comes with its belief time, without a join back into the table.
-  latestPerProbability: <T>(query: Knex.QueryBuilder) =>
-    query
-      .select({ es: 'event_start', src: 'source_id', cp: 'cumulative_probability', v: 'event_value' })
-      .max({ bt: 'belief_time' })
-      .groupBy('event_start', 'source_id', 'cumulative_probability') as unknown as Promise<T[]>,
+  latestPerProbability,
 
   rows: <T>(result: unknown) => result as T[],
 

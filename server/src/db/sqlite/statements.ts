@@ -20,9 +20,10 @@ const kept = new WeakMap<sqlite3.Database, Map<string, Kept>>();
 /**
  * Runs one statement on a connection of `db` (a transaction's own connection, or one the pool
  * lends for the statement) with its compiled form kept for the next time.
+ * @param db the store, a transaction, or a query builder of either (whose connection it takes).
  * @returns the rows it produced (none for writes).
  */
-export async function runKept<T>(db: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+export async function runKept<T>(db: Knex | Knex.Transaction | Knex.QueryBuilder, sql: string, bindings: readonly unknown[]): Promise<T[]> {
   const client = db.client as { acquireConnection(): Promise<sqlite3.Database>; releaseConnection(c: sqlite3.Database): Promise<void> };
   const conn = await client.acquireConnection();
   try {
