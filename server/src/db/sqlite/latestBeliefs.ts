@@ -30,10 +30,7 @@ export async function latestPerProbability<T>(query: Knex.QueryBuilder): Promise
     grouped.bindings,
   );
   if (rows === null) return [];
-  const next = integers(rows);
-  const out: { es: number; src: number; cp: number; bt: number; v: number }[] = [];
-  while (next.more()) out.push({ es: next(), src: next(), cp: next() * 2 ** next(), bt: next(), v: next() * 2 ** next() });
-  return out as T[];
+  return parse(rows) as T[];
 }
 
 /**
@@ -45,33 +42,41 @@ export async function latestPerProbability<T>(query: Knex.QueryBuilder): Promise
 const exponent = (x: string) => `ifnull(max(CAST(log2(abs(${x})) AS INTEGER) - 54, -1074), 0)`;
 
 /**
- * `m,e` of a double x whose exponent is in `x_e`: m = x × 2^−e, exact as a power-of-two scaling;
- * in two steps below 2^−1023, whose inverse is beyond a double.
+ * `m,e` of a double x whose exponent is in `x_e`, m in hexadecimal: m = x × 2^−e, exact as a
+ * power-of-two scaling; in two steps below 2^−1023, whose inverse is beyond a double.
  */
 const exact = (x: string, e: string) =>
-  `CAST(CASE WHEN ${e} >= -1023 THEN ${x} * pow(2, -${e}) ELSE ${x} * pow(2, 1023) * pow(2, -${e} - 1023) END AS INTEGER) || ',' || ${e}`;
+  `CASE WHEN ${x} < 0 THEN '-' ELSE '' END || printf('%x', CAST(CASE WHEN ${e} >= -1023 THEN abs(${x}) * pow(2, -${e})
+     ELSE abs(${x}) * pow(2, 1023) * pow(2, -${e} - 1023) END AS INTEGER)) || ',' || ${e}`;
 
 /**
- * Reads the comma-separated integers of a text one by one without slicing it: the digits
- * accumulate exactly up to 15 of them (below 2^53); longer ones go through `Number`.
+ * The numbers of the text: per row event start, source, the probability's m and e, belief time
+ * and the value's m and e. Digits accumulate exactly: every number but m is below 2^53, and m is
+ * below 2^57, so each of its hexadecimal prefixes is below 2^53 and the last digit's sum is m,
+ * a double.
  */
-function integers(text: string): { (): number; more(): boolean } {
-  let at = 0;
-  const next = () => {
-    const start = at;
-    const negative = text.charCodeAt(at) === 45; // '-'
-    if (negative) at++;
-    let n = 0;
-    let c: number;
-    while (at < text.length && (c = text.charCodeAt(at)) !== 44) {
-      n = n * 10 + c - 48;
-      at++;
-    }
-    const digits = at - start - (negative ? 1 : 0);
-    if (digits > 15) n = Math.abs(Number(text.slice(start, at)));
-    at++; // the comma
-    return negative ? -n : n;
-  };
-  next.more = () => at < text.length;
-  return next;
+function parse(text: string): { es: number; src: number; cp: number; bt: number; v: number }[] {
+  const out = [];
+  const row = new Float64Array(7);
+  let field = 0;
+  let radix = 10;
+  let n = 0;
+  let negative = false;
+  for (let at = 0; at <= text.length; at++) {
+    const c = at < text.length ? text.charCodeAt(at) : COMMA;
+    if (c === COMMA) {
+      row[field] = negative ? -n : n;
+      n = 0;
+      negative = false;
+      if (++field === 7) {
+        out.push({ es: row[0], src: row[1], cp: row[2] * 2 ** row[3], bt: row[4], v: row[5] * 2 ** row[6] });
+        field = 0;
+      }
+      radix = field === 2 || field === 5 ? 16 : 10;
+    } else if (c === MINUS) negative = true;
+    else n = n * radix + (c <= NINE ? c - ZERO : c - LOWER_A + 10);
+  }
+  return out;
 }
+
+const [COMMA, MINUS, ZERO, NINE, LOWER_A] = [',', '-', '0', '9', 'a'].map((c) => c.charCodeAt(0));
