@@ -166,6 +166,50 @@ describe('recordBeliefs and mostRecentBeliefs', () => {
     );
     expect((await mostRecentBeliefs(t.db, { sensorId: s.id, startMs: T0, endMs: T0 + H })).map((b) => b.value)).toEqual([20]);
   });
+
+  it('reads back every stored double exactly, at the edges of the range too', async () => {
+    const s = await f.sensor({ assetId, unit: 'MW', resolutionMinutes: 60 });
+    const src = await getOrCreateSource(t.db, { name: 'edges', type: 'forecaster' });
+    const bits = new DataView(new ArrayBuffer(8));
+    const randomDouble = () => {
+      do {
+        bits.setUint32(0, (Math.random() * 2 ** 32) >>> 0);
+        bits.setUint32(4, (Math.random() * 2 ** 32) >>> 0);
+      } while (!Number.isFinite(bits.getFloat64(0)));
+      return bits.getFloat64(0);
+    };
+    const edges = [
+      0,
+      5e-324,
+      -5e-324,
+      2 ** -1022,
+      2 ** -1022 - 5e-324,
+      Number.MAX_VALUE,
+      -Number.MAX_VALUE,
+      1 - 2 ** -53,
+      0.1,
+      1 / 3,
+      2 ** 53 + 2,
+    ];
+    const values = [...edges, ...Array.from({ length: 2000 }, randomDouble)];
+    // Every third event also has a belief a little farther from the median, stored before the
+    // closer one: only probabilities read back exactly pick the closer one.
+    const belief = (i: number, cumulativeProbability: number, value: number) => ({
+      sensorId: s.id,
+      eventStartMs: T0 + i * H,
+      beliefTimeMs: T0 - H,
+      sourceId: src.id,
+      cumulativeProbability,
+      value,
+    });
+    await record(
+      values.flatMap((value, i) =>
+        i % 3 ? [belief(i, 0.5, value)] : [belief(i, 0.5 - 2 ** -52, -1), belief(i, i % 2 ? 0.5 + 2 ** -53 : 0.5 - 2 ** -54, value)],
+      ),
+    );
+    const read = await mostRecentBeliefs(t.db, { sensorId: s.id, startMs: T0, endMs: T0 + values.length * H });
+    expect(read.map((b) => b.value)).toEqual(values);
+  });
 });
 
 describe('resampleToGrid', () => {
