@@ -13,4 +13,3 @@ export const fallbackStorageSchedule = tasks.fallbackStorageSchedule;
 export const forecast = tasks.forecast;
 export const passwordHash = tasks.passwordHash;
 export const passwordMatches = tasks.passwordMatches;
-export const warmUp = tasks.warmUp;

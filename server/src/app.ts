@@ -31,7 +31,7 @@ import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
 import { createWorkerPool } from './scheduling/workerPool.ts';
-import { warmMainThread } from './warmStart.ts';
+import { warmMainThread, warmRequestPath } from './warmStart.ts';
 
 export interface RunningServer {
   url: string;
@@ -211,7 +211,8 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   };
   const services: Services = { db, reader, probe, config, log, jobs, passwords, loginThrottle: createLoginThrottle(config, log, redis) };
   const automations = new AutomationClock(db, jobs, log);
-  const server = http.createServer(createApp(services).callback());
+  const handler = createApp(services).callback();
+  const server = http.createServer(handler);
   server.on('clientError', answerClientError);
   try {
     await migrate(db);
@@ -220,6 +221,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     if (config.role !== 'api') automations.start();
     if (options.warm) {
       warmMainThread();
+      await warmRequestPath(handler);
       await pool?.warmedUp;
     }
     // A worker-only process serves no HTTP.

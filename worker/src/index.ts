@@ -12,7 +12,6 @@ import { scheduleProcess, type ProcessProblem, type ProcessSchedule } from './sc
 import type { StorageSchedule } from './scheduling/scheduleResult.ts';
 import { SchedulingError, solveStorage } from './scheduling/solveStorage.ts';
 import { structuralErrors, type StorageProblem } from './scheduling/storageProblem.ts';
-import { warmUpScheduling } from './scheduling/warmUp.ts';
 import type { ScheduleOutcome, StorageScheduleTask, TaskModule } from './tasks.ts';
 
 /** A SchedulingError as data; other errors stay thrown. */
@@ -105,14 +104,6 @@ export async function passwordMatches(task: { password: string; hash: string }):
   return checkPassword(task.password, task.hash);
 }
 
-/**
- * Runs a small schedule and throws it away: the server starts each scheduling thread with it, so
- * that the solver is loaded and compiled before the first real schedule.
- */
-export async function warmUp(): Promise<void> {
-  await warmUpScheduling();
-}
-
 // The exports above are exactly the contract's tasks, with its payload and result types.
 ({
   storageSchedule,
@@ -122,5 +113,4 @@ export async function warmUp(): Promise<void> {
   forecast,
   passwordHash,
   passwordMatches,
-  warmUp,
 }) satisfies TaskModule;

@@ -14,6 +14,7 @@ export type { ProcessProblem, ProcessSchedule } from './scheduling/processSchedu
 export type { StorageSchedule } from './scheduling/scheduleResult.ts';
 export type { SchedulingErrorKind } from './scheduling/solveStorage.ts';
 export { socSeries, softCapacity, type StorageDevice, type StorageProblem } from './scheduling/storageProblem.ts';
+export { WARM_UP_PROBLEM } from './scheduling/warmUp.ts';
 
 /** Input of the `storageSchedule` task: the problem plus optional limits. */
 export interface StorageScheduleTask extends StorageProblem {
@@ -36,7 +37,6 @@ export interface WorkerTasks {
   forecast: { payload: ForecastTask; result: ForecastOutcome };
   passwordHash: { payload: string; result: string };
   passwordMatches: { payload: { password: string; hash: string }; result: boolean };
-  warmUp: { payload: undefined; result: void };
 }
 
 export type TaskName = keyof WorkerTasks;

@@ -1,14 +1,14 @@
-import { solveStorage } from './solveStorage.ts';
 import type { StorageProblem } from './storageProblem.ts';
 
 const STEPS = 96;
 const series = (f: (t: number) => number) => Array.from({ length: STEPS }, (_, t) => f(t));
 
 /**
- * A day of one battery against a daily price curve with a site limit: small, but it goes through
- * the same model building, HiGHS solve and verification as a real schedule.
+ * The schedule a scheduling thread solves when the server starts, through the `storageSchedule`
+ * task itself: a day of one battery against a daily price curve with a site limit. Small, but it
+ * goes through the same model building, HiGHS solve and verification as a real schedule.
  */
-const problem: StorageProblem = {
+export const WARM_UP_PROBLEM: StorageProblem = {
   stepCount: STEPS,
   stepHours: 0.25,
   devices: [
@@ -34,11 +34,3 @@ const problem: StorageProblem = {
   productionPrice: null,
   preferChargingSooner: true,
 };
-
-/**
- * Loads HiGHS' WebAssembly and runs the scheduling code once, so that the first schedule after a
- * start costs what later ones do.
- */
-export async function warmUpScheduling(): Promise<void> {
-  await solveStorage(problem, {});
-}
