@@ -226,7 +226,7 @@ async function main() {
     };
     if (runs('schedule')) {
       await warmClient();
-      await schedules(schedule, rows);
+      await schedules(schedule, rows, server.child.pid);
     }
     if (runs('uploads')) await uploads(url, headers, rows, fx.clients, server.child.pid);
     if (runs('year')) await year(url, headers, rows, fx);
@@ -256,15 +256,20 @@ async function warmClient() {
 }
 
 /** 4. The first schedule after start, then warm ones (first, while the server is fresh). */
-async function schedules(schedule: () => Promise<number>, rows: Rows) {
+async function schedules(schedule: () => Promise<number>, rows: Rows, serverPid?: number) {
+  // The server's CPU time (all its threads) holds better than the wall time on a shared machine.
+  const cpuStart = cpuMs(serverPid);
   const cold = await schedule();
+  const cpuCold = cpuMs(serverPid) - cpuStart;
   const warmRuns = [];
   for (let i = 0; i < RUNS; i++) warmRuns.push(await schedule());
   const warm = median(warmRuns);
+  const cpuWarm = (cpuMs(serverPid) - cpuStart - cpuCold) / RUNS;
+  const cpu = Number.isNaN(cpuCold) ? '' : `; server CPU ${cpuCold.toFixed(0)} ms, warm ${cpuWarm.toFixed(0)} ms on average`;
 
   rows.push([
     `the first schedule after start (${SCHEDULE_STEPS} steps)`,
-    `${(cold / 1000).toFixed(3)} s (warm: ${(warm / 1000).toFixed(3)} s)`,
+    `${(cold / 1000).toFixed(3)} s (warm: ${(warm / 1000).toFixed(3)} s)${cpu}`,
     '≤ 0.15 s cold, ≤ 0.05 s warm',
     mark(cold <= 150 && warm <= 50),
   ]);
