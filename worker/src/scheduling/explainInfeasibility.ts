@@ -41,10 +41,13 @@ function boundConflicts(problem: StorageProblem, d: number): string[] {
     messages.push(`${prefix}soc-min ${energy(device.socMinMwh)} is above soc-max ${energy(device.socMaxMwh)}`);
   }
   for (let j = 0; j < problem.stepCount; j++) {
-    const at = formatInstant(problem, j + 1);
     const target = device.socTargetsMwh?.[j] ?? null;
     const minimum = device.socMinimaMwh?.[j] ?? null;
     const maximum = device.socMaximaMwh?.[j] ?? null;
+    // Every conflict below involves one of these; a step without them needs no instant named
+    // (naming each of 192 steps took 10 ms of a first schedule in a profile at load 4).
+    if (target === null && minimum === null && maximum === null) continue;
+    const at = formatInstant(problem, j + 1);
     const conflict = (text: string): void => {
       messages.push(`${prefix}${text}`);
     };
