@@ -19,9 +19,6 @@ import { getUser, type User } from '../store/users.ts';
 /** The `:id` path part as a number; anything but an integer is a 422 under `path`. */
 export const idParams = z.object({ id: intText });
 
-/** The access context of an asset. */
-export const ownedAccess = assetAccess;
-
 /** The access context of an account. */
 export const accountAccess = (a: Account): AccessContext => ({
   kind: 'account',
@@ -38,7 +35,7 @@ export async function assetById(
 ): Promise<Loaded<Asset>> {
   const asset = await getAsset(db, id);
   if (!asset) throw missing();
-  return { value: asset, permission, on: await ownedAccess(db, asset.account_id) };
+  return { value: asset, permission, on: await assetAccess(db, asset.account_id) };
 }
 
 /** The sensor an earlier step found, with its permission. */

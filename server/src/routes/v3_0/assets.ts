@@ -16,7 +16,8 @@ import { jobStatusMessage } from './jobs.ts';
 import { getSensor, listSensors } from '../../store/sensors.ts';
 import type { User } from '../../store/users.ts';
 import type { AppContext } from '../../http/context.ts';
-import { accountAccess, accountById, assetById, idParams, listedAccount, ownedAccess } from '../load.ts';
+import { accountAccess, accountById, assetById, idParams, listedAccount } from '../load.ts';
+import { assetAccess } from '../../policies/references.ts';
 import { readableAccounts } from '../../policies/visibility.ts';
 
 const listQuery = z.object({
@@ -74,7 +75,7 @@ async function checkType(db: Knex, typeId: number | undefined): Promise<void> {
 async function checkParent(db: Knex, user: User, parentId: number | null | undefined, accountId: number | null): Promise<void> {
   if (!parentId) return;
   const parent = await assets.getAsset(db, parentId);
-  if (!parent || !can(user, 'read', await ownedAccess(db, parent.account_id))) {
+  if (!parent || !can(user, 'read', await assetAccess(db, parent.account_id))) {
     throw fieldError('json', 'parent_asset_id', `GenericAsset with id ${parentId} doesn't exist.`);
   }
   if (parent.account_id !== accountId) {
@@ -115,7 +116,7 @@ export const assetRoutes = [
       if (q.root !== undefined) {
         root = await assets.getAsset(db, q.root);
         // An asset the caller may not read is as unknown as one that does not exist.
-        if (!root || !can(user, 'read', await ownedAccess(db, root.account_id))) {
+        if (!root || !can(user, 'read', await assetAccess(db, root.account_id))) {
           throw fieldError('query', 'root', `No asset found with id ${q.root}.`);
         }
       }
@@ -124,7 +125,7 @@ export const assetRoutes = [
       const accounts = everything
         ? (await readableAccounts(db, user)).map((a) => ({ value: a, permission: 'read' as const, on: accountAccess(a) }))
         : [await listedAccount(db, user, accountId)];
-      return { accounts, root: root && { value: root, permission: 'read' as const, on: await ownedAccess(db, root.account_id) } };
+      return { accounts, root: root && { value: root, permission: 'read' as const, on: await assetAccess(db, root.account_id) } };
     },
     async command({ db, query: q, loaded: { accounts, root } }) {
       const accountId = q.account ?? q.account_id;
