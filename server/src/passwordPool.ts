@@ -16,7 +16,7 @@ export interface PasswordPool {
  * @returns the pool.
  */
 export function createPasswordPool(): PasswordPool {
-  const pool = typedPool(new Piscina({ filename: workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: 10 * 60_000 }));
+  const pool = typedPool(new Piscina({ ...workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: 10 * 60_000 }));
   return {
     hash: (password) => pool.run('passwordHash', password),
     async matches(password, hash) {

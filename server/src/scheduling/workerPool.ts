@@ -18,13 +18,23 @@ export function typedPool(pool: Piscina): WorkerPool {
 }
 
 /**
- * The worker file: the compiled bundle next to the compiled server when packaged, else the
- * source loader (see worker/loader.mjs). Password hashing runs tasks of the same file in a pool of its own.
+ * Where the worker threads' tasks come from: the compiled bundle next to the compiled server when
+ * packaged, else the source loader (see worker/loader.mjs). Password hashing runs tasks of the
+ * same file in a pool of its own.
+ *
+ * From source, threads start with require(esm) off. Piscina looks a task file up with require()
+ * first and import() when that throws; on Node 20.19+ require() of the ES module loader can meet
+ * an import() of it still linking in the same thread (the first task posted before the thread's
+ * own lookup finished), which ends the process with a fatal V8 error (seen once in CI). With
+ * require(esm) off, require() throws at once and every lookup takes the import() path.
  */
-export function workerFile(): string {
+export function workerFile(): { filename: string; execArgv?: string[] } {
   const bundled = new URL('./worker.js', import.meta.url);
-  if (fs.existsSync(fileURLToPath(bundled))) return bundled.href;
-  return new URL('../../../worker/loader.mjs', import.meta.url).href;
+  if (fs.existsSync(fileURLToPath(bundled))) return { filename: bundled.href };
+  return {
+    filename: new URL('../../../worker/loader.mjs', import.meta.url).href,
+    execArgv: [...process.execArgv, '--no-experimental-require-module'],
+  };
 }
 
 const WARM_UP_SOLVES = 3;
@@ -37,7 +47,7 @@ const WARM_UP_SOLVES = 3;
 export function createWorkerPool(threads: number): WorkerPool & { warmedUp: Promise<void> } {
   const pool = typedPool(
     new Piscina({
-      filename: workerFile(),
+      ...workerFile(),
       minThreads: 1,
       maxThreads: threads,
       idleTimeout: 10 * 60_000,
