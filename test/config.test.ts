@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       legacyApi: 'sunset',
       sunsetDate: null,
       sunsetLink: null,
+      schedulerPluginsDir: null,
     });
   });
 
@@ -50,6 +51,7 @@ describe('loadConfig', () => {
         FLEXSITE_FALLBACK_REDIRECT: '1',
         FLEXSITE_API_COMPAT: '1.0',
         FLEXSITE_HOSTS_AND_AUTH_START: '{"example.com": "2024-05"}',
+        FLEXSITE_SCHEDULER_PLUGINS: '/etc/flexsite/schedulers',
       }),
     ).toMatchObject({
       port: 0,
@@ -63,6 +65,7 @@ describe('loadConfig', () => {
       fallbackRedirect: true,
       apiCompat: '1.0',
       hostsAndAuthStart: { 'example.com': '2024-05' },
+      schedulerPluginsDir: '/etc/flexsite/schedulers',
     });
     expect(loadConfig({ FLEXSITE_MAX_PLANNING_HORIZON: '96', FLEXSITE_ALLOW_DATA_OVERWRITE: 'false', HOST: '::1' })).toMatchObject({
       maxPlanningHorizon: { steps: 96 },

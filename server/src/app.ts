@@ -31,6 +31,7 @@ import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
 import { createWorkerPool } from './scheduling/workerPool.ts';
+import { findSchedulerPlugins } from '../../worker/src/scheduling/schedulerPlugins.ts';
 import { warmMainThread, warmRequestPath } from './warmStart.ts';
 
 export interface RunningServer {
@@ -170,6 +171,8 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
  * @returns the running server.
  */
 export async function startServer(config: Config, options: { log?: Logger; warm?: boolean } = {}): Promise<RunningServer> {
+  // Read once at start: which plugin names exist is the operator's choice, fixed while the server runs.
+  const schedulerPlugins = findSchedulerPlugins(config.schedulerPluginsDir);
   const folder = dataFolder(config.dataDir);
   // One server per data folder: a second one would run the same jobs and fight over the store.
   const target = storeTarget(config);
@@ -183,7 +186,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const probe = openStore(target);
   const reader = openReaders(target, db);
   // An API-only process queues jobs for the workers and runs none itself.
-  const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads);
+  const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads, schedulerPlugins);
   const handlers = pool && {
     scheduling: schedulingHandler(db, pool, log),
     forecasting: forecastingHandler(db, pool),
@@ -209,7 +212,17 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     logFile?.close();
     await lock.release();
   };
-  const services: Services = { db, reader, probe, config, log, jobs, passwords, loginThrottle: createLoginThrottle(config, log, redis) };
+  const services: Services = {
+    db,
+    reader,
+    probe,
+    config,
+    log,
+    jobs,
+    passwords,
+    loginThrottle: createLoginThrottle(config, log, redis),
+    schedulerPlugins,
+  };
   const automations = new AutomationClock(db, jobs, log);
   const handler = createApp(services).callback();
   const server = http.createServer(handler);

@@ -43,6 +43,8 @@ export interface Config {
   legacyApi: 'sunset' | 'serve';
   sunsetDate: string | null;
   sunsetLink: string | null;
+  /** The operator's folder of scheduler plugins (`custom-scheduler`); null: none. */
+  schedulerPluginsDir: string | null;
 }
 
 const bool = z
@@ -119,6 +121,7 @@ const schema = z.object({
   FLEXSITE_LEGACY_API: z.enum(['sunset', 'serve']).default('sunset'),
   FLEXSITE_API_SUNSET_DATE: z.string().optional(),
   FLEXSITE_API_SUNSET_LINK: z.string().optional(),
+  FLEXSITE_SCHEDULER_PLUGINS: z.string().optional(),
 });
 
 /** Names and meanings of the settings, for the README and for error messages. */
@@ -166,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     legacyApi: e.FLEXSITE_LEGACY_API,
     sunsetDate: e.FLEXSITE_API_SUNSET_DATE ?? null,
     sunsetLink: e.FLEXSITE_API_SUNSET_LINK ?? null,
+    schedulerPluginsDir: e.FLEXSITE_SCHEDULER_PLUGINS === undefined ? null : path.resolve(e.FLEXSITE_SCHEDULER_PLUGINS),
   };
 }
 

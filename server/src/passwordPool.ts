@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
 import { UNKNOWN_USER_HASH } from './domain/passwords.ts';
-import { typedPool, workerFile } from './scheduling/workerPool.ts';
+import { typedPool, workerThreadOptions } from './scheduling/workerPool.ts';
 
 /** bcrypt work of the server, done in a thread so that a flood of logins cannot stall other requests. */
 export interface PasswordPool {
@@ -16,7 +16,7 @@ export interface PasswordPool {
  * @returns the pool.
  */
 export function createPasswordPool(): PasswordPool {
-  const pool = typedPool(new Piscina({ ...workerFile(), minThreads: 0, maxThreads: 1, idleTimeout: 10 * 60_000 }));
+  const pool = typedPool(new Piscina({ ...workerThreadOptions(256), minThreads: 0, maxThreads: 1, idleTimeout: 10 * 60_000 }));
   return {
     hash: (password) => pool.run('passwordHash', password),
     async matches(password, hash) {

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './app.ts';
 import { StoreBusyError } from './db/errors.ts';
+import { PluginFolderError } from '../../worker/src/scheduling/schedulerPlugins.ts';
 
 /** Headless entry point: `npm start` and `npm run worker`, and what the systemd units run. */
 async function main(): Promise<void> {
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
     // Logs go to stdout and to logs/flexsite.log in the data folder.
     server = await startServer(config, { warm: true });
   } catch (err) {
-    if (err instanceof StoreBusyError) {
+    if (err instanceof StoreBusyError || err instanceof PluginFolderError) {
       console.error(err.message);
       process.exit(1);
     }

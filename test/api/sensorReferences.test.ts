@@ -6,6 +6,7 @@ import { forbidden, unprocessable } from '../helpers/bodies.ts';
 import { factories } from '../helpers/factories.ts';
 import { EA, fm1 } from '../helpers/legacy.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
+import { schedulerPluginFolder } from '../helpers/schedulerPlugins.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
 
 /**
@@ -29,15 +30,14 @@ let accounts: { A: number; B: number; C: number };
 let member: { id: number; token: string };
 let consultant: { id: number; token: string };
 
-/** The file that lets the gated test scheduler finish; named before the server starts, as worker threads copy the environment. */
-const gate = path.join(os.tmpdir(), `flexsite-scheduler-gate-${process.pid}`);
-process.env.FLEXSITE_TEST_SCHEDULER_GATE = gate;
+/** While this file exists, the `held` test scheduler plugin keeps its job running. */
+const hold = path.join(os.tmpdir(), `flexsite-scheduler-hold-${process.pid}`);
 
 const START = '2015-01-02T00:00:00+01:00';
 const START_MS = Date.parse(START);
 
 beforeAll(async () => {
-  t = await startTestServer({ FLEXSITE_LEGACY_API: 'serve' });
+  t = await startTestServer({ FLEXSITE_LEGACY_API: 'serve', FLEXSITE_SCHEDULER_PLUGINS: schedulerPluginFolder(hold) });
   f = factories(t.db);
   const C = (await f.account()).id;
   accounts = { A: (await f.account({ consultancyAccountId: C })).id, B: (await f.account()).id, C };
@@ -48,7 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t.close();
-  fs.rmSync(gate, { force: true });
+  fs.rmSync(hold, { force: true });
 });
 
 /** A battery the caller may schedule, with what a schedule needs in its attributes. */
@@ -408,7 +408,8 @@ describe('jobs re-check their owner’s rights before they store', () => {
   });
   it('fails a job whose owner loses the right while it is being solved, storing nothing', async () => {
     const admin = await f.user({ accountId: accounts.A, roles: ['admin'] });
-    const w = await world('public', 'MWh', { 'custom-scheduler': path.resolve('test/fixtures/gatedScheduler.mjs') });
+    const w = await world('public', 'MWh', { 'custom-scheduler': 'held' });
+    fs.writeFileSync(hold, '');
     const jobsBefore = await jobCount();
     const answered = trigger({ ...w, caller: { id: admin.user.id, token: admin.token } }, model({ 'state-of-charge': ref(w.target) }));
     let job: { id: string; status: string } | undefined;
@@ -420,7 +421,7 @@ describe('jobs re-check their owner’s rights before they store', () => {
     expect(job?.status).toBe('started');
     // The job passed its check at the start; the right goes while the solver waits.
     await t.db('user_role').where({ user_id: admin.user.id }).delete();
-    fs.writeFileSync(gate, '');
+    fs.rmSync(hold);
     expect((await answered).status).toBe(200);
     await t.server.services.jobs.settled(job!.id, 30_000);
     const failed = (await t.server.services.jobs.get(job!.id))!;

@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import { openStore } from '../../server/src/db/connection.ts';
 import { factories, PASSWORD } from '../helpers/factories.ts';
 import { startNpm, stopProcess, waitForLine } from '../helpers/processes.ts';
+import { schedulerPluginFolder } from '../helpers/schedulerPlugins.ts';
 import { freshDatabase, onSharedBackends } from '../helpers/sharedBackends.ts';
 
 const HOUR = 3600_000;
@@ -16,7 +17,8 @@ const start = Date.parse('2015-01-02T00:00:00+01:00');
 describe.skipIf(!onSharedBackends)('API and worker processes on one PostgreSQL and one Redis', () => {
   const children: ChildProcess[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-scale-'));
-  const gate = path.join(dir, 'gate');
+  // While this file exists, the `held` scheduler plugin keeps its job running.
+  const hold = path.join(dir, 'hold');
   let database: { url: string; drop(): Promise<void> };
   let db: Knex;
   let env: Record<string, string>;
@@ -80,7 +82,7 @@ describe.skipIf(!onSharedBackends)('API and worker processes on one PostgreSQL a
       PORT: '0',
       HOST: '127.0.0.1',
       FLEXSITE_LOG_LEVEL: 'info',
-      FLEXSITE_TEST_SCHEDULER_GATE: gate,
+      FLEXSITE_SCHEDULER_PLUGINS: schedulerPluginFolder(hold),
       FLEXSITE_LOGIN_ATTEMPTS_PER_EMAIL: '3',
     };
     [api1, api2] = await Promise.all([spawnRole('api'), spawnRole('api')]);
@@ -150,7 +152,8 @@ describe.skipIf(!onSharedBackends)('API and worker processes on one PostgreSQL a
       expect(listed.status).toBe(200);
 
       // A job held by worker A (the gated scheduler waits), A is killed, worker B runs it.
-      const gated = await battery({ 'custom-scheduler': path.resolve('test/fixtures/gatedScheduler.mjs') });
+      fs.writeFileSync(hold, '');
+      const gated = await battery({ 'custom-scheduler': 'held' });
       const pending = call(api1.url, 'POST', `/api/v3_0/sensors/${gated}/schedules/trigger`, triggerBody(start));
       const running = await until(
         () => db('job').where({ sensor_id: gated }).first(),
@@ -161,7 +164,7 @@ describe.skipIf(!onSharedBackends)('API and worker processes on one PostgreSQL a
       expect((await pending).status).toBe(200);
       const workerB = await spawnRole('worker');
       await stopProcess(workerA.child, 'SIGKILL');
-      fs.writeFileSync(gate, '');
+      fs.rmSync(hold);
       const retried = await until(
         () => job(running.id),
         (j) => j?.status === 'finished' || j?.status === 'failed',
@@ -172,8 +175,8 @@ describe.skipIf(!onSharedBackends)('API and worker processes on one PostgreSQL a
       expect(schedule.status).toBe(200);
 
       // Interrupted twice: B takes a gated job, B dies, C runs it again, C dies: it fails as interrupted.
-      fs.rmSync(gate);
-      const twice = await battery({ 'custom-scheduler': path.resolve('test/fixtures/gatedScheduler.mjs') });
+      fs.writeFileSync(hold, '');
+      const twice = await battery({ 'custom-scheduler': 'held' });
       void call(api2.url, 'POST', `/api/v3_0/sensors/${twice}/schedules/trigger`, triggerBody(start));
       const first = await until(
         () => db('job').where({ sensor_id: twice }).first(),

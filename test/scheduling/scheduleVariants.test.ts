@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
+import { schedulerPluginFolder } from '../helpers/schedulerPlugins.ts';
 import { onSharedBackends } from '../helpers/sharedBackends.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
@@ -17,7 +18,7 @@ const HOUR = 3600_000;
 const start = Date.parse('2015-01-02T00:00:00+01:00');
 
 beforeAll(async () => {
-  t = await startTestServer();
+  t = await startTestServer({ FLEXSITE_SCHEDULER_PLUGINS: schedulerPluginFolder() });
   f = factories(t.db);
   accountId = (await f.account()).id;
   token = (await f.user({ accountId, roles: ['account-admin'] })).token;
@@ -176,9 +177,8 @@ describe('more schedules', () => {
     expect(s.body.values).toEqual(new Array(8).fill(0.2));
   });
 
-  it('runs the module named by a custom-scheduler attribute', async () => {
-    const modulePath = path.resolve('test/fixtures/idleScheduler.mjs');
-    const asset = await f.asset({ accountId, type: 'battery', attributes: { 'custom-scheduler': modulePath } });
+  it('runs the scheduler plugin named by a custom-scheduler attribute', async () => {
+    const asset = await f.asset({ accountId, type: 'battery', attributes: { 'custom-scheduler': 'idle' } });
     const sensor = await f.sensor({ assetId: asset.id });
     const res = await trigger(`/api/v3_0/sensors/${sensor.id}/schedules/trigger`, {
       start: '2015-01-02T00:00:00+01:00',

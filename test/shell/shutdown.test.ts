@@ -5,25 +5,9 @@ import { dataFolder } from '../../server/src/dataFolder.ts';
 import { openStore } from '../../server/src/db/connection.ts';
 import { factories } from '../helpers/factories.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
+import { schedulerPluginFolder } from '../helpers/schedulerPlugins.ts';
 import { tempDir } from '../helpers/shell.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-
-const idle = path.resolve(import.meta.dirname, '../fixtures/idleScheduler.mjs');
-
-/** A custom scheduler that holds its job while the `hold` file exists, then keeps every device idle. */
-function heldScheduler(dir: string, hold: string): string {
-  const file = path.join(dir, 'heldScheduler.mjs');
-  fs.writeFileSync(
-    file,
-    `import fs from 'node:fs';
-export async function schedule(problem) {
-  while (fs.existsSync(${JSON.stringify(hold)})) await new Promise((resolve) => setTimeout(resolve, 50));
-  return (await import(${JSON.stringify(new URL(`file://${idle}`).href)})).schedule(problem);
-}
-`,
-  );
-  return file;
-}
 
 async function jobStatus(t: TestServer, id: string): Promise<{ status: string; started_at: number | null }> {
   return t.db('job').where({ id }).first('status', 'started_at');
@@ -35,7 +19,8 @@ describe('clean shutdown with a job running', { timeout: 120_000 }, () => {
     const dataDir = tempDir();
     const hold = path.join(tempDir(), 'hold');
     fs.writeFileSync(hold, '');
-    let t = await startTestServer({}, dataDir);
+    const plugins = { FLEXSITE_SCHEDULER_PLUGINS: schedulerPluginFolder(hold) };
+    let t = await startTestServer(plugins, dataDir);
     const f = factories(t.db);
     const accountId = (await f.account()).id;
     const { token } = await f.user({ accountId, roles: ['account-admin'] });
@@ -48,7 +33,7 @@ describe('clean shutdown with a job running', { timeout: 120_000 }, () => {
       new Array(24).fill(50),
       Date.parse('2015-01-01T00:00:00+01:00'),
     );
-    const battery = await f.asset({ accountId, type: 'battery', attributes: { 'custom-scheduler': heldScheduler(tempDir(), hold) } });
+    const battery = await f.asset({ accountId, type: 'battery', attributes: { 'custom-scheduler': 'held' } });
     const sensor = await f.sensor({ assetId: battery.id });
 
     const trigger = await t.request('POST', `/api/v3_0/sensors/${sensor.id}/schedules/trigger`, {
@@ -70,7 +55,7 @@ describe('clean shutdown with a job running', { timeout: 120_000 }, () => {
     await stopped.destroy();
 
     fs.rmSync(hold);
-    t = await startTestServer({}, dataDir);
+    t = await startTestServer(plugins, dataDir);
     try {
       const schedule = await waitForSchedule(t, token, sensor.id, jobId, 'PT1H');
       expect(schedule.status).toBe(200);

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,27 +64,12 @@ describe('worker tasks', () => {
     expect(schedule).toEqual({ ok: true, schedule: { powerMw: [0, 2, 2, 0], totalCost: 1 } });
   });
 
-  it('customStorageSchedule runs a deployment module and checks the shape of its answer', async () => {
+  it('customStorageSchedule loads nothing the server did not register with the thread', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'custom-scheduler-'));
-    const good = join(dir, 'idle.mjs');
-    writeFileSync(
-      good,
-      `export function schedule(problem) {
-        const zeros = problem.inflexiblePowerMw.map(() => 0);
-        return {
-          devices: problem.devices.map((d) => ({ powerMw: zeros, socMwh: [d.socAtStartMwh, ...zeros.map(() => d.socAtStartMwh)] })),
-          sitePowerMw: problem.inflexiblePowerMw, costPerStep: zeros, totalCost: 0,
-          stats: { solver: 'idle', iterations: 0, binaries: 0, mipGap: null, objective: null, columns: 0, rows: 0, buildMs: 0, solveMs: 0, verifyMs: 0 },
-        };
-      }`,
-    );
-    const bad = join(dir, 'bad.mjs');
-    writeFileSync(bad, 'export function schedule() { return { devices: [], sitePowerMw: [], costPerStep: [], totalCost: 0, stats: {} }; }');
+    const module = join(dir, 'idle.mjs');
+    writeFileSync(module, `import fs from 'node:fs'; fs.writeFileSync(${JSON.stringify(join(dir, 'marker'))}, 'ran');`);
     const problem = site([battery({ stepCount: 3 })], constant(3, 10), null);
-    const schedule = scheduleOf(await customStorageSchedule({ modulePath: good, problem }));
-    expect(schedule.stats.solver).toBe('idle');
-    await expect(customStorageSchedule({ modulePath: bad, problem })).rejects.toThrow(
-      /returned a malformed schedule:\n- devices must hold 1 device schedules/,
-    );
+    await expect(customStorageSchedule({ plugin: module, problem })).rejects.toThrow(/is not a registered scheduler plugin/);
+    expect(existsSync(join(dir, 'marker'))).toBe(false);
   });
 });

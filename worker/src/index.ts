@@ -61,16 +61,13 @@ export async function processSchedule(problem: ProcessProblem): Promise<Schedule
 }
 
 /**
- * Storage schedule from a deployment's own scheduler module (`custom-scheduler` attribute).
+ * Storage schedule from a deployment's scheduler plugin (`custom-scheduler` attribute).
  *
- * @param task the module path and the problem.
- * @returns the custom scheduler's schedule, shape-checked.
+ * @param task the plugin's registered name and the problem.
+ * @returns the plugin's schedule, shape-checked.
  */
-export async function customStorageSchedule(task: {
-  modulePath: string;
-  problem: StorageProblem;
-}): Promise<ScheduleOutcome<StorageSchedule>> {
-  return outcome(() => runCustomScheduler(task.modulePath, task.problem));
+export async function customStorageSchedule(task: { plugin: string; problem: StorageProblem }): Promise<ScheduleOutcome<StorageSchedule>> {
+  return outcome(() => runCustomScheduler(task.plugin, task.problem));
 }
 
 /**

@@ -33,7 +33,7 @@ export interface WorkerTasks {
   storageSchedule: { payload: StorageScheduleTask; result: ScheduleOutcome<StorageSchedule> };
   fallbackStorageSchedule: { payload: StorageProblem; result: ScheduleOutcome<StorageSchedule> };
   processSchedule: { payload: ProcessProblem; result: ScheduleOutcome<ProcessSchedule> };
-  customStorageSchedule: { payload: { modulePath: string; problem: StorageProblem }; result: ScheduleOutcome<StorageSchedule> };
+  customStorageSchedule: { payload: { plugin: string; problem: StorageProblem }; result: ScheduleOutcome<StorageSchedule> };
   forecast: { payload: ForecastTask; result: ForecastOutcome };
   passwordHash: { payload: string; result: string };
   passwordMatches: { payload: { password: string; hash: string }; result: boolean };

@@ -6,6 +6,7 @@ import type { User } from '../store/users.ts';
 import type { JobQueue } from '../jobs/jobQueue.ts';
 import type { PasswordPool } from '../passwordPool.ts';
 import type { LoginThrottle } from './loginThrottle.ts';
+import type { SchedulerPlugins } from '../../../worker/src/scheduling/schedulerPlugins.ts';
 
 /** What every request handler can reach. */
 export interface Services {
@@ -19,6 +20,8 @@ export interface Services {
   jobs: JobQueue;
   passwords: PasswordPool;
   loginThrottle: LoginThrottle;
+  /** The operator's scheduler plugins, the only values `custom-scheduler` may take. */
+  schedulerPlugins: SchedulerPlugins;
 }
 
 export interface AppState {

@@ -23,6 +23,9 @@ export const mayGrantRole = (user: User, roleName: string) => isAdmin(user) || (
 /** Nobody, admins included, may switch off their own account or change their own roles. */
 export const mayChangeStanding = (caller: User, target: User) => caller.id !== target.id;
 
+/** A scheduler plugin runs code on the appliance: choosing one is for platform admins. */
+export const mayChooseScheduler = isAdmin;
+
 /** API 2.0 lets admins alone create assets. */
 export const mayCreateV2Assets = isAdmin;
 

@@ -78,7 +78,7 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       fallback
         ? pool.run('fallbackStorageSchedule', problem)
         : spec.customScheduler
-          ? pool.run('customStorageSchedule', { modulePath: spec.customScheduler, problem })
+          ? pool.run('customStorageSchedule', { plugin: spec.customScheduler, problem })
           : pool.run('storageSchedule', { ...problem, timeLimitSeconds: 120 })
     ).catch((err: unknown) => {
       throw new SchedulingFailure(failureName, err instanceof Error ? err.message : String(err));

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import type { SchedulerPlugins } from '../../../worker/src/scheduling/schedulerPlugins.ts';
 import { WARM_UP_PROBLEM, type TaskName, type TaskPayload, type TaskResult } from '../../../worker/src/tasks.ts';
 
 /** Worker threads, run by task name with the contract's payload and result types (worker/src/tasks.ts). */
@@ -18,22 +19,30 @@ export function typedPool(pool: Piscina): WorkerPool {
 }
 
 /**
- * Where the worker threads' tasks come from: the compiled bundle next to the compiled server when
+ * How every worker thread starts: from the compiled bundle next to the compiled server when
  * packaged, else the source loader (see worker/loader.mjs). Password hashing runs tasks of the
  * same file in a pool of its own.
+ *
+ * Threads get the least they need: an empty environment (no secret such as the database or Redis
+ * URL reaches code that runs in them, plugins included) and memory limits of their own, so one
+ * task cannot take the machine.
  *
  * From source, threads start with require(esm) off. Piscina looks a task file up with require()
  * first and import() when that throws; on Node 20.19+ require() of the ES module loader can meet
  * an import() of it still linking in the same thread (the first task posted before the thread's
  * own lookup finished), which ends the process with a fatal V8 error (seen once in CI). With
  * require(esm) off, require() throws at once and every lookup takes the import() path.
+ *
+ * @param maxOldGenerationSizeMb the heap limit of each thread.
  */
-export function workerFile(): { filename: string; execArgv?: string[] } {
+export function workerThreadOptions(maxOldGenerationSizeMb: number) {
   const bundled = new URL('./worker.js', import.meta.url);
-  if (fs.existsSync(fileURLToPath(bundled))) return { filename: bundled.href };
+  const fromSource = !fs.existsSync(fileURLToPath(bundled));
   return {
-    filename: new URL('../../../worker/loader.mjs', import.meta.url).href,
-    execArgv: [...process.execArgv, '--no-experimental-require-module'],
+    filename: fromSource ? new URL('../../../worker/loader.mjs', import.meta.url).href : bundled.href,
+    ...(fromSource ? { execArgv: [...process.execArgv, '--no-experimental-require-module'] } : {}),
+    env: {},
+    resourceLimits: { maxOldGenerationSizeMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 4 },
   };
 }
 
@@ -43,16 +52,21 @@ const WARM_UP_SOLVES = 3;
  * One pool of scheduling threads per server. Threads stay alive between jobs so the solver's
  * WebAssembly is compiled once per thread, not once per schedule.
  * @param threads the number of worker threads.
+ * @param schedulerPlugins the operator's scheduler plugins, the only modules a thread may load by
+ *   a `custom-scheduler` name (handed over as thread data, not per task).
  */
-export function createWorkerPool(threads: number): WorkerPool & { warmedUp: Promise<void> } {
+export function createWorkerPool(
+  threads: number,
+  schedulerPlugins: SchedulerPlugins = new Map(),
+): WorkerPool & { warmedUp: Promise<void> } {
   const pool = typedPool(
     new Piscina({
-      ...workerFile(),
+      // Big horizons with binaries use a few hundred MB in HiGHS; keep a bad job from taking the machine.
+      ...workerThreadOptions(2048),
+      workerData: { schedulerPlugins: Object.fromEntries(schedulerPlugins) },
       minThreads: 1,
       maxThreads: threads,
       idleTimeout: 10 * 60_000,
-      // Big horizons with binaries use a few hundred MB in HiGHS; keep a bad job from taking the machine.
-      resourceLimits: { maxOldGenerationSizeMb: 2048 },
     }),
   );
   // Warm start: the kept thread loads the solver now, not when the first schedule is asked for.

@@ -1,7 +1,8 @@
-import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { workerData } from 'node:worker_threads';
 import type { StorageSchedule } from './scheduleResult.ts';
 import type { StorageProblem } from './storageProblem.ts';
+import { unregisteredSchedulerReason, type SchedulerPlugins } from './schedulerPlugins.ts';
 
 /** What a custom scheduler module must export. */
 export interface CustomSchedulerModule {
@@ -13,21 +14,38 @@ function hasScheduleFunction(value: unknown): value is CustomSchedulerModule {
 }
 
 /**
- * Runs a deployment-provided scheduler module (named by the asset's `custom-scheduler` attribute)
- * on a storage problem and checks that the answer has the shape of a {@link StorageSchedule}.
- *
- * @param modulePath absolute path or URL of an ES module exporting `schedule(problem)`.
- * @param problem the problem, exactly as the built-in scheduler receives it.
- * @returns the custom scheduler's schedule.
- * @throws Error when the module cannot be loaded, has no `schedule` export, or returns a malformed schedule.
+ * The plugins this thread may load: handed over by the server when it starts the pool (the
+ * operator's folder, read once), never taken from a task.
  */
-export async function runCustomScheduler(modulePath: string, problem: StorageProblem): Promise<StorageSchedule> {
-  const specifier = isAbsolute(modulePath) ? pathToFileURL(modulePath).href : modulePath;
-  const loaded: unknown = await import(specifier);
-  if (!hasScheduleFunction(loaded)) throw new Error(`custom scheduler ${modulePath} does not export a schedule(problem) function`);
+function threadPlugins(): SchedulerPlugins {
+  const given = (workerData as { schedulerPlugins?: Record<string, string> } | null)?.schedulerPlugins;
+  return new Map(Object.entries(given ?? {}));
+}
+
+/**
+ * Runs a deployment's scheduler plugin (named by the `custom-scheduler` attribute) on a storage
+ * problem and checks that the answer has the shape of a {@link StorageSchedule}. Only a name the
+ * operator registered is loaded; anything else (a path, a URL, `node:` modules) is refused here,
+ * whatever reached the store.
+ *
+ * @param plugin the plugin's name.
+ * @param problem the problem, exactly as the built-in scheduler receives it.
+ * @param plugins the registered plugins (this thread's, from the server).
+ * @returns the plugin's schedule.
+ * @throws Error when the name is not registered, the module has no `schedule` export, or returns a malformed schedule.
+ */
+export async function runCustomScheduler(
+  plugin: string,
+  problem: StorageProblem,
+  plugins: SchedulerPlugins = threadPlugins(),
+): Promise<StorageSchedule> {
+  const refused = unregisteredSchedulerReason(plugin, plugins);
+  if (refused !== null) throw new Error(refused);
+  const loaded: unknown = await import(pathToFileURL(plugins.get(plugin)!).href);
+  if (!hasScheduleFunction(loaded)) throw new Error(`custom scheduler ${plugin} does not export a schedule(problem) function`);
   const schedule = await loaded.schedule(problem);
   const problems = scheduleShapeErrors(problem, schedule);
-  if (problems.length > 0) throw new Error(`custom scheduler ${modulePath} returned a malformed schedule:\n- ${problems.join('\n- ')}`);
+  if (problems.length > 0) throw new Error(`custom scheduler ${plugin} returned a malformed schedule:\n- ${problems.join('\n- ')}`);
   return schedule;
 }
 

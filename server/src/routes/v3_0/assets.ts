@@ -18,6 +18,7 @@ import type { User } from '../../store/users.ts';
 import type { AppContext } from '../../http/context.ts';
 import { accountAccess, accountById, assetById, idParams, listedAccount } from '../load.ts';
 import { assetAccess } from '../../policies/references.ts';
+import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
 import { readableAccounts } from '../../policies/visibility.ts';
 
 const listQuery = z.object({
@@ -181,7 +182,7 @@ export const assetRoutes = [
     },
     request: { json: assetCreate },
     transaction: true,
-    async command({ db, user, body }) {
+    async command({ ctx, db, user, body }) {
       const accountId = body.account_id ?? null;
       if (accountId === null && !mayOwnAssetsIn(user, null)) throw forbidden();
       if (accountId !== null) {
@@ -192,6 +193,7 @@ export const assetRoutes = [
       await checkType(db, body.generic_asset_type_id);
       await checkParent(db, user, body.parent_asset_id, accountId);
       const attributes = withSensorsToShow(body.attributes ?? {}, body.sensors_to_show);
+      authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, {}, attributes);
       await checkSensorsToShow(db, attributes);
       const parentId = body.parent_asset_id ?? null;
       await checkNameFree(db, { name: body.name, parentId, accountId });
@@ -258,7 +260,7 @@ export const assetRoutes = [
     request: { params: idParams, json: assetPatch },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
     transaction: true,
-    async command({ db, user, body, loaded: { asset } }) {
+    async command({ ctx, db, user, body, loaded: { asset } }) {
       await checkType(db, body.generic_asset_type_id);
       if (body.parent_asset_id === asset.id) throw unprocessable('json', { parent_asset_id: ['An asset cannot be its own parent.'] });
       await checkParent(db, user, body.parent_asset_id, asset.account_id);
@@ -269,6 +271,7 @@ export const assetRoutes = [
       const { sensors_to_show, ...changes } = body;
       const attributes =
         sensors_to_show === undefined ? body.attributes : withSensorsToShow(body.attributes ?? asset.attributes, sensors_to_show);
+      authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, asset.attributes, attributes);
       await checkSensorsToShow(db, attributes);
       if (body.name !== undefined || body.parent_asset_id !== undefined) {
         await checkNameFree(db, {

@@ -11,6 +11,7 @@ import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import { presentSensor } from '../../presenters/index.ts';
 import * as sensors from '../../store/sensors.ts';
+import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
 import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
 /** `account` and `asset` are FlexMeasures 1.0's spellings (v3.0-32) of `account_id` and `asset_id`. */
@@ -67,6 +68,7 @@ export const sensorRoutes = [
         fieldError('json', 'generic_asset_id', `Generic asset with id ${body.generic_asset_id} doesn't exist.`),
       ),
     }),
+    check: ({ ctx, user, body }) => authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, {}, body.attributes),
     transaction: true,
     command: ({ db, body, loaded }) =>
       sensors.createSensor(db, {
@@ -127,6 +129,8 @@ export const sensorRoutes = [
     summary: 'Update a sensor',
     request: { params: idParams, json: sensorPatch },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'update') }),
+    check: ({ ctx, user, body, loaded: { sensor } }) =>
+      authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, sensor.attributes, body.attributes),
     transaction: true,
     async command({ db, body, loaded: { sensor } }) {
       await sensors.updateSensor(db, sensor.id, {
