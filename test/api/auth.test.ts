@@ -179,6 +179,14 @@ describe('password reset', () => {
     expect(new Date(mail.at).toISOString()).toBe(mail.at);
   });
 
+  it('quotes the e-mail in the command the mail suggests to the operator', async () => {
+    const admin = await f.user({ accountId, roles: ['admin'] });
+    const { user } = await f.user({ accountId, email: "o'brien@example.com" });
+    expect((await t.request('PATCH', `/api/v3_0/users/${user.id}/password-reset`, { token: admin.token })).status).toBe(200);
+    const lines = fs.readFileSync(path.join(t.dataDir, 'outbox.jsonl'), 'utf8').trim().split('\n');
+    expect(JSON.parse(lines[lines.length - 1]).body).toContain(`(npm run cli -- set password --email 'o'\\''brien@example.com').`);
+  });
+
   it("leaves other users' tokens alone", async () => {
     const admin = await f.user({ accountId, roles: ['admin'] });
     const { user } = await f.user({ accountId });

@@ -42,4 +42,19 @@ describe('CSV in the UI', () => {
     ];
     expect(parseCsv(toCsv(rows))).toEqual(rows);
   });
+
+  it('makes text that a spreadsheet would run as a formula inert, leaving numbers alone', () => {
+    const csv = toCsv([
+      ['source', 'value'],
+      ['=HYPERLINK("http://evil.example","x")', -5],
+      ['@SUM(1)', '-2.5'],
+      ['+cmd', '-x'],
+    ]);
+    expect(parseCsv(csv)).toEqual([
+      ['source', 'value'],
+      [`'=HYPERLINK("http://evil.example","x")`, '-5'],
+      [`'@SUM(1)`, '-2.5'],
+      [`'+cmd`, `'-x`],
+    ]);
+  });
 });

@@ -83,10 +83,18 @@ const isNumeric = (v: string) => v.trim() !== '' && Number.isFinite(Number(v.tri
 const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 
 /**
- * Writes rows as CSV text (RFC 4180).
+ * Text that a spreadsheet would run as a formula (names of sensors and sources are anyone's
+ * words) starts with an apostrophe instead, as OWASP advises against CSV injection; numbers stay as they are.
+ */
+const inert = (v: string) => (/^[=+\-@\t\r]/.test(v) && !isNumeric(v) ? `'${v}` : v);
+
+/**
+ * Writes rows as CSV text (RFC 4180), with formula-like text made inert.
  * @param rows the header and the data rows.
  * @returns the text, lines ended by CRLF.
  */
 export function toCsv(rows: (string | number | null)[][]): string {
-  return rows.map((r) => r.map((v) => quote(v === null ? '' : String(v))).join(',')).join('\r\n') + '\r\n';
+  return (
+    rows.map((r) => r.map((v) => quote(v === null ? '' : typeof v === 'number' ? String(v) : inert(v))).join(',')).join('\r\n') + '\r\n'
+  );
 }

@@ -39,6 +39,9 @@ async function checkIdentityFree(db: Knex, props: { email?: string; username?: s
 
 const presentOne = (u: users.User) => ({ ...presentUser(u), status: 200 });
 
+/** A value as one POSIX shell word: the mail suggests a command to copy, and e-mails may hold an apostrophe. */
+const shellWord = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+
 export const userRoutes = [
   route({
     method: 'GET',
@@ -137,7 +140,7 @@ export const userRoutes = [
         body:
           `Hello ${target.username},\n\nthe password of your Flexsite account was reset and every session was signed out. ` +
           'Ask an administrator of this appliance to set a new password for you ' +
-          `(npm run cli -- set password --email ${target.email}).\n`,
+          `(npm run cli -- set password --email ${shellWord(target.email)}).\n`,
       });
       return { status: 200 as const };
     },
