@@ -1,9 +1,10 @@
 import { IANAZone } from 'luxon';
-import { getPosition } from 'suncalc';
+import { solarAltitudeDeg } from '../worker/src/forecasting/solar.ts';
 import { seeded } from './_stats.ts';
 
 /**
- * Synthetic but realistic series for the forecasting bench and tests, on a UTC grid (the site in
+ * Synthetic series for unit tests of the forecasting mechanics (the bench's skill figures come from
+ * real data, see bench/forecast.ts), on a UTC grid (the site in
  * Amsterdam): each is what the name says plus noise, so that no method can be perfect.
  */
 export interface SyntheticSeries {
@@ -54,8 +55,8 @@ export function pvProduction(startMs: number, stepMs: number, count: number, see
       // in north-west Europe, so a day is kept with probability 0.3 and drawn anew otherwise.
       cloudiness = rand() < 0.3 ? cloudiness : 0.15 + 0.85 * rand();
     }
-    const altitude = getPosition(new Date(t + stepMs / 2), AMSTERDAM.latitude, AMSTERDAM.longitude).altitude;
-    const clear = Math.max(0, Math.sin(altitude));
+    const altitude = solarAltitudeDeg(t + stepMs / 2, AMSTERDAM.latitude, AMSTERDAM.longitude);
+    const clear = Math.max(0, Math.sin((altitude * Math.PI) / 180));
     return 5 * clear * cloudiness * (0.85 + 0.3 * rand());
   });
   return { name: 'PV production', unit: 'kW', values };

@@ -89,7 +89,7 @@ describe('forecasts', () => {
     expect(new Set(stored.map((r) => Number(r.belief_time)))).toEqual(new Set([ORIGIN]));
     expect(Math.min(...stored.map((r) => Number(r.event_start)))).toBe(ORIGIN);
     expect(stored[0].model).toBe('regression');
-    expect(stored[0].version).toBe('1');
+    expect(stored[0].version).toBe('2');
   });
 
   it('records the backtest that chose the method, in the job and for the sensor', async () => {

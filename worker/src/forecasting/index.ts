@@ -1,7 +1,7 @@
-import { getPosition } from 'suncalc';
 import { backtest, methodNamed, type Backtest } from './backtest.ts';
 import { stepCalendar } from './calendar.ts';
 import type { MethodName, SeriesContext } from './methods.ts';
+import { sunOverSteps } from './solar.ts';
 
 export type { Backtest, HorizonScores, Scores } from './backtest.ts';
 export type { MethodName } from './methods.ts';
@@ -36,7 +36,7 @@ export interface ForecastOutcome {
 }
 
 /** Bumped when a method's results change, so forecasts of the new version get a source of their own. */
-export const FORECASTER_VERSION = '1';
+export const FORECASTER_VERSION = '2';
 
 const toFloat = (xs: ArrayLike<number | null>, length: number) => {
   const out = new Float64Array(length).fill(Number.NaN);
@@ -47,38 +47,51 @@ const toFloat = (xs: ArrayLike<number | null>, length: number) => {
   return out;
 };
 
-/** sin(solar altitude) at the middle of each step, clipped at zero: the shape of a clear day's PV output. */
-function clearSkyShape(startMs: number, stepMs: number, count: number, latitude: number, longitude: number): Float64Array {
-  const out = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    const altitude = getPosition(new Date(startMs + (i + 0.5) * stepMs), latitude, longitude).altitude;
-    out[i] = Math.max(0, Math.sin(altitude));
+/**
+ * Whether a series is made by the sun: at night (every step with the sun down for its whole
+ * length) it stays within 1 % of its daytime peak, and by day it rises above that. Such a
+ * series is forecast as exactly 0 at night, whatever a method says.
+ */
+function madeBySun(values: Float64Array, down: Uint8Array, historyEnd: number): boolean {
+  let dayPeak = 0;
+  for (let i = 0; i < historyEnd; i++) if (!down[i] && Math.abs(values[i]) > dayPeak) dayPeak = Math.abs(values[i]);
+  if (!(dayPeak > 0)) return false;
+  let night = 0;
+  let quiet = 0;
+  for (let i = 0; i < historyEnd; i++) {
+    if (!down[i] || Number.isNaN(values[i])) continue;
+    night++;
+    if (Math.abs(values[i]) <= 0.01 * dayPeak) quiet++;
   }
-  return out;
+  // A few stray night readings (a meter's standby draw, a timestamp off by a step) must not hide a PV series.
+  return night > 0 && quiet >= 0.99 * night;
 }
 
 /**
  * Forecasts a sensor: chooses the method with the best backtest on the sensor's own history
  * (unless one is named), fits it on the whole history and forecasts `steps` values on.
- * Forecasts of a series that never went negative are kept at or above zero.
+ * Forecasts of a series that never went negative are kept at or above zero; those of a series
+ * the sun makes are 0 while the sun is down.
  */
 export function forecastSeries(task: ForecastTask): ForecastOutcome {
   const historyEnd = task.history.length;
   const length = historyEnd + task.steps;
+  const sun = task.location
+    ? sunOverSteps(task.historyStartMs, task.stepMs, length, task.location.latitude, task.location.longitude)
+    : null;
   const ctx: SeriesContext = {
     stepMs: task.stepMs,
     values: toFloat(task.history, length),
     calendar: stepCalendar(task.historyStartMs, task.stepMs, length, task.timezone, task.country),
     regressors: task.regressors.map((r) => toFloat(r, length)),
-    clearSky: task.location
-      ? clearSkyShape(task.historyStartMs, task.stepMs, length, task.location.latitude, task.location.longitude)
-      : null,
+    clearSky: sun?.shape ?? null,
   };
   const tested = task.method ? null : backtest(ctx, historyEnd, task.steps);
   const name: MethodName = task.method ?? tested?.chosen ?? 'seasonal-naive-day';
   const forecast = methodNamed(ctx, name).fit(ctx, historyEnd)(historyEnd, task.steps);
   let nonNegative = true;
   for (let i = 0; i < historyEnd && nonNegative; i++) if (ctx.values[i] < 0) nonNegative = false;
-  const values = Array.from(forecast, (v) => (Number.isNaN(v) ? null : nonNegative ? Math.max(0, v) : v));
+  const night = sun && madeBySun(ctx.values, sun.down, historyEnd) ? sun.down.subarray(historyEnd) : null;
+  const values = Array.from(forecast, (v, h) => (night?.[h] ? 0 : Number.isNaN(v) ? null : nonNegative ? Math.max(0, v) : v));
   return { method: name, values, backtest: tested };
 }
