@@ -1,7 +1,8 @@
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import type { DateTime } from 'luxon';
-import { forecastSensor } from '../forecasting/forecastJob.ts';
+import { BACKTEST_LEAD_DAYS } from '../../../worker/src/forecasting/backtest.ts';
+import { forecastSensor, historyNote } from '../forecasting/forecastJob.ts';
 import { createWorkerPool } from '../scheduling/workerPool.ts';
 import { getForecastModel } from '../store/forecastModels.ts';
 import { CliError, type CliContext } from './context.ts';
@@ -60,13 +61,12 @@ export function registerForecastCommands(program: Command, cli: CliContext): voi
           method: last.method,
           skill: last.backtest?.skill ?? null,
         };
-        const skill =
-          summary.skill === null
-            ? 'no backtest (too little history)'
-            : `skill ${percent(summary.skill)} against ${last.backtest!.baseline}`;
+        const note = historyNote(sensor.id, sensor.event_resolution_ms, last, false);
+        const skill = last.backtest ? `skill ${percent(last.backtest.skill)} against ${last.backtest.baseline}` : 'no backtest';
         cli.print(
-          summary,
-          `Forecast sensor ${sensor.id} in ${summary.cycles} cycles with ${summary.method} (${skill}) as source ${made.sourceId}`,
+          { ...summary, ...(note ? { message: note } : {}) },
+          `Forecast sensor ${sensor.id} in ${summary.cycles} cycles with ${summary.method} (${skill}) as source ${made.sourceId}` +
+            (note ? `\n${note}` : ''),
         );
       } finally {
         bar.stop();
@@ -86,7 +86,8 @@ export function registerForecastCommands(program: Command, cli: CliContext): voi
       if (!b) {
         cli.print(
           { sensor_id: sensor.id, method: model.method, backtest: null },
-          `sensor ${sensor.id}: ${model.method}, chosen without a backtest (too little history)`,
+          `sensor ${sensor.id}: ${model.method}, chosen without a backtest: too little history (choosing by backtest needs ` +
+            `${BACKTEST_LEAD_DAYS} days of history before the earliest origin plus the horizon, 9 days for daily cycles)`,
         );
         return;
       }

@@ -352,6 +352,8 @@ export const forecastBacktest = z.object({
       ),
     })
     .nullable(),
+  /** Why there is no backtest, when there is none. */
+  message: z.string().optional(),
 });
 export type Automation = z.infer<typeof automation>;
 export type ForecastBacktest = z.infer<typeof forecastBacktest>;

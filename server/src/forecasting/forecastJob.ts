@@ -9,6 +9,7 @@ import { getOrCreateSource } from '../store/sources.ts';
 import { getUser } from '../store/users.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
 import { FORECASTER_VERSION, type ForecastOutcome, type ForecastTask, type MethodName } from '../../../worker/src/tasks.ts';
+import { BACKTEST_LEAD_DAYS } from '../../../worker/src/forecasting/backtest.ts';
 import type { WorkerPool } from '../scheduling/workerPool.ts';
 
 /** What a forecasting job is asked: which sensor, which window, as known when, from what. */
@@ -34,12 +35,16 @@ export interface ForecastCycle {
   beliefTimeMs: number;
   startMs: number;
   endMs: number;
+  /** The forecaster source its values were stored under (one per method). */
+  sourceId: number;
   outcome: ForecastOutcome;
 }
 
 const DAY_MS = 86_400_000;
 /** History read per forecast: the methods fit on 84 days and backtest on 14 more, plus a week of lags. */
 const HISTORY_MS = 112 * DAY_MS;
+/** A seasonal-naive forecast repeats the day before: without a day of history there is nothing to go on. */
+export const MIN_HISTORY_DAYS = 1;
 
 const floorTo = (ms: number, stepMs: number) => Math.floor(ms / stepMs) * stepMs;
 
@@ -55,16 +60,23 @@ function siteOf(sensor: SensorInContext, asset: Asset | undefined): Pick<Forecas
 }
 
 /**
- * A sensor's beliefs known at `beliefTimeMs` on the grid [startMs, endMs). Measurements only
- * (ex-post beliefs) for the forecast sensor itself, so that its own earlier forecasts never
- * feed back as history; any belief for regressors, whose future is only known as a forecast.
+ * Source types whose beliefs are not history: forecasts (Flexsite's own would feed back into the
+ * next forecast) and schedules (plans, not what happened).
+ */
+const NOT_HISTORY = ['forecaster', 'scheduler'];
+
+/**
+ * A sensor's beliefs known at `beliefTimeMs` on the grid [startMs, endMs), whenever they were
+ * formed: measurements, and ex-ante beliefs such as day-ahead prices known the day before their
+ * events. For the forecast sensor's own history, forecasts and schedules are left out (`history`);
+ * regressors take any belief, as their future is only known as a forecast.
  */
 async function gridValues(
   db: Knex,
   sensor: SensorInContext,
   window: { startMs: number; endMs: number; stepMs: number },
   beliefTimeMs: number,
-  measurementsOnly: boolean,
+  history: boolean,
 ): Promise<(number | null)[]> {
   const events = await mostRecentBeliefs(db, {
     sensorId: sensor.id,
@@ -72,9 +84,49 @@ async function gridValues(
     endMs: window.endMs,
     overlapping: true,
     beliefsBeforeMs: beliefTimeMs,
-    ...(measurementsOnly ? { horizonAtMostMs: 0 } : {}),
+    ...(history ? { excludeSourceTypes: NOT_HISTORY } : {}),
   });
   return resampleToGrid(events, { ...window, eventResolutionMs: sensor.event_resolution_ms });
+}
+
+/** Where a forecast's history ends: the step its belief time falls in is not known yet, nor anything from the start on. */
+const originOf = (beliefTimeMs: number, startMs: number, stepMs: number) =>
+  Math.min(floorTo(beliefTimeMs, stepMs), floorTo(startMs, stepMs));
+
+/**
+ * How much history of its own a sensor has for a forecast from `startMs` made at `beliefTimeMs`:
+ * the days from its first known value in the window read to the origin (0: none).
+ */
+export async function historyDays(db: Knex, sensor: SensorInContext, startMs: number, beliefTimeMs: number): Promise<number> {
+  const stepMs = sensor.event_resolution_ms;
+  const originMs = originOf(beliefTimeMs, startMs, stepMs);
+  const values = await gridValues(db, sensor, { startMs: originMs - HISTORY_MS, endMs: originMs, stepMs }, beliefTimeMs, true);
+  const first = values.findIndex((v) => v !== null);
+  return first < 0 ? 0 : ((values.length - first) * stepMs) / DAY_MS;
+}
+
+const days = (d: number) => `${Math.round(d * 10) / 10} day${d === 1 ? '' : 's'}`;
+
+/**
+ * The least history a forecast takes, in words: a day for any forecast, and, to choose the method by
+ * backtest, BACKTEST_LEAD_DAYS more than the horizon.
+ */
+export function minimumHistoryText(horizonMs: number): string {
+  const backtestDays = BACKTEST_LEAD_DAYS + horizonMs / DAY_MS;
+  return (
+    `a forecast needs at least ${days(MIN_HISTORY_DAYS)} of history, and choosing its method by backtest ` +
+    `at least ${days(backtestDays)} (${BACKTEST_LEAD_DAYS} days before the earliest origin plus the ${Math.round((horizonMs / 3600_000) * 100) / 100}-hour horizon)`
+  );
+}
+
+/** What a cycle's outcome says about too little history, or null when its method was chosen by backtest (or named). */
+export function historyNote(sensorId: number, stepMs: number, outcome: ForecastOutcome, methodNamed: boolean): string | null {
+  if (outcome.backtest || methodNamed) return null;
+  const horizonMs = outcome.backtestMinimumSteps * stepMs - BACKTEST_LEAD_DAYS * DAY_MS;
+  return (
+    `Too little history: sensor ${sensorId} had ${days((outcome.historySteps * stepMs) / DAY_MS)} of it; ` +
+    `${minimumHistoryText(horizonMs)}. The method was ${outcome.method}, chosen without a backtest.`
+  );
 }
 
 /** The sensors a forecast writes (the forecast sensor) and reads (its regressors), by field. */
@@ -131,19 +183,31 @@ export async function forecastSensor(
   const done: ForecastCycle[] = [];
   let sourceId = 0;
   for (const cycle of plan) {
-    // The history ends where the belief time's knowledge ends: the step it falls in is not known yet.
-    const originMs = Math.min(floorTo(cycle.beliefTimeMs, stepMs), floorTo(cycle.startMs, stepMs));
+    const originMs = originOf(cycle.beliefTimeMs, cycle.startMs, stepMs);
     const historyStartMs = originMs - HISTORY_MS;
     const endMs = cycle.endMs;
     const history = await gridValues(db, sensor, { startMs: historyStartMs, endMs: originMs, stepMs }, cycle.beliefTimeMs, true);
+    if (!history.some((v) => v !== null)) {
+      throw new Error(
+        `No usable history: sensor ${sensor.id} has no measurements or other beliefs (forecasts and schedules aside) ` +
+          `known at ${new Date(cycle.beliefTimeMs).toISOString()} for events in the ${HISTORY_MS / DAY_MS} days before ` +
+          `${new Date(originMs).toISOString()}; ${minimumHistoryText(Math.max(endMs - originMs, stepMs))}. Nothing was stored.`,
+      );
+    }
     const regressorValues = await Promise.all(
       regressors.map((r) => gridValues(db, r!, { startMs: historyStartMs, endMs, stepMs }, cycle.beliefTimeMs, false)),
     );
     const steps = Math.ceil((endMs - originMs) / stepMs);
     const task: ForecastTask = { stepMs, historyStartMs, history, steps, ...site, regressors: regressorValues, method: args.method };
     const outcome: ForecastOutcome = await pool.run('forecast', task);
+    if (!outcome.values.some((v, i) => v !== null && originMs + i * stepMs >= cycle.startMs)) {
+      throw new Error(
+        `No usable history: sensor ${sensor.id}'s history known at ${new Date(cycle.beliefTimeMs).toISOString()} ` +
+          `has no values a day or a week before the forecast window; ${minimumHistoryText(endMs - originMs)}. Nothing was stored.`,
+      );
+    }
     sourceId = await storeForecast(db, args, sensor, { ...cycle, originMs, stepMs }, outcome);
-    done.push({ ...cycle, outcome });
+    done.push({ ...cycle, sourceId, outcome });
     onCycle(done.length, plan.length);
   }
   return { sourceId, cycles: done };
@@ -179,7 +243,8 @@ async function storeForecast(
     });
     // A forecast made again at the same belief time replaces its own earlier values.
     await recordBeliefs(trx, rows, { allowOverwrite: true });
-    if (outcome.backtest)
+    // A named method says nothing about which is best; a choice without a backtest (too little history) is recorded as such.
+    if (!args.method)
       await saveForecastModel(trx, { sensorId: sensor.id, sourceId: source.id, method: outcome.method, backtest: outcome.backtest });
     return source.id;
   });
@@ -191,14 +256,24 @@ export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler {
     const args = job.args as ForecastJobArgs;
     const { sourceId, cycles: made } = await forecastSensor(db, pool, args);
     const last = made[made.length - 1];
+    const sensor = await getSensor(db, args.sensorId);
+    const note = historyNote(args.sensorId, sensor?.event_resolution_ms ?? 0, last.outcome, args.method !== undefined);
     return {
       data_source_id: sourceId,
       sensor_id: args.sensorId,
       start_ms: args.startMs,
       end_ms: args.endMs,
-      cycles: made.map((c) => ({ belief_time_ms: c.beliefTimeMs, start_ms: c.startMs, end_ms: c.endMs, method: c.outcome.method })),
+      // Each cycle's source and belief time: what the forecast's values are read back by.
+      cycles: made.map((c) => ({
+        belief_time_ms: c.beliefTimeMs,
+        start_ms: c.startMs,
+        end_ms: c.endMs,
+        method: c.outcome.method,
+        data_source_id: c.sourceId,
+      })),
       method: last.outcome.method,
       backtest: last.outcome.backtest,
+      ...(note ? { message: note } : {}),
     };
   };
 }

@@ -380,6 +380,8 @@ export interface BeliefQuery {
   sourceIds?: readonly number[];
   /** Only beliefs of sources of these types (e.g. `forecaster`). */
   sourceTypes?: readonly string[];
+  /** No beliefs of sources of these types. */
+  excludeSourceTypes?: readonly string[];
   /**
    * One belief per event and source. Otherwise one per event: of each source's most recent
    * belief, the one formed first (then the lowest source id), as the reference picks.
@@ -423,6 +425,13 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
       db('data_source')
         .select('id')
         .whereIn('type', [...query.sourceTypes]),
+    );
+  if (query.excludeSourceTypes)
+    latest.whereNotIn(
+      'source_id',
+      db('data_source')
+        .select('id')
+        .whereIn('type', [...query.excludeSourceTypes]),
     );
   // One pass over the window's key range: the latest belief per event, source and probability.
   const rows = await dialectOf(db).latestPerProbability<Row>(latest);

@@ -49,11 +49,26 @@ class Accumulator {
   }
 }
 
+/** Days of measurements a backtest needs before its earliest origin: a week for the weekly lag, a day to fit on. */
+export const BACKTEST_LEAD_DAYS = 8;
+
+/** @returns how many steps of measurements choosing a method by backtest takes: the lead days and one horizon. */
+export function backtestMinimumSteps(stepMs: number, steps: number): number {
+  return BACKTEST_LEAD_DAYS * Math.round(DAY_MS / stepMs) + steps;
+}
+
+/** @returns the index of the first measured step, or -1 when none is. */
+export function firstMeasured(values: Float64Array, end: number): number {
+  for (let i = 0; i < end; i++) if (!Number.isNaN(values[i])) return i;
+  return -1;
+}
+
 /**
- * Forecasts the end of the history as if it were not known yet, from `maxOrigins` daily origins,
- * with every candidate method fitted once on what lay before the earliest origin; then picks the
- * method with the smallest mean absolute error. Returns null when the history is too short for
- * even one origin with a week of data before it.
+ * Forecasts the end of the history as if it were not known yet, from up to `maxOrigins` daily
+ * origins, with every candidate method fitted once on what lay before the earliest origin; then
+ * picks the method with the smallest mean absolute error. Origins are counted from the first
+ * measured step, not from the start of the window read: an origin needs `BACKTEST_LEAD_DAYS` of
+ * measurements before it. Returns null when the history is too short for even one.
  * @param ctx the series (the history ends at `historyEnd`).
  * @param historyEnd the first step not measured (the real forecast's origin).
  * @param steps how many steps each forecast covers.
@@ -61,8 +76,10 @@ class Accumulator {
 export function backtest(ctx: SeriesContext, historyEnd: number, steps: number, maxOrigins = 14): Backtest | null {
   const day = Math.round(DAY_MS / ctx.stepMs);
   const latest = historyEnd - steps;
+  const first = firstMeasured(ctx.values, historyEnd);
+  if (first < 0) return null;
   const origins: number[] = [];
-  for (let o = latest; origins.length < maxOrigins && o >= 7 * day + day; o -= day) origins.push(o);
+  for (let o = latest; origins.length < maxOrigins && o >= first + BACKTEST_LEAD_DAYS * day; o -= day) origins.push(o);
   if (origins.length === 0) return null;
   const trainEnd = origins[origins.length - 1];
 

@@ -1,4 +1,4 @@
-import { backtest, methodNamed, type Backtest } from './backtest.ts';
+import { backtest, backtestMinimumSteps, firstMeasured, methodNamed, type Backtest } from './backtest.ts';
 import { stepCalendar } from './calendar.ts';
 import type { MethodName, SeriesContext } from './methods.ts';
 import { sunOverSteps } from './solar.ts';
@@ -31,8 +31,12 @@ export interface ForecastOutcome {
   method: MethodName;
   /** One value per forecast step; null where the method had nothing to go on. */
   values: (number | null)[];
-  /** The backtest that chose the method; null when the history was too short to run one. */
+  /** The backtest that chose the method; null when the history was too short to run one (or a method was named). */
   backtest: Backtest | null;
+  /** Steps from the first measured one to the origin: the history there was (0: none). */
+  historySteps: number;
+  /** Steps of history a backtest needs at this horizon (see `backtestMinimumSteps`). */
+  backtestMinimumSteps: number;
 }
 
 /** Bumped when a method's results change, so forecasts of the new version get a source of their own. */
@@ -93,5 +97,12 @@ export function forecastSeries(task: ForecastTask): ForecastOutcome {
   for (let i = 0; i < historyEnd && nonNegative; i++) if (ctx.values[i] < 0) nonNegative = false;
   const night = sun && madeBySun(ctx.values, sun.down, historyEnd) ? sun.down.subarray(historyEnd) : null;
   const values = Array.from(forecast, (v, h) => (night?.[h] ? 0 : Number.isNaN(v) ? null : nonNegative ? Math.max(0, v) : v));
-  return { method: name, values, backtest: tested };
+  const first = firstMeasured(ctx.values, historyEnd);
+  return {
+    method: name,
+    values,
+    backtest: tested,
+    historySteps: first < 0 ? 0 : historyEnd - first,
+    backtestMinimumSteps: backtestMinimumSteps(task.stepMs, task.steps),
+  };
 }

@@ -1,17 +1,26 @@
+import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { forecastTrigger } from '../../contracts/forecasts.ts';
 import { fieldError, rejected } from '../../errors.ts';
-import { forecastReferences, type ForecastJobArgs } from '../../forecasting/forecastJob.ts';
+import {
+  forecastReferences,
+  historyDays,
+  MIN_HISTORY_DAYS,
+  minimumHistoryText,
+  type ForecastJobArgs,
+} from '../../forecasting/forecastJob.ts';
 import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
 import { formatDurationHours, formatResolution } from '../../domain/time.ts';
 import { mostRecentBeliefs } from '../../store/beliefs.ts';
 import { getForecastModel } from '../../store/forecastModels.ts';
+import { BACKTEST_LEAD_DAYS } from '../../../../worker/src/forecasting/backtest.ts';
 import { idParams, sensorById } from '../load.ts';
 
-const DEFAULT_WINDOW_MS = 2 * 86_400_000;
+const DAY_MS = 86_400_000;
+const DEFAULT_WINDOW_MS = 2 * DAY_MS;
 
 const unprocessableJob = (message: string) => rejected(422, 'UNPROCESSABLE_ENTITY', message);
 
@@ -23,6 +32,49 @@ async function forecastJob(ctx: AppContext, jobId: string, sensorId: number) {
     throw unprocessableJob(`Sensor ID mismatch: job ${job.id} is for sensor ${job.sensorId}, not sensor ${sensorId}.`);
   }
   return job;
+}
+
+/** Why a stored method choice has no backtest: it was made before there was enough history (the job's result says how much). */
+const NO_BACKTEST =
+  `Chosen without a backtest: the sensor had too little history. Choosing the method by backtest needs ` +
+  `${BACKTEST_LEAD_DAYS} days of history before the earliest origin plus the forecast's horizon (10 days for a 48-hour forecast).`;
+
+/** A warning for the trigger's answer when the history is too short to choose the method by backtest. */
+function historyNoteAtTrigger(sensorId: number, history: number, horizonMs: number): string | null {
+  const backtestDays = BACKTEST_LEAD_DAYS + horizonMs / DAY_MS;
+  if (history >= backtestDays) return null;
+  return (
+    `Too little history for a backtest: sensor ${sensorId} has ${Math.round(history * 10) / 10} days of it; ` +
+    `${minimumHistoryText(horizonMs)}. The method will be seasonal-naive-day.`
+  );
+}
+
+/** What a finished forecasting job recorded: per cycle, the window, belief time and source of its values. */
+interface ForecastJobResult {
+  data_source_id: number;
+  start_ms: number;
+  end_ms: number;
+  cycles: { belief_time_ms: number; start_ms: number; end_ms: number; data_source_id?: number }[];
+}
+
+/**
+ * The job's own values: per cycle, the beliefs of its source formed at its belief time. A later
+ * job covering the same window believes later (or by another method's source), so it is never read.
+ */
+async function jobBeliefs(db: Knex, sensorId: number, result: ForecastJobResult) {
+  const perCycle = await Promise.all(
+    result.cycles.map(async (c) => {
+      const beliefs = await mostRecentBeliefs(db, {
+        sensorId,
+        startMs: c.start_ms,
+        endMs: c.end_ms,
+        beliefsBeforeMs: c.belief_time_ms,
+        sourceIds: [c.data_source_id ?? result.data_source_id],
+      });
+      return beliefs.filter((b) => b.beliefTimeMs === c.belief_time_ms);
+    }),
+  );
+  return perCycle.flat().sort((a, b) => a.eventStartMs - b.eventStartMs);
 }
 
 /** Forecasting (FlexMeasures 1.0 wire): trigger a job, fetch its values, and see how the method was chosen. */
@@ -47,6 +99,9 @@ export const forecastRoutes = [
         body.end?.toMillis() ??
         (body.duration ? (body.start ?? DateTime.fromMillis(startMs)).plus(body.duration.luxon).toMillis() : startMs + DEFAULT_WINDOW_MS);
       if (endMs <= startMs) throw fieldError('json', body.end ? 'end' : 'duration', 'The forecast window must end after it starts.');
+      // A forecast is ex ante by definition: one believed after its events began would be stamped as known before it was.
+      if (body.prior && body.prior.toMillis() > startMs)
+        throw fieldError('json', 'prior', 'The belief time of a forecast must not be after the start of its window.');
       if (body['max-forecast-horizon'] && body['max-forecast-horizon'].ms < stepMs) {
         throw fieldError('json', 'max-forecast-horizon', `Must be at least the sensor's resolution (${formatResolution(stepMs)}).`);
       }
@@ -70,7 +125,20 @@ export const forecastRoutes = [
       };
     },
     references: ({ checked }) => forecastReferences(checked),
-    async command({ ctx, loaded: { sensor }, checked: args }) {
+    async command({ ctx, db, loaded: { sensor }, checked: args }) {
+      // What the job will read, as far as it is known now (without `prior`, the job reads at the time it runs).
+      const beliefTimeMs = args.priorMs ?? Math.min(Date.now(), args.startMs);
+      const horizonMs = Math.min(args.endMs - Math.min(beliefTimeMs, args.startMs), args.maxHorizonMs ?? Infinity);
+      const history = await historyDays(db, sensor, args.startMs, beliefTimeMs);
+      if (history < MIN_HISTORY_DAYS) {
+        throw fieldError(
+          'json',
+          args.priorMs !== undefined ? 'prior' : 'start',
+          `Too little history: sensor ${sensor.id} has ${Math.round(history * 10) / 10} days of it known at ` +
+            `${new Date(beliefTimeMs).toISOString()} before the start; ${minimumHistoryText(horizonMs)}.`,
+        );
+      }
+      const short = historyNoteAtTrigger(sensor.id, history, horizonMs);
       const job = await ctx.services.jobs.enqueue('forecasting', args, {
         accountId: sensor.account_id,
         sensorId: sensor.id,
@@ -80,7 +148,7 @@ export const forecastRoutes = [
         job: job.id,
         forecast: job.id,
         status: 'ACCEPTED',
-        message: 'Forecasting job has been queued.',
+        message: `Forecasting job has been queued.${short ? ` ${short}` : ''}`,
         'job-url': `/api/v3_0/jobs/${job.id}`,
         'results-url': `/api/v3_0/sensors/${sensor.id}/forecasts/${job.id}`,
       };
@@ -106,6 +174,7 @@ export const forecastRoutes = [
         data_source_id: model.sourceId,
         chosen_at: new Date(model.updatedAtMs).toISOString(),
         backtest: model.backtest,
+        ...(model.backtest ? {} : { message: NO_BACKTEST }),
       };
     },
     response: { schema: wire.forecastBacktest },
@@ -125,13 +194,7 @@ export const forecastRoutes = [
         };
       }
       if (job.status === 'failed') throw rejected(422, 'FAILED', `Forecasting job failed with ${job.error}.`);
-      const result = job.result as { data_source_id: number; start_ms: number; end_ms: number };
-      const beliefs = await mostRecentBeliefs(db, {
-        sensorId: sensor.id,
-        startMs: result.start_ms,
-        endMs: result.end_ms,
-        sourceIds: [result.data_source_id],
-      });
+      const beliefs = await jobBeliefs(db, sensor.id, job.result as unknown as ForecastJobResult);
       if (!beliefs.length)
         throw rejected(
           400,
