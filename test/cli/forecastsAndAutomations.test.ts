@@ -86,6 +86,40 @@ describe('add forecasts / show backtest', () => {
     expect(backwards.code).toBe(1);
     expect(await t.db('timed_belief').where({ sensor_id: fresh }).count({ n: '*' }).first()).toEqual({ n: 0 });
   });
+
+  it('fails with a reason where there is no history, and says so where there is too little for a backtest', async () => {
+    const empty = (await f.sensor({ assetId, unit: 'kW', resolutionMinutes: 15 })).id;
+    const none = await cli(['add', 'forecasts', '--sensor', String(empty), '--from', '2026-02-02T00:00Z', '--to', '2026-02-03T00:00Z']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/No usable history: sensor \d+ has no measurements/);
+    expect(none.stderr).toContain('a forecast needs at least 1 day of history');
+    expect(await t.db('timed_belief').where({ sensor_id: empty }).count({ n: '*' }).first()).toEqual({ n: 0 });
+
+    // Three days of history before a one-day cycle: forecast, but without a backtest (that needs 8 + 1 days).
+    const short = (await f.sensor({ assetId, unit: 'kW', resolutionMinutes: 15, timezone: 'Europe/Amsterdam' })).id;
+    const from = ORIGIN - 3 * 86_400_000;
+    await f.beliefs(short, from, STEP, householdLoad(from, STEP, 3 * 96).values, ORIGIN);
+    const added = await runCli(
+      [
+        'add',
+        'forecasts',
+        '--sensor',
+        String(short),
+        '--from',
+        new Date(ORIGIN).toISOString(),
+        '--to',
+        new Date(ORIGIN + 86_400_000).toISOString(),
+      ],
+      { FLEXSITE_DATA_DIR: t.dataDir },
+    );
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain(
+      `Too little history: sensor ${short} had 3 days of it; a forecast needs at least 1 day of history, and choosing its method ` +
+        'by backtest at least 9 days (8 days before the earliest origin plus the 24-hour horizon).',
+    );
+    const shown = await runCli(['show', 'backtest', '--sensor', String(short)], { FLEXSITE_DATA_DIR: t.dataDir });
+    expect(shown.stdout).toMatch(/seasonal-naive-day, chosen without a backtest: too little history \(choosing by backtest needs 8 days/);
+  });
 });
 
 describe('automations from the command line', () => {
