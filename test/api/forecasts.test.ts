@@ -88,17 +88,17 @@ describe('forecasts', () => {
     // Known when the forecast was made, before every event it covers.
     expect(new Set(stored.map((r) => Number(r.belief_time)))).toEqual(new Set([ORIGIN]));
     expect(Math.min(...stored.map((r) => Number(r.event_start)))).toBe(ORIGIN);
-    expect(stored[0].model).toBe('regression');
+    expect(stored[0].model).toBe('blend');
     expect(stored[0].version).toBe('2');
   });
 
   it('records the backtest that chose the method, in the job and for the sensor', async () => {
     const job = await t.request('GET', `/api/v3_0/jobs/${jobId}`, { token });
     expect(job.body.status).toBe('finished');
-    expect(job.body.result.method).toBe('regression');
+    expect(job.body.result.method).toBe('blend');
     const res = await t.request('GET', `/api/v3_0/sensors/${loadSensor}/forecasts/backtest`, { token });
     expect(res.status).toBe(200);
-    expect(res.body.method).toBe('regression');
+    expect(res.body.method).toBe('blend');
     expect(res.body.backtest.baseline).toMatch(/^seasonal-naive/);
     expect(res.body.backtest.skill).toBeGreaterThan(0.1);
     expect(res.body.backtest.perHorizon[0]).toMatchObject({ fromH: 0, toH: 6 });

@@ -135,15 +135,19 @@ describe('forecast values', () => {
     expect(late.status).toBe(202);
     expect((await waitForJob(late.body.job)).body.status).toBe('finished');
 
-    const stored = async (beliefTime: number) =>
-      (
-        await t
-          .db('timed_belief as b')
-          .join('data_source as s', 's.id', 'b.source_id')
-          .where({ 'b.sensor_id': sensor, 's.type': 'forecaster', 'b.belief_time': beliefTime })
-          .orderBy('b.event_start')
-          .select('b.event_value as value')
-      ).map((r) => Number(r.value));
+    // What the forecaster believed of each event at a belief time: its most recent belief then (a
+    // value equal to the source's earlier belief is not stored again, as for any source).
+    const stored = async (beliefTime: number) => {
+      const rows = await t
+        .db('timed_belief as b')
+        .join('data_source as s', 's.id', 'b.source_id')
+        .where({ 'b.sensor_id': sensor, 's.type': 'forecaster' })
+        .where('b.belief_time', '<=', beliefTime)
+        .orderBy([{ column: 'b.event_start' }, { column: 'b.belief_time' }])
+        .select('b.event_start', 'b.event_value');
+      const latest = new Map(rows.map((r) => [Number(r.event_start), Number(r.event_value)]));
+      return [...latest.values()];
+    };
     const earlyStored = await stored(START - 2 * DAY);
     const lateStored = await stored(START);
     expect(earlyStored).toHaveLength(96);

@@ -58,21 +58,22 @@ interface ForecastJobResult {
 }
 
 /**
- * The job's own values: per cycle, the beliefs of its source formed at its belief time. A later
- * job covering the same window believes later (or by another method's source), so it is never read.
+ * The job's own values: per cycle, its source's beliefs as of its belief time. A later job covering
+ * the same window believes later (or by another method's source), so it is never read.
  */
 async function jobBeliefs(db: Knex, sensorId: number, result: ForecastJobResult) {
+  // The most recent belief at the job's belief time is the job's own: a value equal to the
+  // source's earlier belief was not stored again, so that earlier belief stands for it.
   const perCycle = await Promise.all(
-    result.cycles.map(async (c) => {
-      const beliefs = await mostRecentBeliefs(db, {
+    result.cycles.map((c) =>
+      mostRecentBeliefs(db, {
         sensorId,
         startMs: c.start_ms,
         endMs: c.end_ms,
         beliefsBeforeMs: c.belief_time_ms,
         sourceIds: [c.data_source_id ?? result.data_source_id],
-      });
-      return beliefs.filter((b) => b.beliefTimeMs === c.belief_time_ms);
-    }),
+      }),
+    ),
   );
   return perCycle.flat().sort((a, b) => a.eventStartMs - b.eventStartMs);
 }
