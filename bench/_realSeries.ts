@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getTimes } from 'suncalc';
 import { forecastSeries, type ForecastOutcome, type ForecastTask } from '../worker/src/forecasting/index.ts';
 
 /**
@@ -11,6 +12,8 @@ import { forecastSeries, type ForecastOutcome, type ForecastTask } from '../work
 export const REAL_SERIES_DIR =
   process.env.FLEXSITE_REAL_SERIES ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../shared/data/opsd-household');
 const CSV = 'residential1_60min.csv';
+
+const DAY_MS = 86_400_000;
 
 export const KONSTANZ = { timezone: 'Europe/Berlin', country: 'DE', location: { latitude: 47.66, longitude: 9.18 } };
 
@@ -35,6 +38,22 @@ export function household(): { load: RealSeries; pv: RealSeries } {
     load: { name: 'household load', stepMs, startMs, values: column(1) },
     pv: { name: 'household PV', stepMs, startMs, values: column(2) },
   };
+}
+
+/**
+ * Per step of a series at the site: 1 where the step lies wholly after the day's sunset or before
+ * its sunrise, by suncalc's almanac times (not by the forecaster's own solar module).
+ */
+export function nightSteps(series: RealSeries): Uint8Array {
+  const out = new Uint8Array(series.values.length);
+  const { latitude, longitude } = KONSTANZ.location;
+  for (let i = 0; i < out.length; i++) {
+    const start = series.startMs + i * series.stepMs;
+    const noon = Math.floor(start / DAY_MS) * DAY_MS + DAY_MS / 2;
+    const { sunrise, sunset } = getTimes(new Date(noon), latitude, longitude);
+    out[i] = start + series.stepMs <= sunrise!.getTime() || start >= sunset!.getTime() ? 1 : 0;
+  }
+  return out;
 }
 
 /** A season to measure in: the forecast origins are the UTC midnights in [fromMs, toMs). */
@@ -66,7 +85,6 @@ export interface SeasonScore {
   nightSteps: number;
 }
 
-const DAY_MS = 86_400_000;
 /** History given to each forecast, as the server reads it. */
 const HISTORY_DAYS = 112;
 
