@@ -31,7 +31,7 @@ export interface ForecastOutcome {
   method: MethodName;
   /** One value per forecast step; null where the method had nothing to go on. */
   values: (number | null)[];
-  /** The backtest that chose the method; null when the history was too short to run one (or a method was named). */
+  /** The backtest the method was chosen by; null when the history was too short to run one (or a method was named). */
   backtest: Backtest | null;
   /** Steps from the first measured one to the origin: the history there was (0: none). */
   historySteps: number;
@@ -72,8 +72,9 @@ function madeBySun(values: Float64Array, down: Uint8Array, historyEnd: number): 
 }
 
 /**
- * Forecasts a sensor: chooses the method with the best backtest on the sensor's own history
- * (unless one is named), fits it on the whole history and forecasts `steps` values on.
+ * Forecasts a sensor: backtests the methods on the sensor's own history, which settles on the
+ * blend once there is history enough to score it (see `backtest`), unless a method is named;
+ * fits it on the whole history and forecasts `steps` values on.
  * Forecasts of a series that never went negative are kept at or above zero; those of a series
  * the sun makes are 0 while the sun is down.
  */
