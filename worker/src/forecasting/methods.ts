@@ -266,18 +266,32 @@ function medianOf(name: MethodName, parts: Method[]): Method {
   };
 }
 
+/** The method, fitted once per series and training end however many others build on it (the blend). */
+function fittedOnce(method: Method): Method {
+  let last: { ctx: SeriesContext; trainEnd: number; predictor: Predictor } | null = null;
+  return {
+    name: method.name,
+    fit(ctx, trainEnd) {
+      if (last?.ctx !== ctx || last.trainEnd !== trainEnd) last = { ctx, trainEnd, predictor: method.fit(ctx, trainEnd) };
+      return last.predictor;
+    },
+  };
+}
+
 /** The methods that apply to a series: the clear-sky shape only where the site has a location. */
 export function candidateMethods(ctx: SeriesContext): Method[] {
   const naiveDay = seasonalNaive('seasonal-naive-day', 1);
   const naiveWeek = seasonalNaive('seasonal-naive-week', 7);
-  const regression = linearMethod('regression', {
-    calendar: true,
-    dayLag: true,
-    weekLag: true,
-    clearness: false,
-    regressors: true,
-    clearSky: true,
-  });
+  const regression = fittedOnce(
+    linearMethod('regression', {
+      calendar: true,
+      dayLag: true,
+      weekLag: true,
+      clearness: false,
+      regressors: true,
+      clearSky: true,
+    }),
+  );
   const methods = [naiveDay, naiveWeek, regression, medianOf('blend', [regression, naiveDay, naiveWeek])];
   // PV: the clear-sky shape, scaled by what the day before made of it, and by what is usual.
   if (ctx.clearSky)
