@@ -3,9 +3,9 @@ import { solarAltitudeDeg } from '../worker/src/forecasting/solar.ts';
 import { seeded } from './_stats.ts';
 
 /**
- * Synthetic series for unit tests of the forecasting mechanics (the bench's skill figures come from
- * real data, see bench/forecast.ts), on a UTC grid (the site in
- * Amsterdam): each is what the name says plus noise, so that no method can be perfect.
+ * Synthetic series for tests of the forecasting mechanics, on a UTC grid (the site in Amsterdam):
+ * each is what the name says plus noise, so that no method can be perfect. Skill is measured on
+ * real series instead (bench/_realSeries.ts, docs/forecasting.md).
  */
 export interface SyntheticSeries {
   name: string;
