@@ -7,7 +7,7 @@ const percent = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed
 const figure = (x: number | null) => (x === null ? '–' : x.toPrecision(3));
 
 /**
- * How the sensor's forecasts are made: the method its backtest chose and its skill against seasonal-naive, per horizon.
+ * How the sensor's forecasts are made: the method and its backtest skill against seasonal-naive, per horizon.
  * @param forecast whether a forecaster has written data on the sensor.
  */
 export function ForecastSkill({ sensorId, unit, forecast }: { sensorId: number; unit: string; forecast: boolean }) {
@@ -17,12 +17,17 @@ export function ForecastSkill({ sensorId, unit, forecast }: { sensorId: number; 
   if (model.error) return <ErrorNotice error={model.error} />;
   if (!model.data) return <Loading what="Loading the forecast backtest" />;
   const b = model.data.backtest;
-  if (!b) return <p>Forecast with {model.data.method}; too little history for a backtest.</p>;
+  if (!b)
+    return (
+      <p>
+        Forecast with {model.data.method}. {model.data.message ?? 'Too little history for a backtest.'}
+      </p>
+    );
   return (
     <>
       <p aria-label="Forecast skill">
-        Forecast with <strong>{b.chosen}</strong>, chosen by a backtest over {b.origins} days: skill <strong>{percent(b.skill)}</strong>{' '}
-        against {b.baseline} (smaller errors are better).
+        Forecast with <strong>{b.chosen}</strong>, backtested over {b.origins} days: skill <strong>{percent(b.skill)}</strong> against{' '}
+        {b.baseline} (smaller errors are better).
       </p>
       <div className="table-wrap">
         <table aria-label="Backtest per horizon">
