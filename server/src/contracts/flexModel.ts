@@ -76,6 +76,8 @@ export const storageFlexModel = z.strictObject({
   'charging-efficiency': variableQuantity.optional(),
   'discharging-efficiency': variableQuantity.optional(),
   'prefer-charging-sooner': z.boolean().optional(),
+  /** FlexMeasures 1.0: the tie-breaker fades over the schedule (default true in the 1.0 dialect). */
+  'prefer-curtailing-later': z.boolean().optional(),
   'power-capacity': variableQuantity.optional(),
   'consumption-capacity': variableQuantity.optional(),
   'production-capacity': variableQuantity.optional(),
@@ -174,6 +176,8 @@ export type FlexContext = z.output<typeof flexContext>;
 export const sensorTrigger = z.strictObject({
   start: awareDateTime,
   duration: isoDuration.optional(),
+  /** FlexMeasures 1.0: the schedule's step, a whole multiple of the sensor's resolution; results are stored at the sensor's. */
+  resolution: isoDuration.optional(),
   prior: awareDateTime.optional(),
   'flex-model': z.record(z.string(), z.unknown()).optional(),
   'flex-context': z.record(z.string(), z.unknown()).optional(),
@@ -187,6 +191,11 @@ export const sensorTrigger = z.strictObject({
  */
 export const assetTrigger = sensorTrigger.extend({
   'flex-model': z.array(z.record(z.string(), z.unknown())).optional(),
+  /**
+   * FlexMeasures 1.0: schedule the devices one after another rather than jointly. Accepted;
+   * Flexsite schedules them jointly either way (see docs/flexmeasures-1.0.md).
+   */
+  sequential: z.boolean().optional(),
 });
 
 /** Query of GET /sensors/<id>/schedules/<uuid>; `unit` and `sign-convention` are FlexMeasures 1.0's. */

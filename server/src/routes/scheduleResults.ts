@@ -58,6 +58,12 @@ export function assertFinished(job: JobRecord): void {
   if (job.status === 'failed') throw unknownSchedule(`Scheduling job failed with ${job.error}.`, job);
 }
 
+/** Whether the sensor is where the job wrote a device's state of charge. */
+function isSocOutput(job: JobRecord, sensorId: number): boolean {
+  const { spec } = job.args as SchedulingJobArgs;
+  return spec.scheduler === 'StorageScheduler' && spec.devices.some((d) => d.socSensorId === sensorId);
+}
+
 /** How schedule values are given: in another unit than the sensor's, or with another sign (FlexMeasures 1.0). */
 export interface ScheduleOutput {
   unit?: string;
@@ -95,21 +101,32 @@ export async function scheduleValues(
   const firstMs = beliefs[0].eventStartMs;
   const lastEndMs = beliefs[beliefs.length - 1].eventStartMs + step;
   const spanMs = Math.min(windowMs, durationMs, lastEndMs - firstMs);
-  const count = Math.floor(spanMs / step);
-  const values: (number | null)[] = new Array<number | null>(count).fill(null);
   const convention = output.signConvention ?? 'consumption-positive';
-  const sign = convention === 'wysiwyg' ? 1 : consumptionSign(sensor) * (convention === 'production-positive' ? -1 : 1);
+  // A state of charge has no consumption sign: it is served as stored.
+  const signed = convention !== 'wysiwyg' && !isSocOutput(job, sensor.id);
+  const sign = signed ? consumptionSign(sensor) * (convention === 'production-positive' ? -1 : 1) : 1;
   const unit = output.unit ?? sensor.unit;
   // Checked by the caller; the identity when the unit is the sensor's.
   const c = conversion(sensor.unit, unit, step)!;
-  for (const b of beliefs) {
-    const i = (b.eventStartMs - firstMs) / step;
-    if (Number.isInteger(i) && i < count) values[i] = Math.round((sign * b.value * c.scale + c.offset) * 1e6) / 1e6;
+  const value = (v: number) => Math.round((sign * v * c.scale + c.offset) * 1e6) / 1e6;
+  let values: (number | null)[];
+  let count: number;
+  if (step === 0) {
+    // An instantaneous sensor (a state of charge) has a value at each instant, both ends included.
+    values = beliefs.filter((b) => b.eventStartMs <= firstMs + spanMs).map((b) => value(b.value));
+    count = 0;
+  } else {
+    count = Math.floor(spanMs / step);
+    values = new Array<number | null>(count).fill(null);
+    for (const b of beliefs) {
+      const i = (b.eventStartMs - firstMs) / step;
+      if (Number.isInteger(i) && i < count) values[i] = value(b.value);
+    }
   }
   return {
     values,
     start: formatStart(DateTime.fromMillis(firstMs, { zone: sensor.timezone })),
-    duration: formatDurationHours(count * step),
+    duration: formatDurationHours(step === 0 ? spanMs : count * step),
     unit,
   };
 }

@@ -92,9 +92,10 @@ async function sensorSeries(
 
 async function series(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs: number): Promise<(number | null)[]> {
   if ('fixed' in spec) return new Array<number>(grid.steps).fill(spec.fixed);
-  if ('min' in spec) {
-    const parts = await Promise.all(spec.min.map((s) => series(db, s, grid, beliefTimeMs)));
-    return parts.reduce((acc, part) => acc.map((v, j) => (v === null ? part[j] : part[j] === null ? v : Math.min(v, part[j]!))));
+  if ('min' in spec || 'max' in spec) {
+    const [parts, pick] = 'min' in spec ? [spec.min, Math.min] : [spec.max, Math.max];
+    const values = await Promise.all(parts.map((s) => series(db, s, grid, beliefTimeMs)));
+    return values.reduce((acc, part) => acc.map((v, j) => (v === null ? part[j] : part[j] === null ? v : pick(v, part[j]!))));
   }
   const values = 'segments' in spec ? segmentSeries(spec, grid) : await sensorSeries(db, spec.sensor, spec.unit, grid, beliefTimeMs);
   return spec.default === undefined ? values : values.map((v) => v ?? spec.default!);
@@ -301,6 +302,7 @@ export async function buildStorageProblem(
     consumptionPrice,
     productionPrice,
     preferChargingSooner: spec.preferChargingSooner,
+    preferCurtailingLater: spec.preferCurtailingLater === true,
     display: { socUnit: spec.socUnit, startIso: spec.startIso },
   };
 }

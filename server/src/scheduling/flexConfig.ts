@@ -13,7 +13,7 @@ import {
   type TimedSegment,
   type VariableQuantity,
 } from '../contracts/flexModel.ts';
-import { formatStart, type IsoDuration } from '../domain/time.ts';
+import { formatStart, formatTimedelta, type IsoDuration } from '../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit, readQuantity } from '../domain/units.ts';
 import { fieldMessages } from '../http/validate.ts';
 import type { Asset } from '../store/assets.ts';
@@ -30,13 +30,15 @@ import {
   type StorageJobSpec,
 } from './jobSpec.ts';
 
-/** Asset types and the scheduler that serves them. */
+/** Asset types and the scheduler that serves them (in the 1.0 dialect, storage serves all but processes). */
 const storageTypes = new Set(['battery', 'one-way_evse', 'two-way_evse']);
 const processTypes = new Set(['process', 'load']);
 
 export interface TriggerInput {
   start: DateTime;
   duration?: IsoDuration;
+  /** The schedule's step (FlexMeasures 1.0); else the (smallest) sensor resolution. */
+  resolution?: IsoDuration;
   prior?: DateTime;
   flexContext: Record<string, unknown>;
 }
@@ -180,16 +182,33 @@ interface Horizon {
   maxEndMs: number;
 }
 
-function horizonOf(config: Config, input: TriggerInput, stepMs: number): Horizon {
+/**
+ * The schedule's window and step.
+ * @param sensorStepMs the (smallest) sensor resolution: the maximum horizon counts its steps.
+ */
+function horizonOf(config: Config, input: TriggerInput, sensorStepMs: number): Horizon {
   const startMs = input.start.toMillis();
+  const stepMs = input.resolution?.ms ?? sensorStepMs;
   const durationMs = input.duration ? input.start.plus(input.duration.luxon).toMillis() - startMs : config.planningHorizonMs;
   const max = config.maxPlanningHorizon;
-  const maxMs = 'steps' in max ? max.steps * stepMs : max.ms;
+  const maxMs = 'steps' in max ? max.steps * sensorStepMs : max.ms;
   if (durationMs <= 0) throw fail('duration', 'The schedule duration must be positive.');
   if (durationMs > maxMs) {
-    throw fail('duration', `Duration exceeds the maximum planning horizon of ${maxMs / stepMs} steps.`);
+    throw fail('duration', `Duration exceeds the maximum planning horizon of ${maxMs / sensorStepMs} steps.`);
   }
   return { startMs, endMs: startMs + durationMs, stepMs, maxEndMs: startMs + maxMs };
+}
+
+/** A requested schedule resolution must be a whole multiple of each scheduled sensor's, as in 1.0. */
+function checkResolution(input: TriggerInput, sensors: SensorInContext[]): void {
+  const ms = input.resolution?.ms;
+  if (ms === undefined) return;
+  for (const s of sensors) {
+    if (ms <= 0 || ms % s.event_resolution_ms !== 0) {
+      const message = `Resolution of ${formatTimedelta(ms)} is incompatible with the sensor's required resolution of ${formatTimedelta(s.event_resolution_ms)}.`;
+      throw unprocessable('json', { resolution: [message] });
+    }
+  }
 }
 
 /** Reads SoC constraints into MWh, checking windows and the planning horizon. */
@@ -230,13 +249,22 @@ function socUnitOf(model: StorageFlexModel, sensor: SensorInContext): 'MWh' | 'k
   return 'MWh';
 }
 
+/** What a device's spec takes from the site and the dialect. */
+interface DeviceContext {
+  horizon: Horizon;
+  start: DateTime;
+  /** The site's power capacity, the last fallback of the device's (FlexMeasures 1.0). */
+  sitePower: SeriesSpec | undefined;
+  /** 1.0 dialect: one non-zero directional capacity alone means none in the other direction. */
+  oppositeCapacityZero: boolean;
+}
+
 async function deviceSpec(
   db: Knex,
   sensor: SensorInContext,
   asset: Asset,
   model: StorageFlexModel,
-  horizon: Horizon,
-  start: DateTime,
+  { horizon, start, sitePower, oppositeCapacityZero }: DeviceContext,
 ): Promise<StorageDeviceSpec> {
   const socUnit = socUnitOf(model, sensor);
   const inMwh = (field: string, v: number | string | undefined, fallbackMwh?: number): number | undefined => {
@@ -278,7 +306,15 @@ async function deviceSpec(
   // A device capacity given as segments keeps the sensor's attribute where no segment applies.
   const mw = (field: string, v: StorageFlexModel['power-capacity'], attrMw: unknown) =>
     seriesOf(db, field, v ?? asNumber(attrMw), quantityIn('MW', 'MW', 'min'), horizon, asNumber(attrMw));
-  const powerCapacity = await mw('power-capacity', model['power-capacity'], attribute(sensor, asset, 'capacity_in_mw'));
+  let consumption = await mw('consumption-capacity', model['consumption-capacity'], attribute(sensor, asset, 'consumption_capacity'));
+  let production = await mw('production-capacity', model['production-capacity'], attribute(sensor, asset, 'production_capacity'));
+  if (oppositeCapacityZero && consumption && !production && nonZero(consumption)) production = { fixed: 0 };
+  else if (oppositeCapacityZero && production && !consumption && nonZero(production)) consumption = { fixed: 0 };
+  // Without a power capacity, 1.0 takes the larger directional capacity, else the site's.
+  const powerCapacity =
+    (await mw('power-capacity', model['power-capacity'], attribute(sensor, asset, 'capacity_in_mw'))) ??
+    larger(consumption, production) ??
+    sitePower;
   const flows = (field: 'soc-gain' | 'soc-usage') =>
     Promise.all((model[field] ?? []).map((g, i) => seriesOf(db, `${field}.${i}`, g, quantityIn('MW', 'MW', 'first'), horizon)));
   const gains = await flows('soc-gain');
@@ -296,10 +332,8 @@ async function deviceSpec(
     socMinima: minima,
     socMaxima: maxima,
     powerCapacityMw: powerCapacity ?? null,
-    consumptionCapacityMw:
-      (await mw('consumption-capacity', model['consumption-capacity'], attribute(sensor, asset, 'consumption_capacity'))) ?? null,
-    productionCapacityMw:
-      (await mw('production-capacity', model['production-capacity'], attribute(sensor, asset, 'production_capacity'))) ?? null,
+    consumptionCapacityMw: consumption ?? null,
+    productionCapacityMw: production ?? null,
     chargingEfficiency: await efficiency('charging-efficiency', 'charging-efficiency'),
     dischargingEfficiency: await efficiency('discharging-efficiency', 'discharging-efficiency'),
     storageEfficiencyPerSensorStep:
@@ -317,6 +351,19 @@ async function deviceSpec(
     ...(await outputSensor(db, model, 'consumption', 'consumptionSensorId')),
     ...(await outputSensor(db, model, 'production', 'productionSensorId')),
   };
+}
+
+/** Whether a capacity may be other than zero somewhere (a sensor may always be). */
+const nonZero = (spec: SeriesSpec): boolean =>
+  'fixed' in spec ? spec.fixed !== 0 : 'segments' in spec ? spec.segments.some((s) => s.value !== 0) : true;
+
+/** The larger of two directional capacities, per step; none when neither is given or the one given is zero throughout. */
+function larger(a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSpec | undefined {
+  const given = [a, b].filter((s): s is SeriesSpec => s !== undefined);
+  if (given.length === 1) return nonZero(given[0]) ? given[0] : undefined;
+  if (!given.length) return undefined;
+  const [x, y] = given;
+  return 'fixed' in x && 'fixed' in y ? { fixed: Math.max(x.fixed, y.fixed) } : { max: given };
 }
 
 /** An output sensor field as the spec's `…SensorId` key, absent when the field is. */
@@ -583,9 +630,16 @@ export async function resolveStorageJob(
   asset: Asset,
 ): Promise<StorageJobSpec> {
   const context = parseFlex(flexContext, { ...stored(asset, 'flex-context'), ...input.flexContext });
-  const stepMs = Math.min(...devices.map((d) => d.sensor.event_resolution_ms || Infinity));
-  if (!Number.isFinite(stepMs)) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
-  const horizon = horizonOf(config, input, stepMs);
+  const sensorStepMs = Math.min(...devices.map((d) => d.sensor.event_resolution_ms || Infinity));
+  if (!Number.isFinite(sensorStepMs)) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
+  checkResolution(
+    input,
+    devices.map((d) => d.sensor),
+  );
+  const horizon = horizonOf(config, input, sensorStepMs);
+  const { stepMs } = horizon;
+  const sitePower = await siteCapacity(db, context, 'site-power-capacity', asset.attributes.capacity_in_mw, horizon);
+  const deviceContext = { horizon, start: input.start, sitePower, oppositeCapacityZero: config.apiCompat === '1.0' };
   const specs: StorageDeviceSpec[] = [];
   const models: StorageFlexModel[] = [];
   let socUnit: 'MWh' | 'kWh' = 'MWh';
@@ -594,14 +648,13 @@ export async function resolveStorageJob(
     const model = parseFlex(storageFlexModel, { ...stored(asset, 'flex-model'), ...raw });
     models.push(model);
     socUnit = socUnitOf(model, d.sensor);
-    specs.push(await deviceSpec(db, d.sensor, asset, model, horizon, input.start));
+    specs.push(await deviceSpec(db, d.sensor, asset, model, deviceContext));
   }
   // Targets beyond the requested end extend the schedule (within the maximum horizon).
   const latestTarget = Math.max(...specs.map((s) => lastInstant(s.socTargets)));
   const endMs = Math.max(horizon.endMs, Math.ceil((latestTarget - horizon.startMs) / stepMs) * stepMs + horizon.startMs);
   if (endMs - horizon.startMs < stepMs) throw fail('duration', 'The schedule must cover at least one step of the sensor resolution.');
   const first = devices[0].sensor;
-  const sitePower = await siteCapacity(db, context, 'site-power-capacity', asset.attributes.capacity_in_mw, horizon);
   const siteConsumption = await siteCapacity(
     db,
     context,
@@ -616,6 +669,8 @@ export async function resolveStorageJob(
   const signed = await signedInflexibleSensors(db, context);
   const customScheduler = attribute(first, asset, 'custom-scheduler');
   const preferChargingSooner = devices.every((d) => (d.flexModel as Record<string, unknown> | null)?.['prefer-charging-sooner'] !== false);
+  // 1.0's default is on; the 0.18 dialect keeps its constant tie-breaker unless asked.
+  const preferCurtailingLater = models.every((m) => m['prefer-curtailing-later'] ?? config.apiCompat === '1.0');
   return {
     scheduler: 'StorageScheduler',
     startMs: horizon.startMs,
@@ -639,6 +694,7 @@ export async function resolveStorageJob(
     siteConsumptionCapacityMw: tighter(siteConsumption, sitePower),
     siteProductionCapacityMw: tighter(siteProduction, sitePower),
     preferChargingSooner,
+    ...(preferCurtailingLater && { preferCurtailingLater: true as const }),
     socUnit,
     customScheduler: typeof customScheduler === 'string' && customScheduler ? customScheduler : null,
     ...(await outputSensor(db, context, 'aggregate-power', 'aggregatePowerSensorId')),
@@ -662,9 +718,10 @@ export async function resolveProcessJob(
 ): Promise<ProcessJobSpec> {
   const context = parseFlex(flexContext, { ...stored(asset, 'flex-context'), ...input.flexContext });
   const model = parseFlex(processFlexModel, { ...stored(asset, 'flex-model'), ...(rawModel as object) });
-  const stepMs = sensor.event_resolution_ms;
-  if (!stepMs) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
-  const horizon = horizonOf(config, input, stepMs);
+  if (!sensor.event_resolution_ms) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
+  checkResolution(input, [sensor]);
+  const horizon = horizonOf(config, input, sensor.event_resolution_ms);
+  const { stepMs } = horizon;
   // A process longer than the schedule fills the whole schedule, as FlexMeasures clips it.
   const durationSteps = Math.min(Math.ceil(model.duration.ms / stepMs), Math.floor((horizon.endMs - horizon.startMs) / stepMs));
   const processType =
@@ -692,7 +749,7 @@ export async function resolveProcessJob(
 
 /**
  * Picks the scheduler for the asset type and resolves a single-sensor trigger.
- * @returns the job spec; 422 for asset types nothing can schedule.
+ * @returns the job spec; 422 for asset types nothing can schedule (0.18 dialect).
  */
 export async function resolveSensorJob(
   db: Knex,
@@ -703,7 +760,9 @@ export async function resolveSensorJob(
   flexModel: unknown,
 ): Promise<JobSpec> {
   if (processTypes.has(sensor.asset_type)) return resolveProcessJob(db, config, input, sensor, asset, flexModel);
-  if (storageTypes.has(sensor.asset_type) || typeof attribute(sensor, asset, 'custom-scheduler') === 'string') {
+  // FlexMeasures 1.0 schedules every other asset type as storage; 0.18 kept a list.
+  const storage = config.apiCompat === '1.0' || storageTypes.has(sensor.asset_type);
+  if (storage || typeof attribute(sensor, asset, 'custom-scheduler') === 'string') {
     return resolveStorageJob(db, config, input, [{ sensor, flexModel }], asset);
   }
   throw flexError(`Scheduling is not (yet) supported for asset type ${sensor.asset_type}.`);

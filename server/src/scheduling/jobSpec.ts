@@ -11,13 +11,15 @@ import type { Reference, Use } from '../policies/references.ts';
  * A per-step value: fixed; read from a sensor and converted into the wanted unit (`default` for
  * steps without data); or time segments [startMs, endMs), where overlapping segments give the
  * first listed value or the smallest (capacities), and `default` fills uncovered steps; or the
- * smallest known of several (a site capacity under the site's power capacity).
+ * smallest known of several (a site capacity under the site's power capacity), or the largest
+ * (a device's power capacity inferred from its directional capacities).
  */
 export type SeriesSpec =
   | { fixed: number }
   | { sensor: number; unit: string; default?: number }
   | { segments: { startMs: number; endMs: number; value: number }[]; overlap: 'first' | 'min'; default?: number }
-  | { min: SeriesSpec[] };
+  | { min: SeriesSpec[] }
+  | { max: SeriesSpec[] };
 
 export type SocConstraintSpec = { valueMwh: number; atMs: number } | { valueMwh: number; startMs: number; endMs: number };
 
@@ -30,7 +32,7 @@ export interface StorageDeviceSpec {
   socTargets: SocConstraintSpec[];
   socMinima: SocConstraintSpec[];
   socMaxima: SocConstraintSpec[];
-  /** Set when neither the flex-model nor the attributes give a power capacity: the job then fails. */
+  /** Null when nothing gives a power capacity (nor a directional or site one): the job then fails. */
   powerCapacityMw: SeriesSpec | null;
   consumptionCapacityMw: SeriesSpec | null;
   productionCapacityMw: SeriesSpec | null;
@@ -103,6 +105,8 @@ export interface StorageJobSpec {
   aggregateConsumptionSensorId?: number;
   aggregateProductionSensorId?: number;
   preferChargingSooner: boolean;
+  /** The tie-breaker fades linearly over the schedule (FlexMeasures 1.0); absent = constant. */
+  preferCurtailingLater?: true;
   socUnit: 'MWh' | 'kWh';
   /** A module named by the `custom-scheduler` attribute, run instead of the built-in solver. */
   customScheduler: string | null;

@@ -247,7 +247,8 @@ interface BeliefsAt {
 
 /**
  * Power per step (MW, consumption positive) as beliefs of the sensor: in its unit, at its
- * resolution (coarser sensors get the mean of their steps), with its sign convention.
+ * resolution (coarser sensors get the mean of their steps, finer ones the step's value for each
+ * of their events), with its sign convention.
  */
 function powerBeliefs({
   sensor,
@@ -259,18 +260,21 @@ function powerBeliefs({
   const sensorId = sensor.id;
   const resolution = sensor.event_resolution_ms || spec.stepMs;
   const perEvent = Math.max(1, Math.round(resolution / spec.stepMs));
+  const eventsPerStep = Math.max(1, Math.round(spec.stepMs / resolution));
   const c = conversion('MW', sensor.unit, resolution) ?? { scale: 1, offset: 0 };
   const sign = consumptionSign(sensor);
   const rows: BeliefInput[] = [];
   for (let i = 0; i + perEvent <= powerMw.length; i += perEvent) {
     const mean = powerMw.slice(i, i + perEvent).reduce((a, b) => a + b, 0) / perEvent;
-    rows.push({
-      sensorId,
-      eventStartMs: spec.startMs + i * spec.stepMs,
-      beliefTimeMs,
-      sourceId,
-      value: round6(sign * (mean * c.scale + c.offset)),
-    });
+    for (let k = 0; k < eventsPerStep; k++) {
+      rows.push({
+        sensorId,
+        eventStartMs: spec.startMs + i * spec.stepMs + k * resolution,
+        beliefTimeMs,
+        sourceId,
+        value: round6(sign * (mean * c.scale + c.offset)),
+      });
+    }
   }
   return rows;
 }

@@ -186,8 +186,9 @@ export function buildStorageModel(full: StorageProblem, binarySteps: readonly Re
     for (let j = 0; j < T; j++) {
       c[j] = lp.addColumn(`charge[${d},${j}]`, 0, device.consumptionCapacityMw[j], splitSite ? 0 : buyPrice[j] * dt);
       x[j] = lp.addColumn(`discharge[${d},${j}]`, 0, device.productionCapacityMw[j], splitSite ? 0 : -buyPrice[j] * dt);
-      s[j] = lp.addColumn(`soc[${d},${j}]`, ...stockBoundsMwh(problem, d, j), -tieBreaker);
-      if (tieBreaker > 0) lp.objectiveConstant += tieBreaker * device.socMaxMwh;
+      const weight = tieBreaker * (problem.preferCurtailingLater && T > 1 ? 1 - j / (T - 1) : 1);
+      s[j] = lp.addColumn(`soc[${d},${j}]`, ...stockBoundsMwh(problem, d, j), -weight);
+      if (weight > 0) lp.objectiveConstant += weight * device.socMaxMwh;
 
       const { a, b } = lossCoefficients(device.storageEfficiency[j]);
       const gainMwh = b * dt * (device.stockDeltaMw?.[j] ?? 0);

@@ -116,6 +116,12 @@ export interface StorageProblem {
   readonly productionPrice: readonly number[] | null;
   /** Among equal-cost schedules, prefer a fuller storage sooner (charge early, discharge late). */
   readonly preferChargingSooner: boolean;
+  /**
+   * The tie-breaker falls linearly from its full weight at the first step to zero at the last
+   * (FlexMeasures 1.0's `prefer-curtailing-later`), so that of equal-cost schedules the one that
+   * holds back (curtails) later wins; absent = a constant weight.
+   */
+  readonly preferCurtailingLater?: boolean;
   /** Hard site limit in both directions while a site capacity is soft (MW); null = unbounded. */
   readonly sitePowerCapacityMw?: OptionalSeries | null;
   /** Breach prices (currency/MW, see {@link DeviceBreachPrices}) making the site capacities soft. */

@@ -50,9 +50,12 @@ async function enqueue(ctx: AppContext, user: User, { spec, asset }: Trigger, se
   return jobs.enqueue('scheduling', args, { accountId: asset.account_id, sensorId, reuseWithinS: config.jobCacheTtlS, force });
 }
 
-const triggerInput = (body: Pick<z.output<typeof sensorTrigger>, 'start' | 'duration' | 'prior' | 'flex-context'>): TriggerInput => ({
+const triggerInput = (
+  body: Pick<z.output<typeof sensorTrigger>, 'start' | 'duration' | 'resolution' | 'prior' | 'flex-context'>,
+): TriggerInput => ({
   start: body.start,
   duration: body.duration,
+  resolution: body.resolution,
   prior: body.prior,
   flexContext: body['flex-context'] ?? {},
 });

@@ -1,0 +1,333 @@
+/**
+ * FlexMeasures 1.0's own scheduling tests, rebuilt through Flexsite's API in the 1.0 dialect
+ * (FLEXSITE_API_COMPAT=1.0). Each test names the FlexMeasures test it comes from; the fixtures
+ * (flexmeasures/conftest.py: "Test battery", "Test charging station", the epex_da prices) and
+ * the expected values and tolerances are FlexMeasures', transcribed. Where Flexsite answers
+ * differently, the test says so and why (docs/flexmeasures-1.0.md lists each case).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateAsset } from '../../server/src/store/assets.ts';
+import { factories } from '../helpers/factories.ts';
+import { waitForSchedule } from '../helpers/schedules.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+let t: TestServer;
+let f: ReturnType<typeof factories>;
+let token: string;
+let accountId: number;
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+/** 2015-01-01T00:00:00+01:00, the start of the fixtures' "day 1". */
+const DAY1_MS = Date.parse('2015-01-01T00:00:00+01:00');
+
+/** epex_da, day 1: FlexMeasures' seeded random prices (EUR/MWh, hourly, local time). */
+const DAY1_PRICES = [
+  0.6394267984578837, 0.03148401500669048, 0.4125439775536789, 0.3810445647275101, 1.374273994786017, 1.3303409989612758,
+  1.7843591354096908, 0.17091529637359196, 0.7873168339436719, 0.05086703536323349, 0.32795696220540504, 0.636150861207784,
+  0.026535969683863632, 0.14737467980550156, 0.32494221888976177, 0.15960966431884493, 0.029533443327409575, 0.02007874127427867, 0.0,
+  0.00022143986617584885, 0.10795930888702622, 0.20448029457857794, 0.1701252582589958, 0.11523844413747857,
+];
+/** epex_da, day 2: 100 (00–08 h), 90 (08–16 h), 100 (16–24 h). */
+const DAY2_PRICES = [...new Array<number>(8).fill(100), ...new Array<number>(8).fill(90), ...new Array<number>(8).fill(100)];
+
+let epexDa: number;
+/** The conftest's assets: power sensors (15 min, MW) and state-of-charge sensors (instantaneous). */
+const fixture = { battery: 0, batteryAsset: 0, batterySoc: 0, station: 0, stationAsset: 0, uniSoc: 0, bidirectional: 0, biSoc: 0, hub: 0 };
+
+/** An asset as the conftest makes it, with its stored flex-context and parent. */
+async function asset(
+  type: string,
+  props: { parent?: number; flexContext?: Record<string, unknown>; attributes?: Record<string, unknown> },
+) {
+  const a = await f.asset({ accountId, type, attributes: props.attributes });
+  await t.db.transaction((trx) =>
+    updateAsset(trx, a.id, { parent_asset_id: props.parent ?? null, ...(props.flexContext && { flex_context: props.flexContext }) }),
+  );
+  return a.id;
+}
+
+/** The legacy attributes the conftest gives the test battery and the charging stations. */
+const socAttributes = { max_soc_in_mwh: 5, min_soc_in_mwh: 0, soc_in_mwh: 2.5, soc_datetime: '2015-01-01T00:00+01' };
+
+beforeAll(async () => {
+  t = await startTestServer({ FLEXSITE_API_COMPAT: '1.0' });
+  f = factories(t.db);
+  accountId = (await f.account({ roles: ['Prosumer'] })).id;
+  token = (await f.user({ accountId, roles: ['account-admin'] })).token;
+  const market = await asset('transmission zone', {});
+  epexDa = (await f.sensor({ assetId: market, unit: 'EUR/MWh', resolutionMinutes: 60, name: 'epex_da' })).id;
+  await f.beliefs(epexDa, DAY1_MS, HOUR_MS, [...DAY1_PRICES, ...DAY2_PRICES], DAY1_MS - 30 * DAY_MS);
+  const siteContext = { 'site-power-capacity': '2 MVA', 'consumption-price': { sensor: epexDa } };
+
+  const building = await asset('building', { flexContext: { 'site-power-capacity': '2 MVA' } });
+  fixture.batteryAsset = await asset('battery', {
+    parent: building,
+    flexContext: siteContext,
+    attributes: { ...socAttributes, is_consumer: true, is_producer: true },
+  });
+  fixture.battery = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'MW', name: 'power' })).id;
+  fixture.batterySoc = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'kWh', resolutionMinutes: 0, name: 'state of charge' })).id;
+
+  fixture.hub = await asset('building', {});
+  fixture.stationAsset = await asset('one-way_evse', {
+    parent: fixture.hub,
+    flexContext: siteContext,
+    attributes: { ...socAttributes, is_consumer: true, is_producer: false },
+  });
+  fixture.station = (await f.sensor({ assetId: fixture.stationAsset, unit: 'MW', name: 'power' })).id;
+  fixture.uniSoc = (await f.sensor({ assetId: fixture.stationAsset, unit: 'MWh', resolutionMinutes: 0, name: 'uni-soc' })).id;
+  const bidirectionalAsset = await asset('two-way_evse', {
+    parent: fixture.hub,
+    flexContext: siteContext,
+    attributes: { ...socAttributes, is_consumer: true, is_producer: true },
+  });
+  fixture.bidirectional = (await f.sensor({ assetId: bidirectionalAsset, unit: 'MW', name: 'power' })).id;
+  fixture.biSoc = (await f.sensor({ assetId: bidirectionalAsset, unit: 'MWh', resolutionMinutes: 0, name: 'bi-soc' })).id;
+});
+afterAll(() => t.close());
+
+/** flexmeasures/api/v3_0/tests/utils.py `message_for_trigger_schedule`, with the options these tests use. */
+function messageForTriggerSchedule(opts: { resolution?: string; withTargets?: boolean; useTimeWindow?: boolean } = {}) {
+  const flexModel: Record<string, unknown> = {
+    'soc-at-start': 12.1,
+    'soc-min': 0,
+    'soc-max': 40,
+    'soc-unit': 'kWh',
+    'roundtrip-efficiency': '98%',
+    'storage-efficiency': '99.99%',
+    'power-capacity': '2 MW',
+  };
+  if (opts.withTargets) {
+    const at = '2015-01-02T23:00:00+01:00';
+    const when = opts.useTimeWindow ? { start: '2015-01-02T22:45:00+01:00', end: at } : { datetime: at };
+    flexModel['soc-targets'] = [{ value: 25, ...when }];
+    flexModel['soc-minima'] = [{ value: 24, ...when }];
+    flexModel['soc-maxima'] = [{ value: 26, ...when }];
+  }
+  return {
+    start: '2015-01-01T00:00:00+01:00',
+    duration: 'PT24H',
+    ...(opts.resolution && { resolution: opts.resolution }),
+    'flex-model': flexModel,
+    // Both tests put the prices and a site capacity "big enough to avoid any infeasibilities" here.
+    'flex-context': { 'consumption-price': { sensor: epexDa }, 'production-price': { sensor: epexDa }, 'site-power-capacity': '1 TW' },
+  };
+}
+
+/** Waits for a job to settle; returns its status. */
+async function settled(job: string): Promise<string> {
+  await t.server.services.jobs.settled(job, 60_000);
+  return (await t.db('job').where({ id: job }).first<{ status: string }>()).status;
+}
+
+/** Beliefs the scheduler stored on a sensor, in order. */
+async function storedValues(sensorId: number): Promise<number[]> {
+  const rows = await t
+    .db('timed_belief')
+    .join('data_source', 'data_source.id', 'timed_belief.source_id')
+    .where({ sensor_id: sensorId, 'data_source.type': 'scheduler' })
+    .orderBy('event_start')
+    .select<{ event_value: number }[]>('event_value');
+  return rows.map((r) => r.event_value);
+}
+
+const schedule = async (sensorId: number, job: string, duration: string) => {
+  const res = await waitForSchedule(t, token, sensorId, job, duration);
+  expect(res.status).toBe(200);
+  return res.body as { values: number[]; start: string; duration: string; unit: string };
+};
+
+describe('test_sensor_schedules_fresh_db.py::test_trigger_and_get_schedule', () => {
+  const cases = [
+    { name: 'Test battery', options: { resolution: 'PT1H' } },
+    { name: 'Test charging station', options: { resolution: 'PT1H', withTargets: true } },
+    { name: 'Test charging station', options: { resolution: 'PT1H', withTargets: true, useTimeWindow: true } },
+  ];
+  it.each(cases)('$name, $options', async ({ name, options }) => {
+    const sensor = name === 'Test battery' ? fixture.battery : fixture.station;
+    const message = messageForTriggerSchedule(options);
+    // Not in FlexMeasures' message: the state of charge as an output, to check the target on it.
+    const socSensor = name === 'Test battery' ? fixture.batterySoc : fixture.uniSoc;
+    const flexModel = { ...message['flex-model'], 'state-of-charge': { sensor: socSensor } };
+    const res = await t.request('POST', `/api/v3_0/sensors/${sensor}/schedules/trigger`, {
+      token,
+      json: { ...message, 'flex-model': flexModel, 'force-new-job-creation': true },
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.job).toBe(res.body.schedule);
+    expect(res.body['results-url']).toBe(`/api/v3_0/sensors/${sensor}/schedules/${res.body.schedule}`);
+    const job = res.body.schedule as string;
+    expect(await settled(job)).toBe('finished');
+
+    // 24 h at the sensor's 15 minutes, or up to the target at 2015-01-02T23:00 (47 h).
+    const expectedLength = options.withTargets ? 188 : 96;
+    const stored = await storedValues(sensor);
+    expect(stored).toHaveLength(expectedLength);
+    const full = await schedule(sensor, job, 'PT48H');
+    expect(full.values).toHaveLength(expectedLength);
+    expect((await schedule(sensor, job, 'PT6H')).values).toEqual(full.values.slice(0, 24));
+    expect((await schedule(sensor, job, 'PT1000H')).values.slice(0, 192)).toEqual(full.values);
+    // Scheduled hourly, stored per quarter-hour: each hour's four values are equal.
+    for (let h = 0; h < expectedLength / 4; h++) expect(new Set(full.values.slice(4 * h, 4 * h + 4)).size).toBe(1);
+
+    if (options.withTargets) {
+      // The target, 25 kWh at 2015-01-02T23:00+01, is met (6 decimals); the SoC sensor is in MWh and instantaneous.
+      const soc = await schedule(socSensor, job, 'PT48H');
+      expect(soc.unit).toBe('MWh');
+      expect(soc.values[0]).toBeCloseTo(0.0121, 6);
+      expect(soc.values[47]).toBeCloseTo(0.025, 6);
+    }
+  });
+});
+
+describe('test_asset_schedules_fresh_db.py::test_asset_trigger_and_get_schedule', () => {
+  it.each([false, true])('sequential: %s', async (sequential) => {
+    const withoutTargets = messageForTriggerSchedule({ resolution: 'PT30M' });
+    const withTargets = messageForTriggerSchedule({ resolution: 'PT30M', withTargets: true });
+    const cp1 = { ...withoutTargets['flex-model'], 'state-of-charge': { sensor: fixture.biSoc }, sensor: fixture.bidirectional };
+    const cp2 = { ...withTargets['flex-model'], 'state-of-charge': { sensor: fixture.uniSoc }, sensor: fixture.station };
+    const res = await t.request('POST', `/api/v3_0/assets/${fixture.hub}/schedules/trigger`, {
+      token,
+      json: { ...withoutTargets, 'flex-model': [cp1, cp2], sequential, 'force-new-job-creation': true },
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.job).toBe(res.body.schedule);
+    const job = res.body.schedule as string;
+    expect(await settled(job)).toBe('finished');
+
+    // The uni-directional charge point charges only in the first half-hour of the cheapest hour (18:00, day 1).
+    const expectedUni = new Array<number>(188).fill(0);
+    expectedUni[72] = 0.026824;
+    expectedUni[73] = 0.026824;
+    for (const [model, power, soc] of [
+      [cp1, fixture.bidirectional, fixture.biSoc],
+      [cp2, fixture.station, fixture.uniSoc],
+    ] as const) {
+      const got = await schedule(power, job, 'PT48H');
+      expect(got.unit).toBe('MW');
+      // Differs for sequential: FlexMeasures schedules CP 1 alone over 24 h (96 values); Flexsite
+      // schedules the devices jointly, so the target of CP 2 extends both schedules to 47 h.
+      expect(got.values).toHaveLength(188);
+      expect(Math.max(...got.values)).toBeLessThanOrEqual(2 + 1e-5);
+      const socSchedule = await schedule(soc, job, 'PT48H');
+      expect(socSchedule.unit).toBe('MWh');
+      // Every half-hour instant, end included.
+      expect(socSchedule.values).toHaveLength((188 * 15) / 30 + 1);
+      expect(socSchedule.values[0] * 1000).toBeCloseTo((model as Record<string, unknown>)['soc-at-start'] as number, 9);
+      for (const v of socSchedule.values) {
+        expect(v).toBeGreaterThanOrEqual(-1e-9);
+        expect(v).toBeLessThanOrEqual(0.04 + 1e-9);
+      }
+      if (power === fixture.bidirectional) {
+        // A full cycle: soc-min and soc-max are reached, and it ends empty.
+        expect(socSchedule.values).toContain(0);
+        expect(socSchedule.values).toContain(0.04);
+        expect(socSchedule.values.at(-1)).toBe(0);
+      } else {
+        // Downward moves are storage losses only; it ends on target.
+        const ratios = socSchedule.values.slice(1).map((v, i) => v / socSchedule.values[i]);
+        expect(Math.min(...ratios)).toBeLessThanOrEqual(0.9999);
+        expect(socSchedule.values.at(-1)! * 1000).toBeCloseTo(25, 6);
+        got.values.forEach((v, i) => expect(v).toBeCloseTo(expectedUni[i], 6));
+      }
+    }
+  });
+});
+
+describe('test_solver.py::test_device_power_capacity_uses_directional_capacity_before_site_fallback', () => {
+  // FlexMeasures asserts the device's derivative bounds directly; through the API they show as
+  // the schedule's extremes on day 2 (100, 90, 100 EUR/MWh), where the battery uses full power.
+  // To give it a reason to: a device that can produce starts at 2.5 MWh (FlexMeasures: 0) to sell
+  // it in the dear hours; one that cannot must be full (5 MWh) at the end of the day.
+  const cases: [Record<string, string>, number, number][] = [
+    [{ 'production-capacity': '300 kW', 'consumption-capacity': '700 kW' }, -0.3, 0.7],
+    [{ 'production-capacity': '1.1 MW', 'consumption-capacity': '200 kW' }, -1.1, 0.2],
+    [{ 'consumption-capacity': '700 kW' }, 0, 0.7],
+    [{ 'production-capacity': '300 kW' }, -0.3, 0],
+    // A zero directional capacity alone leaves the power capacity to the site's 2 MVA.
+    [{ 'consumption-capacity': '0 kW' }, -2, 0],
+    [{ 'production-capacity': '0 kW' }, 0, 2],
+  ];
+  it.each(cases)('%o: derivative min %d, max %d', async (capacities, min, max) => {
+    const produces = min < 0;
+    const res = await t.request('POST', `/api/v3_0/sensors/${fixture.battery}/schedules/trigger`, {
+      token,
+      json: {
+        start: '2015-01-02T00:00:00+01:00',
+        duration: 'PT24H',
+        'flex-model': {
+          'soc-at-start': produces ? 2.5 : 0,
+          'soc-min': 0,
+          'soc-max': 5,
+          'soc-unit': 'MWh',
+          ...(!produces && { 'soc-targets': [{ datetime: '2015-01-03T00:00:00+01:00', value: 5 }] }),
+          ...capacities,
+        },
+        'flex-context': { 'consumption-price': { sensor: epexDa }, 'relax-constraints': false },
+        'force-new-job-creation': true,
+      },
+    });
+    expect(res.status).toBe(202);
+    expect(await settled(res.body.job)).toBe('finished');
+    const { values } = await schedule(fixture.battery, res.body.job, 'PT24H');
+    expect(values).toHaveLength(96);
+    expect(Math.min(...values)).toBeCloseTo(min, 5);
+    expect(Math.max(...values)).toBeCloseTo(max, 5);
+  });
+});
+
+describe('test_solver.py::test_battery_solver_day_2 (through the trigger, no power-capacity)', () => {
+  // The test battery's flex-model from its attributes (soc 0–5 MWh, here 0.5–4.5 as in the test),
+  // its power capacity from the site's 2 MVA, prices of day 2 for consumption and production.
+  const cases: [number, number][] = [
+    [1, 1],
+    [1, 0.999],
+    [1, 0.5],
+    [0.99, 1],
+    [0.01, 1],
+  ];
+  it.each(cases)('roundtrip %d, storage efficiency %d', async (roundtrip, storage) => {
+    const res = await t.request('POST', `/api/v3_0/sensors/${fixture.battery}/schedules/trigger`, {
+      token,
+      json: {
+        start: '2015-01-02T00:00:00+01:00',
+        duration: 'PT24H',
+        'flex-model': {
+          'soc-at-start': 2.5,
+          'soc-min': 0.5,
+          'soc-max': 4.5,
+          'soc-unit': 'MWh',
+          'roundtrip-efficiency': roundtrip,
+          'storage-efficiency': storage,
+          'prefer-curtailing-later': false,
+          'state-of-charge': { sensor: fixture.batterySoc },
+        },
+        'flex-context': { 'consumption-price': { sensor: epexDa }, 'production-price': { sensor: epexDa } },
+        'force-new-job-creation': true,
+      },
+    });
+    expect(res.status).toBe(202);
+    expect(await settled(res.body.job)).toBe('finished');
+    const { values } = await schedule(fixture.battery, res.body.job, 'PT24H');
+    for (const v of values) expect(Math.abs(v)).toBeLessThanOrEqual(2 + 1e-5);
+    // The SoC (kWh sensor) at each quarter-hour instant, 00:00 … 24:00.
+    const soc = (await schedule(fixture.batterySoc, res.body.job, 'PT24H')).values.map((kwh) => kwh / 1000);
+    expect(soc).toHaveLength(97);
+    expect(soc[96]).toBeCloseTo(0.5, 6);
+    for (const s of soc) {
+      expect(s).toBeGreaterThanOrEqual(0);
+      expect(s).toBeLessThanOrEqual(5);
+    }
+    if (roundtrip > 0.9 && storage > 0.9) {
+      expect(soc[32]).toBeCloseTo(0.5, 3);
+      expect(soc[64]).toBeCloseTo(4.5, 6);
+    } else if (roundtrip === 0.01) {
+      expect(soc[32]).toBeCloseTo(2.5, 6);
+      expect(soc[64]).toBeCloseTo(2.5, 6);
+    } else {
+      expect(soc[32]).toBeCloseTo(0.5, 6);
+      expect(soc[64]).toBeCloseTo(0.5, 6);
+    }
+  });
+});
