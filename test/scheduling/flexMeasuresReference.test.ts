@@ -331,3 +331,123 @@ describe('test_solver.py::test_battery_solver_day_2 (through the trigger, no pow
     }
   });
 });
+
+/** A sensor on an asset of the caller's with values at a fixed step, known long before. */
+async function constraintSensor(assetId: number, unit: string, resolutionMinutes: number, startMs: number, values: number[]) {
+  const id = (await f.sensor({ assetId, unit, resolutionMinutes })).id;
+  await f.beliefs(id, startMs, 15 * 60_000, values, DAY1_MS - 30 * DAY_MS);
+  return id;
+}
+
+/** Triggers a day-1 schedule of a battery and returns its SoC (MWh) at each quarter-hour instant, 00:00 … 24:00. */
+async function day1Soc(sensor: number, socSensor: number, flexModel: Record<string, unknown>, flexContext: Record<string, unknown>) {
+  const res = await t.request('POST', `/api/v3_0/sensors/${sensor}/schedules/trigger`, {
+    token,
+    json: {
+      start: '2015-01-01T00:00:00+01:00',
+      duration: 'PT24H',
+      'flex-model': { ...flexModel, 'state-of-charge': { sensor: socSensor } },
+      'flex-context': flexContext,
+      'force-new-job-creation': true,
+    },
+  });
+  expect(res.status).toBe(202);
+  expect(await settled(res.body.job)).toBe('finished');
+  const soc = await schedule(socSensor, res.body.job, 'PT24H');
+  expect(soc.values).toHaveLength(97);
+  return soc.values.map((v) => (soc.unit === 'kWh' ? v / 1000 : v));
+}
+
+describe('test_solver.py::test_add_storage_constraint_from_sensor', () => {
+  // One belief of 0.5 MWh at 2015-01-01T14:00+01 on a sensor of each resolution; it binds the
+  // quarter-hour instants of its event, ends included (FlexMeasures counts the constraints: 5, 2, 1).
+  const FOURTEEN_MS = Date.parse('2015-01-01T14:00:00+01:00');
+  const cases: [string, number, number[]][] = [
+    ['soc-targets (1h)', 60, [56, 57, 58, 59, 60]],
+    ['soc-targets (15min)', 15, [56, 57]],
+    ['soc-targets (instantaneous)', 0, [56]],
+  ];
+  it.each(cases)('%s', async (_name, resolutionMinutes, instants) => {
+    const targets = await constraintSensor(fixture.batteryAsset, 'MWh', resolutionMinutes, FOURTEEN_MS, [0.5]);
+    const soc = await day1Soc(
+      fixture.battery,
+      fixture.batterySoc,
+      {
+        'soc-max': 2,
+        'soc-min': 0,
+        'roundtrip-efficiency': 1,
+        'production-capacity': '0kW',
+        'soc-at-start': 0,
+        'soc-targets': { sensor: targets },
+        'soc-maxima': [{ datetime: '2015-01-01T13:45:00+01:00', value: '0.4 MWh' }],
+      },
+      // This test inspects hard constraints, so it opts out of relaxation.
+      { 'relax-constraints': false },
+    );
+    for (const i of instants) expect(soc[i]).toBeCloseTo(0.5, 6);
+    expect(soc[55]).toBeLessThanOrEqual(0.4 + 1e-6);
+  });
+});
+
+describe('test_solver.py::test_soc_maxima_minima_targets', () => {
+  // "Test battery with dynamic power capacity" and conftest `soc_sensors`: instantaneous SoC
+  // values rising linearly from 0 to 5 MWh every quarter-hour from 02:00 to 24:00 (maxima in kWh).
+  let power: number;
+  let socOut: number;
+  let sensors: { maxima: number; minima: number; targets: number };
+  const expected = Array.from({ length: 89 }, (_, i) => (i / 88) * 5);
+  const TWO_MS = Date.parse('2015-01-01T02:00:00+01:00');
+  const flexModel = {
+    'soc-at-start': 0,
+    'soc-max': 10,
+    'soc-min': 0,
+    'power-capacity': '2 MW',
+    'production-capacity': '2 MW',
+    'consumption-capacity': '2 MW',
+    'storage-efficiency': 1,
+    'charging-efficiency': '100%',
+    'discharging-efficiency': '100%',
+  };
+  const flexContext = () => ({
+    'site-power-capacity': '100 MW',
+    'production-price': { sensor: epexDa },
+    'consumption-price': { sensor: epexDa },
+  });
+
+  beforeAll(async () => {
+    const battery = await asset('battery', {
+      flexContext: { 'site-power-capacity': '10 MVA', 'consumption-price': { sensor: epexDa } },
+      attributes: { max_soc_in_mwh: 20, min_soc_in_mwh: 0, soc_in_mwh: 2.0 },
+    });
+    power = (
+      await f.sensor({
+        assetId: battery,
+        unit: 'MW',
+        attributes: { capacity_in_mw: 10, production_capacity: '8 MW', consumption_capacity: '0.5 MW' },
+      })
+    ).id;
+    socOut = (await f.sensor({ assetId: battery, unit: 'MWh', resolutionMinutes: 0 })).id;
+    sensors = {
+      maxima: await constraintSensor(
+        battery,
+        'kWh',
+        0,
+        TWO_MS,
+        expected.map((v) => v * 1000),
+      ),
+      minima: await constraintSensor(battery, 'MWh', 0, TWO_MS, expected),
+      targets: await constraintSensor(battery, 'MWh', 0, TWO_MS, expected),
+    };
+  });
+
+  it('soc-targets from a sensor are achieved', async () => {
+    const soc = await day1Soc(power, socOut, { ...flexModel, 'soc-targets': { sensor: sensors.targets } }, flexContext());
+    soc.slice(8).forEach((v, i) => expect(Math.abs(v - expected[i])).toBeLessThan(1e-5));
+  });
+
+  it('soc-minima and soc-maxima (kWh) from sensors give the same trajectory', async () => {
+    const model = { ...flexModel, 'soc-minima': { sensor: sensors.minima }, 'soc-maxima': { sensor: sensors.maxima } };
+    const soc = await day1Soc(power, socOut, model, flexContext());
+    soc.slice(8).forEach((v, i) => expect(Math.abs(v - expected[i])).toBeLessThan(1e-5));
+  });
+});

@@ -68,9 +68,10 @@ export const storageFlexModel = z.strictObject({
   'soc-unit': z.enum(['kWh', 'MWh']).optional(),
   'soc-min': quantity.optional(),
   'soc-max': quantity.optional(),
-  'soc-targets': z.array(socConstraint).optional(),
-  'soc-minima': z.array(socConstraint).optional(),
-  'soc-maxima': z.array(socConstraint).optional(),
+  /** A list, or (FlexMeasures 1.0) a sensor whose beliefs are the constraints, each over its event. */
+  'soc-targets': z.union([z.array(socConstraint), sensorRef]).optional(),
+  'soc-minima': z.union([z.array(socConstraint), sensorRef]).optional(),
+  'soc-maxima': z.union([z.array(socConstraint), sensorRef]).optional(),
   'roundtrip-efficiency': quantity.optional(),
   'storage-efficiency': variableQuantity.optional(),
   'charging-efficiency': variableQuantity.optional(),
@@ -113,8 +114,8 @@ export const commitment = z
   .strictObject({
     name: z.string().min(1).max(100),
     baseline: variableQuantity.optional(),
-    'up-price': z.union([sensorRef, z.string().max(100)]).optional(),
-    'down-price': z.union([sensorRef, z.string().max(100)]).optional(),
+    'up-price': z.union([sensorRef, z.string().max(100), z.array(timedSegment).max(10_000)]).optional(),
+    'down-price': z.union([sensorRef, z.string().max(100), z.array(timedSegment).max(10_000)]).optional(),
     sensors: z.array(id).optional(),
     /** An electrical group of the flex-model: Flexsite has no groups yet (refused when resolved). */
     group: z.record(z.string(), z.unknown()).optional(),
@@ -156,9 +157,9 @@ export const flexContext = z.strictObject({
   'site-production-breach-price': variableWithUnit.optional(),
   /** Demand charges: the price per power of the peak above the threshold (default 0 kW). */
   'site-peak-consumption': variableWithUnit.optional(),
-  'site-peak-consumption-price': z.string().max(100).optional(),
+  'site-peak-consumption-price': variableWithUnit.optional(),
   'site-peak-production': variableWithUnit.optional(),
-  'site-peak-production-price': z.string().max(100).optional(),
+  'site-peak-production-price': variableWithUnit.optional(),
   'relax-constraints': z.boolean().optional(),
   'relax-soc-constraints': z.boolean().optional(),
   'relax-site-capacity-constraints': z.boolean().optional(),

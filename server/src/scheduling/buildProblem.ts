@@ -5,7 +5,7 @@ import { mostRecentBeliefs } from '../store/beliefs.ts';
 import { resampleToGrid } from '../domain/resample.ts';
 import { getSensor, type Sensor, type SensorInContext } from '../store/sensors.ts';
 import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem } from '../../../worker/src/tasks.ts';
-import type { ProcessJobSpec, SeriesSpec, StorageJobSpec } from './jobSpec.ts';
+import type { ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageJobSpec } from './jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
 
 type FlowCommitment = NonNullable<StorageProblem['commitments']>[number];
@@ -156,6 +156,34 @@ async function storageEfficiency(db: Knex, spec: number | SeriesSpec, grid: Grid
 }
 
 /**
+ * SoC constraints from a sensor (FlexMeasures 1.0): each belief binds the step boundaries from
+ * its event's start to its end, both included (an instantaneous one its instant), in MWh.
+ */
+async function socConstraintsOf(
+  db: Knex,
+  ref: { sensor: number; unit: string } | undefined,
+  grid: Grid,
+  beliefTimeMs: number,
+): Promise<SocConstraintSpec[]> {
+  if (!ref) return [];
+  const sensor = await grid.sensors(ref.sensor);
+  const resolution = sensor.event_resolution_ms;
+  const events = await mostRecentBeliefs(db, {
+    sensorId: ref.sensor,
+    startMs: grid.startMs,
+    endMs: grid.endMs,
+    overlapping: true,
+    beliefsBeforeMs: beliefTimeMs,
+    sourceTypes: grid.sourceTypes[ref.sensor],
+  });
+  const c = conversion(sensor.unit, ref.unit, resolution || grid.stepMs) ?? { scale: 1, offset: 0 };
+  return events.map((e) => {
+    const valueMwh = e.value * c.scale + c.offset;
+    return resolution ? { valueMwh, startMs: e.eventStartMs, endMs: e.eventStartMs + resolution } : { valueMwh, atMs: e.eventStartMs };
+  });
+}
+
+/**
  * The flex-context's commitments on the grid. A scoped commitment binds the net flow of the
  * devices it names: scheduled ones by their index, inflexible ones by their known power, which is
  * taken off the baseline. Steps where a sensor baseline is unknown carry no commitment.
@@ -240,12 +268,15 @@ export async function buildStorageProblem(
     ] as const) {
       for (const s of specs) (await filledSeries(db, s, grid, beliefTimeMs, 0)).forEach((v, j) => (stockDelta[j] += sign * v));
     }
-    const place = (list: typeof d.socTargets, combine: 'max' | 'min' | 'last') =>
+    const fromSensors = d.socConstraintSensors ?? {};
+    const place = async (list: typeof d.socTargets, kind: 'targets' | 'minima' | 'maxima', combine: 'max' | 'min' | 'last') =>
       socSeries(
         spec.startMs,
         spec.stepMs,
         grid.steps,
-        list.map((c) => ('atMs' in c ? { valueMwh: c.valueMwh, atMs: c.atMs } : c)),
+        [...list, ...(await socConstraintsOf(db, fromSensors[kind], grid, beliefTimeMs))].map((c) =>
+          'atMs' in c ? { valueMwh: c.valueMwh, atMs: c.atMs } : c,
+        ),
         combine,
       );
     devices.push({
@@ -253,9 +284,9 @@ export async function buildStorageProblem(
       socAtStartMwh: d.socAtStartMwh,
       socMinMwh: d.socMinMwh,
       socMaxMwh: d.socMaxMwh,
-      socTargetsMwh: place(d.socTargets, 'last'),
-      socMinimaMwh: place(d.socMinima, 'max'),
-      socMaximaMwh: place(d.socMaxima, 'min'),
+      socTargetsMwh: await place(d.socTargets, 'targets', 'last'),
+      socMinimaMwh: await place(d.socMinima, 'minima', 'max'),
+      socMaximaMwh: await place(d.socMaxima, 'maxima', 'min'),
       consumptionCapacityMw: await capped(d.consumptionCapacityMw, d.canConsume),
       productionCapacityMw: await capped(d.productionCapacityMw, d.canProduce),
       chargingEfficiency: await filledSeries(db, d.chargingEfficiency, grid, beliefTimeMs, 1),
@@ -289,13 +320,13 @@ export async function buildStorageProblem(
     ...(spec.sitePeakConsumption && {
       sitePeakConsumption: {
         thresholdMw: await filledSeries(db, spec.sitePeakConsumption.thresholdMw, grid, beliefTimeMs, 0),
-        price: new Array<number>(grid.steps).fill(spec.sitePeakConsumption.price),
+        price: (await perStep(spec.sitePeakConsumption.price))!,
       },
     }),
     ...(spec.sitePeakProduction && {
       sitePeakProduction: {
         thresholdMw: await filledSeries(db, spec.sitePeakProduction.thresholdMw, grid, beliefTimeMs, 0),
-        price: new Array<number>(grid.steps).fill(spec.sitePeakProduction.price),
+        price: (await perStep(spec.sitePeakProduction.price))!,
       },
     }),
     ...(spec.commitments && { commitments: await commitments(db, spec, grid, beliefTimeMs, inflexibleBySensor) }),

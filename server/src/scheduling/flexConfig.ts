@@ -6,6 +6,7 @@ import { fieldTree, unprocessable } from '../errors.ts';
 import {
   flexContext,
   processFlexModel,
+  socConstraint,
   storageFlexModel,
   type Commitment,
   type FlexContext,
@@ -211,10 +212,23 @@ function checkResolution(input: TriggerInput, sensors: SensorInContext[]): void 
   }
 }
 
+/** SoC constraints given as a sensor (FlexMeasures 1.0), as `{ [key]: { sensor, unit } }`; nothing for a list. */
+async function socConstraintSensor<K extends string>(
+  db: Knex,
+  field: string,
+  key: K,
+  value: StorageFlexModel['soc-targets'],
+): Promise<Partial<Record<K, { sensor: number; unit: 'MWh' }>>> {
+  if (value === undefined || Array.isArray(value)) return {};
+  const s = await referencedSensor(db, field, value.sensor);
+  if (!conversion(s.unit, 'MWh', s.event_resolution_ms || 3600_000)) throw fail(field, `Cannot convert ${s.unit} to MWh`);
+  return { [key]: { sensor: s.id, unit: 'MWh' } } as Partial<Record<K, { sensor: number; unit: 'MWh' }>>;
+}
+
 /** Reads SoC constraints into MWh, checking windows and the planning horizon. */
 function socConstraints(
   field: string,
-  list: StorageFlexModel['soc-targets'],
+  list: z.output<typeof socConstraint>[] | undefined,
   socUnit: 'MWh' | 'kWh',
   horizon: Horizon,
 ): SocConstraintSpec[] {
@@ -273,9 +287,18 @@ async function deviceSpec(
     if (typeof n !== 'number') throw fail(field, n.error);
     return n;
   };
-  const targets = socConstraints('soc-targets', model['soc-targets'], socUnit, horizon);
-  const minima = socConstraints('soc-minima', model['soc-minima'], socUnit, horizon);
-  const maxima = socConstraints('soc-maxima', model['soc-maxima'], socUnit, horizon);
+  const listed = (field: 'soc-targets' | 'soc-minima' | 'soc-maxima') => {
+    const v = model[field];
+    return socConstraints(field, Array.isArray(v) ? v : undefined, socUnit, horizon);
+  };
+  const targets = listed('soc-targets');
+  const minima = listed('soc-minima');
+  const maxima = listed('soc-maxima');
+  const socConstraintSensors = {
+    ...(await socConstraintSensor(db, 'soc-targets', 'targets', model['soc-targets'])),
+    ...(await socConstraintSensor(db, 'soc-minima', 'minima', model['soc-minima'])),
+    ...(await socConstraintSensor(db, 'soc-maxima', 'maxima', model['soc-maxima'])),
+  };
   const socMin = inMwh('soc-min', model['soc-min'], asNumber(attribute(sensor, asset, 'min_soc_in_mwh')) ?? 0)!;
   if (socMin < 0) throw fail('soc-min', 'Must be greater than or equal to 0.');
   const highestTarget = targets.length ? Math.max(...targets.map((t) => t.valueMwh)) : undefined;
@@ -331,6 +354,7 @@ async function deviceSpec(
     socTargets: targets,
     socMinima: minima,
     socMaxima: maxima,
+    ...(Object.keys(socConstraintSensors).length && { socConstraintSensors }),
     powerCapacityMw: powerCapacity ?? null,
     consumptionCapacityMw: consumption ?? null,
     productionCapacityMw: production ?? null,
@@ -508,7 +532,9 @@ async function softConstraintsOf(
     const field = `site-peak-${which}-price` as const;
     const v = context[field];
     if (v === undefined) return {};
-    const p = checked(field, fixedPrice(field, v, 'MW'), nonNegative);
+    // A fixed price stays a number, as in jobs of earlier versions; variable prices are series.
+    const spec = (await seriesOf(db, field, v, priceIn('MW', nonNegative), horizon))!;
+    const p = 'fixed' in spec ? spec.fixed : spec;
     const thresholdMw = (await siteCapacity(db, context, `site-peak-${which}`, undefined, horizon)) ?? { fixed: 0 };
     return { [which === 'consumption' ? 'sitePeakConsumption' : 'sitePeakProduction']: { thresholdMw, price: p } };
   };
@@ -521,23 +547,29 @@ async function softConstraintsOf(
 
 /**
  * A commitment's price per MW and step: given per MW (or kW), or per MWh (or kWh), which is then
- * taken times the step length, as 1.0 converts it. Absent prices are zero.
+ * taken times the step length, as 1.0 converts it; fixed, from a sensor or as a time series.
+ * Absent prices are zero.
  */
-async function commitmentPrice(db: Knex, field: string, value: Commitment['up-price'], stepMs: number): Promise<SeriesSpec> {
+async function commitmentPrice(db: Knex, field: string, value: Commitment['up-price'], horizon: Horizon): Promise<SeriesSpec> {
   const which = field.endsWith('up-price') ? 'up-price' : 'down-price';
-  const refused = () => fail(field, `Commitment ${which} must have a power or energy unit in its denominator.`);
+  const refused = (at: string) => fail(at, `Commitment ${which} must have a power or energy unit in its denominator.`);
   if (value === undefined) return { fixed: 0 };
-  if (typeof value === 'object') {
-    const s = await referencedSensor(db, field, value.sensor);
-    const unit = s.unit.replace(/\/.*/, '/MW');
-    if (!/^[A-Z]{3}\/MW$/.test(unit) || !conversion(s.unit, unit, stepMs)) throw refused();
-    return { sensor: s.id, unit };
-  }
-  const m = /^\s*[-+\d.eE]+\s*([A-Z]{3})\/(.+)$/.exec(value);
-  if (!m || !(isPowerUnit(m[2]) || isEnergyUnit(m[2]))) throw refused();
-  const n = readQuantity(value, `${m[1]}/MW`, `${m[1]}/MW`, stepMs);
-  if (typeof n !== 'number') throw fail(field, n.error);
-  return { fixed: n };
+  const kind: QuantityKind = {
+    read: (at, given) => {
+      const m = /^\s*[-+\d.eE]+\s*([A-Z]{3})\/(.+)$/.exec(String(given));
+      if (!m || !(isPowerUnit(m[2]) || isEnergyUnit(m[2]))) throw refused(at);
+      const n = readQuantity(String(given), `${m[1]}/MW`, `${m[1]}/MW`, horizon.stepMs);
+      if (typeof n !== 'number') throw fail(at, n.error);
+      return n;
+    },
+    sensorUnit: (at, s) => {
+      const unit = s.unit.replace(/\/.*/, '/MW');
+      if (!/^[A-Z]{3}\/MW$/.test(unit) || !conversion(s.unit, unit, horizon.stepMs)) throw refused(at);
+      return unit;
+    },
+    overlap: 'first',
+  };
+  return (await seriesOf(db, field, value, kind, horizon))!;
 }
 
 /** A commitment's baseline in MW: a power, fixed, from a power sensor, or as a time series. */
@@ -572,7 +604,6 @@ async function commitmentsOf(
   horizon: Horizon,
   deviceSensorIds: Set<number>,
 ): Promise<{ commitments?: CommitmentSpec[] }> {
-  const { stepMs } = horizon;
   const list = context.commitments ?? [];
   const out: CommitmentSpec[] = [];
   for (const [i, c] of list.entries()) {
@@ -586,8 +617,8 @@ async function commitmentsOf(
         throw fail(at(`sensors.${k}`), `Sensor ${id} is neither a scheduled device nor an inflexible device of this flex-context.`);
       }
     }
-    const upPrice = await commitmentPrice(db, at('up-price'), c['up-price'], stepMs);
-    const downPrice = await commitmentPrice(db, at('down-price'), c['down-price'], stepMs);
+    const upPrice = await commitmentPrice(db, at('up-price'), c['up-price'], horizon);
+    const downPrice = await commitmentPrice(db, at('down-price'), c['down-price'], horizon);
     if ('fixed' in upPrice && 'fixed' in downPrice && upPrice.fixed < downPrice.fixed) {
       throw fail(at('up-price'), 'The up-price must not be below the down-price (a non-convex cost, which Flexsite does not schedule).');
     }

@@ -32,6 +32,11 @@ export interface StorageDeviceSpec {
   socTargets: SocConstraintSpec[];
   socMinima: SocConstraintSpec[];
   socMaxima: SocConstraintSpec[];
+  /**
+   * SoC constraints given as sensors (FlexMeasures 1.0), read when the job runs: each belief
+   * binds every step boundary of its event, converted into `unit`. Absent when none is given.
+   */
+  socConstraintSensors?: Partial<Record<'targets' | 'minima' | 'maxima', { sensor: number; unit: 'MWh' }>>;
   /** Null when nothing gives a power capacity (nor a directional or site one): the job then fails. */
   powerCapacityMw: SeriesSpec | null;
   consumptionCapacityMw: SeriesSpec | null;
@@ -95,8 +100,8 @@ export interface StorageJobSpec {
   >;
   sitePowerCapacityMw?: SeriesSpec | null;
   /** Demand charges: currency per MW of the peak above the threshold. */
-  sitePeakConsumption?: { thresholdMw: SeriesSpec; price: number };
-  sitePeakProduction?: { thresholdMw: SeriesSpec; price: number };
+  sitePeakConsumption?: { thresholdMw: SeriesSpec; price: number | SeriesSpec };
+  sitePeakProduction?: { thresholdMw: SeriesSpec; price: number | SeriesSpec };
   /** The flex-context's commitments; absent when there are none. */
   commitments?: CommitmentSpec[];
   /** FlexMeasures 1.0 output sensor for the site's power (scheduled plus inflexible devices). */
