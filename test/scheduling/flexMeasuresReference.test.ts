@@ -33,7 +33,18 @@ const DAY2_PRICES = [...new Array<number>(8).fill(100), ...new Array<number>(8).
 
 let epexDa: number;
 /** The conftest's assets: power sensors (15 min, MW) and state-of-charge sensors (instantaneous). */
-const fixture = { battery: 0, batteryAsset: 0, batterySoc: 0, station: 0, stationAsset: 0, uniSoc: 0, bidirectional: 0, biSoc: 0, hub: 0 };
+const fixture = {
+  batteryKw: 0,
+  battery: 0,
+  batteryAsset: 0,
+  batterySoc: 0,
+  station: 0,
+  stationAsset: 0,
+  uniSoc: 0,
+  bidirectional: 0,
+  biSoc: 0,
+  hub: 0,
+};
 
 /** An asset as the conftest makes it, with its stored flex-context and parent. */
 async function asset(
@@ -67,6 +78,7 @@ beforeAll(async () => {
     attributes: { ...socAttributes, is_consumer: true, is_producer: true },
   });
   fixture.battery = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'MW', name: 'power' })).id;
+  fixture.batteryKw = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'kW', name: 'power (kW)' })).id;
   fixture.batterySoc = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'kWh', resolutionMinutes: 0, name: 'state of charge' })).id;
 
   fixture.hub = await asset('building', {});
@@ -449,5 +461,71 @@ describe('test_solver.py::test_soc_maxima_minima_targets', () => {
     const model = { ...flexModel, 'soc-minima': { sensor: sensors.minima }, 'soc-maxima': { sensor: sensors.maxima } };
     const soc = await day1Soc(power, socOut, model, flexContext());
     soc.slice(8).forEach((v, i) => expect(Math.abs(v - expected[i])).toBeLessThan(1e-5));
+  });
+});
+
+/** A 2-hour schedule of the test battery from 2015-01-02T15:00+01 (prices 90, then 100), values in MW. */
+async function priceStep(sensor: number, flexModel: Record<string, unknown>) {
+  const res = await t.request('POST', `/api/v3_0/sensors/${sensor}/schedules/trigger`, {
+    token,
+    json: {
+      start: '2015-01-02T15:00:00+01:00',
+      duration: 'PT2H',
+      'flex-model': flexModel,
+      'flex-context': { 'site-power-capacity': '1 MW' },
+      'force-new-job-creation': true,
+    },
+  });
+  expect(res.status).toBe(202);
+  expect(await settled(res.body.job)).toBe('finished');
+  const got = await schedule(sensor, res.body.job, 'PT2H');
+  expect(got.values).toHaveLength(8);
+  const mw = got.values.map((v) => (got.unit === 'kW' ? v / 1000 : v));
+  const energy = (from: number, to: number) => mw.slice(from, to).reduce((a, b) => a + b, 0) * 0.25;
+  return { first: energy(0, 4), second: energy(4, 8) };
+}
+
+describe('test_solver.py::test_battery_storage_different_units', () => {
+  const cases = (['power', 'power (kW)'] as const).flatMap((sensorName) =>
+    (['kWh', 'MWh'] as const).flatMap((socUnit) => ([null, 'MWh', 'kWh'] as const).map((unit) => ({ sensorName, socUnit, unit }))),
+  );
+  // 100 kWh, 1 MWh and 100 kWh as strings in `unit`, or as bare numbers in `soc-unit`.
+  const inUnit = (kwh: number, unit: 'MWh' | 'kWh' | null, socUnit: 'MWh' | 'kWh') =>
+    unit === null ? (socUnit === 'kWh' ? kwh : kwh / 1000) : `${unit === 'kWh' ? kwh : kwh / 1000} ${unit}`;
+  it.each(cases)('$sensorName, soc-unit $socUnit, unit $unit', async ({ sensorName, socUnit, unit }) => {
+    const { first, second } = await priceStep(sensorName === 'power' ? fixture.battery : fixture.batteryKw, {
+      'soc-min': inUnit(100, unit, socUnit),
+      'soc-max': inUnit(1000, unit, socUnit),
+      'soc-at-start': inUnit(100, unit, socUnit),
+      'soc-unit': socUnit,
+      'roundtrip-efficiency': 1,
+      'storage-efficiency': 1,
+      'power-capacity': '1 MW',
+    });
+    // Charge fully while cheap (100 kWh -> 1000 kWh), discharge fully while dear.
+    expect(first).toBeCloseTo(0.9, 6);
+    expect(second).toBeCloseTo(-0.9, 6);
+  });
+});
+
+describe('test_solver.py::test_battery_storage_with_time_series_in_flex_model', () => {
+  const cases: [string, unknown[]][] = [
+    ['power-capacity', [{ start: '2015-01-02T15:00+01', end: '2015-01-02T17:00+01', value: '850 kW' }]],
+    ['power-capacity', [{ start: '2015-01-02T15:00+01', duration: 'PT2H', value: '850 kW' }]],
+    ['soc-maxima', [{ datetime: '2015-01-02T16:00+01', value: '950 kWh' }]],
+    ['soc-maxima', [{ start: '2015-01-02T16:45+01', duration: 'PT15M', value: '200 kWh' }]],
+  ];
+  it.each(cases)('%s: %o', async (field, series) => {
+    const { first, second } = await priceStep(fixture.battery, {
+      'soc-min': '100 kWh',
+      'soc-max': '1 MWh',
+      'soc-at-start': '100 kWh',
+      'roundtrip-efficiency': 1,
+      'storage-efficiency': 1,
+      'power-capacity': '1 MW',
+      [field]: series,
+    });
+    expect(first).toBeCloseTo(0.85, 6);
+    expect(second).toBeCloseTo(-0.85, 6);
   });
 });
