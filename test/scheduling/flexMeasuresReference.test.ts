@@ -529,3 +529,84 @@ describe('test_solver.py::test_battery_storage_with_time_series_in_flex_model', 
     expect(second).toBeCloseTo(-0.85, 6);
   });
 });
+
+describe('test_sensor_schedules_fresh_db.py::test_trigger_schedule_uses_state_of_charge_sensor_for_soc_at_start', () => {
+  it('reads soc-at-start from the % state-of-charge sensor and stores the production output', async () => {
+    const socPercent = (await f.sensor({ assetId: fixture.batteryAsset, unit: '%', resolutionMinutes: 0 })).id;
+    await f.beliefs(socPercent, DAY1_MS, HOUR_MS, [50], DAY1_MS);
+    const production = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'MW' })).id;
+    const message = messageForTriggerSchedule({ resolution: 'PT1H' });
+    const { 'soc-at-start': _omitted, ...flexModel } = message['flex-model'];
+    const res = await t.request('POST', `/api/v3_0/sensors/${fixture.battery}/schedules/trigger`, {
+      token,
+      json: {
+        ...message,
+        'flex-model': { ...flexModel, 'state-of-charge': { sensor: socPercent }, production: { sensor: production } },
+        'force-new-job-creation': true,
+      },
+    });
+    expect(res.status).toBe(202);
+    const job = res.body.schedule as string;
+    expect(await settled(job)).toBe('finished');
+    const soc = await schedule(socPercent, job, 'PT24H');
+    expect(soc.unit).toBe('%');
+    expect(soc.values[0]).toBe(50);
+    // Down by 50 percentage points in the first hour.
+    expect(soc.values[1] - soc.values[0]).toBeCloseTo(-50, 6);
+    // Only a production output: the whole profile, production positive; 24 h of quarter-hours.
+    const stored = await storedValues(production);
+    expect(stored).toHaveLength(96);
+    expect(stored.slice(0, 4).reduce((a, b) => a + b, 0) / 4).toBeGreaterThan(0);
+  });
+});
+
+describe('test_sensor_schedules_fresh_db.py::test_multiple_contracts', () => {
+  it.each([false, true])('include_consumption_breach: %s', async (includeBreach) => {
+    // 12.9 kWh to add by 22:45 on day 2 (46.75 h): at least 0.276 kW, more than a 0.25 kW site capacity.
+    const siteConsumptionCapacity = includeBreach ? 0.25 : 1;
+    const message = messageForTriggerSchedule({ withTargets: true, useTimeWindow: true });
+    const flexModel = {
+      ...message['flex-model'],
+      'roundtrip-efficiency': '100%',
+      'storage-efficiency': 1,
+      'state-of-charge': { sensor: fixture.batterySoc },
+    };
+    const res = await t.request('POST', `/api/v3_0/sensors/${fixture.battery}/schedules/trigger`, {
+      token,
+      json: {
+        ...message,
+        'flex-model': flexModel,
+        'flex-context': {
+          'consumption-price': { sensor: epexDa },
+          'production-price': { sensor: epexDa },
+          'site-power-capacity': '2 MW',
+          'site-consumption-capacity': `${siteConsumptionCapacity} kW`,
+          'site-consumption-breach-price': '1000 EUR/kW',
+          'site-production-breach-price': '1000 EUR/kW',
+          'site-peak-consumption': '20 kW',
+          'site-peak-production': '20 kW',
+          'site-peak-consumption-price': '260 EUR/MW',
+          'site-peak-production-price': '260 EUR/MW',
+        },
+        force_new_job_creation: true,
+      },
+    });
+    expect(res.status).toBe(202);
+    const job = res.body.schedule as string;
+    expect(await settled(job)).toBe('finished');
+    const { values } = await schedule(fixture.battery, job, 'PT48H');
+    if (includeBreach) {
+      // Just the 0.276 kW needed; higher breaches cost more.
+      for (const v of values) expect(v).toBeLessThanOrEqual(0.000276);
+      expect(values.some((v) => v > siteConsumptionCapacity / 1000)).toBe(true);
+    } else {
+      for (const v of values) expect(v).toBeLessThanOrEqual(siteConsumptionCapacity / 1000);
+    }
+    // No production peak above 20 kW.
+    for (const v of values) expect(v).toBeGreaterThanOrEqual(-0.02);
+    // The target, 25 kWh at 23:00 on day 2 (FlexMeasures truncates the kWh to an integer).
+    const soc = await schedule(fixture.batterySoc, job, 'PT48H');
+    const at2300 = soc.values[(47 * 60) / 15];
+    expect(Math.trunc(at2300)).toBe(25);
+  });
+});
