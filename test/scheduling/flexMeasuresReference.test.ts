@@ -610,3 +610,94 @@ describe('test_sensor_schedules_fresh_db.py::test_multiple_contracts', () => {
     expect(Math.trunc(at2300)).toBe(25);
   });
 });
+
+describe('test_storage.py: unresolved and resolved SoC constraints in the job result (GET /jobs/<uuid>)', () => {
+  // The test battery from 0.4 MWh (0.9 for maxima) with 0.01 MVA: at most 0.24 MWh more or less in
+  // 24 h of day 1; prices 100 EUR/MWh as a time series; the constraint at the end of the day.
+  const END_OF_DAY = '2015-01-02T00:00:00+01:00';
+  const prices = [{ start: '2015-01-01T00:00:00+01:00', end: END_OF_DAY, value: '100 EUR/MWh' }];
+  type Entry = Record<string, { datetime: string; violation?: string; margin?: string }[]> & { asset: number };
+
+  async function result(model: Record<string, unknown>, context: Record<string, unknown>, withSocSensor = true) {
+    const soc = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'MWh', resolutionMinutes: 0 })).id;
+    const res = await t.request('POST', `/api/v3_0/sensors/${fixture.battery}/schedules/trigger`, {
+      token,
+      json: {
+        start: '2015-01-01T00:00:00+01:00',
+        duration: 'PT24H',
+        'flex-model': {
+          'soc-min': '0 MWh',
+          'soc-max': '1 MWh',
+          'prefer-charging-sooner': false,
+          ...(withSocSensor && { 'state-of-charge': { sensor: soc } }),
+          ...model,
+        },
+        'flex-context': { 'consumption-price': prices, 'production-price': prices, 'site-power-capacity': '2 MW', ...context },
+        'force-new-job-creation': true,
+      },
+    });
+    expect(res.status).toBe(202);
+    expect(await settled(res.body.job)).toBe('finished');
+    const job = await t.request('GET', `/api/v3_0/jobs/${res.body.job}`, { token });
+    expect(job.status).toBe(200);
+    const { unresolved, resolved } = job.body.result as { unresolved: Entry[]; resolved: Entry[] };
+    const mine = (list: Entry[]) => list.find((e) => e.asset === fixture.batteryAsset);
+    return { unresolved, resolved, entry: mine(unresolved), resolvedEntry: mine(resolved) };
+  }
+
+  it('test_unresolved_targets_soc_minima', async () => {
+    const r = await result(
+      { 'soc-at-start': '0.4 MWh', 'power-capacity': '0.01 MVA', 'soc-minima': [{ datetime: END_OF_DAY, value: '0.9 MWh' }] },
+      { 'soc-minima-breach-price': '1 EUR/kWh' },
+    );
+    expect(r.entry!['soc-minima']).toHaveLength(1);
+    expect(r.entry!['soc-minima'][0]).toMatchObject({ violation: '260.0 kWh', datetime: '2015-01-01T23:00:00+00:00' });
+    expect(r.entry).not.toHaveProperty('soc-maxima');
+    expect(r.resolved).toEqual([]);
+  });
+
+  it('test_unresolved_targets_soc_targets', async () => {
+    const r = await result(
+      { 'soc-at-start': '0.4 MWh', 'power-capacity': '0.01 MVA', 'soc-targets': [{ datetime: END_OF_DAY, value: '0.9 MWh' }] },
+      {},
+    );
+    expect(r.entry!['soc-targets']).toHaveLength(1);
+    expect(r.entry!['soc-targets'][0]).toMatchObject({ violation: '260.0 kWh', datetime: '2015-01-01T23:00:00+00:00' });
+    expect(r.resolved.every((e) => !('soc-targets' in e))).toBe(true);
+  });
+
+  it('test_unresolved_targets_none_when_met', async () => {
+    const r = await result(
+      { 'soc-at-start': '0.4 MWh', 'power-capacity': '2 MVA', 'soc-minima': [{ datetime: END_OF_DAY, value: '0.5 MWh' }] },
+      { 'soc-minima-breach-price': '1 EUR/kWh' },
+    );
+    expect(r.unresolved).toEqual([]);
+    expect(r.resolvedEntry!['soc-minima']).toHaveLength(1);
+    const margin = r.resolvedEntry!['soc-minima'][0].margin!;
+    expect(margin.endsWith(' kWh')).toBe(true);
+    expect(parseFloat(margin)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('test_unresolved_targets_soc_maxima', async () => {
+    const r = await result(
+      { 'soc-at-start': '0.9 MWh', 'power-capacity': '0.01 MVA', 'soc-maxima': [{ datetime: END_OF_DAY, value: '0.5 MWh' }] },
+      { 'soc-maxima-breach-price': '1 EUR/kWh' },
+    );
+    expect(r.entry!['soc-maxima']).toHaveLength(1);
+    expect(r.entry!['soc-maxima'][0]).toMatchObject({ violation: '160.0 kWh', datetime: '2015-01-01T23:00:00+00:00' });
+    expect(r.entry).not.toHaveProperty('soc-minima');
+    expect(r.resolved).toEqual([]);
+  });
+
+  it('test_unresolved_targets_no_soc_sensor', async () => {
+    const r = await result(
+      { 'soc-at-start': '0.4 MWh', 'power-capacity': '0.01 MVA', 'soc-minima': [{ datetime: END_OF_DAY, value: '0.9 MWh' }] },
+      { 'soc-minima-breach-price': '1 EUR/kWh' },
+      false,
+    );
+    expect(r.entry!['soc-minima']).toHaveLength(1);
+    expect(r.entry!['soc-minima'][0]).toMatchObject({ violation: '260.0 kWh', datetime: '2015-01-01T23:00:00+00:00' });
+    expect(r.entry).not.toHaveProperty('soc-maxima');
+    expect(r.resolved).toEqual([]);
+  });
+});
