@@ -89,6 +89,8 @@ export function createApp(services: Services): Koa {
   app.use(
     bodyParser({
       enableTypes: ['json'],
+      // DELETE /sensors/<id>/data (FlexMeasures 1.0) takes an optional JSON body.
+      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
       // Devices often post JSON without a content type; anything but a form upload is read as JSON.
       detectJSON: (ctx) => !ctx.is('multipart/form-data') && !ctx.is('application/x-www-form-urlencoded'),
       jsonLimit: '64mb',

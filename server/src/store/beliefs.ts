@@ -467,3 +467,20 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
 type Row = { es: number; src: number; bt: number; cp: number; v: number };
 const byEventAndSource = (a: Row, b: Row) => a.es - b.es || a.src - b.src || a.cp - b.cp;
 const stored = (r: Row): StoredBelief => ({ eventStartMs: Number(r.es), value: r.v, sourceId: Number(r.src), beliefTimeMs: Number(r.bt) });
+
+/**
+ * Deletes a sensor's beliefs, optionally only one source's and only events starting at or after
+ * `startMs` and ending at or before `untilMs`. The sensor's source list (`sensor_source`) keeps
+ * its entries: writers remember the pairs they recorded and would not write them again.
+ * @returns how many beliefs were deleted.
+ */
+export async function deleteBeliefs(
+  trx: Knex.Transaction,
+  query: { sensorId: number; resolutionMs: number; sourceId?: number; startMs?: number; untilMs?: number },
+): Promise<number> {
+  const q = trx('timed_belief').where({ sensor_id: query.sensorId });
+  if (query.sourceId !== undefined) q.andWhere({ source_id: query.sourceId });
+  if (query.startMs !== undefined) q.andWhere('event_start', '>=', query.startMs);
+  if (query.untilMs !== undefined) q.andWhere('event_start', '<=', query.untilMs - query.resolutionMs);
+  return q.delete();
+}

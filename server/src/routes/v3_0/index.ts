@@ -6,6 +6,7 @@ import { openApiDocument } from '../openapi.ts';
 import { accountRoutes } from './accounts.ts';
 import { annotationRoutes } from './annotations.ts';
 import { assetRoutes } from './assets.ts';
+import { assetSensorRoutes } from './assetSensors.ts';
 import { automationRoutes } from './automations.ts';
 import { chartRoutes } from './charts.ts';
 import { forecastRoutes } from './forecasts.ts';
@@ -13,6 +14,7 @@ import { jobRoutes } from './jobs.ts';
 import { quickref10 } from './quickref10.ts';
 import { scheduleRoutes } from './schedules.ts';
 import { sensorDataRoutes } from './sensorData.ts';
+import { sensorDataDeleteRoutes } from './sensorDataDelete.ts';
 import { sensorRoutes } from './sensors.ts';
 import { setupRoutes } from './setup.ts';
 import { sourceRoutes } from './sources.ts';
@@ -29,7 +31,9 @@ const ruleOf = (path: string) => path.replace(/:(\w+)/g, '<$1>');
 export function v3Routes(): RouteSpec[] {
   const resources: RouteSpec[] = [
     ...assetRoutes,
+    ...assetSensorRoutes,
     ...sensorDataRoutes,
+    ...sensorDataDeleteRoutes,
     ...sensorRoutes,
     ...sourceRoutes,
     ...userRoutes,
