@@ -42,6 +42,9 @@ const assetFields = {
   parent_asset_id: id.nullable().optional(),
   flex_context: storedFlexContext.optional(),
   flex_model: storedFlexModel.optional(),
+  /** FlexMeasures 1.0: free text, and the asset's id in another system. */
+  description: z.string().max(65_536).nullable().optional(),
+  external_id: z.string().max(80).optional(),
   /** FlexMeasures 1.0 keeps this next to the attributes; Flexsite keeps it inside them. */
   sensors_to_show: z
     .string()

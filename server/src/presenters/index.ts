@@ -24,6 +24,9 @@ export const presentAsset = (a: Asset, dialect: '0.18' | '1.0' = '0.18') => ({
     ? { flex_context: JSON.stringify(a.flex_context), flex_model: JSON.stringify(a.flex_model) }
     : {}),
   ...(dialect === '1.0' ? { sensors_to_show: JSON.stringify(a.attributes.sensors_to_show ?? []) } : {}),
+  // Only a 1.0-style request sets these: 0.18 answers show them once set.
+  ...(dialect === '1.0' || a.description != null ? { description: a.description ?? null } : {}),
+  ...(dialect === '1.0' || a.external_id != null ? { external_id: a.external_id ?? null } : {}),
 });
 
 /** Sensor as the API shows it; the entity address depends on the host the client used. */

@@ -13,6 +13,9 @@ export interface Asset {
   /** Stored scheduling configuration (FlexMeasures 1.0): used when a trigger does not say otherwise. */
   flex_context: Record<string, unknown>;
   flex_model: Record<string, unknown>;
+  /** FlexMeasures 1.0: free text, and the asset's id in another system (unique within the account). */
+  description?: string | null;
+  external_id?: string | null;
 }
 
 export interface AssetType {
@@ -190,4 +193,16 @@ export async function queryAssets(db: Knex, query: AssetQuery): Promise<{ assets
     .leftJoin('generic_asset_flex', 'generic_asset_flex.asset_id', 'generic_asset.id')
     .select('generic_asset.*', 'generic_asset_flex.flex_context', 'generic_asset_flex.flex_model')) as DbAsset[];
   return { assets: rows.map(fromRow), total };
+}
+
+/** @returns whether another asset of the account already has this external id. */
+export async function externalIdTaken(
+  db: Knex,
+  props: { externalId: string; accountId: number | null; exceptId?: number },
+): Promise<boolean> {
+  const q = db('generic_asset').where({ external_id: props.externalId });
+  if (props.accountId === null) q.whereNull('account_id');
+  else q.andWhere({ account_id: props.accountId });
+  if (props.exceptId !== undefined) q.whereNot({ id: props.exceptId });
+  return Boolean(await q.first('id'));
 }

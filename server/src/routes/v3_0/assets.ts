@@ -93,6 +93,15 @@ async function checkNameFree(
   }
 }
 
+/** 1.0's database keeps external ids unique per account; Flexsite answers a clash with a 422. */
+async function checkExternalIdFree(
+  db: Knex,
+  props: { externalId: string | undefined; accountId: number | null; exceptId?: number },
+): Promise<void> {
+  if (props.externalId === undefined || !(await assets.externalIdTaken(db, { ...props, externalId: props.externalId }))) return;
+  throw fieldError('json', 'external_id', `An asset with external_id '${props.externalId}' already exists in this account.`);
+}
+
 /** FlexMeasures 1.0's `fields` (v3.0-29): the asset fields to show, separated by `|`. */
 const fieldsOf = (text: string | undefined) => text?.split('|').filter((f) => f.trim());
 const publicQuery = z.object({ fields: z.string().max(1000).optional() });
@@ -197,7 +206,10 @@ export const assetRoutes = [
       await checkSensorsToShow(db, attributes);
       const parentId = body.parent_asset_id ?? null;
       await checkNameFree(db, { name: body.name, parentId, accountId });
+      await checkExternalIdFree(db, { externalId: body.external_id, accountId });
       return assets.createAsset(db, {
+        description: body.description ?? null,
+        external_id: body.external_id ?? null,
         name: body.name,
         latitude: body.latitude ?? null,
         longitude: body.longitude ?? null,
@@ -281,6 +293,7 @@ export const assetRoutes = [
           exceptId: asset.id,
         });
       }
+      await checkExternalIdFree(db, { externalId: body.external_id, accountId: asset.account_id, exceptId: asset.id });
       await assets.updateAsset(db, asset.id, { ...changes, attributes });
       return (await assets.getAsset(db, asset.id))!;
     },
