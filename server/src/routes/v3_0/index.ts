@@ -16,6 +16,7 @@ import { scheduleRoutes } from './schedules.ts';
 import { sensorDataRoutes } from './sensorData.ts';
 import { sensorDataDeleteRoutes } from './sensorDataDelete.ts';
 import { sensorRoutes } from './sensors.ts';
+import { sensorStatusRoutes } from './sensorStatus.ts';
 import { setupRoutes } from './setup.ts';
 import { sourceRoutes } from './sources.ts';
 import { userRoutes } from './users.ts';
@@ -35,6 +36,7 @@ export function v3Routes(): RouteSpec[] {
     ...sensorDataRoutes,
     ...sensorDataDeleteRoutes,
     ...sensorRoutes,
+    ...sensorStatusRoutes,
     ...sourceRoutes,
     ...userRoutes,
     ...accountRoutes,
