@@ -703,3 +703,46 @@ describe('test_storage.py: unresolved and resolved SoC constraints in the job re
     expect(r.resolved).toEqual([]);
   });
 });
+
+describe('api/v3_0/tests/test_jobs_api.py', () => {
+  const trigger = async (message: Record<string, unknown>) => {
+    const res = await t.request('POST', `/api/v3_0/sensors/${fixture.battery}/schedules/trigger`, {
+      token,
+      json: { ...message, 'force-new-job-creation': true },
+    });
+    expect(res.status).toBe(202);
+    expect(await settled(res.body.job)).toBe('finished');
+    const job = await t.request('GET', `/api/v3_0/jobs/${res.body.job}`, { token });
+    expect(job.status).toBe(200);
+    return job.body;
+  };
+
+  it('test_get_job_status_finished: 96 beliefs for 24 h at 15 minutes, no constraint analysis', async () => {
+    // The message's flex-context stays the stored one (epex_da, 2 MVA), as in FlexMeasures' test.
+    const { 'flex-context': _ignored, ...message } = messageForTriggerSchedule();
+    const data = await trigger(message);
+    expect(data.status).toBe('FINISHED');
+    expect(data.message.toLowerCase()).toContain('finished');
+    expect(data).toHaveProperty('func-name');
+    expect(data.origin).toBe('scheduling');
+    for (const field of ['enqueued-at', 'started-at', 'ended-at']) expect(data[field]).not.toBeNull();
+    expect(data.result).toMatchObject({ unresolved: [], resolved: [], 'num-beliefs': 96 });
+    expect(data['exc-info']).toBeNull();
+  });
+
+  it('test_get_job_status_finished_with_unresolved_soc_minima', async () => {
+    const message = messageForTriggerSchedule();
+    const data = await trigger({
+      ...message,
+      'flex-model': { ...message['flex-model'], 'soc-minima': [{ value: 1000, datetime: '2015-01-01T12:00:00+01:00' }] },
+      'flex-context': { 'soc-minima-breach-price': '1 EUR/kWh' },
+    });
+    // Differs: Flexsite's result carries its own fields (power, SoC, costs) besides these three.
+    expect(data.result['num-beliefs']).toBeGreaterThan(0);
+    const entry = (data.result.unresolved as { asset: number; 'soc-minima': unknown[] }[]).find((e) => e.asset === fixture.batteryAsset);
+    expect(entry!['soc-minima'].length).toBeGreaterThanOrEqual(1);
+    for (const v of entry!['soc-minima'])
+      expect(v).toEqual(expect.objectContaining({ datetime: expect.any(String), violation: expect.any(String) }));
+    expect(data).not.toHaveProperty('scheduling_result');
+  });
+});

@@ -141,6 +141,8 @@ export const jobResult = z.object({
   step_ms: z.number(),
   soc_unit: z.string().optional(),
   total_cost: z.number().optional(),
+  /** How many beliefs (scheduled values) the job stored (FlexMeasures 1.0's `num-beliefs`). */
+  'num-beliefs': z.number().optional(),
   devices: z.array(
     z.object({
       sensor_id: int,

@@ -96,7 +96,7 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
     // Read before the write transaction: on SQLite's single writer connection a read through `db`
     // inside it would wait for the connection the transaction holds.
     for (const id of outputSensorIds(spec)) await sensors(id);
-    const source = await db.transaction(async (trx) => {
+    const { source, numBeliefs } = await db.transaction(async (trx) => {
       // Rights may have changed while the solver ran.
       await assertOwnerMay(trx, args.ownerId, spec);
       const src = await getOrCreateSource(trx, {
@@ -126,7 +126,7 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       );
       // A re-run with the same belief time replaces its own earlier result.
       await recordBeliefs(trx, rows, { allowOverwrite: true });
-      return src;
+      return { source: src, numBeliefs: rows.length };
     });
     return {
       scheduler_info: { scheduler: model },
@@ -137,6 +137,7 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       belief_time_ms: beliefTimeMs,
       soc_unit: spec.socUnit,
       total_cost: round6(schedule.totalCost),
+      'num-beliefs': numBeliefs,
       stats: { ...schedule.stats },
       // Where the job's time went: reading inputs, the worker thread, storing the result.
       timing_ms: { read: ms(read - started), solve: ms(solved - read), store: ms(performance.now() - solved) },
@@ -181,13 +182,12 @@ async function runProcess(
   if (!outcome.ok) throw new SchedulingFailure('ValueError', outcome.message);
   const schedule = outcome.schedule;
   const sensor = await sensors(spec.sensorId);
-  const source = await db.transaction(async (trx) => {
+  const { source, numBeliefs } = await db.transaction(async (trx) => {
     await assertOwnerMay(trx, ownerId, spec);
     const src = await getOrCreateSource(trx, { name: 'Flexsite', type: 'scheduler', model: 'ProcessScheduler', version: '1' });
-    await recordBeliefs(trx, powerBeliefs({ sensor, powerMw: schedule.powerMw, spec, beliefTimeMs, sourceId: src.id }), {
-      allowOverwrite: true,
-    });
-    return src;
+    const rows = powerBeliefs({ sensor, powerMw: schedule.powerMw, spec, beliefTimeMs, sourceId: src.id });
+    await recordBeliefs(trx, rows, { allowOverwrite: true });
+    return { source: src, numBeliefs: rows.length };
   });
   return {
     scheduler_info: { scheduler: 'ProcessScheduler' },
@@ -197,6 +197,7 @@ async function runProcess(
     step_ms: spec.stepMs,
     belief_time_ms: beliefTimeMs,
     total_cost: round6(schedule.totalCost),
+    'num-beliefs': numBeliefs,
     devices: [{ sensor_id: spec.sensorId, power_mw: schedule.powerMw.map(round6) }],
     consumption_price: [...problem.consumptionPrice],
   } satisfies JobResult;
