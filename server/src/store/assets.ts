@@ -175,24 +175,44 @@ export interface AssetQuery {
   sortDir: 'asc' | 'desc';
   /** 1-based page of `perPage` assets; undefined for all. */
   page?: { page: number; perPage: number };
+  /** Search terms, all to be found in the asset's name or its account's name (any case), or as a prefix of its id. */
+  terms?: string[];
 }
 
-/** @returns the matching assets (one page of them when asked) and how many match in all. */
-export async function queryAssets(db: Knex, query: AssetQuery): Promise<{ assets: Asset[]; total: number }> {
+/** A LIKE pattern matching `text` literally. */
+const literal = (text: string) => text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** @returns the matching assets (one page of them when asked), how many there are without the search terms and with them. */
+export async function queryAssets(db: Knex, query: AssetQuery): Promise<{ assets: Asset[]; total: number; filtered: number }> {
   const q = db('generic_asset').where((w) => {
     w.whereIn('account_id', query.accountIds);
     if (query.includePublic) w.orWhereNull('account_id');
   });
   if (query.ids) q.whereIn('generic_asset.id', query.ids);
   if (query.typeId !== undefined) q.where({ generic_asset_type_id: query.typeId });
-  const total = Number((await q.clone().count<{ n: number | string }[]>({ n: '*' }))[0].n);
+  const count = async () => Number((await q.clone().count<{ n: number | string }[]>({ n: '*' }))[0].n);
+  const total = await count();
+  for (const term of query.terms ?? []) {
+    const like = `%${literal(term)}%`;
+    q.where((w) => {
+      w.whereRaw("LOWER(generic_asset.name) LIKE ? ESCAPE '\\'", [like]).orWhereExists((e) =>
+        e
+          .select(db.raw('1'))
+          .from('account')
+          .whereRaw('account.id = generic_asset.account_id')
+          .andWhereRaw("LOWER(account.name) LIKE ? ESCAPE '\\'", [like]),
+      );
+      if (/^\d+$/.test(term)) w.orWhereRaw('CAST(generic_asset.id AS TEXT) LIKE ?', [`${term}%`]);
+    });
+  }
+  const filtered = query.terms?.length ? await count() : total;
   const sortColumn = query.sortBy === 'owner' ? 'account_id' : query.sortBy;
   q.orderBy(`generic_asset.${sortColumn}`, query.sortDir).orderBy('generic_asset.id', query.sortDir);
   if (query.page) q.offset((query.page.page - 1) * query.page.perPage).limit(query.page.perPage);
   const rows = (await q
     .leftJoin('generic_asset_flex', 'generic_asset_flex.asset_id', 'generic_asset.id')
     .select('generic_asset.*', 'generic_asset_flex.flex_context', 'generic_asset_flex.flex_model')) as DbAsset[];
-  return { assets: rows.map(fromRow), total };
+  return { assets: rows.map(fromRow), total, filtered };
 }
 
 /** @returns whether another asset of the account already has this external id. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { intText } from '../../contracts/fields.ts';
+import { searchTerms } from '../../domain/searchTerms.ts';
 import * as wire from '../../contracts/responses.ts';
 import { route } from '../../http/routes.ts';
 import * as sensors from '../../store/sensors.ts';
@@ -22,9 +23,6 @@ const query = z.object({
   sort_dir: z.enum(['asc', 'desc']).optional(),
 });
 
-/** Search terms split as a shell splits words, quotes keeping spaces: `battery "power kW"`. */
-const terms = (filter: string) => [...filter.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-
 /** A sensor matches a term in its name (any case), or a number its id starts with. */
 const matches = (s: sensors.Sensor, term: string) =>
   s.name.toLowerCase().includes(term.toLowerCase()) || (/^\d+$/.test(term) && String(s.id).startsWith(term));
@@ -44,7 +42,7 @@ export const assetSensorRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
     async command({ db, query: q, loaded: { asset } }) {
       const all = await sensors.listSensors(db, { assetId: asset.id });
-      const wanted = q.filter ? terms(q.filter) : [];
+      const wanted = q.filter ? searchTerms(q.filter) : [];
       const found = wanted.length ? all.filter((s) => wanted.some((term) => matches(s, term))) : all;
       const sortBy = q['sort-by'] ?? q.sort_by;
       if (sortBy) {

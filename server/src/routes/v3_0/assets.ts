@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { fieldError, forbidden, unprocessable } from '../../errors.ts';
 import { assetCreate, assetPatch } from '../../contracts/resources.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
+import { searchTerms } from '../../domain/searchTerms.ts';
 import * as wire from '../../contracts/responses.ts';
 import { route } from '../../http/routes.ts';
 import { authorize, can } from '../../policies/access.ts';
@@ -37,6 +38,8 @@ const listQuery = z.object({
   sort_dir: z.enum(['asc', 'desc']).optional(),
   'sort-dir': z.enum(['asc', 'desc']).optional(),
   fields: z.string().max(1000).optional(),
+  /** FlexMeasures 1.0 (v3.0-31): search terms, each in the name or account name, or an id prefix. */
+  filter: z.string().max(1000).optional(),
 });
 
 /** The dialect asset bodies are written in. */
@@ -148,6 +151,7 @@ export const assetRoutes = [
         sortBy: q['sort-by'] ?? q.sort_by ?? 'id',
         sortDir: q['sort-dir'] ?? q.sort_dir ?? 'asc',
         page: q.page === undefined ? undefined : { page: q.page, perPage },
+        terms: q.filter === undefined ? undefined : searchTerms(q.filter),
       });
       return { ...found, fields: fieldsOf(q.fields), paged: q.page !== undefined };
     },
@@ -156,9 +160,9 @@ export const assetRoutes = [
         z.array(wire.assetFields),
         z.looseObject({ data: z.array(wire.assetFields), 'num-records': z.number(), 'filtered-records': z.number() }),
       ]),
-      present({ assets: found, total, fields, paged }, ctx) {
+      present({ assets: found, total, filtered, fields, paged }, ctx) {
         const data = found.map((a) => onlyFields(presentAsset(a, dialectOf(ctx)), fields));
-        return paged ? { data, 'num-records': total, 'filtered-records': total } : data;
+        return paged ? { data, 'num-records': total, 'filtered-records': filtered } : data;
       },
     },
   }),
