@@ -1,9 +1,11 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { fieldError } from '../../errors.ts';
 import { sensorCreate, sensorPatch } from '../../contracts/resources.ts';
 import { DateTime } from 'luxon';
 import { awareDateTime, boolText, intText } from '../../contracts/fields.ts';
 import { formatStart } from '../../domain/time.ts';
+import { searchTerms } from '../../domain/searchTerms.ts';
 import { sensorStats, type SourceStats } from '../../store/sensorStats.ts';
 import * as wire from '../../contracts/responses.ts';
 import { buildEntityAddress } from '../../domain/entityAddress.ts';
@@ -20,7 +22,38 @@ const listQuery = z.object({
   asset_id: intText.optional(),
   account: intText.optional(),
   asset: intText.optional(),
+  /** FlexMeasures 1.0: a page of `per-page` (default 10) sensors, search terms, a unit. */
+  page: intText.pipe(z.number().min(1)).optional(),
+  'per-page': intText.pipe(z.number().min(1).max(10_000)).optional(),
+  per_page: intText.pipe(z.number().min(1).max(10_000)).optional(),
+  filter: z.string().max(1000).optional(),
+  unit: z.string().max(80).optional(),
 });
+
+/**
+ * The sensors matching any of 1.0's search terms: in the sensor's, its asset's or its account's
+ * name (any case), or a prefix of its id.
+ */
+async function searched(db: Knex, list: sensors.Sensor[], filter: string): Promise<sensors.Sensor[]> {
+  const terms = searchTerms(filter).map((t) => t.toLowerCase());
+  if (!terms.length) return list;
+  const assetRows = await db('generic_asset as a')
+    .leftJoin('account as c', 'c.id', 'a.account_id')
+    .whereIn(
+      'a.id',
+      list.map((s) => s.generic_asset_id),
+    )
+    .select<{ id: number; name: string; account: string | null }[]>('a.id', 'a.name', 'c.name as account');
+  const names = new Map(assetRows.map((r) => [Number(r.id), [r.name, r.account ?? ''].map((n) => n.toLowerCase())]));
+  return list.filter((s) =>
+    terms.some(
+      (term) =>
+        s.name.toLowerCase().includes(term) ||
+        (names.get(s.generic_asset_id) ?? []).some((n) => n.includes(term)) ||
+        (/^\d+$/.test(term) && String(s.id).startsWith(term)),
+    ),
+  );
+}
 
 /** The sensor JSON for this request's host. */
 export const sensorJson = (ctx: AppContext, s: sensors.Sensor) =>
@@ -55,8 +88,23 @@ export const sensorRoutes = [
         account: assetId === undefined ? await listedAccount(db, user, query.account ?? query.account_id) : undefined,
       };
     },
-    command: ({ db, loaded }) => sensors.listSensors(db, loaded.asset ? { assetId: loaded.asset.id } : { accountId: loaded.account!.id }),
-    response: { schema: z.array(wire.sensor), present: presentList },
+    async command({ db, query, loaded }) {
+      let list = await sensors.listSensors(db, loaded.asset ? { assetId: loaded.asset.id } : { accountId: loaded.account!.id });
+      if (query.unit !== undefined) list = list.filter((s) => s.unit === query.unit);
+      if (query.filter !== undefined) list = await searched(db, list, query.filter);
+      if (query.page === undefined) return { list };
+      const perPage = query['per-page'] ?? query.per_page ?? 10;
+      return { list: list.slice((query.page - 1) * perPage, query.page * perPage), total: list.length };
+    },
+    response: {
+      schema: z.union([
+        z.array(wire.sensor),
+        z.looseObject({ data: z.array(wire.sensor), 'num-records': z.number(), 'filtered-records': z.number() }),
+      ]),
+      // 1.0 counts the filtered sensors under both names.
+      present: ({ list, total }: { list: sensors.Sensor[]; total?: number }, ctx: AppContext) =>
+        total === undefined ? presentList(list, ctx) : { data: presentList(list, ctx), 'num-records': total, 'filtered-records': total },
+    },
   }),
   route({
     method: 'POST',
