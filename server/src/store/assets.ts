@@ -226,3 +226,12 @@ export async function externalIdTaken(
   if (props.exceptId !== undefined) q.whereNot({ id: props.exceptId });
   return Boolean(await q.first('id'));
 }
+
+/** @returns by asset id, the asset's name and its account's (empty for public assets). */
+export async function assetAndAccountNames(db: Knex, assetIds: number[]): Promise<Map<number, [string, string]>> {
+  const rows = await db('generic_asset as a')
+    .leftJoin('account as c', 'c.id', 'a.account_id')
+    .whereIn('a.id', assetIds)
+    .select<{ id: number; name: string; account: string | null }[]>('a.id', 'a.name', 'c.name as account');
+  return new Map(rows.map((r) => [Number(r.id), [r.name, r.account ?? '']]));
+}

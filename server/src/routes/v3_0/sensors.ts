@@ -12,6 +12,7 @@ import { buildEntityAddress } from '../../domain/entityAddress.ts';
 import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import { presentSensor } from '../../presenters/index.ts';
+import * as assets from '../../store/assets.ts';
 import * as sensors from '../../store/sensors.ts';
 import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
 import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
@@ -37,19 +38,15 @@ const listQuery = z.object({
 async function searched(db: Knex, list: sensors.Sensor[], filter: string): Promise<sensors.Sensor[]> {
   const terms = searchTerms(filter).map((t) => t.toLowerCase());
   if (!terms.length) return list;
-  const assetRows = await db('generic_asset as a')
-    .leftJoin('account as c', 'c.id', 'a.account_id')
-    .whereIn(
-      'a.id',
-      list.map((s) => s.generic_asset_id),
-    )
-    .select<{ id: number; name: string; account: string | null }[]>('a.id', 'a.name', 'c.name as account');
-  const names = new Map(assetRows.map((r) => [Number(r.id), [r.name, r.account ?? ''].map((n) => n.toLowerCase())]));
+  const names = await assets.assetAndAccountNames(
+    db,
+    list.map((s) => s.generic_asset_id),
+  );
   return list.filter((s) =>
     terms.some(
       (term) =>
         s.name.toLowerCase().includes(term) ||
-        (names.get(s.generic_asset_id) ?? []).some((n) => n.includes(term)) ||
+        (names.get(s.generic_asset_id) ?? []).some((n) => n.toLowerCase().includes(term)) ||
         (/^\d+$/.test(term) && String(s.id).startsWith(term)),
     ),
   );
