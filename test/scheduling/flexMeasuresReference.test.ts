@@ -746,3 +746,56 @@ describe('api/v3_0/tests/test_jobs_api.py', () => {
     expect(data).not.toHaveProperty('scheduling_result');
   });
 });
+
+describe('soc-at-start from a state-of-charge time series', () => {
+  /** Triggers a 12-hour schedule; the SoC at its start as the job result gives it, or the refusal. */
+  async function socAtStart(sensor: number, start: string, stateOfCharge: unknown[]) {
+    const res = await t.request('POST', `/api/v3_0/sensors/${sensor}/schedules/trigger`, {
+      token,
+      json: {
+        start,
+        duration: 'PT12H',
+        'flex-model': { 'state-of-charge': stateOfCharge, 'soc-min': '0 MWh', 'soc-max': '5 MWh', 'power-capacity': '2 MW' },
+        'flex-context': { 'consumption-price': { sensor: epexDa } },
+        'force-new-job-creation': true,
+      },
+    });
+    if (res.status !== 202) return res;
+    expect(await settled(res.body.job)).toBe('finished');
+    const job = await t.request('GET', `/api/v3_0/jobs/${res.body.job}`, { token });
+    return job.body.result.devices[0].soc_mwh[0] as number;
+  }
+
+  it('test_storage.py::test_deserialize_storage_soc_at_start_from_state_of_charge_time_series', async () => {
+    const soc = await socAtStart(fixture.station, '2015-01-01T00:00:00+01:00', [
+      { start: '2014-12-31T23:30:00+01:00', end: '2015-01-01T00:30:00+01:00', value: '3.1 MWh' },
+    ]);
+    expect(soc).toBe(3.1);
+  });
+
+  it('test_solver.py::test_resolve_soc_at_start_from_time_series_prefers_newest_boundary_value', async () => {
+    const soc = await socAtStart(fixture.battery, '2015-01-02T00:00:00+01:00', [
+      { start: '2015-01-01T23:45:00+01:00', end: '2015-01-02T00:00:00+01:00', value: '1 MWh' },
+      { start: '2015-01-02T00:00:00+01:00', end: '2015-01-02T00:15:00+01:00', value: '2 MWh' },
+    ]);
+    expect(soc).toBe(2);
+  });
+
+  it('a series with nothing within four steps of the start is a 422, nothing queued', async () => {
+    const before = Number((await t.db('job').count({ n: '*' }))[0].n);
+    const res = await socAtStart(fixture.battery, '2015-01-02T00:00:00+01:00', [
+      { start: '2015-01-01T20:00:00+01:00', end: '2015-01-01T22:00:00+01:00', value: '1 MWh' },
+    ]);
+    expect(res).toMatchObject({
+      status: 422,
+      body: {
+        message: {
+          json: {
+            'state-of-charge': ['No recent state-of-charge value found within 1:00:00 of schedule start 2015-01-02T00:00:00+01:00.'],
+          },
+        },
+      },
+    });
+    expect(Number((await t.db('job').count({ n: '*' }))[0].n)).toBe(before);
+  });
+});

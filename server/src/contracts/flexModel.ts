@@ -84,8 +84,11 @@ export const storageFlexModel = z.strictObject({
   'production-capacity': variableQuantity.optional(),
   'soc-gain': z.array(variableQuantity).optional(),
   'soc-usage': z.array(variableQuantity).optional(),
-  /** Output sensor for the scheduled state of charge; also where an omitted soc-at-start is read. */
-  'state-of-charge': sensorRef.optional(),
+  /**
+   * Output sensor for the scheduled state of charge; also where an omitted soc-at-start is read.
+   * 1.0 also takes a time series here, an input for soc-at-start only.
+   */
+  'state-of-charge': z.union([sensorRef, z.array(timedSegment).max(10_000)]).optional(),
   /** FlexMeasures 1.0 output sensors for the schedule seen as consumption resp. production. */
   consumption: sensorRef.optional(),
   production: sensorRef.optional(),

@@ -20,6 +20,7 @@ import { fieldMessages } from '../http/validate.ts';
 import type { Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';
+import { SOC_LOOKUP_STEPS } from './sensorState.ts';
 import {
   jobReferences,
   type CommitmentSpec,
@@ -263,6 +264,36 @@ function socUnitOf(model: StorageFlexModel, sensor: SensorInContext): 'MWh' | 'k
   return 'MWh';
 }
 
+/**
+ * soc-at-start from a state of charge given as a time series (1.0): the value of the segment
+ * nearest the schedule start (one containing it, ends included) within four steps, the later
+ * segment on a tie; else a 422, as for a stale sensor.
+ * @param toMwh reads a segment's value (its index, for the message) into MWh.
+ */
+function socAtStartFromSeries(
+  series: TimedSegment[],
+  start: DateTime,
+  stepMs: number,
+  toMwh: (i: number, value: number | string) => number,
+): number {
+  const t = start.toMillis();
+  const radiusMs = SOC_LOOKUP_STEPS * stepMs;
+  let best: { i: number; distance: number; startMs: number } | undefined;
+  series.forEach((segment, i) => {
+    const [from, to] = segmentWindow(segment);
+    const distance = t < from ? from - t : t > to ? t - to : 0;
+    if (distance > radiusMs) return;
+    if (!best || distance < best.distance || (distance === best.distance && from >= best.startMs)) best = { i, distance, startMs: from };
+  });
+  if (!best) {
+    throw fail(
+      'state-of-charge',
+      `No recent state-of-charge value found within ${formatTimedelta(radiusMs)} of schedule start ${formatStart(start)}.`,
+    );
+  }
+  return toMwh(best.i, series[best.i].value);
+}
+
 /** What a device's spec takes from the site and the dialect. */
 interface DeviceContext {
   horizon: Horizon;
@@ -309,9 +340,16 @@ async function deviceSpec(
     typeof socDatetime === 'string' && Date.parse(socDatetime) === start.toMillis()
       ? asNumber(attribute(sensor, asset, 'soc_in_mwh'))
       : undefined;
-  const socAtStart = inMwh('soc-at-start', model['soc-at-start'], storedSoc ?? 0)!;
+  const stateOfCharge = model['state-of-charge'];
+  const socSeries = Array.isArray(stateOfCharge) ? stateOfCharge : undefined;
+  const socRef = Array.isArray(stateOfCharge) ? undefined : stateOfCharge;
+  const fromSeries =
+    model['soc-at-start'] === undefined && socSeries
+      ? socAtStartFromSeries(socSeries, start, horizon.stepMs, (i, v) => inMwh(`state-of-charge.${i}.value`, v)!)
+      : undefined;
+  const socAtStart = fromSeries ?? inMwh('soc-at-start', model['soc-at-start'], storedSoc ?? 0)!;
   // 1.0 reads an omitted soc-at-start from the state-of-charge sensor, once that is authorized (readSensorState).
-  const fromSocSensor = model['soc-at-start'] === undefined && model['state-of-charge'] !== undefined;
+  const fromSocSensor = model['soc-at-start'] === undefined && socRef !== undefined;
 
   const roundtrip = model['roundtrip-efficiency'] ?? asNumber(attribute(sensor, asset, 'roundtrip_efficiency'));
   if (roundtrip !== undefined && (model['charging-efficiency'] !== undefined || model['discharging-efficiency'] !== undefined)) {
@@ -342,7 +380,7 @@ async function deviceSpec(
     Promise.all((model[field] ?? []).map((g, i) => seriesOf(db, `${field}.${i}`, g, quantityIn('MW', 'MW', 'first'), horizon)));
   const gains = await flows('soc-gain');
   const usages = await flows('soc-usage');
-  const socSensor = model['state-of-charge'] ? await referencedSensor(db, 'state-of-charge', model['state-of-charge'].sensor) : null;
+  const socSensor = socRef ? await referencedSensor(db, 'state-of-charge', socRef.sensor) : null;
   const strictlyConsumer = sensor.attributes.is_consumer === true && sensor.attributes.is_producer === false;
   const strictlyProducer = sensor.attributes.is_producer === true && sensor.attributes.is_consumer === false;
   return {

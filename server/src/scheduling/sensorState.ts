@@ -14,7 +14,7 @@ import type { JobSpec, StorageDeviceSpec, StorageJobSpec } from './jobSpec.ts';
  */
 
 /** 1.0 looks this many schedule steps either side of the start for a state of charge. */
-const SOC_LOOKUP_STEPS = 4;
+export const SOC_LOOKUP_STEPS = 4;
 
 const fail = (field: string, message: string) => unprocessable('json', fieldTree([field], [message]));
 
