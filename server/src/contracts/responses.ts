@@ -138,6 +138,8 @@ export const jobResult = z.object({
   step_ms: z.number(),
   soc_unit: z.string().optional(),
   total_cost: z.number().optional(),
+  /** The plan's energy cost against doing nothing (batteries idle, EVs charging at full power at once); currency null for a fixed price. */
+  money: z.object({ currency: z.string().nullable(), plan_cost: z.number(), baseline_cost: z.number(), savings: z.number() }).optional(),
   devices: z.array(
     z.object({
       sensor_id: int,

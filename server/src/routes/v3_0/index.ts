@@ -8,6 +8,7 @@ import { annotationRoutes } from './annotations.ts';
 import { assetRoutes } from './assets.ts';
 import { automationRoutes } from './automations.ts';
 import { chartRoutes } from './charts.ts';
+import { cockpitRoutes } from './cockpit.ts';
 import { forecastRoutes } from './forecasts.ts';
 import { jobRoutes } from './jobs.ts';
 import { quickref10 } from './quickref10.ts';
@@ -41,6 +42,7 @@ export function v3Routes(): RouteSpec[] {
     ...setupRoutes,
     ...chartRoutes,
     ...annotationRoutes,
+    ...cockpitRoutes,
   ];
   const all: RouteSpec[] = [
     publicRoute({
