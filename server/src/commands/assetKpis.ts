@@ -8,7 +8,7 @@ import { descendantIds } from '../store/assets.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import { scheduleMoneyIn, type ScheduleMoney } from '../store/scheduleMoney.ts';
 import { getSensor, listSensors } from '../store/sensors.ts';
-import { SOURCE_TYPES } from '../store/sources.ts';
+import { MEASURING_SOURCE_TYPES } from '../store/lastMeasurements.ts';
 
 /** Money figures of a period, in the schedules' currency. */
 export interface KpiFigures {
@@ -34,9 +34,6 @@ export interface AssetKpis {
   months: (KpiFigures & { period: string })[];
 }
 
-/** Measurements: what devices and people reported, not what schedulers and forecasters expected. */
-const MEASURING_SOURCES = SOURCE_TYPES.filter((t) => t !== 'scheduler' && t !== 'forecaster');
-
 /** One step as counted: its start, and its costs (realised null where the devices were not all measured). */
 interface StepMoney {
   startMs: number;
@@ -52,7 +49,7 @@ const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
  */
 async function measuredMw(db: Knex, sensorId: number, m: ScheduleMoney): Promise<(number | null)[]> {
   const sensor = (await getSensor(db, sensorId))!;
-  const events = await mostRecentBeliefs(db, { sensorId, startMs: m.startMs, endMs: m.endMs, sourceTypes: MEASURING_SOURCES });
+  const events = await mostRecentBeliefs(db, { sensorId, startMs: m.startMs, endMs: m.endMs, sourceTypes: MEASURING_SOURCE_TYPES });
   const c = conversion(sensor.unit, 'MW', sensor.event_resolution_ms || m.stepMs) ?? { scale: 1, offset: 0 };
   const sign = consumptionSign(sensor);
   const grid = { startMs: m.startMs, endMs: m.endMs, stepMs: m.stepMs, eventResolutionMs: sensor.event_resolution_ms };

@@ -24,3 +24,31 @@ export const assetKpis = z.object({
   days: z.array(periodFigures),
   months: z.array(periodFigures),
 });
+
+/** What a notification is about. */
+export const notificationKinds = [
+  'schedule-failed',
+  'schedule-fallback',
+  'schedule-warnings',
+  'target-missed',
+  'sensor-stale',
+  'automation-failed',
+] as const;
+
+/** A notification (`GET /notifications`, and the body posted to an account's webhook). */
+export const notification = z.object({
+  id: z.number().int(),
+  account_id: z.number().int(),
+  kind: z.enum(notificationKinds),
+  /** What it is about (a job, a sensor's stale spell); one notification per subject. */
+  subject: z.string(),
+  message: z.string(),
+  sensor_id: z.number().int().nullable(),
+  job_id: z.string().nullable(),
+  created_at: z.string(),
+  acknowledged_at: z.string().nullable(),
+  acknowledged_by: z.number().int().nullable(),
+});
+
+/** Where an account's notifications are posted besides the mail outbox. */
+export const notificationSettings = z.object({ webhook_url: z.string().max(2000).nullable() });
