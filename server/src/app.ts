@@ -28,6 +28,7 @@ import type { RedisJobQueue } from './jobs/redisJobQueue.ts';
 import { openRedis, redisNamespace } from './redis.ts';
 import { AutomationClock } from './automations/clock.ts';
 import { Attention } from './attention/attention.ts';
+import { TariffWriter } from './tariffs/tariffWriter.ts';
 import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
@@ -43,6 +44,8 @@ export interface RunningServer {
   automations: AutomationClock;
   /** Raises notifications; tests run its stale-sensor check at a time of their own. */
   attention: Attention;
+  /** Writes tariffs ahead as prices; tests tick it at a time of their own. */
+  tariffs: TariffWriter;
   close(): Promise<void>;
 }
 
@@ -191,6 +194,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   // An API-only process queues jobs for the workers and runs none itself.
   const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads, schedulerPlugins);
   const attention = new Attention(db, config, log);
+  const tariffs = new TariffWriter(db, log);
   const handlers = pool && {
     scheduling: attention.watch('scheduling', schedulingHandler(db, pool, log)),
     forecasting: forecastingHandler(db, pool),
@@ -238,6 +242,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     if (config.role !== 'api') {
       automations.start();
       attention.start();
+      tariffs.start();
     }
     if (options.warm) {
       warmMainThread();
@@ -255,6 +260,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     // Leave the folder free for another attempt (the desktop app retries on another port).
     await automations.stop();
     await attention.stop();
+    await tariffs.stop();
     await jobs.close();
     await release();
     throw err;
@@ -268,11 +274,13 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     services,
     automations,
     attention,
+    tariffs,
     async close() {
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await automations.stop();
       await attention.stop();
+      await tariffs.stop();
       await jobs.close();
       await release();
     },

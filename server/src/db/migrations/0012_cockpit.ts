@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 /**
  * The operator's cockpit: what each schedule costs against doing nothing, kept beyond the job
  * records (which are forgotten after the planning TTL) so that monthly figures stay available;
- * notifications per account with their acknowledgement; and where an account wants them sent.
+ * notifications per account with their acknowledgement; where an account wants them sent; and
+ * tariffs, written ahead as price beliefs.
  */
 export async function up(db: Knex): Promise<void> {
   await db.schema.createTable('schedule_money', (t) => {
@@ -38,9 +39,20 @@ export async function up(db: Knex): Promise<void> {
     t.bigInteger('account_id').primary().references('id').inTable('account').onDelete('CASCADE');
     t.string('webhook_url', 2000);
   });
+  await db.schema.createTable('tariff', (t) => {
+    t.bigIncrements('id');
+    t.bigInteger('asset_id').notNullable().references('id').inTable('generic_asset').onDelete('CASCADE');
+    // Whose rights the writer uses; a tariff whose owner is gone writes nothing.
+    t.bigInteger('owner_id').references('id').inTable('user').onDelete('SET NULL');
+    t.string('name', 80).notNullable();
+    // The price rules and the sensors they are written to (JSON, see contracts/tariffs.ts).
+    t.text('definition').notNullable();
+    t.bigInteger('created_at').notNullable();
+  });
 }
 
 export async function down(db: Knex): Promise<void> {
+  await db.schema.dropTable('tariff');
   await db.schema.dropTable('notification_setting');
   await db.schema.dropTable('notification');
   await db.schema.dropTable('schedule_money');

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { webhookUrlProblem } from '../../attention/webhook.ts';
 import { awareDateTime, boolText, intText } from '../../contracts/fields.ts';
 import * as cockpit from '../../contracts/cockpit.ts';
+import * as tariffWire from '../../contracts/tariffs.ts';
+import type { Reference } from '../../policies/references.ts';
+import * as tariffs from '../../store/tariffs.ts';
 import { assetKpis } from '../../commands/assetKpis.ts';
 import { fieldError, notFound } from '../../errors.ts';
 import { route, type Loaded } from '../../http/routes.ts';
@@ -20,6 +23,24 @@ const notificationQuery = z.object({
   unacknowledged: boolText.optional(),
   limit: intText.pipe(z.number().min(1).max(1000)).optional(),
 });
+
+const presentTariff = (t: tariffs.Tariff) => ({
+  id: t.id,
+  asset_id: t.assetId,
+  definition: t.definition,
+  created_at: new Date(t.createdAtMs).toISOString(),
+});
+
+/** The price sensors a tariff will write to. */
+function tariffSensors(body: tariffWire.TariffDefinition): Reference[] {
+  const refs: Reference[] = [
+    { kind: 'sensor', id: body.consumption_price_sensor, use: 'write', location: 'json', field: 'consumption_price_sensor' },
+  ];
+  if (body.production_price_sensor !== undefined) {
+    refs.push({ kind: 'sensor', id: body.production_price_sensor, use: 'write', location: 'json', field: 'production_price_sensor' });
+  }
+  return refs;
+}
 
 /** A notification, 404 when unknown; judged by its account. */
 async function notificationById(db: Knex, id: number): Promise<Loaded<notifications.Notification>> {
@@ -100,5 +121,25 @@ export const cockpitRoutes = [
       return { webhook_url: body.webhook_url };
     },
     response: { schema: cockpit.notificationSettings },
+  }),
+  route({
+    method: 'POST',
+    path: '/assets/:id/tariffs',
+    summary: 'Add a fixed or time-of-use tariff, written ahead as price beliefs',
+    request: { params: idParams, json: tariffWire.tariffDefinition },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
+    references: ({ body }) => tariffSensors(body),
+    transaction: true,
+    command: ({ db, user, body, loaded }) => tariffs.createTariff(db, loaded.asset.id, user.id, body, Date.now()),
+    response: { status: 201, schema: tariffWire.tariff, present: presentTariff, description: 'the tariff' },
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/:id/tariffs',
+    summary: "List an asset's tariffs",
+    request: { params: idParams },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    command: ({ db, loaded }) => tariffs.listTariffs(db, { assetId: loaded.asset.id }),
+    response: { schema: z.array(tariffWire.tariff), present: (list) => list.map(presentTariff) },
   }),
 ];
