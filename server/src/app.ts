@@ -194,7 +194,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   // An API-only process queues jobs for the workers and runs none itself.
   const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads, schedulerPlugins);
   const attention = new Attention(db, config, log);
-  const tariffs = new TariffWriter(db, log);
+  const tariffs = new TariffWriter(db, config, log);
   const handlers = pool && {
     scheduling: attention.watch('scheduling', schedulingHandler(db, pool, log)),
     forecasting: forecastingHandler(db, pool),

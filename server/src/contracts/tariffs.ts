@@ -44,3 +44,42 @@ export const tariff = z.object({
   definition: z.record(z.string(), z.unknown()),
   created_at: z.string(),
 });
+
+/** Bidding zones of the ENTSO-E day-ahead market a connector may follow, by EIC code. */
+export const biddingZones = {
+  '10YNL----------L': 'Netherlands',
+  '10YBE----------2': 'Belgium',
+  '10Y1001A1001A82H': 'Germany–Luxembourg',
+  '10YFR-RTE------C': 'France',
+  '10YAT-APG------L': 'Austria',
+  '10YCH-SWISSGRIDZ': 'Switzerland',
+  '10YDK-1--------W': 'Denmark 1 (west)',
+  '10YDK-2--------M': 'Denmark 2 (east)',
+  '10Y1001A1001A46L': 'Sweden 3',
+  '10Y1001A1001A47J': 'Sweden 4',
+  '10YNO-1--------2': 'Norway 1',
+  '10YFI-1--------U': 'Finland',
+  '10YPL-AREA-----S': 'Poland',
+  '10YES-REE------0': 'Spain',
+  '10YPT-REN------W': 'Portugal',
+  '10YCZ-CEPS-----N': 'Czechia',
+} as const;
+
+const zoneCodes = Object.keys(biddingZones) as [keyof typeof biddingZones, ...(keyof typeof biddingZones)[]];
+
+/** A day-ahead price connector as entered: which price sensor gets which bidding zone's prices. */
+export const priceConnectorInput = z.object({
+  sensor: id,
+  bidding_zone: z.enum(zoneCodes),
+});
+
+export const priceConnector = z.object({
+  id: z.number().int(),
+  asset_id: z.number().int(),
+  sensor: z.number().int(),
+  bidding_zone: z.string(),
+  bidding_zone_name: z.string(),
+  created_at: z.string(),
+});
+
+export const biddingZoneList = z.array(z.object({ code: z.string(), name: z.string() }));

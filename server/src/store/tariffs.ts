@@ -39,3 +39,48 @@ export async function listTariffs(db: Knex, filter: { assetId?: number } = {}): 
   if (filter.assetId !== undefined) q.where({ asset_id: filter.assetId });
   return (await q).map(fromRow);
 }
+
+export interface PriceConnector {
+  id: number;
+  assetId: number;
+  ownerId: number | null;
+  sensorId: number;
+  biddingZone: string;
+  createdAtMs: number;
+}
+
+interface DbPriceConnector {
+  id: number;
+  asset_id: number;
+  owner_id: number | null;
+  sensor_id: number;
+  bidding_zone: string;
+  created_at: number;
+}
+
+const connectorFromRow = (r: DbPriceConnector): PriceConnector => ({
+  id: Number(r.id),
+  assetId: Number(r.asset_id),
+  ownerId: r.owner_id === null ? null : Number(r.owner_id),
+  sensorId: Number(r.sensor_id),
+  biddingZone: r.bidding_zone,
+  createdAtMs: Number(r.created_at),
+});
+
+export async function createPriceConnector(
+  trx: Knex.Transaction,
+  c: Pick<PriceConnector, 'assetId' | 'ownerId' | 'sensorId' | 'biddingZone'>,
+  nowMs: number,
+): Promise<PriceConnector> {
+  const [{ id }] = await trx('price_connector')
+    .insert({ asset_id: c.assetId, owner_id: c.ownerId, sensor_id: c.sensorId, bidding_zone: c.biddingZone, created_at: nowMs })
+    .returning<{ id: number }[]>('id');
+  return connectorFromRow((await trx<DbPriceConnector>('price_connector').where({ id }).first())!);
+}
+
+/** @returns the day-ahead price connectors of an asset, or all of them. */
+export async function listPriceConnectors(db: Knex, filter: { assetId?: number } = {}): Promise<PriceConnector[]> {
+  const q = db<DbPriceConnector>('price_connector').orderBy('id');
+  if (filter.assetId !== undefined) q.where({ asset_id: filter.assetId });
+  return (await q).map(connectorFromRow);
+}

@@ -1,35 +1,35 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { resampleToGrid } from '../domain/resample.ts';
 import { tariffPriceAt } from '../domain/tariff.ts';
+import { conversion } from '../domain/units.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getSensor } from '../store/sensors.ts';
-import { getOrCreateSource } from '../store/sources.ts';
-import { listTariffs, type Tariff } from '../store/tariffs.ts';
+import { getOrCreateSource, type SourceProps } from '../store/sources.ts';
+import { listPriceConnectors, listTariffs, type PriceConnector, type Tariff } from '../store/tariffs.ts';
 import { getUser } from '../store/users.ts';
+import { fetchDayAhead } from './entsoe.ts';
 
 /** How far ahead prices are written: the rest of today and the next two days, in the tariff's zone. */
 const AHEAD_DAYS = 3;
 const TICK_MS = 3600_000;
 
-/** The sensors a tariff writes to, as references its owner must still be allowed to write. */
-function tariffReferences(t: Tariff): Reference[] {
-  const d = t.definition;
-  const refs: Reference[] = [
-    { kind: 'sensor', id: d.consumption_price_sensor, use: 'write', location: 'json', field: 'consumption_price_sensor' },
-  ];
-  if (d.production_price_sensor !== undefined) {
-    refs.push({ kind: 'sensor', id: d.production_price_sensor, use: 'write', location: 'json', field: 'production_price_sensor' });
-  }
-  return refs;
-}
+/** A sensor a writer writes prices to, as a reference its owner must still be allowed to write. */
+const writeRef = (id: number, field: string): Reference => ({ kind: 'sensor', id, use: 'write', location: 'json', field });
+
+/** Price beliefs to store, without their source yet. */
+type PriceRow = Omit<BeliefInput, 'sourceId'>;
 
 /**
- * Writes every tariff's prices ahead as beliefs of a `reporter` source ("Flexsite tariff"), so
- * that schedules read them like any price sensor. Runs at start and hourly; prices already
- * believed are left out as unchanged, so a tick stores only what is new or what a changed tariff
- * changes. A tariff writes with its owner's current rights, or not at all.
+ * Writes prices ahead, so that schedules read them like any price sensor: every tariff's as
+ * beliefs of a `reporter` source "Flexsite tariff", and, when the operator set an ENTSO-E token,
+ * every day-ahead connector's as beliefs of a `reporter` source "ENTSO-E". Runs at start and
+ * hourly; prices already believed are left out as unchanged, so a tick stores only what is new
+ * or changed. Each writes with its owner's current rights, or not at all; one that cannot be
+ * written (offline, refused) is logged and the others go on.
  */
 export class TariffWriter {
   private timer: NodeJS.Timeout | undefined;
@@ -37,6 +37,7 @@ export class TariffWriter {
 
   constructor(
     private db: Knex,
+    private config: Config,
     private log: Logger,
   ) {}
 
@@ -50,8 +51,16 @@ export class TariffWriter {
     this.ticking = (async () => {
       let stored = 0;
       for (const t of await listTariffs(this.db)) {
-        stored += await this.write(t, nowMs).catch((err: unknown) => {
+        stored += await this.writeTariff(t, nowMs).catch((err: unknown) => {
           this.log.warn({ err: String(err), tariff: t.id }, 'tariff not written');
+          return 0;
+        });
+      }
+      // Off unless the operator set a token.
+      const token = this.config.entsoe.token;
+      for (const c of token ? await listPriceConnectors(this.db) : []) {
+        stored += await this.writeDayAhead(c, { url: this.config.entsoe.url, token: token! }, nowMs).catch((err: unknown) => {
+          this.log.warn({ err: String(err), connector: c.id, zone: c.biddingZone }, 'day-ahead prices not written');
           return 0;
         });
       }
@@ -60,15 +69,34 @@ export class TariffWriter {
     return this.ticking;
   }
 
-  private async write(t: Tariff, nowMs: number): Promise<number> {
-    const owner = t.ownerId === null ? undefined : await getUser(this.db, t.ownerId);
-    if (!owner?.active) throw new Error(`the owner of tariff ${t.id} is no longer active`);
-    const refused = await firstRefused(this.db, owner, tariffReferences(t));
-    if (refused) throw new Error(`the owner of tariff ${t.id} may no longer write sensor ${refused.id}`);
+  /** Throws unless the owner is active and may still write these sensors. */
+  private async ownerMayWrite(ownerId: number | null, refs: Reference[]): Promise<void> {
+    const owner = ownerId === null ? undefined : await getUser(this.db, ownerId);
+    if (!owner?.active) throw new Error('the owner is no longer active');
+    const refused = await firstRefused(this.db, owner, refs);
+    if (refused) throw new Error(`the owner may no longer write sensor ${refused.id}`);
+  }
+
+  private async store(source: SourceProps, rows: PriceRow[]): Promise<number> {
+    return this.db.transaction(async (trx) => {
+      const src = await getOrCreateSource(trx, source);
+      const result = await recordBeliefs(
+        trx,
+        rows.map((r) => ({ ...r, sourceId: src.id })),
+        { allowOverwrite: false },
+      );
+      return result.inserted;
+    });
+  }
+
+  private async writeTariff(t: Tariff, nowMs: number): Promise<number> {
     const d = t.definition;
+    const refs = [writeRef(d.consumption_price_sensor, 'consumption_price_sensor')];
+    if (d.production_price_sensor !== undefined) refs.push(writeRef(d.production_price_sensor, 'production_price_sensor'));
+    await this.ownerMayWrite(t.ownerId, refs);
     const from = DateTime.fromMillis(nowMs, { zone: d.timezone }).startOf('day');
     const [fromMs, toMs] = [from.toMillis(), from.plus({ days: AHEAD_DAYS }).toMillis()];
-    const rows: Omit<BeliefInput, 'sourceId'>[] = [];
+    const rows: PriceRow[] = [];
     const series: [number, (startMs: number) => number][] = [[d.consumption_price_sensor, (s) => tariffPriceAt(d, s)]];
     if (d.production_price_sensor !== undefined) series.push([d.production_price_sensor, () => d.feed_in_price!]);
     for (const [sensorId, priceAt] of series) {
@@ -80,15 +108,33 @@ export class TariffWriter {
         if (s + stepMs > nowMs) rows.push({ sensorId, eventStartMs: s, beliefTimeMs: nowMs, value: priceAt(s) });
       }
     }
-    return this.db.transaction(async (trx) => {
-      const source = await getOrCreateSource(trx, { name: 'Flexsite tariff', type: 'reporter', model: `tariff ${t.id}` });
-      const result = await recordBeliefs(
-        trx,
-        rows.map((r) => ({ ...r, sourceId: source.id })),
-        { allowOverwrite: false },
-      );
-      return result.inserted;
+    return this.store({ name: 'Flexsite tariff', type: 'reporter', model: `tariff ${t.id}` }, rows);
+  }
+
+  /** Today's and tomorrow's (UTC) day-ahead prices of the connector's zone, on its sensor's grid and in its unit. */
+  private async writeDayAhead(c: PriceConnector, entsoe: { url: string; token: string }, nowMs: number): Promise<number> {
+    await this.ownerMayWrite(c.ownerId, [writeRef(c.sensorId, 'sensor')]);
+    const sensor = (await getSensor(this.db, c.sensorId))!;
+    const fromMs = DateTime.fromMillis(nowMs, { zone: 'UTC' }).startOf('day').toMillis();
+    const day = await fetchDayAhead(entsoe, c.biddingZone, fromMs, fromMs + 2 * 86_400_000);
+    if (!day.prices.length) return 0;
+    const c2 = conversion(`${day.currency}/MWh`, sensor.unit, sensor.event_resolution_ms || day.resolutionMs);
+    if (!c2) throw new Error(`cannot convert ${day.currency}/MWh to ${sensor.unit}`);
+    const stepMs = sensor.event_resolution_ms || day.resolutionMs;
+    const startMs = day.prices[0].startMs;
+    const endMs = day.prices[day.prices.length - 1].startMs + day.resolutionMs;
+    const grid = { startMs, endMs, stepMs, eventResolutionMs: day.resolutionMs };
+    const values = resampleToGrid(
+      day.prices.map((p) => ({ eventStartMs: p.startMs, value: p.value })),
+      grid,
+    );
+    const rows: PriceRow[] = values.flatMap((v, j) => {
+      const s = startMs + j * stepMs;
+      return v === null || s + stepMs <= nowMs
+        ? []
+        : [{ sensorId: sensor.id, eventStartMs: s, beliefTimeMs: nowMs, value: v * c2.scale + c2.offset }];
     });
+    return this.store({ name: 'ENTSO-E', type: 'reporter', model: 'day-ahead' }, rows);
   }
 
   start(): void {

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * The operator's cockpit: what each schedule costs against doing nothing, kept beyond the job
  * records (which are forgotten after the planning TTL) so that monthly figures stay available;
  * notifications per account with their acknowledgement; where an account wants them sent; and
- * tariffs, written ahead as price beliefs.
+ * tariffs and day-ahead price connectors, written ahead as price beliefs.
  */
 export async function up(db: Knex): Promise<void> {
   await db.schema.createTable('schedule_money', (t) => {
@@ -49,9 +49,19 @@ export async function up(db: Knex): Promise<void> {
     t.text('definition').notNullable();
     t.bigInteger('created_at').notNullable();
   });
+  await db.schema.createTable('price_connector', (t) => {
+    t.bigIncrements('id');
+    t.bigInteger('asset_id').notNullable().references('id').inTable('generic_asset').onDelete('CASCADE');
+    t.bigInteger('owner_id').references('id').inTable('user').onDelete('SET NULL');
+    // The price sensor the day-ahead prices of the bidding zone are written to.
+    t.bigInteger('sensor_id').notNullable().references('id').inTable('sensor').onDelete('CASCADE');
+    t.string('bidding_zone', 20).notNullable();
+    t.bigInteger('created_at').notNullable();
+  });
 }
 
 export async function down(db: Knex): Promise<void> {
+  await db.schema.dropTable('price_connector');
   await db.schema.dropTable('tariff');
   await db.schema.dropTable('notification_setting');
   await db.schema.dropTable('notification');

@@ -42,6 +42,15 @@ function tariffSensors(body: tariffWire.TariffDefinition): Reference[] {
   return refs;
 }
 
+const presentConnector = (c: tariffs.PriceConnector) => ({
+  id: c.id,
+  asset_id: c.assetId,
+  sensor: c.sensorId,
+  bidding_zone: c.biddingZone,
+  bidding_zone_name: tariffWire.biddingZones[c.biddingZone as keyof typeof tariffWire.biddingZones] ?? c.biddingZone,
+  created_at: new Date(c.createdAtMs).toISOString(),
+});
+
 /** A notification, 404 when unknown; judged by its account. */
 async function notificationById(db: Knex, id: number): Promise<Loaded<notifications.Notification>> {
   const n = await notifications.getNotification(db, id);
@@ -141,5 +150,37 @@ export const cockpitRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
     command: ({ db, loaded }) => tariffs.listTariffs(db, { assetId: loaded.asset.id }),
     response: { schema: z.array(tariffWire.tariff), present: (list) => list.map(presentTariff) },
+  }),
+  route({
+    method: 'GET',
+    path: '/price-connectors/bidding-zones',
+    summary: 'List the bidding zones a day-ahead price connector may follow',
+    command: async () => Object.entries(tariffWire.biddingZones).map(([code, name]) => ({ code, name })),
+    response: { schema: tariffWire.biddingZoneList },
+  }),
+  route({
+    method: 'POST',
+    path: '/assets/:id/price-connectors',
+    summary: "Write a bidding zone's ENTSO-E day-ahead prices to a price sensor (when the operator set a token)",
+    request: { params: idParams, json: tariffWire.priceConnectorInput },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
+    references: ({ body }) => [{ kind: 'sensor', id: body.sensor, use: 'write', location: 'json', field: 'sensor' }],
+    transaction: true,
+    command: ({ db, user, body, loaded }) =>
+      tariffs.createPriceConnector(
+        db,
+        { assetId: loaded.asset.id, ownerId: user.id, sensorId: body.sensor, biddingZone: body.bidding_zone },
+        Date.now(),
+      ),
+    response: { status: 201, schema: tariffWire.priceConnector, present: presentConnector, description: 'the connector' },
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/:id/price-connectors',
+    summary: "List an asset's day-ahead price connectors",
+    request: { params: idParams },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    command: ({ db, loaded }) => tariffs.listPriceConnectors(db, { assetId: loaded.asset.id }),
+    response: { schema: z.array(tariffWire.priceConnector), present: (list) => list.map(presentConnector) },
   }),
 ];
