@@ -52,3 +52,26 @@ export const notification = z.object({
 
 /** Where an account's notifications are posted besides the mail outbox. */
 export const notificationSettings = z.object({ webhook_url: z.string().max(2000).nullable() });
+
+/** `GET /assets/<id>/now`: the latest value of each sensor of a site and the health of its data. */
+export const siteNow = z.object({
+  asset_id: z.number().int(),
+  now: z.string(),
+  sensors: z.array(
+    z.object({
+      id: z.number().int(),
+      name: z.string(),
+      unit: z.string(),
+      /** The asset the sensor belongs to (the site or one below it). */
+      asset: z.string(),
+      resolution_minutes: z.number(),
+      /** The latest measured event (not a plan or forecast); its age counts from the event's end. */
+      latest: z.object({ event_start: z.string(), value: z.number(), age_seconds: z.number() }).nullable(),
+      /** The latest measurement ended more than twice the resolution ago. */
+      stale: z.boolean(),
+      /** Intervals of today (sensor's zone) that ended without a measurement; null for instantaneous sensors. */
+      gaps_today: z.number().int().nullable(),
+      last_upload: z.object({ at: z.string(), source: z.string() }).nullable(),
+    }),
+  ),
+});

@@ -53,3 +53,30 @@ export async function monitoredSensors(db: Knex): Promise<{ id: number; name: st
     );
   return rows.map((r) => ({ id: Number(r.id), name: r.name, resolutionMs: Number(r.res), accountId: Number(r.acc) }));
 }
+
+/** @returns how many intervals starting in [fromMs, toMs) have a measurement. */
+export async function measuredIntervals(db: Knex, sensorId: number, fromMs: number, toMs: number): Promise<number> {
+  const [row] = await db('timed_belief as b')
+    .join('data_source as s', 's.id', 'b.source_id')
+    .where('b.sensor_id', sensorId)
+    .andWhere('b.event_start', '>=', fromMs)
+    .andWhere('b.event_start', '<', toMs)
+    .whereIn('s.type', MEASURING_SOURCE_TYPES)
+    .countDistinct({ n: 'b.event_start' });
+  return Number(row.n);
+}
+
+/**
+ * The most recent measurement upload about events since `sinceMs` (bounded, so that the index on
+ * event starts keeps this cheap on a long history): when, and from which source.
+ */
+export async function lastUpload(db: Knex, sensorId: number, sinceMs: number): Promise<{ atMs: number; source: string } | undefined> {
+  const row = await db('timed_belief as b')
+    .join('data_source as s', 's.id', 'b.source_id')
+    .where('b.sensor_id', sensorId)
+    .andWhere('b.event_start', '>=', sinceMs)
+    .whereIn('s.type', MEASURING_SOURCE_TYPES)
+    .orderBy('b.belief_time', 'desc')
+    .first<{ bt: number; name: string } | undefined>('b.belief_time as bt', 's.name');
+  return row && { atMs: Number(row.bt), source: row.name };
+}

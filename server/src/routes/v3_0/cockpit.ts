@@ -7,6 +7,7 @@ import * as tariffWire from '../../contracts/tariffs.ts';
 import type { Reference } from '../../policies/references.ts';
 import * as tariffs from '../../store/tariffs.ts';
 import { assetKpis } from '../../commands/assetKpis.ts';
+import { siteNow } from '../../commands/siteNow.ts';
 import { fieldError, notFound } from '../../errors.ts';
 import { route, type Loaded } from '../../http/routes.ts';
 import { presentNotification } from '../../presenters/notifications.ts';
@@ -182,5 +183,14 @@ export const cockpitRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
     command: ({ db, loaded }) => tariffs.listPriceConnectors(db, { assetId: loaded.asset.id }),
     response: { schema: z.array(tariffWire.priceConnector), present: (list) => list.map(presentConnector) },
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/:id/now',
+    summary: 'Get the latest value of each sensor of a site, its age and the health of its data',
+    request: { params: idParams },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    command: ({ db, loaded }) => siteNow(db, loaded.asset.id, Date.now()),
+    response: { schema: cockpit.siteNow },
   }),
 ];
