@@ -186,4 +186,37 @@ describe('attention', () => {
     expect(received.filter((r) => r.path === '/moved')).toHaveLength(1);
     expect(received.filter((r) => r.path === '/target')).toHaveLength(0);
   });
+
+  it('raises a fallback for an infeasible schedule, and a missed target for the fallback that misses it', async () => {
+    const market = await f.asset({ accountId: null, type: 'transmission zone' });
+    const prices = await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60 });
+    await f.beliefs(prices.id, Date.parse('2026-06-03T00:00:00Z'), 3600_000, [50, 60], Date.parse('2026-06-02T00:00:00Z'));
+    const battery = await f.sensor({ assetId: (await f.asset({ accountId, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 15 });
+    // 4 MWh in one hour at 1 MW cannot be reached: infeasible, then the fallback charges 1 MWh.
+    const trigger = await t.request('POST', `/api/v3_0/sensors/${battery.id}/schedules/trigger`, {
+      token,
+      json: {
+        start: '2026-06-03T00:00:00Z',
+        duration: 'PT1H',
+        'flex-model': {
+          'soc-at-start': 0,
+          'soc-unit': 'MWh',
+          'soc-max': 5,
+          'soc-targets': [{ value: 4, datetime: '2026-06-03T01:00:00Z' }],
+          'power-capacity': '1 MW',
+        },
+        'flex-context': { 'consumption-price-sensor': prices.id },
+      },
+    });
+    const jobId = trigger.body.schedule as string;
+    const served = await waitForSchedule(t, token, battery.id, jobId);
+    expect(served.body.scheduler_info).toEqual({ scheduler: 'StorageFallbackScheduler' });
+    const fallbackId = (await t.server.services.jobs.get(jobId))!.fallbackJobId;
+    const mine = (await list()).body.filter((n: { job_id: string | null }) => n.job_id === jobId || n.job_id === fallbackId);
+    expect(mine.map((n: { kind: string; job_id: string }) => [n.kind, n.job_id]).sort()).toEqual([
+      ['schedule-fallback', jobId],
+      ['target-missed', fallbackId],
+    ]);
+    expect(received.filter((r) => r.body.job_id === jobId || r.body.job_id === fallbackId)).toHaveLength(2);
+  });
 });
