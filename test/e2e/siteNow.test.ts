@@ -20,6 +20,7 @@ let page: Page;
 let errors: string[];
 let token: string;
 let email: string;
+let accountId: number;
 let site: number;
 let grid: number;
 let soc: number;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
   t = await startTestServer();
   const f = factories(t.db);
-  const accountId = (await f.account()).id;
+  accountId = (await f.account()).id;
   const admin = await f.user({ accountId, roles: ['account-admin'] });
   token = admin.token;
   email = admin.user.email;
@@ -105,6 +106,53 @@ run('site now', () => {
     await page.getByText('Nothing needs attention.').waitFor();
     const [stored] = await t.db('notification').where({ sensor_id: soc });
     expect(stored.acknowledged_at).not.toBeNull();
+    expect(errors).toEqual([]);
+  });
+
+  it('shows what this month’s schedules cost against doing nothing', async () => {
+    const f = factories(t.db);
+    const market = await f.asset({ accountId: null, type: 'transmission zone' });
+    const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60 })).id;
+    const today = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    await f.beliefs(prices, today, H, [50, 100], today - 86_400_000);
+    const batteryAsset = (await f.asset({ accountId, type: 'battery' })).id;
+    await t.db('generic_asset').where({ id: batteryAsset }).update({ parent_asset_id: site });
+    const battery = (await f.sensor({ assetId: batteryAsset, unit: 'MW', resolutionMinutes: 60, name: 'battery power' })).id;
+    const trigger = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+      token,
+      json: {
+        start: new Date(today).toISOString(),
+        duration: 'PT2H',
+        'flex-model': {
+          'soc-at-start': 0,
+          'soc-unit': 'MWh',
+          'soc-min': 0,
+          'soc-max': 1,
+          'roundtrip-efficiency': 1,
+          'power-capacity': '1 MW',
+        },
+        'flex-context': { 'consumption-price-sensor': prices, 'site-power-capacity': '1 MW' },
+      },
+    });
+    expect(trigger.status).toBe(200);
+    await expect
+      .poll(async () => (await t.request('GET', `/api/v3_0/jobs/${trigger.body.schedule}`, { token })).body.status, { timeout: 20_000 })
+      .toBe('finished');
+    await page.reload();
+    // Charge 1 MW at 50 EUR/MWh, discharge 1 MW at 100: −50 EUR; an idle battery costs 0; nothing measured yet.
+    const card = page.getByLabel('Money this month');
+    await card.waitFor();
+    expect((await card.innerText()).split('\n')).toEqual([
+      'Plan cost',
+      '-50.00 EUR',
+      'Doing nothing would cost',
+      '0.00 EUR',
+      'Planned savings',
+      '50.00 EUR',
+      'Realised savings',
+      '–',
+    ]);
+    await screenshot(page, 'site-now-money');
     expect(errors).toEqual([]);
   });
 });

@@ -22,6 +22,9 @@ function formatAge(seconds: number): string {
   return `${Math.round(seconds / 86_400)} d`;
 }
 
+/** A sum of money in a currency (unknown for fixed prices). */
+const money = (value: number | null, currency: string | null) => (value === null ? '–' : `${value.toFixed(2)} ${currency ?? ''}`.trim());
+
 /** Asks again every `ms` while the page is open. */
 function usePolling(reload: () => void, ms: number) {
   useEffect(() => {
@@ -32,14 +35,17 @@ function usePolling(reload: () => void, ms: number) {
 
 /**
  * The operator's cockpit for one site: the latest value of each sensor with its age and data
- * health, updated by polling with the time of the last answer on screen, and what needs attention
- * with a button to acknowledge it.
+ * health, updated by polling with the time of the last answer on screen, what this month's
+ * schedules cost against doing nothing, and what needs attention with a button to acknowledge it.
  */
 export function SiteNowPage() {
   const { id } = useParams();
   const zone = useSession().user.timezone;
   const now = useApi(`${API}/assets/${id}/now`, undefined, cockpit.siteNow);
   const attention = useApi(`${API}/notifications`, { unacknowledged: true }, notificationList);
+  // This month in the user's zone; the start of the month only changes when the page is opened again.
+  const [month] = useState(() => DateTime.now().setZone(zone).startOf('month'));
+  const kpis = useApi(`${API}/assets/${id}/kpis`, { start: month.toISO(), end: month.plus({ months: 1 }).toISO() }, cockpit.assetKpis);
   usePolling(now.reload, POLL_MS);
   usePolling(attention.reload, POLL_MS);
   const [ackError, setAckError] = useState<unknown>();
@@ -102,6 +108,23 @@ export function SiteNowPage() {
           )}
         </div>
       )}
+      <h2>Money this month</h2>
+      <ErrorNotice error={kpis.error} />
+      {kpis.data &&
+        (kpis.data.total.steps === 0 ? (
+          <Empty>No schedules this month yet.</Empty>
+        ) : (
+          <dl className="card" aria-label="Money this month">
+            <dt>Plan cost</dt>
+            <dd>{money(kpis.data.total.plan_cost, kpis.data.currency)}</dd>
+            <dt>Doing nothing would cost</dt>
+            <dd>{money(kpis.data.total.baseline_cost, kpis.data.currency)}</dd>
+            <dt>Planned savings</dt>
+            <dd>{money(kpis.data.total.planned_savings, kpis.data.currency)}</dd>
+            <dt>Realised savings</dt>
+            <dd>{money(kpis.data.total.realised_savings, kpis.data.currency)}</dd>
+          </dl>
+        ))}
       <h2>Needs attention</h2>
       <ErrorNotice error={attention.error ?? ackError} />
       {attention.data && attention.data.length === 0 && <Empty>Nothing needs attention.</Empty>}

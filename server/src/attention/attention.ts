@@ -12,6 +12,11 @@ import { postWebhook } from './webhook.ts';
 
 /** How often sensors are checked for stale data. */
 const STALE_CHECK_MS = 60_000;
+/**
+ * A sensor silent for longer than this did not just go stale (an imported history, a retired
+ * meter): it raises nothing, so that a first check after an upgrade does not mail every old sensor.
+ */
+const STALE_NEWS_MS = 7 * 86_400_000;
 
 /** Titles of the kinds, as mail subjects say them. */
 const titles: Record<Notification['kind'], string> = {
@@ -127,7 +132,7 @@ export class Attention {
   /**
    * Raises a notification for each sensor whose latest measurement ended more than twice its
    * resolution before `nowMs`: once per stale spell, since the subject names the last event.
-   * Sensors never measured are not watched.
+   * Sensors never measured, or silent for over a week, raise nothing.
    * @returns how many notifications were raised.
    */
   async checkStale(nowMs: number): Promise<number> {
@@ -145,7 +150,7 @@ export class Attention {
       const last = await lastMeasurement(this.db, sensor.id, nowMs);
       if (!last) continue;
       const endMs = last.eventStartMs + sensor.resolutionMs;
-      if (nowMs - endMs <= 2 * sensor.resolutionMs) continue;
+      if (nowMs - endMs <= 2 * sensor.resolutionMs || nowMs - endMs > STALE_NEWS_MS) continue;
       const since = new Date(endMs).toISOString();
       const notification = await this.raise(
         {
