@@ -219,4 +219,31 @@ describe('attention', () => {
     ]);
     expect(received.filter((r) => r.body.job_id === jobId || r.body.job_id === fallbackId)).toHaveLength(2);
   });
+
+  it('raises one notification when an automation run fails', async () => {
+    const owner = await f.user({ accountId, roles: ['account-admin'] });
+    const asset = await f.asset({ accountId, type: 'building' });
+    const load = await f.sensor({ assetId: asset.id, unit: 'kW', resolutionMinutes: 15 });
+    const made = await t.request('POST', `/api/v3_0/assets/${asset.id}/automations`, {
+      token: owner.token,
+      json: { name: 'nightly', cron: '0 3 * * *', forecast_sensor_ids: [load.id] },
+    });
+    expect(made.status).toBe(201);
+    // Its maker leaves: the run fails, as it must not act for someone who no longer may.
+    await t.db('user').where({ id: owner.user.id }).update({ active: false });
+    expect(await t.server.automations.tick(Date.parse('2027-01-02T04:00:00Z'))).toBe(1);
+    const [job] = await t.db('job').where({ queue: 'automation' });
+    await t.server.services.jobs.settled(job.id, 20_000);
+    const failed = (await list()).body.filter((n: { kind: string }) => n.kind === 'automation-failed');
+    expect(failed).toEqual([
+      expect.objectContaining({
+        subject: `job:${job.id}`,
+        job_id: job.id,
+        message: `Automation job ${job.id} failed. Error: The user who made automation ${made.body.id} is no longer active; nothing was run.`,
+      }),
+    ]);
+    expect(outbox().filter((m) => m.body === failed[0].message)).toEqual([
+      { at: expect.any(String), to: adminEmail, subject: 'Flexsite: An automation failed', body: failed[0].message },
+    ]);
+  });
 });
