@@ -155,4 +155,35 @@ run('site now', () => {
     await screenshot(page, 'site-now-money');
     expect(errors).toEqual([]);
   });
+
+  it('takes a time-of-use tariff in a form, which the server writes ahead as prices', async () => {
+    const f = factories(t.db);
+    const priceSensor = (name: string) =>
+      f.sensor({ assetId: site, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: 'Europe/Amsterdam', name });
+    const consumption = (await priceSensor('consumption price')).id;
+    const feedIn = (await priceSensor('feed-in price')).id;
+    await page.reload();
+    const form = page.getByRole('form', { name: 'Add a tariff' });
+    await form.getByLabel('Tariff name').fill('Home tariff');
+    await form.getByLabel('Price sensor', { exact: true }).selectOption({ label: 'consumption price (EUR/MWh)' });
+    await form.getByLabel('Base price').fill('200');
+    await form.getByLabel('Peak price').fill('300');
+    await form.getByLabel('Peak from').fill('07:00');
+    await form.getByLabel('Peak until').fill('23:00');
+    await form.getByLabel('Feed-in price sensor').selectOption({ label: 'feed-in price (EUR/MWh)' });
+    await form.getByLabel('Feed-in price', { exact: true }).fill('70');
+    await form.getByRole('button', { name: 'Add tariff' }).click();
+    await form.getByRole('status').filter({ hasText: 'Tariff saved' }).waitFor();
+    await page.getByRole('list', { name: 'Tariffs' }).getByText('Home tariff').waitFor();
+
+    // Written ahead from midnight on Friday 2 July 2027 (the user's zone, Amsterdam): three days on both sensors.
+    expect(await t.server.tariffs.tick(Date.parse('2027-07-02T00:00:00+02:00'))).toBe(2 * 72);
+    const values = async (sensorId: number) =>
+      (await t.db('timed_belief').where({ sensor_id: sensorId }).orderBy('event_start')).map((r: { event_value: number }) => r.event_value);
+    // Friday: 200 until 07:00, the weekday peak 300 until 23:00, then 200; the weekend all 200.
+    const friday = [...Array(7).fill(200), ...Array(16).fill(300), 200];
+    expect(await values(consumption)).toEqual([...friday, ...Array(48).fill(200)]);
+    expect(await values(feedIn)).toEqual(Array(72).fill(70));
+    expect(errors).toEqual([]);
+  });
 });

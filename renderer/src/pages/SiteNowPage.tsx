@@ -6,6 +6,8 @@ import { API, request } from '../api/client.ts';
 import * as cockpit from '../../../server/src/contracts/cockpit.ts';
 import { useSession } from '../app/session.tsx';
 import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { TariffForm } from '../components/cockpit/TariffForm.tsx';
+import * as tariffWire from '../../../server/src/contracts/tariffs.ts';
 import { useApi } from '../hooks/useApi.ts';
 import { formatTime } from '../lib/time.ts';
 
@@ -13,6 +15,7 @@ import { formatTime } from '../lib/time.ts';
 const POLL_MS = 10_000;
 
 const notificationList = z.array(cockpit.notification);
+const tariffList = z.array(tariffWire.tariff);
 
 /** An age for people: seconds, minutes, hours or days. */
 function formatAge(seconds: number): string {
@@ -49,6 +52,7 @@ export function SiteNowPage() {
   usePolling(now.reload, POLL_MS);
   usePolling(attention.reload, POLL_MS);
   const [ackError, setAckError] = useState<unknown>();
+  const siteTariffs = useApi(`${API}/assets/${id}/tariffs`, undefined, tariffList);
 
   const acknowledge = async (notificationId: number) => {
     try {
@@ -125,6 +129,23 @@ export function SiteNowPage() {
             <dd>{money(kpis.data.total.realised_savings, kpis.data.currency)}</dd>
           </dl>
         ))}
+      <h2>Tariffs</h2>
+      {siteTariffs.data && siteTariffs.data.length > 0 && (
+        <ul aria-label="Tariffs">
+          {siteTariffs.data.map((t) => (
+            <li key={t.id}>{String(t.definition.name)}</li>
+          ))}
+        </ul>
+      )}
+      {now.data && (
+        <TariffForm
+          assetId={id ?? ''}
+          zone={zone}
+          // Prices are per unit of energy: sensors whose unit is a currency per something.
+          sensors={now.data.sensors.filter((s) => s.unit.includes('/'))}
+          onSaved={siteTariffs.reload}
+        />
+      )}
       <h2>Needs attention</h2>
       <ErrorNotice error={attention.error ?? ackError} />
       {attention.data && attention.data.length === 0 && <Empty>Nothing needs attention.</Empty>}
