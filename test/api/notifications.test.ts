@@ -246,4 +246,35 @@ describe('attention', () => {
       { at: expect.any(String), to: adminEmail, subject: 'Flexsite: An automation failed', body: failed[0].message },
     ]);
   });
+
+  it('raises a warning for a schedule that breaches a relaxed capacity', async () => {
+    const battery = await f.sensor({ assetId: (await f.asset({ accountId, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 60 });
+    // 2 MWh in two hours needs 1 MW, above the 0.5 MW consumption capacity, which may be breached.
+    const trigger = await t.request('POST', `/api/v3_0/sensors/${battery.id}/schedules/trigger`, {
+      token,
+      json: {
+        start: '2026-06-04T00:00:00Z',
+        duration: 'PT2H',
+        'flex-model': {
+          'soc-at-start': '0 MWh',
+          'soc-min': '0 MWh',
+          'soc-max': '10 MWh',
+          'power-capacity': '1 MW',
+          'consumption-capacity': '0.5 MW',
+          'soc-targets': [{ datetime: '2026-06-04T02:00:00Z', value: '2 MWh' }],
+        },
+        'flex-context': { 'consumption-price': '100 EUR/MWh', 'relax-constraints': true, 'relax-capacity-constraints': true },
+      },
+    });
+    expect(trigger.status).toBe(200);
+    const jobId = trigger.body.schedule as string;
+    await t.server.services.jobs.settled(jobId, 30_000);
+    const mine = (await list()).body.filter((n: { job_id: string | null }) => n.job_id === jobId);
+    expect(mine).toEqual([
+      expect.objectContaining({
+        kind: 'schedule-warnings',
+        message: `Schedule job ${jobId} breaches soft constraints: consumption-capacity.`,
+      }),
+    ]);
+  });
 });

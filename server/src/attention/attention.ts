@@ -32,7 +32,8 @@ const titles: Record<Notification['kind'], string> = {
  * What needs the operator's attention: failed, fallen-back, warned or target-missing schedules,
  * failed automations, and stale sensors. Each is stored once per account and subject, then
  * mailed (to the outbox) to the account's admins and posted to the account's webhook, if set.
- * Delivery never fails the job or check that raised it: a failed delivery is logged.
+ * Delivery never fails the job or check that raised it: a failed delivery is logged. It is
+ * awaited, so a job ends once its notification is out (the webhook gets at most 5 s).
  */
 export class Attention {
   private timer: NodeJS.Timeout | undefined;
