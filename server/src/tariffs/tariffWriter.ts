@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { TariffDefinition } from '../contracts/tariffs.ts';
 import { resampleToGrid } from '../domain/resample.ts';
 import { tariffPriceAt } from '../domain/tariff.ts';
 import { conversion } from '../domain/units.ts';
@@ -17,8 +18,18 @@ import { fetchDayAhead } from './entsoe.ts';
 const AHEAD_DAYS = 3;
 const TICK_MS = 3600_000;
 
-/** A sensor a writer writes prices to, as a reference its owner must still be allowed to write. */
+/** A sensor prices are written to, as a reference its owner must be (and stay) allowed to write. */
 const writeRef = (id: number, field: string): Reference => ({ kind: 'sensor', id, use: 'write', location: 'json', field });
+
+/** The price sensors a tariff writes to: checked when it is stored and before each write. */
+export function tariffReferences(d: TariffDefinition): Reference[] {
+  const refs = [writeRef(d.consumption_price_sensor, 'consumption_price_sensor')];
+  if (d.production_price_sensor !== undefined) refs.push(writeRef(d.production_price_sensor, 'production_price_sensor'));
+  return refs;
+}
+
+/** The price sensor a day-ahead connector writes to. */
+export const connectorReferences = (sensorId: number): Reference[] => [writeRef(sensorId, 'sensor')];
 
 /** Price beliefs to store, without their source yet. */
 type PriceRow = Omit<BeliefInput, 'sourceId'>;
@@ -91,9 +102,7 @@ export class TariffWriter {
 
   private async writeTariff(t: Tariff, nowMs: number): Promise<number> {
     const d = t.definition;
-    const refs = [writeRef(d.consumption_price_sensor, 'consumption_price_sensor')];
-    if (d.production_price_sensor !== undefined) refs.push(writeRef(d.production_price_sensor, 'production_price_sensor'));
-    await this.ownerMayWrite(t.ownerId, refs);
+    await this.ownerMayWrite(t.ownerId, tariffReferences(d));
     const from = DateTime.fromMillis(nowMs, { zone: d.timezone }).startOf('day');
     const [fromMs, toMs] = [from.toMillis(), from.plus({ days: AHEAD_DAYS }).toMillis()];
     const rows: PriceRow[] = [];
@@ -113,7 +122,7 @@ export class TariffWriter {
 
   /** Today's and tomorrow's (UTC) day-ahead prices of the connector's zone, on its sensor's grid and in its unit. */
   private async writeDayAhead(c: PriceConnector, entsoe: { url: string; token: string }, nowMs: number): Promise<number> {
-    await this.ownerMayWrite(c.ownerId, [writeRef(c.sensorId, 'sensor')]);
+    await this.ownerMayWrite(c.ownerId, connectorReferences(c.sensorId));
     const sensor = (await getSensor(this.db, c.sensorId))!;
     const fromMs = DateTime.fromMillis(nowMs, { zone: 'UTC' }).startOf('day').toMillis();
     const day = await fetchDayAhead(entsoe, c.biddingZone, fromMs, fromMs + 2 * 86_400_000);

@@ -9,6 +9,8 @@ import { assetRoutes } from './assets.ts';
 import { automationRoutes } from './automations.ts';
 import { chartRoutes } from './charts.ts';
 import { cockpitRoutes } from './cockpit.ts';
+import { notificationRoutes } from './notifications.ts';
+import { tariffRoutes } from './tariffs.ts';
 import { forecastRoutes } from './forecasts.ts';
 import { jobRoutes } from './jobs.ts';
 import { quickref10 } from './quickref10.ts';
@@ -43,6 +45,8 @@ export function v3Routes(): RouteSpec[] {
     ...chartRoutes,
     ...annotationRoutes,
     ...cockpitRoutes,
+    ...notificationRoutes,
+    ...tariffRoutes,
   ];
   const all: RouteSpec[] = [
     publicRoute({
