@@ -27,6 +27,8 @@ import { LocalJobQueue } from './jobs/localJobQueue.ts';
 import type { RedisJobQueue } from './jobs/redisJobQueue.ts';
 import { openRedis, redisNamespace } from './redis.ts';
 import { AutomationClock } from './automations/clock.ts';
+import { Attention } from './attention/attention.ts';
+import { TariffWriter } from './tariffs/tariffWriter.ts';
 import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
@@ -40,6 +42,10 @@ export interface RunningServer {
   services: Services;
   /** Queues automation runs when due; tests tick it with a clock of their own. */
   automations: AutomationClock;
+  /** Raises notifications; tests run its stale-sensor check at a time of their own. */
+  attention: Attention;
+  /** Writes tariffs ahead as prices; tests tick it at a time of their own. */
+  tariffs: TariffWriter;
   close(): Promise<void>;
 }
 
@@ -189,10 +195,12 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const reader = openReaders(target, db);
   // An API-only process queues jobs for the workers and runs none itself.
   const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads, schedulerPlugins);
+  const attention = new Attention(db, config, log);
+  const tariffs = new TariffWriter(db, config, log);
   const handlers = pool && {
-    scheduling: schedulingHandler(db, pool, log),
+    scheduling: attention.watch('scheduling', schedulingHandler(db, pool, log)),
     forecasting: forecastingHandler(db, pool),
-    automation: automationHandler(db, pool, config),
+    automation: attention.watch('automation', automationHandler(db, pool, config)),
   };
   const closePool = async () => pool?.destroy();
   // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.
@@ -233,7 +241,11 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     await migrate(db);
     await jobs.start();
     // API-only processes leave the clock to the workers.
-    if (config.role !== 'api') automations.start();
+    if (config.role !== 'api') {
+      automations.start();
+      attention.start();
+      tariffs.start();
+    }
     if (options.warm) {
       warmMainThread();
       await warmRequestPath(handler);
@@ -249,6 +261,8 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   } catch (err) {
     // Leave the folder free for another attempt (the desktop app retries on another port).
     await automations.stop();
+    await attention.stop();
+    await tariffs.stop();
     await jobs.close();
     await release();
     throw err;
@@ -261,10 +275,14 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     port,
     services,
     automations,
+    attention,
+    tariffs,
     async close() {
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await automations.stop();
+      await attention.stop();
+      await tariffs.stop();
       await jobs.close();
       await release();
     },

@@ -45,6 +45,8 @@ export interface Config {
   sunsetLink: string | null;
   /** The operator's folder of scheduler plugins (`custom-scheduler`); null: none. */
   schedulerPluginsDir: string | null;
+  /** The ENTSO-E transparency platform's API, and the operator's security token for it (null: connector off). */
+  entsoe: { url: string; token: string | null };
 }
 
 const bool = z
@@ -122,6 +124,8 @@ const schema = z.object({
   FLEXSITE_API_SUNSET_DATE: z.string().optional(),
   FLEXSITE_API_SUNSET_LINK: z.string().optional(),
   FLEXSITE_SCHEDULER_PLUGINS: z.string().optional(),
+  FLEXSITE_ENTSOE_URL: z.url({ protocol: /^https?$/ }).default('https://web-api.tp.entsoe.eu/api'),
+  FLEXSITE_ENTSOE_TOKEN: z.string().optional(),
 });
 
 /** Names and meanings of the settings, for the README and for error messages. */
@@ -170,6 +174,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sunsetDate: e.FLEXSITE_API_SUNSET_DATE ?? null,
     sunsetLink: e.FLEXSITE_API_SUNSET_LINK ?? null,
     schedulerPluginsDir: e.FLEXSITE_SCHEDULER_PLUGINS === undefined ? null : path.resolve(e.FLEXSITE_SCHEDULER_PLUGINS),
+    entsoe: { url: e.FLEXSITE_ENTSOE_URL, token: e.FLEXSITE_ENTSOE_TOKEN ?? null },
   };
 }
 

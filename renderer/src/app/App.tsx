@@ -10,6 +10,7 @@ import { JobsPage } from '../pages/JobsPage.tsx';
 import { SensorPage } from '../pages/SensorPage.tsx';
 import { SetupPage } from '../pages/SetupPage.tsx';
 import { SignInPage } from '../pages/SignInPage.tsx';
+import { SiteNowPage } from '../pages/SiteNowPage.tsx';
 import { Layout } from './Layout.tsx';
 import { useSessionState } from './session.tsx';
 
@@ -51,6 +52,7 @@ export function App() {
       <Route element={<RequireSession />}>
         <Route path="/" element={<DashboardPage />} />
         <Route path="/assets/:id" element={<AssetPage />} />
+        <Route path="/assets/:id/now" element={<SiteNowPage />} />
         <Route path="/sensors/:id" element={<SensorPage />} />
         <Route path="/jobs" element={<JobsPage />} />
         <Route path="/jobs/:id" element={<JobPage />} />

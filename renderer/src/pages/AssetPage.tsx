@@ -1,4 +1,4 @@
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { API } from '../api/client.ts';
 import { useSession } from '../app/session.tsx';
 import { AssetChart } from '../components/asset/AssetChart.tsx';
@@ -37,6 +37,7 @@ export function AssetPage() {
       <div className="page-head">
         <h1 id="asset-title">{a.name}</h1>
         <span className="muted">{typeName}</span>
+        <Link to={`/assets/${a.id}/now`}>Site now</Link>
       </div>
       <section className="card" aria-labelledby="props-title">
         <h2 id="props-title">Properties</h2>

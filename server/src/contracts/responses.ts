@@ -143,6 +143,8 @@ export const jobResult = z.object({
   total_cost: z.number().optional(),
   /** How many beliefs (scheduled values) the job stored (FlexMeasures 1.0's `num-beliefs`). */
   'num-beliefs': z.number().optional(),
+  /** The plan's energy cost against doing nothing (batteries idle, EVs charging at full power at once); currency null for a fixed price. */
+  money: z.object({ currency: z.string().nullable(), plan_cost: z.number(), baseline_cost: z.number(), savings: z.number() }).optional(),
   devices: z.array(
     z.object({
       sensor_id: int,

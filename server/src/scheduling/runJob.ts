@@ -12,6 +12,8 @@ import { buildProcessProblem, buildStorageProblem, consumptionSign, sensorsOnce,
 import { jobReferences, type JobSpec, type ProcessJobSpec, type StorageJobSpec } from './jobSpec.ts';
 import { constraintResults } from './constraintResults.ts';
 import { SchedulingFailure } from './failure.ts';
+import { currencyOf, moneySeries, planMoney } from './money.ts';
+import { recordScheduleMoney } from '../store/scheduleMoney.ts';
 import type { WorkerPool } from './workerPool.ts';
 
 /** Job arguments: the resolved spec, whose rights it runs with, and whether this is the fallback of an infeasible job. */
@@ -96,6 +98,17 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
     // Read before the write transaction: on SQLite's single writer connection a read through `db`
     // inside it would wait for the connection the transaction holds.
     for (const id of outputSensorIds(spec)) await sensors(id);
+    const money = moneySeries(
+      problem,
+      spec.devices.map((d, i) => ({ sensorId: d.sensorId, powerMw: schedule.devices[i].powerMw })),
+    );
+    const moneyAt = {
+      startMs: spec.startMs,
+      endMs: spec.startMs + problem.stepCount * spec.stepMs,
+      stepMs: spec.stepMs,
+      beliefTimeMs,
+      currency: currencyOf(spec.consumptionPrice && 'sensor' in spec.consumptionPrice ? spec.consumptionPrice.unit : undefined),
+    };
     const { source, numBeliefs } = await db.transaction(async (trx) => {
       // Rights may have changed while the solver ran.
       await assertOwnerMay(trx, args.ownerId, spec);
@@ -126,6 +139,8 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       );
       // A re-run with the same belief time replaces its own earlier result.
       await recordBeliefs(trx, rows, { allowOverwrite: true });
+      if (spec.devices.length)
+        await recordScheduleMoney(trx, { jobId: job.id, sensorId: spec.devices[0].sensorId, ...moneyAt, series: money });
       return { source: src, numBeliefs: rows.length };
     });
     return {
@@ -138,6 +153,8 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       soc_unit: spec.socUnit,
       total_cost: round6(schedule.totalCost),
       'num-beliefs': numBeliefs,
+      // The plan against doing nothing (batteries idle, EVs charging at once), in the price's currency.
+      money: { currency: moneyAt.currency, ...planMoney(money) },
       stats: { ...schedule.stats },
       // Where the job's time went: reading inputs, the worker thread, storing the result.
       timing_ms: { read: ms(read - started), solve: ms(solved - read), store: ms(performance.now() - solved) },

@@ -56,7 +56,11 @@ export interface StorageSchedule {
  * @param sitePowerMw site power during the step (MW, consumption positive).
  * @returns the cost in currency.
  */
-export function stepCost(problem: StorageProblem, step: number, sitePowerMw: number): number {
+export function stepCost(
+  problem: Pick<StorageProblem, 'consumptionPrice' | 'productionPrice' | 'stepHours'>,
+  step: number,
+  sitePowerMw: number,
+): number {
   const price = sitePowerMw >= 0 ? problem.consumptionPrice[step] : productionPrices(problem)[step];
   return price * sitePowerMw * problem.stepHours;
 }

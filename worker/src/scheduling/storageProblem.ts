@@ -269,7 +269,7 @@ export function structuralErrors(problem: StorageProblem): string[] {
  * @param problem the problem.
  * @returns production prices per step (currency/MWh).
  */
-export function productionPrices(problem: StorageProblem): readonly number[] {
+export function productionPrices(problem: Pick<StorageProblem, 'consumptionPrice' | 'productionPrice'>): readonly number[] {
   return problem.productionPrice ?? problem.consumptionPrice;
 }
 

@@ -7,6 +7,7 @@ import * as m0005 from './0005_flex_config_annotations.ts';
 import * as m0006 from './0006_forecasts_automations.ts';
 import * as m0007 from './0007_auth_epoch.ts';
 import * as m0010 from './0010_asset_description_external_id.ts';
+import * as m0012 from './0012_cockpit.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -23,6 +24,7 @@ export const migrations: [string, Migration][] = [
   ['0006_forecasts_automations', m0006],
   ['0007_auth_epoch', m0007],
   ['0010_asset_description_external_id', m0010],
+  ['0012_cockpit', m0012],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -9,6 +9,9 @@ import { assetRoutes } from './assets.ts';
 import { assetSensorRoutes } from './assetSensors.ts';
 import { automationRoutes } from './automations.ts';
 import { chartRoutes } from './charts.ts';
+import { cockpitRoutes } from './cockpit.ts';
+import { notificationRoutes } from './notifications.ts';
+import { tariffRoutes } from './tariffs.ts';
 import { forecastRoutes } from './forecasts.ts';
 import { jobRoutes } from './jobs.ts';
 import { quickref10 } from './quickref10.ts';
@@ -47,6 +50,9 @@ export function v3Routes(): RouteSpec[] {
     ...setupRoutes,
     ...chartRoutes,
     ...annotationRoutes,
+    ...cockpitRoutes,
+    ...notificationRoutes,
+    ...tariffRoutes,
   ];
   const all: RouteSpec[] = [
     publicRoute({

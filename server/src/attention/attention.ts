@@ -1,0 +1,180 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { DeviceConstraints } from '../contracts/responses.ts';
+import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
+import { sendMail } from '../outbox.ts';
+import { presentNotification } from '../presenters/notifications.ts';
+import { lastMeasurement, monitoredSensors } from '../store/lastMeasurements.ts';
+import { addNotification, webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
+import { listUsers } from '../store/users.ts';
+import { postWebhook } from './webhook.ts';
+
+/** How often sensors are checked for stale data. */
+const STALE_CHECK_MS = 60_000;
+/**
+ * A sensor silent for longer than this did not just go stale (an imported history, a retired
+ * meter): it raises nothing, so that a first check after an upgrade does not mail every old sensor.
+ */
+const STALE_NEWS_MS = 7 * 86_400_000;
+
+/** Titles of the kinds, as mail subjects say them. */
+const titles: Record<Notification['kind'], string> = {
+  'schedule-failed': 'A schedule failed',
+  'schedule-fallback': 'A schedule fell back to the simple policy',
+  'schedule-warnings': 'A schedule finished with warnings',
+  'target-missed': 'A schedule misses a target',
+  'sensor-stale': 'A sensor went stale',
+  'automation-failed': 'An automation failed',
+};
+
+/**
+ * What needs the operator's attention: failed, fallen-back, warned or target-missing schedules,
+ * failed automations, and stale sensors. Each is stored once per account and subject, then
+ * mailed (to the outbox) to the account's admins and posted to the account's webhook, if set.
+ * Delivery never fails the job or check that raised it: a failed delivery is logged. It is
+ * awaited, so a job ends once its notification is out (the webhook gets at most 5 s).
+ */
+export class Attention {
+  private timer: NodeJS.Timeout | undefined;
+  private checking: Promise<number> | undefined;
+
+  constructor(
+    private db: Knex,
+    private config: Config,
+    private log: Logger,
+  ) {}
+
+  /**
+   * Stores and delivers a notification, unless the account has one about the subject already.
+   * @returns the new notification, or undefined.
+   */
+  async raise(n: NewNotification, nowMs = Date.now()): Promise<Notification | undefined> {
+    try {
+      const stored = await addNotification(this.db, n, nowMs);
+      if (stored) await this.deliver(stored);
+      return stored;
+    } catch (err) {
+      this.log.error({ err, subject: n.subject }, 'notification not stored');
+      return undefined;
+    }
+  }
+
+  private async deliver(n: Notification): Promise<void> {
+    const admins = (await listUsers(this.db, { accountId: n.accountId })).filter((u) => u.active && u.roles.includes('account-admin'));
+    for (const admin of admins) {
+      await sendMail(
+        { config: this.config, log: this.log },
+        { to: admin.email, subject: `Flexsite: ${titles[n.kind]}`, body: n.message },
+      ).catch((err: unknown) => this.log.warn({ err, notification: n.id }, 'notification mail not written'));
+    }
+    const url = await webhookUrlOf(this.db, n.accountId);
+    if (url) {
+      await postWebhook(url, presentNotification(n)).catch((err: unknown) =>
+        this.log.warn({ err: String(err), notification: n.id }, 'notification webhook not delivered'),
+      );
+    }
+  }
+
+  /**
+   * Wraps a queue's handler so that how its jobs end raises notifications: failures (and, for
+   * schedules, falling back, warnings and missed targets). The job's outcome is unchanged.
+   */
+  watch(queue: 'scheduling' | 'automation', handler: JobHandler): JobHandler {
+    return async (job, jobs) => {
+      let result: Record<string, unknown>;
+      try {
+        result = await handler(job, jobs);
+      } catch (err) {
+        await this.jobFailed(queue, job, err);
+        throw err;
+      }
+      if (queue === 'scheduling') await this.scheduleFinished(job, result);
+      return result;
+    };
+  }
+
+  private async jobFailed(queue: 'scheduling' | 'automation', job: JobRecord, err: unknown): Promise<void> {
+    if (job.accountId === null) return;
+    const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    const base = { accountId: job.accountId, subject: `job:${job.id}`, jobId: job.id, sensorId: job.sensorId };
+    if (queue === 'automation') {
+      await this.raise({ ...base, kind: 'automation-failed', message: `Automation job ${job.id} failed. ${reason}` });
+    } else if (err instanceof JobFailure && err.fallbackArgs !== undefined) {
+      const message = `Schedule job ${job.id} for sensor ${job.sensorId} could not be solved (${reason}); the simple charge/discharge policy is used instead.`;
+      await this.raise({ ...base, kind: 'schedule-fallback', message });
+    } else {
+      await this.raise({
+        ...base,
+        kind: 'schedule-failed',
+        message: `Schedule job ${job.id} for sensor ${job.sensorId} failed. ${reason}`,
+      });
+    }
+  }
+
+  private async scheduleFinished(job: JobRecord, result: Record<string, unknown>): Promise<void> {
+    const unresolved = (result.unresolved ?? []) as DeviceConstraints[];
+    if (job.accountId === null || !unresolved.length) return;
+    const missed = unresolved.filter((d) => d['soc-targets']?.length);
+    const base = { accountId: job.accountId, subject: `job:${job.id}`, jobId: job.id, sensorId: job.sensorId };
+    if (missed.length) {
+      const sensors = missed.map((d) => d.sensor).join(', ');
+      await this.raise({
+        ...base,
+        kind: 'target-missed',
+        message: `Schedule job ${job.id} misses a state-of-charge target of sensor ${sensors}.`,
+      });
+    } else {
+      const kinds = [...new Set(unresolved.flatMap((d) => Object.keys(d).filter((k) => k !== 'asset' && k !== 'sensor')))].join(', ');
+      await this.raise({ ...base, kind: 'schedule-warnings', message: `Schedule job ${job.id} breaches soft constraints: ${kinds}.` });
+    }
+  }
+
+  /**
+   * Raises a notification for each sensor whose latest measurement ended more than twice its
+   * resolution before `nowMs`: once per stale spell, since the subject names the last event.
+   * Sensors never measured, or silent for over a week, raise nothing.
+   * @returns how many notifications were raised.
+   */
+  async checkStale(nowMs: number): Promise<number> {
+    await this.checking;
+    this.checking = this.raiseStale(nowMs).catch((err: unknown) => {
+      this.log.error({ err }, 'stale sensor check');
+      return 0;
+    });
+    return this.checking;
+  }
+
+  private async raiseStale(nowMs: number): Promise<number> {
+    let raised = 0;
+    for (const sensor of await monitoredSensors(this.db)) {
+      const last = await lastMeasurement(this.db, sensor.id, nowMs);
+      if (!last) continue;
+      const endMs = last.eventStartMs + sensor.resolutionMs;
+      if (nowMs - endMs <= 2 * sensor.resolutionMs || nowMs - endMs > STALE_NEWS_MS) continue;
+      const since = new Date(endMs).toISOString();
+      const notification = await this.raise(
+        {
+          accountId: sensor.accountId,
+          kind: 'sensor-stale',
+          subject: `sensor-stale:${sensor.id}:${last.eventStartMs}`,
+          sensorId: sensor.id,
+          message: `Sensor ${sensor.name} (${sensor.id}) has had no data since ${since}, more than twice its resolution (${sensor.resolutionMs / 60_000} min).`,
+        },
+        nowMs,
+      );
+      if (notification) raised++;
+    }
+    return raised;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.checkStale(Date.now()), STALE_CHECK_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.checking;
+  }
+}

@@ -1,0 +1,48 @@
+import type { Knex } from 'knex';
+import { DateTime } from 'luxon';
+import { descendantIds, getAsset } from '../store/assets.ts';
+import { lastMeasurement, lastUpload, measuredIntervals } from '../store/lastMeasurements.ts';
+import { listSensors } from '../store/sensors.ts';
+
+/** How far back "last upload" looks. */
+const UPLOAD_WINDOW_MS = 7 * 86_400_000;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * What a site's sensors say now: per sensor of the asset and the assets below it, the latest
+ * measurement with its age, and the data's health: stale when the latest measured interval ended
+ * more than twice the resolution ago, the intervals of today (in the sensor's zone) that have
+ * ended without a measurement, and the last upload with its source.
+ */
+export async function siteNow(db: Knex, assetId: number, nowMs: number) {
+  const assetIds = await descendantIds(db, assetId);
+  const sensors = [];
+  for (const id of assetIds) {
+    const asset = (await getAsset(db, id))!;
+    for (const s of await listSensors(db, { assetId: id })) {
+      const res = s.event_resolution_ms;
+      const last = await lastMeasurement(db, s.id, nowMs);
+      const endMs = last && last.eventStartMs + res;
+      const dayStart = DateTime.fromMillis(nowMs, { zone: s.timezone }).startOf('day').toMillis();
+      const ended = res > 0 ? Math.floor((nowMs - dayStart) / res) : 0;
+      const upload = await lastUpload(db, s.id, nowMs - UPLOAD_WINDOW_MS);
+      sensors.push({
+        id: s.id,
+        name: s.name,
+        unit: s.unit,
+        asset: asset.name,
+        resolution_minutes: res / 60_000,
+        latest:
+          last && endMs !== undefined
+            ? { event_start: iso(last.eventStartMs), value: last.value, age_seconds: Math.max(0, Math.round((nowMs - endMs) / 1000)) }
+            : null,
+        // Instantaneous sensors have no resolution to judge by; never-measured ones nothing to judge.
+        stale: endMs !== undefined && res > 0 && nowMs - endMs > 2 * res,
+        gaps_today: res > 0 ? ended - (await measuredIntervals(db, s.id, dayStart, dayStart + ended * res)) : null,
+        last_upload: upload ? { at: iso(upload.atMs), source: upload.source } : null,
+      });
+    }
+  }
+  return { asset_id: assetId, now: iso(nowMs), sensors };
+}

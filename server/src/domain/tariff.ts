@@ -1,0 +1,27 @@
+import { DateTime } from 'luxon';
+import type { TariffDefinition } from '../contracts/tariffs.ts';
+
+const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/** Whether a wall-clock minute of the day lies in [from, to), wrapping past midnight when from > to. */
+function inWindow(minute: number, from: string, to: string): boolean {
+  const [a, b] = [minutesOf(from), minutesOf(to)];
+  return a <= b ? a <= minute && minute < b : minute >= a || minute < b;
+}
+
+/**
+ * The consumption price of a tariff for the interval starting at `startMs`, judged by its start
+ * in the tariff's time zone (so a DST day keeps its wall-clock hours).
+ */
+export function tariffPriceAt(tariff: TariffDefinition, startMs: number): number {
+  const local = DateTime.fromMillis(startMs, { zone: tariff.timezone });
+  const weekend = local.weekday >= 6;
+  const minute = local.hour * 60 + local.minute;
+  const match = tariff.periods.find(
+    (p) =>
+      (!p.months || p.months.includes(local.month)) &&
+      (p.days === 'all' || (p.days === 'weekend') === weekend) &&
+      inWindow(minute, p.from, p.to),
+  );
+  return match ? match.price : tariff.price;
+}

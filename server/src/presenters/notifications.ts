@@ -1,0 +1,17 @@
+import type { Notification } from '../store/notifications.ts';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A notification as the API lists it and the webhook receives it. */
+export const presentNotification = (n: Notification) => ({
+  id: n.id,
+  account_id: n.accountId,
+  kind: n.kind,
+  subject: n.subject,
+  message: n.message,
+  sensor_id: n.sensorId,
+  job_id: n.jobId,
+  created_at: iso(n.createdAtMs)!,
+  acknowledged_at: iso(n.acknowledgedAtMs),
+  acknowledged_by: n.acknowledgedBy,
+});

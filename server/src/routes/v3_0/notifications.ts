@@ -1,0 +1,83 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { webhookUrlProblem } from '../../attention/webhook.ts';
+import { boolText, intText } from '../../contracts/fields.ts';
+import * as cockpit from '../../contracts/cockpit.ts';
+import { fieldError, notFound } from '../../errors.ts';
+import { route, type Loaded } from '../../http/routes.ts';
+import { presentNotification } from '../../presenters/notifications.ts';
+import { getAccount } from '../../store/accounts.ts';
+import * as notifications from '../../store/notifications.ts';
+import { accountAccess, accountById, idParams, listedAccount } from '../load.ts';
+
+const notificationQuery = z.object({
+  account_id: intText.optional(),
+  unacknowledged: boolText.optional(),
+  limit: intText.pipe(z.number().min(1).max(1000)).optional(),
+});
+
+/** A notification, 404 when unknown; judged by its account. */
+async function notificationById(db: Knex, id: number): Promise<Loaded<notifications.Notification>> {
+  const n = await notifications.getNotification(db, id);
+  const account = n && (await getAccount(db, n.accountId));
+  if (!n || !account) throw notFound(`Notification ${id} not found`);
+  return { value: n, permission: 'read', on: accountAccess(account) };
+}
+
+/** What needs an account's attention, and where it is sent. */
+export const notificationRoutes = [
+  route({
+    method: 'GET',
+    path: '/notifications',
+    summary: "List an account's notifications (the caller's own by default), newest first",
+    request: { query: notificationQuery },
+    load: async ({ db, user, query }) => ({ account: await listedAccount(db, user, query.account_id) }),
+    command: ({ db, query, loaded }) =>
+      notifications.listNotifications(db, loaded.account.id, {
+        unacknowledgedOnly: query.unacknowledged ?? false,
+        limit: query.limit ?? 100,
+      }),
+    response: { schema: z.array(cockpit.notification), present: (list) => list.map(presentNotification) },
+  }),
+  route({
+    method: 'POST',
+    path: '/notifications/:id/acknowledge',
+    summary: 'Acknowledge a notification',
+    request: { params: idParams },
+    // Members of the account (and its consultants) see its notifications, so they may mark them seen.
+    load: async ({ db, params }) => ({ notification: await notificationById(db, params.id) }),
+    transaction: true,
+    async command({ db, user, loaded }) {
+      await notifications.acknowledgeNotification(db, loaded.notification.id, user.id, Date.now());
+      return (await notifications.getNotification(db, loaded.notification.id))!;
+    },
+    response: { schema: cockpit.notification, present: presentNotification },
+  }),
+  route({
+    method: 'GET',
+    path: '/accounts/:id/notification-settings',
+    summary: "Get where an account's notifications are sent besides the mail outbox",
+    request: { params: idParams },
+    load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'read') }),
+    command: async ({ db, loaded }) => ({ webhook_url: await notifications.webhookUrlOf(db, loaded.account.id) }),
+    response: { schema: cockpit.notificationSettings },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/accounts/:id/notification-settings',
+    summary: "Set the webhook URL the server posts an account's notifications to (account admins)",
+    request: { params: idParams, json: cockpit.notificationSettings },
+    // The server will post to this URL: only the account's admins choose it.
+    load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'create-children') }),
+    check: ({ body }) => {
+      const problem = body.webhook_url === null ? undefined : webhookUrlProblem(body.webhook_url);
+      if (problem) throw fieldError('json', 'webhook_url', problem);
+    },
+    transaction: true,
+    async command({ db, body, loaded }) {
+      await notifications.setWebhookUrl(db, loaded.account.id, body.webhook_url);
+      return { webhook_url: body.webhook_url };
+    },
+    response: { schema: cockpit.notificationSettings },
+  }),
+];

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import * as tariffWire from '../../contracts/tariffs.ts';
+import { route } from '../../http/routes.ts';
+import * as tariffs from '../../store/tariffs.ts';
+import { connectorReferences, tariffReferences } from '../../tariffs/tariffWriter.ts';
+import { assetById, idParams } from '../load.ts';
+
+const presentTariff = (t: tariffs.Tariff) => ({
+  id: t.id,
+  asset_id: t.assetId,
+  definition: t.definition,
+  created_at: new Date(t.createdAtMs).toISOString(),
+});
+
+const presentConnector = (c: tariffs.PriceConnector) => ({
+  id: c.id,
+  asset_id: c.assetId,
+  sensor: c.sensorId,
+  bidding_zone: c.biddingZone,
+  bidding_zone_name: tariffWire.biddingZones[c.biddingZone as keyof typeof tariffWire.biddingZones] ?? c.biddingZone,
+  created_at: new Date(c.createdAtMs).toISOString(),
+});
+
+/** Prices without CSV files: tariffs and day-ahead connectors, written ahead as price beliefs. */
+export const tariffRoutes = [
+  route({
+    method: 'POST',
+    path: '/assets/:id/tariffs',
+    summary: 'Add a fixed or time-of-use tariff, written ahead as price beliefs',
+    request: { params: idParams, json: tariffWire.tariffDefinition },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
+    references: ({ body }) => tariffReferences(body),
+    transaction: true,
+    command: ({ db, user, body, loaded }) => tariffs.createTariff(db, loaded.asset.id, user.id, body, Date.now()),
+    response: { status: 201, schema: tariffWire.tariff, present: presentTariff, description: 'the tariff' },
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/:id/tariffs',
+    summary: "List an asset's tariffs",
+    request: { params: idParams },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    command: ({ db, loaded }) => tariffs.listTariffs(db, { assetId: loaded.asset.id }),
+    response: { schema: z.array(tariffWire.tariff), present: (list) => list.map(presentTariff) },
+  }),
+  route({
+    method: 'GET',
+    path: '/price-connectors/bidding-zones',
+    summary: 'List the bidding zones a day-ahead price connector may follow',
+    command: async () => Object.entries(tariffWire.biddingZones).map(([code, name]) => ({ code, name })),
+    response: { schema: tariffWire.biddingZoneList },
+  }),
+  route({
+    method: 'POST',
+    path: '/assets/:id/price-connectors',
+    summary: "Write a bidding zone's ENTSO-E day-ahead prices to a price sensor (when the operator set a token)",
+    request: { params: idParams, json: tariffWire.priceConnectorInput },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
+    references: ({ body }) => connectorReferences(body.sensor),
+    transaction: true,
+    command: ({ db, user, body, loaded }) =>
+      tariffs.createPriceConnector(
+        db,
+        { assetId: loaded.asset.id, ownerId: user.id, sensorId: body.sensor, biddingZone: body.bidding_zone },
+        Date.now(),
+      ),
+    response: { status: 201, schema: tariffWire.priceConnector, present: presentConnector, description: 'the connector' },
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/:id/price-connectors',
+    summary: "List an asset's day-ahead price connectors",
+    request: { params: idParams },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    command: ({ db, loaded }) => tariffs.listPriceConnectors(db, { assetId: loaded.asset.id }),
+    response: { schema: z.array(tariffWire.priceConnector), present: (list) => list.map(presentConnector) },
+  }),
+];

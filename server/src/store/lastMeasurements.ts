@@ -1,0 +1,82 @@
+import type { Knex } from 'knex';
+import { SOURCE_TYPES } from './sources.ts';
+
+/** Measurements: what devices and people reported, not what schedulers and forecasters expected. */
+export const MEASURING_SOURCE_TYPES = SOURCE_TYPES.filter((t) => t !== 'scheduler' && t !== 'forecaster');
+
+export interface LastMeasurement {
+  eventStartMs: number;
+  value: number;
+  beliefTimeMs: number;
+  sourceName: string;
+  sourceType: string;
+}
+
+/**
+ * The latest measured event of a sensor that has started by `nowMs` (a plan or forecast for
+ * later is no measurement), with the most recent belief about it.
+ */
+export async function lastMeasurement(db: Knex, sensorId: number, nowMs: number): Promise<LastMeasurement | undefined> {
+  const row = await db('timed_belief as b')
+    .join('data_source as s', 's.id', 'b.source_id')
+    .where('b.sensor_id', sensorId)
+    .andWhere('b.event_start', '<=', nowMs)
+    .whereIn('s.type', MEASURING_SOURCE_TYPES)
+    .orderBy([
+      { column: 'b.event_start', order: 'desc' },
+      { column: 'b.belief_time', order: 'desc' },
+    ])
+    .first<{ es: number; v: number; bt: number; name: string; type: string } | undefined>(
+      'b.event_start as es',
+      'b.event_value as v',
+      'b.belief_time as bt',
+      's.name',
+      's.type',
+    );
+  return (
+    row && { eventStartMs: Number(row.es), value: Number(row.v), beliefTimeMs: Number(row.bt), sourceName: row.name, sourceType: row.type }
+  );
+}
+
+/** Sensors that belong to an account and measure over intervals: those whose data can go stale. */
+export async function monitoredSensors(db: Knex): Promise<{ id: number; name: string; resolutionMs: number; accountId: number }[]> {
+  const rows = await db('sensor as s')
+    .join('generic_asset as a', 'a.id', 's.generic_asset_id')
+    .whereNotNull('a.account_id')
+    .andWhere('s.event_resolution_ms', '>', 0)
+    .orderBy('s.id')
+    .select<{ id: number; name: string; res: number; acc: number }[]>(
+      's.id',
+      's.name',
+      's.event_resolution_ms as res',
+      'a.account_id as acc',
+    );
+  return rows.map((r) => ({ id: Number(r.id), name: r.name, resolutionMs: Number(r.res), accountId: Number(r.acc) }));
+}
+
+/** @returns how many intervals starting in [fromMs, toMs) have a measurement. */
+export async function measuredIntervals(db: Knex, sensorId: number, fromMs: number, toMs: number): Promise<number> {
+  const [row] = await db('timed_belief as b')
+    .join('data_source as s', 's.id', 'b.source_id')
+    .where('b.sensor_id', sensorId)
+    .andWhere('b.event_start', '>=', fromMs)
+    .andWhere('b.event_start', '<', toMs)
+    .whereIn('s.type', MEASURING_SOURCE_TYPES)
+    .countDistinct({ n: 'b.event_start' });
+  return Number(row.n);
+}
+
+/**
+ * The most recent measurement upload about events since `sinceMs` (bounded, so that the index on
+ * event starts keeps this cheap on a long history): when, and from which source.
+ */
+export async function lastUpload(db: Knex, sensorId: number, sinceMs: number): Promise<{ atMs: number; source: string } | undefined> {
+  const row = await db('timed_belief as b')
+    .join('data_source as s', 's.id', 'b.source_id')
+    .where('b.sensor_id', sensorId)
+    .andWhere('b.event_start', '>=', sinceMs)
+    .whereIn('s.type', MEASURING_SOURCE_TYPES)
+    .orderBy('b.belief_time', 'desc')
+    .first<{ bt: number; name: string } | undefined>('b.belief_time as bt', 's.name');
+  return row && { atMs: Number(row.bt), source: row.name };
+}

@@ -1,0 +1,106 @@
+import type { Knex } from 'knex';
+import type { notificationKinds } from '../contracts/cockpit.ts';
+
+export type NotificationKind = (typeof notificationKinds)[number];
+
+export interface Notification {
+  id: number;
+  accountId: number;
+  kind: NotificationKind;
+  /** What it is about; an account gets one notification per subject. */
+  subject: string;
+  message: string;
+  sensorId: number | null;
+  jobId: string | null;
+  createdAtMs: number;
+  acknowledgedAtMs: number | null;
+  acknowledgedBy: number | null;
+}
+
+interface DbNotification {
+  id: number;
+  account_id: number;
+  kind: NotificationKind;
+  subject: string;
+  message: string;
+  sensor_id: number | null;
+  job_id: string | null;
+  created_at: number;
+  acknowledged_at: number | null;
+  acknowledged_by: number | null;
+}
+
+const fromRow = (r: DbNotification): Notification => ({
+  id: Number(r.id),
+  accountId: Number(r.account_id),
+  kind: r.kind,
+  subject: r.subject,
+  message: r.message,
+  sensorId: r.sensor_id === null ? null : Number(r.sensor_id),
+  jobId: r.job_id,
+  createdAtMs: Number(r.created_at),
+  acknowledgedAtMs: r.acknowledged_at === null ? null : Number(r.acknowledged_at),
+  acknowledgedBy: r.acknowledged_by === null ? null : Number(r.acknowledged_by),
+});
+
+export type NewNotification = Pick<Notification, 'accountId' | 'kind' | 'subject' | 'message'> &
+  Partial<Pick<Notification, 'sensorId' | 'jobId'>>;
+
+/**
+ * Stores a notification unless the account already has one about the same subject.
+ * @returns the new notification, or undefined when it was already there.
+ */
+export async function addNotification(db: Knex, n: NewNotification, nowMs: number): Promise<Notification | undefined> {
+  const inserted = await db('notification')
+    .insert({
+      account_id: n.accountId,
+      kind: n.kind,
+      subject: n.subject,
+      message: n.message,
+      sensor_id: n.sensorId ?? null,
+      job_id: n.jobId ?? null,
+      created_at: nowMs,
+    })
+    .onConflict(['account_id', 'subject'])
+    .ignore()
+    .returning<{ id: number }[]>('id');
+  if (!inserted.length) return undefined;
+  return getNotification(db, Number(inserted[0].id));
+}
+
+export async function getNotification(db: Knex, id: number): Promise<Notification | undefined> {
+  const row = await db<DbNotification>('notification').where({ id }).first();
+  return row && fromRow(row);
+}
+
+/** @returns the account's notifications, newest first. */
+export async function listNotifications(
+  db: Knex,
+  accountId: number,
+  filter: { unacknowledgedOnly: boolean; limit: number },
+): Promise<Notification[]> {
+  const q = db<DbNotification>('notification').where({ account_id: accountId });
+  if (filter.unacknowledgedOnly) q.whereNull('acknowledged_at');
+  const rows = await q
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(filter.limit);
+  return rows.map(fromRow);
+}
+
+/** Marks a notification seen (the first acknowledgement stays). */
+export async function acknowledgeNotification(trx: Knex.Transaction, id: number, userId: number, nowMs: number): Promise<void> {
+  await trx('notification').where({ id }).whereNull('acknowledged_at').update({ acknowledged_at: nowMs, acknowledged_by: userId });
+}
+
+/** @returns where the account's notifications are posted, if anywhere. */
+export async function webhookUrlOf(db: Knex, accountId: number): Promise<string | null> {
+  const row = await db<{ account_id: number; webhook_url: string | null }>('notification_setting').where({ account_id: accountId }).first();
+  return row?.webhook_url ?? null;
+}
+
+export async function setWebhookUrl(trx: Knex.Transaction, accountId: number, url: string | null): Promise<void> {
+  await trx('notification_setting').insert({ account_id: accountId, webhook_url: url }).onConflict('account_id').merge();
+}

@@ -1,0 +1,62 @@
+import type { Knex } from 'knex';
+import type { MoneySeries } from '../scheduling/money.ts';
+
+/** A schedule's money series as kept beside its beliefs. */
+export interface ScheduleMoney {
+  jobId: string;
+  sensorId: number;
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+  beliefTimeMs: number;
+  currency: string | null;
+  series: MoneySeries;
+}
+
+interface DbScheduleMoney {
+  job_id: string;
+  sensor_id: number;
+  start_ms: number;
+  end_ms: number;
+  step_ms: number;
+  belief_time_ms: number;
+  currency: string | null;
+  series: string;
+}
+
+/** Keeps a schedule's money series (a job run again replaces its own). */
+export async function recordScheduleMoney(trx: Knex.Transaction, m: ScheduleMoney): Promise<void> {
+  await trx('schedule_money')
+    .insert({
+      job_id: m.jobId,
+      sensor_id: m.sensorId,
+      start_ms: m.startMs,
+      end_ms: m.endMs,
+      step_ms: m.stepMs,
+      belief_time_ms: m.beliefTimeMs,
+      currency: m.currency,
+      series: JSON.stringify(m.series),
+    })
+    .onConflict('job_id')
+    .merge();
+}
+
+/** @returns the schedules of these sensors that overlap the window, oldest belief time first. */
+export async function scheduleMoneyIn(db: Knex, sensorIds: number[], startMs: number, endMs: number): Promise<ScheduleMoney[]> {
+  if (!sensorIds.length) return [];
+  const rows = await db<DbScheduleMoney>('schedule_money')
+    .whereIn('sensor_id', sensorIds)
+    .andWhere('start_ms', '<', endMs)
+    .andWhere('end_ms', '>', startMs)
+    .orderBy([{ column: 'belief_time_ms' }, { column: 'job_id' }]);
+  return rows.map((r) => ({
+    jobId: r.job_id,
+    sensorId: Number(r.sensor_id),
+    startMs: Number(r.start_ms),
+    endMs: Number(r.end_ms),
+    stepMs: Number(r.step_ms),
+    beliefTimeMs: Number(r.belief_time_ms),
+    currency: r.currency,
+    series: JSON.parse(r.series) as MoneySeries,
+  }));
+}

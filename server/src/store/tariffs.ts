@@ -1,0 +1,86 @@
+import type { Knex } from 'knex';
+import type { TariffDefinition } from '../contracts/tariffs.ts';
+
+export interface Tariff {
+  id: number;
+  assetId: number;
+  ownerId: number | null;
+  definition: TariffDefinition;
+  createdAtMs: number;
+}
+
+interface DbTariff {
+  id: number;
+  asset_id: number;
+  owner_id: number | null;
+  name: string;
+  definition: string;
+  created_at: number;
+}
+
+const fromRow = (r: DbTariff): Tariff => ({
+  id: Number(r.id),
+  assetId: Number(r.asset_id),
+  ownerId: r.owner_id === null ? null : Number(r.owner_id),
+  definition: JSON.parse(r.definition) as TariffDefinition,
+  createdAtMs: Number(r.created_at),
+});
+
+export async function createTariff(trx: Knex.Transaction, assetId: number, ownerId: number, definition: TariffDefinition, nowMs: number) {
+  const [{ id }] = await trx('tariff')
+    .insert({ asset_id: assetId, owner_id: ownerId, name: definition.name, definition: JSON.stringify(definition), created_at: nowMs })
+    .returning<{ id: number }[]>('id');
+  return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
+}
+
+/** @returns the tariffs of an asset, or all of them. */
+export async function listTariffs(db: Knex, filter: { assetId?: number } = {}): Promise<Tariff[]> {
+  const q = db<DbTariff>('tariff').orderBy('id');
+  if (filter.assetId !== undefined) q.where({ asset_id: filter.assetId });
+  return (await q).map(fromRow);
+}
+
+export interface PriceConnector {
+  id: number;
+  assetId: number;
+  ownerId: number | null;
+  sensorId: number;
+  biddingZone: string;
+  createdAtMs: number;
+}
+
+interface DbPriceConnector {
+  id: number;
+  asset_id: number;
+  owner_id: number | null;
+  sensor_id: number;
+  bidding_zone: string;
+  created_at: number;
+}
+
+const connectorFromRow = (r: DbPriceConnector): PriceConnector => ({
+  id: Number(r.id),
+  assetId: Number(r.asset_id),
+  ownerId: r.owner_id === null ? null : Number(r.owner_id),
+  sensorId: Number(r.sensor_id),
+  biddingZone: r.bidding_zone,
+  createdAtMs: Number(r.created_at),
+});
+
+export async function createPriceConnector(
+  trx: Knex.Transaction,
+  c: Pick<PriceConnector, 'assetId' | 'ownerId' | 'sensorId' | 'biddingZone'>,
+  nowMs: number,
+): Promise<PriceConnector> {
+  const [{ id }] = await trx('price_connector')
+    .insert({ asset_id: c.assetId, owner_id: c.ownerId, sensor_id: c.sensorId, bidding_zone: c.biddingZone, created_at: nowMs })
+    .returning<{ id: number }[]>('id');
+  return connectorFromRow((await trx<DbPriceConnector>('price_connector').where({ id }).first())!);
+}
+
+/** @returns the day-ahead price connectors of an asset, or all of them. */
+export async function listPriceConnectors(db: Knex, filter: { assetId?: number } = {}): Promise<PriceConnector[]> {
+  const q = db<DbPriceConnector>('price_connector').orderBy('id');
+  if (filter.assetId !== undefined) q.where({ asset_id: filter.assetId });
+  return (await q).map(connectorFromRow);
+}

@@ -1,0 +1,159 @@
+import type { Knex } from 'knex';
+import { DateTime } from 'luxon';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { TariffDefinition } from '../contracts/tariffs.ts';
+import { resampleToGrid } from '../domain/resample.ts';
+import { tariffPriceAt } from '../domain/tariff.ts';
+import { conversion } from '../domain/units.ts';
+import { firstRefused, type Reference } from '../policies/references.ts';
+import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
+import { getSensor } from '../store/sensors.ts';
+import { getOrCreateSource, type SourceProps } from '../store/sources.ts';
+import { listPriceConnectors, listTariffs, type PriceConnector, type Tariff } from '../store/tariffs.ts';
+import { getUser } from '../store/users.ts';
+import { fetchDayAhead } from './entsoe.ts';
+
+/** How far ahead prices are written: the rest of today and the next two days, in the tariff's zone. */
+const AHEAD_DAYS = 3;
+const TICK_MS = 3600_000;
+
+/** A sensor prices are written to, as a reference its owner must be (and stay) allowed to write. */
+const writeRef = (id: number, field: string): Reference => ({ kind: 'sensor', id, use: 'write', location: 'json', field });
+
+/** The price sensors a tariff writes to: checked when it is stored and before each write. */
+export function tariffReferences(d: TariffDefinition): Reference[] {
+  const refs = [writeRef(d.consumption_price_sensor, 'consumption_price_sensor')];
+  if (d.production_price_sensor !== undefined) refs.push(writeRef(d.production_price_sensor, 'production_price_sensor'));
+  return refs;
+}
+
+/** The price sensor a day-ahead connector writes to. */
+export const connectorReferences = (sensorId: number): Reference[] => [writeRef(sensorId, 'sensor')];
+
+/** Price beliefs to store, without their source yet. */
+type PriceRow = Omit<BeliefInput, 'sourceId'>;
+
+/**
+ * Writes prices ahead, so that schedules read them like any price sensor: every tariff's as
+ * beliefs of a `reporter` source "Flexsite tariff", and, when the operator set an ENTSO-E token,
+ * every day-ahead connector's as beliefs of a `reporter` source "ENTSO-E". Runs at start and
+ * hourly; prices already believed are left out as unchanged, so a tick stores only what is new
+ * or changed. Each writes with its owner's current rights, or not at all; one that cannot be
+ * written (offline, refused) is logged and the others go on.
+ */
+export class TariffWriter {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<number> | undefined;
+
+  constructor(
+    private db: Knex,
+    private config: Config,
+    private log: Logger,
+  ) {}
+
+  /**
+   * Writes the prices of the intervals from `nowMs` to the end of the second day after it,
+   * believed at `nowMs`.
+   * @returns how many beliefs were stored.
+   */
+  async tick(nowMs: number): Promise<number> {
+    await this.ticking;
+    this.ticking = (async () => {
+      let stored = 0;
+      for (const t of await listTariffs(this.db)) {
+        stored += await this.writeTariff(t, nowMs).catch((err: unknown) => {
+          this.log.warn({ err: String(err), tariff: t.id }, 'tariff not written');
+          return 0;
+        });
+      }
+      // Off unless the operator set a token.
+      const token = this.config.entsoe.token;
+      for (const c of token ? await listPriceConnectors(this.db) : []) {
+        stored += await this.writeDayAhead(c, { url: this.config.entsoe.url, token: token! }, nowMs).catch((err: unknown) => {
+          this.log.warn({ err: String(err), connector: c.id, zone: c.biddingZone }, 'day-ahead prices not written');
+          return 0;
+        });
+      }
+      return stored;
+    })();
+    return this.ticking;
+  }
+
+  /** Throws unless the owner is active and may still write these sensors. */
+  private async ownerMayWrite(ownerId: number | null, refs: Reference[]): Promise<void> {
+    const owner = ownerId === null ? undefined : await getUser(this.db, ownerId);
+    if (!owner?.active) throw new Error('the owner is no longer active');
+    const refused = await firstRefused(this.db, owner, refs);
+    if (refused) throw new Error(`the owner may no longer write sensor ${refused.id}`);
+  }
+
+  private async store(source: SourceProps, rows: PriceRow[]): Promise<number> {
+    return this.db.transaction(async (trx) => {
+      const src = await getOrCreateSource(trx, source);
+      const result = await recordBeliefs(
+        trx,
+        rows.map((r) => ({ ...r, sourceId: src.id })),
+        { allowOverwrite: false },
+      );
+      return result.inserted;
+    });
+  }
+
+  private async writeTariff(t: Tariff, nowMs: number): Promise<number> {
+    const d = t.definition;
+    await this.ownerMayWrite(t.ownerId, tariffReferences(d));
+    const from = DateTime.fromMillis(nowMs, { zone: d.timezone }).startOf('day');
+    const [fromMs, toMs] = [from.toMillis(), from.plus({ days: AHEAD_DAYS }).toMillis()];
+    const rows: PriceRow[] = [];
+    const series: [number, (startMs: number) => number][] = [[d.consumption_price_sensor, (s) => tariffPriceAt(d, s)]];
+    if (d.production_price_sensor !== undefined) series.push([d.production_price_sensor, () => d.feed_in_price!]);
+    for (const [sensorId, priceAt] of series) {
+      const sensor = (await getSensor(this.db, sensorId))!;
+      // An instantaneous sensor gets one price per hour.
+      const stepMs = sensor.event_resolution_ms || 3600_000;
+      // Only prices of intervals still to end: a price believed after its interval would be a measurement.
+      for (let s = fromMs; s < toMs; s += stepMs) {
+        if (s + stepMs > nowMs) rows.push({ sensorId, eventStartMs: s, beliefTimeMs: nowMs, value: priceAt(s) });
+      }
+    }
+    return this.store({ name: 'Flexsite tariff', type: 'reporter', model: `tariff ${t.id}` }, rows);
+  }
+
+  /** Today's and tomorrow's (UTC) day-ahead prices of the connector's zone, on its sensor's grid and in its unit. */
+  private async writeDayAhead(c: PriceConnector, entsoe: { url: string; token: string }, nowMs: number): Promise<number> {
+    await this.ownerMayWrite(c.ownerId, connectorReferences(c.sensorId));
+    const sensor = (await getSensor(this.db, c.sensorId))!;
+    const fromMs = DateTime.fromMillis(nowMs, { zone: 'UTC' }).startOf('day').toMillis();
+    const day = await fetchDayAhead(entsoe, c.biddingZone, fromMs, fromMs + 2 * 86_400_000);
+    if (!day.prices.length) return 0;
+    const c2 = conversion(`${day.currency}/MWh`, sensor.unit, sensor.event_resolution_ms || day.resolutionMs);
+    if (!c2) throw new Error(`cannot convert ${day.currency}/MWh to ${sensor.unit}`);
+    const stepMs = sensor.event_resolution_ms || day.resolutionMs;
+    const startMs = day.prices[0].startMs;
+    const endMs = day.prices[day.prices.length - 1].startMs + day.resolutionMs;
+    const grid = { startMs, endMs, stepMs, eventResolutionMs: day.resolutionMs };
+    const values = resampleToGrid(
+      day.prices.map((p) => ({ eventStartMs: p.startMs, value: p.value })),
+      grid,
+    );
+    const rows: PriceRow[] = values.flatMap((v, j) => {
+      const s = startMs + j * stepMs;
+      return v === null || s + stepMs <= nowMs
+        ? []
+        : [{ sensorId: sensor.id, eventStartMs: s, beliefTimeMs: nowMs, value: v * c2.scale + c2.offset }];
+    });
+    return this.store({ name: 'ENTSO-E', type: 'reporter', model: 'day-ahead' }, rows);
+  }
+
+  start(): void {
+    void this.tick(Date.now());
+    this.timer = setInterval(() => void this.tick(Date.now()), TICK_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.ticking;
+  }
+}

@@ -1,0 +1,153 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { factories } from '../helpers/factories.ts';
+import { startTestServer } from '../helpers/testServer.ts';
+
+const NL = '10YNL----------L';
+/** The platform's Dutch day for 9 March 2026 (CET): 23:00 UTC to 23:00 UTC. */
+const dayStart = Date.parse('2026-03-08T23:00:00Z');
+/** Prices the stub gives: position p costs p × 10 + 0.5 EUR/MWh, but positions 3 and 24 are left out (curve A03). */
+const given = Array.from({ length: 24 }, (_, i) => i + 1).filter((p) => p !== 3 && p !== 24);
+/** What the left-out positions mean: the price before them (20.5 for 3, 230.5 for 24). */
+const expected = Array.from({ length: 24 }, (_, i) => (i + 1 === 3 ? 20.5 : i + 1 === 24 ? 230.5 : (i + 1) * 10 + 0.5));
+
+/** A day-ahead prices document (A44) in the platform's documented form. */
+const document = `<?xml version="1.0" encoding="utf-8"?>
+<Publication_MarketDocument xmlns="urn:iec62325.351:tc57wg16:451-3:publicationdocument:7:3">
+  <mRID>stub</mRID>
+  <type>A44</type>
+  <TimeSeries>
+    <mRID>1</mRID>
+    <businessType>A62</businessType>
+    <in_Domain.mRID codingScheme="A01">${NL}</in_Domain.mRID>
+    <out_Domain.mRID codingScheme="A01">${NL}</out_Domain.mRID>
+    <currency_Unit.name>EUR</currency_Unit.name>
+    <price_Measure_Unit.name>MWH</price_Measure_Unit.name>
+    <curveType>A03</curveType>
+    <Period>
+      <timeInterval><start>2026-03-08T23:00Z</start><end>2026-03-09T23:00Z</end></timeInterval>
+      <resolution>PT60M</resolution>
+      ${given.map((p) => `<Point><position>${p}</position><price.amount>${p * 10 + 0.5}</price.amount></Point>`).join('\n      ')}
+    </Period>
+  </TimeSeries>
+</Publication_MarketDocument>`;
+
+const noData = `<?xml version="1.0" encoding="utf-8"?>
+<Acknowledgement_MarketDocument xmlns="urn:iec62325.351:tc57wg16:451-1:acknowledgementdocument:7:0">
+  <Reason><code>999</code><text>No matching data found</text></Reason>
+</Acknowledgement_MarketDocument>`;
+
+const asked: URL[] = [];
+let stub: http.Server;
+let stubUrl: string;
+
+async function withServer(env: Record<string, string>) {
+  const t = await startTestServer(env);
+  const f = factories(t.db);
+  const accountId = (await f.account()).id;
+  const token = (await f.user({ accountId, roles: ['account-admin'] })).token;
+  const asset = (await f.asset({ accountId, type: 'building' })).id;
+  const sensor = (await f.sensor({ assetId: asset, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: 'Europe/Amsterdam' })).id;
+  const connect = (body: unknown, as = token) => t.request('POST', `/api/v3_0/assets/${asset}/price-connectors`, { token: as, json: body });
+  const values = async () =>
+    (await t.db('timed_belief').where({ sensor_id: sensor }).orderBy('event_start')).map(
+      (r: { event_start: number; event_value: number }) => [Number(r.event_start), r.event_value],
+    );
+  return { t, f, token, asset, sensor, connect, values };
+}
+
+beforeAll(async () => {
+  stub = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://stub');
+    asked.push(url);
+    res.writeHead(url.pathname === '/nodata' ? 400 : 200, { 'Content-Type': 'text/xml' });
+    res.end(url.pathname === '/nodata' ? noData : document);
+  });
+  await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+  stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => stub.close(resolve)));
+
+describe('ENTSO-E day-ahead connector', () => {
+  it('writes the stub platform’s prices, filling the points a curve leaves out', async () => {
+    const s = await withServer({ FLEXSITE_ENTSOE_URL: `${stubUrl}/api`, FLEXSITE_ENTSOE_TOKEN: 'secret-token' });
+    try {
+      const res = await s.connect({ sensor: s.sensor, bidding_zone: NL });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ asset_id: s.asset, sensor: s.sensor, bidding_zone: NL, bidding_zone_name: 'Netherlands' });
+      asked.length = 0;
+      // Half past eleven (UTC) on 8 March: the platform is asked for 8 and 9 March (UTC days).
+      expect(await s.t.server.tariffs.tick(Date.parse('2026-03-08T23:30:00Z'))).toBe(24);
+      // The intervals 23:00 (8 March) … 22:00 (9 March) UTC, from the connector's source.
+      expect(await s.values()).toEqual(expected.map((v, i) => [dayStart + i * 3600_000, v]));
+      expect(asked).toHaveLength(1);
+      expect(asked[0].pathname).toBe('/api');
+      expect(Object.fromEntries(asked[0].searchParams)).toEqual({
+        securityToken: 'secret-token',
+        documentType: 'A44',
+        in_Domain: NL,
+        out_Domain: NL,
+        periodStart: '202603080000',
+        periodEnd: '202603100000',
+      });
+      const [source] = await s.t.db('data_source').where({ name: 'ENTSO-E' });
+      expect(source).toMatchObject({ type: 'reporter', model: 'day-ahead' });
+    } finally {
+      await s.t.close();
+    }
+  });
+
+  it('is off without a token, and harmless when the platform has no data or cannot be reached', async () => {
+    const off = await withServer({ FLEXSITE_ENTSOE_URL: `${stubUrl}/api` });
+    try {
+      expect((await off.connect({ sensor: off.sensor, bidding_zone: NL })).status).toBe(201);
+      asked.length = 0;
+      expect(await off.t.server.tariffs.tick(Date.parse('2026-03-09T00:00:00Z'))).toBe(0);
+      expect(asked).toHaveLength(0);
+    } finally {
+      await off.t.close();
+    }
+    const empty = await withServer({ FLEXSITE_ENTSOE_URL: `${stubUrl}/nodata`, FLEXSITE_ENTSOE_TOKEN: 'secret-token' });
+    try {
+      await empty.connect({ sensor: empty.sensor, bidding_zone: NL });
+      expect(await empty.t.server.tariffs.tick(Date.parse('2026-03-09T00:00:00Z'))).toBe(0);
+      expect(await empty.values()).toEqual([]);
+    } finally {
+      await empty.t.close();
+    }
+    // A port nobody listens on: the platform is unreachable.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const offline = await withServer({ FLEXSITE_ENTSOE_URL: `http://127.0.0.1:${port}/api`, FLEXSITE_ENTSOE_TOKEN: 'secret-token' });
+    try {
+      await offline.connect({ sensor: offline.sensor, bidding_zone: NL });
+      expect(await offline.t.server.tariffs.tick(Date.parse('2026-03-09T00:00:00Z'))).toBe(0);
+      expect((await offline.t.request('GET', `/api/v3_0/assets/${offline.asset}`, { token: offline.token })).status).toBe(200);
+    } finally {
+      await offline.t.close();
+    }
+  });
+
+  it('takes bidding zones from the list only, and price sensors the caller may write', async () => {
+    const s = await withServer({});
+    try {
+      const zones = await s.t.request('GET', '/api/v3_0/price-connectors/bidding-zones', { token: s.token });
+      expect(zones.status).toBe(200);
+      expect(zones.body).toContainEqual({ code: NL, name: 'Netherlands' });
+      const unknown = await s.connect({ sensor: s.sensor, bidding_zone: 'XX' });
+      expect(unknown.status).toBe(422);
+      expect(unknown.body.message.json.bidding_zone[0]).toMatch(/^Must be one of: 10YNL----------L, /);
+      const other = (await s.f.account()).id;
+      const theirs = await s.f.sensor({ assetId: (await s.f.asset({ accountId: other })).id, unit: 'EUR/MWh' });
+      expect((await s.connect({ sensor: theirs.id, bidding_zone: NL })).status).toBe(403);
+      const stranger = (await s.f.user({ accountId: other, roles: ['account-admin'] })).token;
+      expect((await s.connect({ sensor: s.sensor, bidding_zone: NL }, stranger)).status).toBe(403);
+      expect(await s.t.db('price_connector')).toEqual([]);
+    } finally {
+      await s.t.close();
+    }
+  });
+});

@@ -1,0 +1,280 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { factories } from '../helpers/factories.ts';
+import { waitForSchedule } from '../helpers/schedules.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+let t: TestServer;
+let f: ReturnType<typeof factories>;
+let token: string;
+let adminEmail: string;
+let accountId: number;
+let stranger: string;
+
+/** A local webhook receiver: records every request; `/moved` answers a redirect to `/target`. */
+const received: { path: string; body: Record<string, unknown> }[] = [];
+let receiver: http.Server;
+let receiverUrl: string;
+
+const outbox = (): { to: string; subject: string; body: string }[] => {
+  const file = path.join(t.dataDir, 'outbox.jsonl');
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
+};
+const list = (query: Record<string, string> = {}, as = token) => t.request('GET', '/api/v3_0/notifications', { token: as, query });
+
+beforeAll(async () => {
+  receiver = http.createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '', body: text ? JSON.parse(text) : {} });
+      if (req.url === '/moved') res.writeHead(307, { Location: '/target' }).end();
+      else res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  t = await startTestServer();
+  f = factories(t.db);
+  accountId = (await f.account()).id;
+  const admin = await f.user({ accountId, roles: ['account-admin'] });
+  token = admin.token;
+  adminEmail = admin.user.email;
+  stranger = (await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] })).token;
+});
+afterAll(async () => {
+  await t.close();
+  await new Promise((resolve) => receiver.close(resolve));
+});
+
+describe('notification settings', () => {
+  const patch = (body: unknown, as = token, id = accountId) =>
+    t.request('PATCH', `/api/v3_0/accounts/${id}/notification-settings`, { token: as, json: body });
+
+  it('refuse URLs that are not http(s) or carry credentials, and callers who are not the account admins', async () => {
+    for (const [url, message] of [
+      ['ftp://example.com/hook', 'Only http and https URLs are allowed.'],
+      ['https://user:secret@example.com/hook', 'The URL may not contain credentials.'],
+      ['not a url', 'Not a valid URL.'],
+    ]) {
+      const res = await patch({ webhook_url: url });
+      expect(res.status).toBe(422);
+      expect(res.body.message).toEqual({ json: { webhook_url: [message] } });
+    }
+    const member = (await f.user({ accountId })).token;
+    expect((await patch({ webhook_url: `${receiverUrl}/hook` }, member)).status).toBe(403);
+    expect((await patch({ webhook_url: `${receiverUrl}/hook` }, stranger)).status).toBe(403);
+    expect(await t.db('notification_setting').where({ account_id: accountId })).toEqual([]);
+  });
+
+  it('store the webhook URL of the account', async () => {
+    const res = await patch({ webhook_url: `${receiverUrl}/hook` });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ webhook_url: `${receiverUrl}/hook` });
+    const read = await t.request('GET', `/api/v3_0/accounts/${accountId}/notification-settings`, { token });
+    expect(read.body).toEqual({ webhook_url: `${receiverUrl}/hook` });
+    expect((await t.request('GET', `/api/v3_0/accounts/${accountId}/notification-settings`, { token: stranger })).status).toBe(403);
+  });
+});
+
+describe('attention', () => {
+  it('raises one notification for a stale sensor, mailed and posted to the webhook', async () => {
+    const asset = await f.asset({ accountId, type: 'building' });
+    const meter = await f.sensor({ assetId: asset.id, unit: 'kW', resolutionMinutes: 15, name: 'grid meter' });
+    const posted = await t.request('POST', `/api/v3_0/sensors/${meter.id}/data`, {
+      token,
+      json: { values: [1, 2, 3, 4], start: '2026-06-01T00:00:00Z', duration: 'PT1H', unit: 'kW' },
+    });
+    expect(posted.status).toBe(200);
+    // The last event ends at 01:00; stale beyond twice 15 minutes, i.e. after 01:30.
+    expect(await t.server.attention.checkStale(Date.parse('2026-06-01T01:30:00Z'))).toBe(0);
+    expect(await t.server.attention.checkStale(Date.parse('2026-06-01T01:31:00Z'))).toBe(1);
+    // The same stale spell raises nothing more.
+    expect(await t.server.attention.checkStale(Date.parse('2026-06-01T02:00:00Z'))).toBe(0);
+
+    const res = await list();
+    expect(res.status).toBe(200);
+    const stale = res.body.filter((n: { kind: string }) => n.kind === 'sensor-stale');
+    expect(stale).toEqual([
+      {
+        id: expect.any(Number),
+        account_id: accountId,
+        kind: 'sensor-stale',
+        subject: `sensor-stale:${meter.id}:${Date.parse('2026-06-01T00:45:00Z')}`,
+        message: `Sensor grid meter (${meter.id}) has had no data since 2026-06-01T01:00:00.000Z, more than twice its resolution (15 min).`,
+        sensor_id: meter.id,
+        job_id: null,
+        created_at: '2026-06-01T01:31:00.000Z',
+        acknowledged_at: null,
+        acknowledged_by: null,
+      },
+    ]);
+    expect(outbox().filter((m) => m.subject === 'Flexsite: A sensor went stale')).toEqual([
+      { at: expect.any(String), to: adminEmail, subject: 'Flexsite: A sensor went stale', body: stale[0].message },
+    ]);
+    expect(received.filter((r) => r.body.kind === 'sensor-stale')).toEqual([{ path: '/hook', body: stale[0] }]);
+  });
+
+  it('raises one notification for a failed schedule, mailed and posted to the webhook', async () => {
+    const asset = await f.asset({ accountId, type: 'battery' });
+    const battery = await f.sensor({ assetId: asset.id, unit: 'MW', resolutionMinutes: 15 });
+    // A price sensor without prices: the job fails for unknown prices.
+    const prices = await f.sensor({ assetId: asset.id, unit: 'EUR/MWh', resolutionMinutes: 60 });
+    const trigger = await t.request('POST', `/api/v3_0/sensors/${battery.id}/schedules/trigger`, {
+      token,
+      json: {
+        start: '2026-06-02T00:00:00Z',
+        duration: 'PT1H',
+        'flex-model': { 'soc-at-start': 0, 'soc-unit': 'MWh', 'soc-min': 0, 'soc-max': 1, 'power-capacity': '1 MW' },
+        'flex-context': { 'consumption-price-sensor': prices.id },
+      },
+    });
+    expect(trigger.status).toBe(200);
+    const jobId = trigger.body.schedule as string;
+    const done = await waitForSchedule(t, token, battery.id, jobId);
+    expect(done.body.message).toMatch(/UnknownPricesException/);
+
+    const failed = (await list()).body.filter((n: { kind: string }) => n.kind === 'schedule-failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ account_id: accountId, subject: `job:${jobId}`, job_id: jobId, sensor_id: battery.id });
+    expect(failed[0].message).toMatch(
+      new RegExp(`^Schedule job ${jobId} for sensor ${battery.id} failed\\. UnknownPricesException: Prices unknown`),
+    );
+    expect(outbox().filter((m) => m.subject === 'Flexsite: A schedule failed')).toEqual([
+      { at: expect.any(String), to: adminEmail, subject: 'Flexsite: A schedule failed', body: failed[0].message },
+    ]);
+    expect(received.filter((r) => r.body.kind === 'schedule-failed')).toEqual([{ path: '/hook', body: failed[0] }]);
+  });
+
+  it('lists per account and acknowledges', async () => {
+    expect((await list({ account_id: String(accountId) }, stranger)).status).toBe(403);
+    const [first] = (await list()).body;
+    expect((await t.request('POST', `/api/v3_0/notifications/${first.id}/acknowledge`, { token: stranger })).status).toBe(403);
+    expect((await t.request('POST', '/api/v3_0/notifications/999999/acknowledge', { token })).status).toBe(404);
+    const ack = await t.request('POST', `/api/v3_0/notifications/${first.id}/acknowledge`, { token });
+    expect(ack.status).toBe(200);
+    expect(ack.body).toMatchObject({ id: first.id, acknowledged_at: expect.any(String), acknowledged_by: expect.any(Number) });
+    const open = (await list({ unacknowledged: 'true' })).body;
+    expect(open.map((n: { id: number }) => n.id)).not.toContain(first.id);
+    expect(open).toHaveLength(1);
+    const row = await t.db('notification').where({ id: first.id }).first();
+    expect(row.acknowledged_at).not.toBeNull();
+    expect((await t.request('GET', '/api/v3_0/notifications')).status).toBe(401);
+  });
+
+  it('never follows a redirect from the webhook', async () => {
+    const other = (await f.account()).id;
+    const admin = await f.user({ accountId: other, roles: ['account-admin'] });
+    const set = await t.request('PATCH', `/api/v3_0/accounts/${other}/notification-settings`, {
+      token: admin.token,
+      json: { webhook_url: `${receiverUrl}/moved` },
+    });
+    expect(set.status).toBe(200);
+    const asset = await f.asset({ accountId: other, type: 'building' });
+    const meter = await f.sensor({ assetId: asset.id, unit: 'kW', resolutionMinutes: 60 });
+    await f.beliefs(meter.id, Date.parse('2026-07-01T00:00:00Z'), 3600_000, [1], Date.parse('2026-07-01T01:00:00Z'));
+    expect(await t.server.attention.checkStale(Date.parse('2026-07-01T04:00:00Z'))).toBe(1);
+    expect(received.filter((r) => r.path === '/moved')).toHaveLength(1);
+    expect(received.filter((r) => r.path === '/target')).toHaveLength(0);
+  });
+
+  it('raises a fallback for an infeasible schedule, and a missed target for the fallback that misses it', async () => {
+    const market = await f.asset({ accountId: null, type: 'transmission zone' });
+    const prices = await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60 });
+    await f.beliefs(prices.id, Date.parse('2026-06-03T00:00:00Z'), 3600_000, [50, 60], Date.parse('2026-06-02T00:00:00Z'));
+    const battery = await f.sensor({ assetId: (await f.asset({ accountId, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 15 });
+    // 4 MWh in one hour at 1 MW cannot be reached: infeasible, then the fallback charges 1 MWh.
+    const trigger = await t.request('POST', `/api/v3_0/sensors/${battery.id}/schedules/trigger`, {
+      token,
+      json: {
+        start: '2026-06-03T00:00:00Z',
+        duration: 'PT1H',
+        'flex-model': {
+          'soc-at-start': 0,
+          'soc-unit': 'MWh',
+          'soc-max': 5,
+          'soc-targets': [{ value: 4, datetime: '2026-06-03T01:00:00Z' }],
+          'power-capacity': '1 MW',
+        },
+        'flex-context': { 'consumption-price-sensor': prices.id },
+      },
+    });
+    const jobId = trigger.body.schedule as string;
+    const served = await waitForSchedule(t, token, battery.id, jobId);
+    expect(served.body.scheduler_info).toEqual({ scheduler: 'StorageFallbackScheduler' });
+    const fallbackId = (await t.server.services.jobs.get(jobId))!.fallbackJobId;
+    const mine = (await list()).body.filter((n: { job_id: string | null }) => n.job_id === jobId || n.job_id === fallbackId);
+    expect(mine.map((n: { kind: string; job_id: string }) => [n.kind, n.job_id]).sort()).toEqual([
+      ['schedule-fallback', jobId],
+      ['target-missed', fallbackId],
+    ]);
+    expect(received.filter((r) => r.body.job_id === jobId || r.body.job_id === fallbackId)).toHaveLength(2);
+  });
+
+  it('raises one notification when an automation run fails', async () => {
+    const owner = await f.user({ accountId, roles: ['account-admin'] });
+    const asset = await f.asset({ accountId, type: 'building' });
+    const load = await f.sensor({ assetId: asset.id, unit: 'kW', resolutionMinutes: 15 });
+    const made = await t.request('POST', `/api/v3_0/assets/${asset.id}/automations`, {
+      token: owner.token,
+      json: { name: 'nightly', cron: '0 3 * * *', forecast_sensor_ids: [load.id] },
+    });
+    expect(made.status).toBe(201);
+    // Its maker leaves: the run fails, as it must not act for someone who no longer may.
+    await t.db('user').where({ id: owner.user.id }).update({ active: false });
+    expect(await t.server.automations.tick(Date.parse('2027-01-02T04:00:00Z'))).toBe(1);
+    const [job] = await t.db('job').where({ queue: 'automation' });
+    await t.server.services.jobs.settled(job.id, 20_000);
+    const failed = (await list()).body.filter((n: { kind: string }) => n.kind === 'automation-failed');
+    expect(failed).toEqual([
+      expect.objectContaining({
+        subject: `job:${job.id}`,
+        job_id: job.id,
+        message: `Automation job ${job.id} failed. Error: The user who made automation ${made.body.id} is no longer active; nothing was run.`,
+      }),
+    ]);
+    expect(outbox().filter((m) => m.body === failed[0].message)).toEqual([
+      { at: expect.any(String), to: adminEmail, subject: 'Flexsite: An automation failed', body: failed[0].message },
+    ]);
+  });
+
+  it('raises a warning for a schedule that breaches a relaxed capacity', async () => {
+    const battery = await f.sensor({ assetId: (await f.asset({ accountId, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 60 });
+    // 2 MWh in two hours needs 1 MW, above the 0.5 MW consumption capacity, which may be breached.
+    const trigger = await t.request('POST', `/api/v3_0/sensors/${battery.id}/schedules/trigger`, {
+      token,
+      json: {
+        start: '2026-06-04T00:00:00Z',
+        duration: 'PT2H',
+        'flex-model': {
+          'soc-at-start': '0 MWh',
+          'soc-min': '0 MWh',
+          'soc-max': '10 MWh',
+          'power-capacity': '1 MW',
+          'consumption-capacity': '0.5 MW',
+          'soc-targets': [{ datetime: '2026-06-04T02:00:00Z', value: '2 MWh' }],
+        },
+        'flex-context': { 'consumption-price': '100 EUR/MWh', 'relax-constraints': true, 'relax-capacity-constraints': true },
+      },
+    });
+    expect(trigger.status).toBe(200);
+    const jobId = trigger.body.schedule as string;
+    await t.server.services.jobs.settled(jobId, 30_000);
+    const mine = (await list()).body.filter((n: { job_id: string | null }) => n.job_id === jobId);
+    expect(mine).toEqual([
+      expect.objectContaining({
+        kind: 'schedule-warnings',
+        message: `Schedule job ${jobId} breaches soft constraints: consumption-capacity.`,
+      }),
+    ]);
+  });
+});

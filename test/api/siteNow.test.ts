@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { factories } from '../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+let t: TestServer;
+let f: ReturnType<typeof factories>;
+let token: string;
+let accountId: number;
+
+const Q = 15 * 60_000;
+const H = 3600_000;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  f = factories(t.db);
+  accountId = (await f.account()).id;
+  token = (await f.user({ accountId, roles: ['account-admin'] })).token;
+});
+afterAll(() => t.close());
+
+describe('site now', () => {
+  it('gives each sensor of the site its latest measurement, age and data health', async () => {
+    const site = await f.asset({ accountId, type: 'building', name: 'Home' });
+    const battery = await f.asset({ accountId, type: 'battery', name: 'Battery' });
+    await t.db('generic_asset').where({ id: battery.id }).update({ parent_asset_id: site.id });
+    const grid = await f.sensor({ assetId: site.id, unit: 'kW', resolutionMinutes: 15, name: 'grid power' });
+    const soc = await f.sensor({ assetId: battery.id, unit: '%', resolutionMinutes: 60, name: 'battery SoC' });
+    const pv = await f.sensor({ assetId: site.id, unit: 'kW', resolutionMinutes: 15, name: 'PV power' });
+
+    // Grid: the two quarter-hours before the current one. SoC: one hour, three hours back (stale).
+    const quarter = Math.floor(Date.now() / Q) * Q;
+    const hour = Math.floor(Date.now() / H) * H;
+    const post = (sensorId: number, startMs: number, values: number[], duration: string, unit: string) =>
+      t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, {
+        token,
+        json: { values, start: new Date(startMs).toISOString(), duration, unit },
+      });
+    expect((await post(grid.id, quarter - 2 * Q, [1.5, 2.5], 'PT30M', 'kW')).status).toBe(200);
+    expect((await post(soc.id, hour - 4 * H, [55], 'PT1H', '%')).status).toBe(200);
+
+    const res = await t.request('GET', `/api/v3_0/assets/${site.id}/now`, { token });
+    expect(res.status).toBe(200);
+    // Expectations from the answer's own "now", so a quarter-hour passing during the test changes nothing.
+    const now = Date.parse(res.body.now);
+    const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
+    const endedToday = (step: number) => Math.floor((now - dayStart) / step);
+    const measuredToday = (starts: number[], step: number) =>
+      starts.filter((s) => s >= dayStart && s + step <= dayStart + endedToday(step) * step).length;
+    const [source] = await t
+      .db('data_source as s')
+      .join('timed_belief as b', 'b.source_id', 's.id')
+      .where('b.sensor_id', grid.id)
+      .distinct('s.name');
+    const [uploadedGrid] = await t.db('timed_belief').where({ sensor_id: grid.id }).max({ bt: 'belief_time' });
+    const [uploadedSoc] = await t.db('timed_belief').where({ sensor_id: soc.id }).max({ bt: 'belief_time' });
+    expect(res.body).toEqual({
+      asset_id: site.id,
+      now: expect.any(String),
+      sensors: [
+        {
+          id: grid.id,
+          name: 'grid power',
+          unit: 'kW',
+          asset: 'Home',
+          resolution_minutes: 15,
+          latest: { event_start: new Date(quarter - Q).toISOString(), value: 2.5, age_seconds: Math.round((now - quarter) / 1000) },
+          stale: now - quarter > 2 * Q,
+          gaps_today: endedToday(Q) - measuredToday([quarter - 2 * Q, quarter - Q], Q),
+          last_upload: { at: new Date(Number(uploadedGrid.bt)).toISOString(), source: source.name },
+        },
+        {
+          id: pv.id,
+          name: 'PV power',
+          unit: 'kW',
+          asset: 'Home',
+          resolution_minutes: 15,
+          latest: null,
+          stale: false,
+          gaps_today: endedToday(Q),
+          last_upload: null,
+        },
+        {
+          id: soc.id,
+          name: 'battery SoC',
+          unit: '%',
+          asset: 'Battery',
+          resolution_minutes: 60,
+          latest: { event_start: new Date(hour - 4 * H).toISOString(), value: 55, age_seconds: Math.round((now - (hour - 3 * H)) / 1000) },
+          // Ended three hours (or more) ago: more than twice its hour.
+          stale: true,
+          gaps_today: endedToday(H) - measuredToday([hour - 4 * H], H),
+          last_upload: { at: new Date(Number(uploadedSoc.bt)).toISOString(), source: source.name },
+        },
+      ],
+    });
+  });
+
+  it('refuses strangers and unknown sites', async () => {
+    const site = await f.asset({ accountId, type: 'building' });
+    const stranger = (await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] })).token;
+    expect((await t.request('GET', `/api/v3_0/assets/${site.id}/now`, { token: stranger })).status).toBe(403);
+    expect((await t.request('GET', '/api/v3_0/assets/999999/now', { token })).status).toBe(404);
+    expect((await t.request('GET', `/api/v3_0/assets/${site.id}/now`)).status).toBe(401);
+  });
+});

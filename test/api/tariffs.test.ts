@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { factories } from '../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+let t: TestServer;
+let f: ReturnType<typeof factories>;
+let token: string;
+let accountId: number;
+let site: number;
+let consumption: number;
+let production: number;
+
+/** Summer weekday peak 300, other weekday peak 250, nights 150 (23:00–07:00), else 200; feed-in 70 (EUR/MWh). */
+const touTariff = () => ({
+  name: 'Home time-of-use',
+  timezone: 'Europe/Amsterdam',
+  consumption_price_sensor: consumption,
+  price: 200,
+  periods: [
+    { months: [6, 7, 8], days: 'weekdays', from: '07:00', to: '23:00', price: 300 },
+    { days: 'weekdays', from: '07:00', to: '23:00', price: 250 },
+    { from: '23:00', to: '07:00', price: 150 },
+  ],
+  production_price_sensor: production,
+  feed_in_price: 70,
+});
+
+const prices = async (sensorId: number, fromIso: string, toIso: string) =>
+  (
+    await t
+      .db('timed_belief')
+      .where({ sensor_id: sensorId })
+      .andWhere('event_start', '>=', Date.parse(fromIso))
+      .andWhere('event_start', '<', Date.parse(toIso))
+      .orderBy('event_start')
+  ).map((r: { event_value: number }) => r.event_value);
+
+/** A run of `n` equal values. */
+const times = (n: number, v: number) => Array<number>(n).fill(v);
+
+beforeAll(async () => {
+  t = await startTestServer();
+  f = factories(t.db);
+  accountId = (await f.account()).id;
+  token = (await f.user({ accountId, roles: ['account-admin'] })).token;
+  site = (await f.asset({ accountId, type: 'building' })).id;
+  const sensor = (name: string) => f.sensor({ assetId: site, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: 'Europe/Amsterdam', name });
+  consumption = (await sensor('consumption price')).id;
+  production = (await sensor('feed-in price')).id;
+});
+afterAll(() => t.close());
+
+describe('tariffs', () => {
+  it('refuse bad definitions, sensors of another account and strangers, storing nothing', async () => {
+    const post = (body: unknown, as = token) => t.request('POST', `/api/v3_0/assets/${site}/tariffs`, { token: as, json: body });
+    const badClock = await post({ ...touTariff(), periods: [{ from: '25:00', to: '07:00', price: 1 }] });
+    expect(badClock.status).toBe(422);
+    expect(badClock.body.message).toEqual({ json: { periods: { 0: { from: ['Use HH:mm, e.g. 07:00.'] } } } });
+    const feedInAlone = await post({ ...touTariff(), production_price_sensor: undefined });
+    expect(feedInAlone.status).toBe(422);
+    expect(feedInAlone.body.message).toEqual({
+      json: { feed_in_price: ['A feed-in price needs a production price sensor, and the other way round.'] },
+    });
+    const otherAccount = (await f.account()).id;
+    const theirs = await f.sensor({ assetId: (await f.asset({ accountId: otherAccount })).id, unit: 'EUR/MWh' });
+    expect((await post({ ...touTariff(), consumption_price_sensor: theirs.id })).status).toBe(403);
+    const stranger = (await f.user({ accountId: otherAccount, roles: ['account-admin'] })).token;
+    expect((await post(touTariff(), stranger)).status).toBe(403);
+    expect((await t.request('GET', `/api/v3_0/assets/${site}/tariffs`, { token: stranger })).status).toBe(403);
+    expect(await t.db('tariff')).toEqual([]);
+  });
+
+  it('write a time-of-use tariff ahead as hourly prices, weekdays, weekends, seasons and feed-in', async () => {
+    const res = await t.request('POST', `/api/v3_0/assets/${site}/tariffs`, { token, json: touTariff() });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ asset_id: site, definition: { name: 'Home time-of-use', price: 200 } });
+    expect((await t.request('GET', `/api/v3_0/assets/${site}/tariffs`, { token })).body).toEqual([res.body]);
+
+    // Friday 2 July 2027, midnight in Amsterdam: today and the next two days are written.
+    const stored = await t.server.tariffs.tick(Date.parse('2027-07-02T00:00:00+02:00'));
+    // 3 days × 24 h on each of the two sensors.
+    expect(stored).toBe(144);
+    // Friday (summer weekday): 00–07 night 150, 07–23 summer peak 300, 23–24 night 150.
+    expect(await prices(consumption, '2027-07-02T00:00:00+02:00', '2027-07-03T00:00:00+02:00')).toEqual([
+      ...times(7, 150),
+      ...times(16, 300),
+      150,
+    ]);
+    // Saturday and Sunday: no peak; daytime takes the base price 200.
+    const weekendDay = [...times(7, 150), ...times(16, 200), 150];
+    expect(await prices(consumption, '2027-07-03T00:00:00+02:00', '2027-07-05T00:00:00+02:00')).toEqual([...weekendDay, ...weekendDay]);
+    expect(await prices(production, '2027-07-02T00:00:00+02:00', '2027-07-05T00:00:00+02:00')).toEqual(times(72, 70));
+    const [source] = await t
+      .db('timed_belief as b')
+      .join('data_source as s', 's.id', 'b.source_id')
+      .where('b.sensor_id', consumption)
+      .distinct('s.name', 's.type');
+    expect(source).toEqual({ name: 'Flexsite tariff', type: 'reporter' });
+    // Ticking again within the hour stores nothing: the prices are already believed.
+    expect(await t.server.tariffs.tick(Date.parse('2027-07-02T00:30:00+02:00'))).toBe(0);
+    // An hour later, the hour that ended is not written again, and the third day gains nothing new yet.
+    expect(await t.server.tariffs.tick(Date.parse('2027-07-02T01:30:00+02:00'))).toBe(0);
+  });
+
+  it('keep wall-clock hours over the spring DST change and outside the summer season', async () => {
+    // Sunday 28 March 2027 has 23 hours in Amsterdam (02:00 → 03:00); Monday 29 March is a non-summer weekday.
+    expect(await t.server.tariffs.tick(Date.parse('2027-03-28T00:00:00+01:00'))).toBe(2 * (23 + 24 + 24));
+    // Sunday: local hours 0, 1, 3, 4, 5, 6 are night (150), 07–23 base 200, 23 night.
+    expect(await prices(consumption, '2027-03-28T00:00:00+01:00', '2027-03-29T00:00:00+02:00')).toEqual([
+      ...times(6, 150),
+      ...times(16, 200),
+      150,
+    ]);
+    // Monday: 07–23 the weekday peak of the rest of the year, 250.
+    expect(await prices(consumption, '2027-03-29T00:00:00+02:00', '2027-03-30T00:00:00+02:00')).toEqual([
+      ...times(7, 150),
+      ...times(16, 250),
+      150,
+    ]);
+  });
+});
