@@ -55,8 +55,14 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       const flexContext = await inheritedFlexContext(db, asset, {});
       const flexModel = await deviceFlexModel(db, sensor, {});
       const spec = await resolveSensorJob(db, config, { start, duration: horizon, flexContext }, sensor, asset, flexModel);
-      const refused = await firstRefused(db, owner, triggerReferences(spec, asset, { flexModel, flexContext }));
-      if (refused) throw new Error(`The user who made automation ${automationId} may not use sensor ${refused.id} (${refused.field}).`);
+      // The asset's account must be able to use its stored configuration too, whoever made the automation.
+      const refs = triggerReferences(spec, asset, { flexModel, flexContext });
+      const refused = await firstRefused(db, owner, refs, undefined, asset.account_id);
+      if (refused) {
+        throw new Error(
+          `Sensor ${refused.id} (${refused.field}) is refused to the user who made automation ${automationId} or to the account of asset ${asset.id}; nothing was run.`,
+        );
+      }
       const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, Date.now()), ownerId: owner.id };
       scheduleJobId = (
         await queue.enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })

@@ -54,8 +54,12 @@ async function assertOwnerMay(cli: CliContext, ownerId: number | null, assetId: 
   if (!can(owner, 'update', await assetAccess(db, asset.account_id))) {
     throw new CliError(`user ${owner.id} may not change asset ${asset.id}`);
   }
-  const refused = await firstRefused(db, owner, automationReferences(body));
-  if (refused) throw new CliError(`user ${owner.id} may not write sensor ${refused.id} (${refused.field})`);
+  // The runs act for the asset's account too, which must be able to use what they name.
+  const refused = await firstRefused(db, owner, automationReferences(body), undefined, asset.account_id);
+  if (refused)
+    throw new CliError(
+      `user ${owner.id} or account ${asset.account_id ?? 'public'} may not ${refused.use} sensor ${refused.id} (${refused.field})`,
+    );
 }
 
 const describe = (a: ReturnType<typeof presentAutomation>) =>

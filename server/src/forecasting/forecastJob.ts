@@ -85,11 +85,16 @@ export function forecastReferences(args: Pick<ForecastJobArgs, 'sensorId' | 'reg
   ];
 }
 
-/** Re-checks the owner's current rights, so a job queued before a role change cannot write where its owner no longer may. */
+/**
+ * Re-checks the owner's current rights, so a job queued before a role change cannot write where
+ * its owner no longer may, and those of the forecast sensor's account, whose data the regressors
+ * feed (the job runs for that account, whoever started it).
+ */
 async function assertOwnerMay(db: Knex, args: ForecastJobArgs): Promise<void> {
   if (args.ownerId === null) return;
   const owner = await getUser(db, args.ownerId);
-  const refused = owner?.active ? await firstRefused(db, owner, forecastReferences(args)) : undefined;
+  const account = (await getSensor(db, args.sensorId))?.account_id;
+  const refused = owner?.active ? await firstRefused(db, owner, forecastReferences(args), undefined, account) : undefined;
   if (!owner?.active || refused) {
     throw new Error(
       `The user who triggered this forecast (id ${args.ownerId}) may no longer use sensor ${refused?.id ?? args.sensorId}; nothing was stored.`,

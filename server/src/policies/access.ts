@@ -54,6 +54,21 @@ export function can(user: User, permission: Permission, ctx: AccessContext): boo
   }
 }
 
+/**
+ * What an account itself may use in its assets' stored flex configuration and in the jobs run on
+ * them, whoever writes or runs them (a platform admin, a consultant, an automation): its own
+ * sensors and assets, and public ones to read. Roles and consultancies never widen it, so a job
+ * on an account's asset cannot read or write what a plain member of that account could not.
+ * @param accountId the asset's account (null: a public asset, which uses public objects only).
+ */
+export function accountMay(accountId: number | null, permission: 'read' | 'create-children', ctx: ObjectAccess): boolean {
+  if (ctx.accountId === accountId) return true;
+  return permission === 'read' && ctx.accountId === null;
+}
+
+/** The access context of a sensor or an asset: what stored configuration and jobs name. */
+export type ObjectAccess = Extract<AccessContext, { kind: 'sensor' | 'asset' }>;
+
 /** Throws the 403 answer unless `can` allows it. */
 export function authorize(user: User, permission: Permission, ctx: AccessContext): void {
   if (!can(user, permission, ctx)) throw forbidden();

@@ -162,7 +162,10 @@ const postUdiEvent = (v: LegacyVersion): PlacedLater =>
       const spec = await resolveStorageJob(db, config, { start: datetime, prior, flexContext: {} }, [{ sensor: device, flexModel }], asset);
       return { spec, asset, flexModel };
     },
-    references: ({ checked: { spec, asset, flexModel } }) => triggerReferences(spec, asset, { flexModel }),
+    references: ({ checked: { spec, asset, flexModel } }) => ({
+      refs: triggerReferences(spec, asset, { flexModel }),
+      usableBy: asset.account_id,
+    }),
     command: async ({ ctx, user, body, loaded: { device }, checked: { spec } }) => {
       const { db, config, jobs } = ctx.services;
       const job = await jobs.enqueue('scheduling', { spec, ownerId: user.id } satisfies SchedulingJobArgs, {

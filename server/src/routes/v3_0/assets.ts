@@ -17,7 +17,7 @@ import { getSensor, listSensors } from '../../store/sensors.ts';
 import type { User } from '../../store/users.ts';
 import type { AppContext } from '../../http/context.ts';
 import { accountAccess, accountById, assetById, idParams, listedAccount } from '../load.ts';
-import { assetAccess } from '../../policies/references.ts';
+import { assetAccess, flexReferences, type AccountReferences } from '../../policies/references.ts';
 import { readableAccounts } from '../../policies/visibility.ts';
 
 const listQuery = z.object({
@@ -91,6 +91,24 @@ async function checkNameFree(
     throw fieldError('json', 'name', `An asset with the name '${props.name}' already exists under parent asset with id=${props.parentId}.`);
   }
 }
+
+/**
+ * Every sensor and asset that flex configuration written to an asset names (the 1.0 fields and the
+ * 0.18 attributes), authorized when written against the writer and the asset's account: jobs run
+ * on it later for that account, whoever starts them.
+ */
+const storedFlexReferences = (
+  body: { flex_model?: unknown; flex_context?: unknown; attributes?: Record<string, unknown> },
+  accountId: number | null,
+): AccountReferences => ({
+  refs: [
+    ...flexReferences(body.flex_model, 'flex_model'),
+    ...flexReferences(body.flex_context, 'flex_context'),
+    ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
+    ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
+  ],
+  usableBy: accountId,
+});
 
 /** FlexMeasures 1.0's `fields` (v3.0-29): the asset fields to show, separated by `|`. */
 const fieldsOf = (text: string | undefined) => text?.split('|').filter((f) => f.trim());
@@ -180,6 +198,7 @@ export const assetRoutes = [
       authorize(user, own.permission, accountAccess(own.value));
     },
     request: { json: assetCreate },
+    references: ({ body }) => storedFlexReferences(body, body.account_id ?? null),
     transaction: true,
     async command({ db, user, body }) {
       const accountId = body.account_id ?? null;
@@ -257,6 +276,7 @@ export const assetRoutes = [
     summary: 'Update an asset',
     request: { params: idParams, json: assetPatch },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
+    references: ({ body, loaded: { asset } }) => storedFlexReferences(body, asset.account_id),
     transaction: true,
     async command({ db, user, body, loaded: { asset } }) {
       await checkType(db, body.generic_asset_type_id);

@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import * as wire from '../../contracts/responses.ts';
 import { route } from '../../http/routes.ts';
 import * as store from '../../store/automations.ts';
+import { getAsset } from '../../store/assets.ts';
 import { assetById, idParams } from '../load.ts';
 
 /** The automation of the path, 404 when unknown; the caller needs `permission` on its asset. */
@@ -32,7 +33,8 @@ export const automationRoutes = [
     summary: 'Add an automation: forecast sensors, then schedule one, on a cron in the site time zone',
     request: { params: idParams, json: automationCreate },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
-    references: ({ body }) => automationReferences(body),
+    // Its runs act for the asset's account, which must be able to use what they name.
+    references: ({ body, loaded: { asset } }) => ({ refs: automationReferences(body), usableBy: asset.account_id }),
     async command({ db, user, body, loaded: { asset } }) {
       const props = await newAutomation(db, body);
       return db.transaction((trx) => store.createAutomation(trx, asset.id, user.id, props, Date.now()));
@@ -45,7 +47,10 @@ export const automationRoutes = [
     summary: 'Edit an automation',
     request: { params: idParams, json: automationPatch },
     load: async ({ db, params }) => ({ automation: await automationById(db, params.id, 'update') }),
-    references: ({ body }) => automationReferences(body),
+    references: async ({ db, body, loaded: { automation } }) => ({
+      refs: automationReferences(body),
+      usableBy: (await getAsset(db, automation.assetId))!.account_id,
+    }),
     transaction: true,
     command: ({ db, body, loaded: { automation } }) => store.updateAutomation(db, automation.id, automationChanges(body)),
     response: { schema: wire.automation, present: presentAutomation },

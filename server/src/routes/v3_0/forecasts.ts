@@ -69,7 +69,8 @@ export const forecastRoutes = [
         ...(body['max-forecast-horizon'] ? { maxHorizonMs: body['max-forecast-horizon'].ms } : {}),
       };
     },
-    references: ({ checked }) => forecastReferences(checked),
+    // The job runs for the sensor's account, which must be able to read the regressors too.
+    references: ({ checked, loaded: { sensor } }) => ({ refs: forecastReferences(checked), usableBy: sensor.account_id }),
     async command({ ctx, loaded: { sensor }, checked: args }) {
       const job = await ctx.services.jobs.enqueue('forecasting', args, {
         accountId: sensor.account_id,

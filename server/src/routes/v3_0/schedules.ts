@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { AppError, fieldError, fieldTree, rejected, unprocessable } from '../../errors.ts';
 import { assetTrigger, scheduleQuery, sensorTrigger } from '../../contracts/flexModel.ts';
@@ -14,6 +15,7 @@ import { speaks10 } from '../../http/compat.ts';
 import { deviceFlexModel, inheritedFlexContext, storedDevices } from '../../scheduling/storedConfig.ts';
 import { descendantIds, getAsset, type Asset } from '../../store/assets.ts';
 import type { User } from '../../store/users.ts';
+import { flexReferences, refuseForeign } from '../../policies/references.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly } from '../scheduleResults.ts';
 import { assetById, idParams, sensorById } from '../load.ts';
@@ -50,6 +52,13 @@ async function enqueue(ctx: AppContext, user: User, { spec, asset }: Trigger, se
   return jobs.enqueue('scheduling', args, { accountId: asset.account_id, sensorId, reuseWithinS: config.jobCacheTtlS, force });
 }
 
+/**
+ * The 403 for a sensor named in the flex configuration that the caller or the asset's account may
+ * not use, before the resolution reads it (its unit would otherwise show in a 422).
+ */
+const refuseNamedForeign = (db: Knex, user: User, asset: Asset, named: { flexModel: unknown; flexContext: unknown }) =>
+  refuseForeign(db, user, [...flexReferences(named.flexModel), ...flexReferences(named.flexContext)], asset.account_id);
+
 const triggerInput = (body: Pick<z.output<typeof sensorTrigger>, 'start' | 'duration' | 'prior' | 'flex-context'>): TriggerInput => ({
   start: body.start,
   duration: body.duration,
@@ -72,15 +81,16 @@ export const scheduleRoutes = [
     summary: 'Trigger scheduling job',
     request: { params: idParams, json: sensorTrigger },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
-    async check({ ctx, db, body, loaded: { sensor } }): Promise<Trigger> {
+    async check({ ctx, db, user, body, loaded: { sensor } }): Promise<Trigger> {
       const asset = (await getAsset(db, sensor.generic_asset_id))!;
       const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
       const flexModel = await deviceFlexModel(db, sensor, body['flex-model'] ?? {});
+      await refuseNamedForeign(db, user, asset, { flexModel, flexContext });
       const spec = await resolveSensorJob(db, ctx.services.config, { ...triggerInput(body), flexContext }, sensor, asset, flexModel);
       return { spec, asset, request: { flexModel, flexContext } };
     },
     // Every sensor the trigger names or its job uses.
-    references: ({ checked: { spec, asset, request } }) => triggerReferences(spec, asset, request),
+    references: ({ checked: { spec, asset, request } }) => ({ refs: triggerReferences(spec, asset, request), usableBy: asset.account_id }),
     command: async ({ ctx, user, body, loaded: { sensor }, checked }) =>
       processed(ctx, await enqueue(ctx, user, checked, sensor.id, forced(body)), sensor.id),
     response: triggerResponse,
@@ -91,7 +101,7 @@ export const scheduleRoutes = [
     summary: 'Trigger scheduling job for the devices of an asset',
     request: { params: idParams, json: assetTrigger },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
-    async check({ ctx, db, body, loaded: { asset } }): Promise<Trigger & { devices: { sensor: SensorInContext }[] }> {
+    async check({ ctx, db, user, body, loaded: { asset } }): Promise<Trigger & { devices: { sensor: SensorInContext }[] }> {
       // Devices may sit on the asset or anywhere below it.
       const tree = new Set(await descendantIds(db, asset.id));
       const devices: { sensor: SensorInContext; flexModel: Record<string, unknown> }[] = [];
@@ -118,11 +128,12 @@ export const scheduleRoutes = [
         );
       }
       const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
+      await refuseNamedForeign(db, user, asset, { flexModel: devices.map((d) => d.flexModel), flexContext });
       const spec = await resolveStorageJob(db, ctx.services.config, { ...triggerInput(body), flexContext }, devices, asset);
       const flexModel = devices.map((d) => ({ sensor: d.sensor.id, ...d.flexModel }));
       return { spec, asset, devices, request: { flexModel, flexContext } };
     },
-    references: ({ checked: { spec, asset, request } }) => triggerReferences(spec, asset, request),
+    references: ({ checked: { spec, asset, request } }) => ({ refs: triggerReferences(spec, asset, request), usableBy: asset.account_id }),
     command: async ({ ctx, user, body, checked }) =>
       processed(ctx, await enqueue(ctx, user, checked, checked.devices[0].sensor.id, forced(body))),
     response: triggerResponse,
