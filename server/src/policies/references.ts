@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { fieldTree, forbidden, unprocessable, type Location } from '../errors.ts';
+import { fieldTree, forbidden, mergeFieldTrees, unprocessable, type Location } from '../errors.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
@@ -137,7 +137,7 @@ export async function authorizeReferences(
     const fields: Record<string, unknown> = {};
     for (const r of missing.filter((m) => m.location === location)) {
       const noun = r.kind === 'sensor' ? 'sensor' : 'asset';
-      mergeInto(fields, fieldTree(r.field.split('.'), [`No ${noun} found with id ${r.id}.`]));
+      mergeFieldTrees(fields, fieldTree(r.field.split('.'), [`No ${noun} found with id ${r.id}.`]));
     }
     throw unprocessable(location, fields);
   }
@@ -155,17 +155,6 @@ export async function refuseForeign(db: Knex, user: User, refs: Reference[], usa
   // An unknown id answers its 422 first, as a schema would.
   if (refs.some((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id))) return;
   if ((await refused(db, user, refs, resolved, usableBy)) !== undefined) throw forbidden();
-}
-
-/** Merges a field tree into another, appending messages where both have them. */
-function mergeInto(target: Record<string, unknown>, tree: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(tree)) {
-    const here = target[key];
-    if (Array.isArray(value)) target[key] = Array.isArray(here) ? [...here, ...value] : value;
-    else if (here && typeof here === 'object' && !Array.isArray(here))
-      mergeInto(here as Record<string, unknown>, value as Record<string, unknown>);
-    else target[key] = value;
-  }
 }
 
 /**

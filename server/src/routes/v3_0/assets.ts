@@ -12,6 +12,7 @@ import { presentAsset } from '../../presenters/index.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { scheduledSensors, type JobSpec } from '../../scheduling/jobSpec.ts';
+import { checkStoredValues } from '../../scheduling/storedValues.ts';
 import { jobStatusMessage } from './jobs.ts';
 import { getSensor, listSensors } from '../../store/sensors.ts';
 import type { User } from '../../store/users.ts';
@@ -214,6 +215,8 @@ export const assetRoutes = [
       await checkSensorsToShow(db, attributes);
       const parentId = body.parent_asset_id ?? null;
       await checkNameFree(db, { name: body.name, parentId, accountId });
+      await checkStoredValues(db, body.flex_model, 'flex_model');
+      await checkStoredValues(db, body.flex_context, 'flex_context');
       return assets.createAsset(db, {
         name: body.name,
         latitude: body.latitude ?? null,
@@ -298,6 +301,8 @@ export const assetRoutes = [
           exceptId: asset.id,
         });
       }
+      await checkStoredValues(db, body.flex_model, 'flex_model');
+      await checkStoredValues(db, body.flex_context, 'flex_context');
       await assets.updateAsset(db, asset.id, { ...changes, attributes });
       return (await assets.getAsset(db, asset.id))!;
     },
