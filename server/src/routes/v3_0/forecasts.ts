@@ -34,7 +34,12 @@ export const forecastRoutes = [
     request: { params: idParams, json: forecastTrigger },
     // Read here; the job's references below ask to write it.
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
-    check({ user, body, loaded: { sensor } }): ForecastJobArgs {
+    check({ ctx, user, body, loaded: { sensor } }): ForecastJobArgs {
+      const { maxForecastMs, maxForecastCycles } = ctx.services.config.limits;
+      const tooLong = (field: string) =>
+        fieldError('json', field, `The forecast window may be at most ${maxForecastMs / 86_400_000} days long.`);
+      // Bounded before any date arithmetic, which a huge duration would overflow.
+      if (body.duration && body.duration.ms > maxForecastMs) throw tooLong('duration');
       const stepMs = sensor.event_resolution_ms;
       if (!stepMs)
         throw fieldError(
@@ -47,6 +52,16 @@ export const forecastRoutes = [
         body.end?.toMillis() ??
         (body.duration ? (body.start ?? DateTime.fromMillis(startMs)).plus(body.duration.luxon).toMillis() : startMs + DEFAULT_WINDOW_MS);
       if (endMs <= startMs) throw fieldError('json', body.end ? 'end' : 'duration', 'The forecast window must end after it starts.');
+      if (!(endMs - startMs <= maxForecastMs)) throw tooLong(body.end ? 'end' : 'duration');
+      // Each cycle is a model fit: one trigger may not hold the job worker for thousands of them.
+      const horizonMs = body['max-forecast-horizon']?.ms;
+      if (horizonMs && Math.ceil((endMs - startMs) / horizonMs) > maxForecastCycles) {
+        throw fieldError(
+          'json',
+          'max-forecast-horizon',
+          `Too short for this window: at most ${maxForecastCycles} forecast cycles per trigger.`,
+        );
+      }
       if (body['max-forecast-horizon'] && body['max-forecast-horizon'].ms < stepMs) {
         throw fieldError('json', 'max-forecast-horizon', `Must be at least the sensor's resolution (${formatResolution(stepMs)}).`);
       }
