@@ -28,7 +28,7 @@ export interface AutomationJobArgs {
  * the user who made the automation, checked now, not when it was made.
  */
 export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler {
-  return async (job, queue) => {
+  return async (job, runtime) => {
     const { automationId, dueMs } = job.args as AutomationJobArgs;
     const automation = await getAutomation(db, automationId);
     if (!automation) throw new Error(`Automation ${automationId} no longer exists.`);
@@ -42,7 +42,8 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     const forecasts = [];
     for (const sensorId of automation.forecastSensorIds) {
       // Forecast as known at the due time, which the run stands for even when it runs late.
-      const made = await forecastSensor(db, pool, { sensorId, ownerId: owner.id, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] });
+      const forecast = { sensorId, ownerId: owner.id, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
+      const made = await forecastSensor(db, pool, forecast, () => runtime.yieldTurn());
       forecasts.push({ sensor_id: sensorId, data_source_id: made.sourceId, method: made.cycles[0]?.outcome.method });
     }
 
@@ -65,7 +66,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       }
       const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, Date.now()), ownerId: owner.id };
       scheduleJobId = (
-        await queue.enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })
+        await runtime.enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })
       ).id;
     }
     return { automation_id: automationId, due: new Date(dueMs).toISOString(), forecasts, schedule_job_id: scheduleJobId };

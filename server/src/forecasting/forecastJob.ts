@@ -118,13 +118,14 @@ function cycles(args: ForecastJobArgs, nowMs: number): { beliefTimeMs: number; s
  * Forecasts a sensor over a window: per cycle, reads the history known at the belief time,
  * forecasts in a worker thread, and stores the values as beliefs of a `forecaster` source named
  * after the method, so forecasts sit beside measurements and are filtered by source.
- * @param onCycle called after each stored cycle (progress for the CLI).
+ * @param onCycle called after each stored cycle (progress for the CLI; a job gives its turn to
+ *   other accounts there).
  */
 export async function forecastSensor(
   db: Knex,
   pool: WorkerPool,
   args: ForecastJobArgs,
-  onCycle: (done: number, total: number) => void = () => {},
+  onCycle: (done: number, total: number) => void | Promise<void> = () => {},
 ): Promise<{ sourceId: number; cycles: ForecastCycle[] }> {
   const sensor = await getSensor(db, args.sensorId);
   if (!sensor) throw new Error(`No sensor found with id ${args.sensorId}.`);
@@ -149,7 +150,7 @@ export async function forecastSensor(
     const outcome: ForecastOutcome = await pool.run('forecast', task);
     sourceId = await storeForecast(db, args, sensor, { ...cycle, originMs, stepMs }, outcome);
     done.push({ ...cycle, outcome });
-    onCycle(done.length, plan.length);
+    await onCycle(done.length, plan.length);
   }
   return { sourceId, cycles: done };
 }
@@ -192,9 +193,9 @@ async function storeForecast(
 
 /** The handler of the `forecasting` queue; the job result names the source, the method and the backtest. */
 export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler {
-  return async (job) => {
+  return async (job, runtime) => {
     const args = job.args as ForecastJobArgs;
-    const { sourceId, cycles: made } = await forecastSensor(db, pool, args);
+    const { sourceId, cycles: made } = await forecastSensor(db, pool, args, () => runtime.yieldTurn());
     const last = made[made.length - 1];
     return {
       data_source_id: sourceId,

@@ -41,10 +41,19 @@ export class JobFailure extends Error {
 }
 
 /**
- * Runs the jobs of one queue; returns the result summary stored with the job. A job that starts
- * further jobs (an automation run queues its schedule) does so through the queue it is given.
+ * What a running job may ask of its queue: to queue further jobs (an automation run queues its
+ * schedule), and, between the cycles of a long job, to give its turn to a job of another account
+ * waiting in the queue, so that one account's long forecast never holds another's schedule for
+ * longer than one cycle.
  */
-export type JobHandler = (job: JobRecord, queue: Pick<JobQueue, 'enqueue'>) => Promise<Record<string, unknown>>;
+export interface JobRuntime {
+  enqueue: JobQueue['enqueue'];
+  /** Resolves at once when no other account waits; else once the waiting job had its turn. */
+  yieldTurn(): Promise<void>;
+}
+
+/** Runs the jobs of one queue; returns the result summary stored with the job. */
+export type JobHandler = (job: JobRecord, runtime: JobRuntime) => Promise<Record<string, unknown>>;
 
 /**
  * The job queue as the rest of the server sees it. The in-process implementation

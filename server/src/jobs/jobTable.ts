@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { JobFailure, type EnqueueOptions, type JobHandler, type JobQueue, type JobRecord } from './jobQueue.ts';
+import { JobFailure, type EnqueueOptions, type JobHandler, type JobQueue, type JobRecord, type JobRuntime } from './jobQueue.ts';
 
 export interface DbJob {
   id: string;
@@ -200,7 +200,7 @@ export async function runAndRecord(
   handlers: Record<string, JobHandler>,
   job: JobRecord,
   log: Logger,
-  queue: Pick<JobQueue, 'enqueue'>,
+  queue: JobRuntime,
 ): Promise<void> {
   const handler = handlers[job.queue];
   let outcome: { result: Record<string, unknown> } | { error: Error };
