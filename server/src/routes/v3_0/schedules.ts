@@ -9,7 +9,7 @@ import type { JobRecord } from '../../jobs/jobQueue.ts';
 import { resolveSensorJob, resolveStorageJob, triggerReferences, type TriggerInput } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
 import { readSensorState } from '../../scheduling/sensorState.ts';
-import type { JobSpec } from '../../scheduling/jobSpec.ts';
+import { scheduledSensors, type JobSpec } from '../../scheduling/jobSpec.ts';
 import { conversion } from '../../domain/units.ts';
 import { speaks10 } from '../../http/compat.ts';
 import { deviceFlexModel, inheritedFlexContext, storedDevices } from '../../scheduling/storedConfig.ts';
@@ -36,6 +36,13 @@ async function processed(ctx: AppContext, job: JobRecord, resultsSensorId?: numb
     ...(resultsSensorId === undefined ? {} : { 'results-url': `/api/v3_0/sensors/${resultsSensorId}/schedules/${job.id}` }),
     schedule: job.id,
   };
+}
+
+/** Whether the job is a scheduling job of this sensor. */
+function schedules(job: JobRecord, sensorId: number): boolean {
+  if (job.queue !== 'scheduling') return false;
+  const spec = (job.args as Partial<SchedulingJobArgs> | null)?.spec;
+  return job.sensorId === sensorId || (spec !== undefined && scheduledSensors(spec).includes(sensorId));
 }
 
 /** A resolved trigger: the job and what the request named, whose sensors the chain authorizes. */
@@ -148,7 +155,10 @@ export const scheduleRoutes = [
       const { jobs, config } = ctx.services;
       const jobId = params.uuid;
       let job = await jobs.get(jobId);
-      if (!job) throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${jobId}, type = job) is not known.`);
+      // A job that does not schedule this sensor (another account's, say) is as unknown as none.
+      if (!job || !schedules(job, sensor.id)) {
+        throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${jobId}, type = job) is not known.`);
+      }
       // FlexMeasures 1.0 retired the storage fallback: a failed schedule is a 400 with the reason.
       if (job.status === 'failed' && job.fallbackJobId && !speaks10(config)) {
         if (config.fallbackRedirect) {

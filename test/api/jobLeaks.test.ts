@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { factories } from '../helpers/factories.ts';
+import { waitForSchedule } from '../helpers/schedules.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+/** Issue 20, low findings: what a job tells those who name it. */
+
+let t: TestServer;
+let owner: { token: string; sensorId: number };
+let outsider: { token: string; sensorId: number };
+
+const START = '2015-01-01T00:00:00Z';
+
+beforeAll(async () => {
+  t = await startTestServer();
+  const f = factories(t.db);
+  const battery = async () => {
+    const accountId = (await f.account()).id;
+    const asset = await f.asset({ accountId });
+    const sensor = await f.sensor({ assetId: asset.id, attributes: { max_soc_in_mwh: 1, capacity_in_mw: 1 } });
+    return { token: (await f.user({ accountId })).token, sensorId: sensor.id };
+  };
+  owner = await battery();
+  outsider = await battery();
+});
+afterAll(() => t.close());
+
+describe('a foreign job uuid on one’s own sensor', () => {
+  it("is not known: the other account's schedule window and values stay unseen", async () => {
+    const res = await t.request('POST', `/api/v3_0/sensors/${owner.sensorId}/schedules/trigger`, {
+      token: owner.token,
+      json: { start: START, duration: 'PT6H', 'flex-model': { 'soc-at-start': 0 }, 'flex-context': { 'consumption-price': '50 EUR/MWh' } },
+    });
+    expect(res.status).toBe(200);
+    expect((await waitForSchedule(t, owner.token, owner.sensorId, res.body.schedule)).status).toBe(200);
+    const foreign = await t.request('GET', `/api/v3_0/sensors/${outsider.sensorId}/schedules/${res.body.schedule}`, {
+      token: outsider.token,
+    });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body).toEqual({
+      result: 'Rejected',
+      status: 'UNRECOGNIZED_UDI_EVENT',
+      message: `The requested UDI event (id = ${res.body.schedule}, type = job) is not known.`,
+    });
+    expect((await t.request('GET', `/api/v3_0/jobs/${res.body.schedule}`, { token: outsider.token })).status).toBe(403);
+  });
+});
