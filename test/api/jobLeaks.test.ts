@@ -45,3 +45,50 @@ describe('a foreign job uuid on one’s own sensor', () => {
     expect((await t.request('GET', `/api/v3_0/jobs/${res.body.schedule}`, { token: outsider.token })).status).toBe(403);
   });
 });
+
+describe('job errors', () => {
+  it('carry a typed kind and a message for people, never runtime internals', async () => {
+    const res = await t.request('POST', `/api/v3_0/sensors/${owner.sensorId}/schedules/trigger`, {
+      token: owner.token,
+      json: { start: START, duration: 'PT1H', 'flex-model': { 'soc-at-start': 0 }, 'flex-context': { 'consumption-price': '60 EUR/MWh' } },
+    });
+    const { jobs } = t.server.services;
+    const job = (await jobs.get(res.body.schedule))!;
+    // Arguments no trigger can make any more (a window of millions of years), queued by hand.
+    const args = job.args as { spec: { startMs: number; endMs: number } };
+    args.spec.endMs = args.spec.startMs + 1e17;
+    const broken = await jobs.enqueue('scheduling', args, {
+      accountId: job.accountId,
+      sensorId: owner.sensorId,
+      reuseWithinS: 0,
+      force: true,
+    });
+    await jobs.settled(broken.id, 30_000);
+    const read = await t.request('GET', `/api/v3_0/jobs/${broken.id}`, { token: owner.token });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      status: 'failed',
+      error_kind: 'internal',
+      error: 'InternalError: the job failed unexpectedly; the server log has the details.',
+    });
+    expect(read.body.error).not.toMatch(/RangeError|typed array/);
+
+    // Its owner's job read by an owner who lost the right: forbidden.
+    await t
+      .db('sensor')
+      .where({ id: owner.sensorId })
+      .update({ generic_asset_id: (await t.db('sensor').where({ id: outsider.sensorId }).first()).generic_asset_id });
+    const refused = await jobs.enqueue('scheduling', job.args, {
+      accountId: job.accountId,
+      sensorId: owner.sensorId,
+      reuseWithinS: 0,
+      force: true,
+    });
+    await jobs.settled(refused.id, 30_000);
+    expect((await jobs.get(refused.id))!).toMatchObject({
+      status: 'failed',
+      errorKind: 'forbidden',
+      error: expect.stringMatching(/^PermissionDenied: /),
+    });
+  });
+});

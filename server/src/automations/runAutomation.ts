@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import type { Config } from '../config.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
-import type { JobHandler } from '../jobs/jobQueue.ts';
+import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { firstRefused } from '../policies/references.ts';
 import { resolveSensorJob, triggerReferences } from '../scheduling/flexConfig.ts';
 import { readSensorState } from '../scheduling/sensorState.ts';
@@ -31,11 +31,12 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
   return async (job, runtime) => {
     const { automationId, dueMs } = job.args as AutomationJobArgs;
     const automation = await getAutomation(db, automationId);
-    if (!automation) throw new Error(`Automation ${automationId} no longer exists.`);
+    if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
     const owner = automation.ownerId === null ? undefined : await getUser(db, automation.ownerId);
-    if (!owner?.active) throw new Error(`The user who made automation ${automationId} is no longer active; nothing was run.`);
+    if (!owner?.active)
+      throw new JobFailure('PermissionDenied', `The user who made automation ${automationId} is no longer active; nothing was run.`);
     const horizon = parseIsoDuration(automation.horizon);
-    if (typeof horizon === 'string') throw new Error(`Automation ${automationId} has an unreadable horizon: ${horizon}`);
+    if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
     const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
     const endMs = start.plus(horizon.luxon).toMillis();
 
@@ -51,7 +52,8 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     if (automation.scheduleSensorId !== null) {
       const sensor = await getSensor(db, automation.scheduleSensorId);
       const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
-      if (!sensor || !asset) throw new Error(`The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
+      if (!sensor || !asset)
+        throw new JobFailure('ValueError', `The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
       // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
       const flexContext = await inheritedFlexContext(db, asset, {});
       const flexModel = await deviceFlexModel(db, sensor, {});
@@ -60,7 +62,8 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       const refs = triggerReferences(spec, asset, { flexModel, flexContext });
       const refused = await firstRefused(db, owner, refs, undefined, asset.account_id);
       if (refused) {
-        throw new Error(
+        throw new JobFailure(
+          'PermissionDenied',
           `Sensor ${refused.id} (${refused.field}) is refused to the user who made automation ${automationId} or to the account of asset ${asset.id}; nothing was run.`,
         );
       }

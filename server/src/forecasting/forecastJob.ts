@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { resampleToGrid } from '../domain/resample.ts';
-import type { JobHandler } from '../jobs/jobQueue.ts';
+import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { mostRecentBeliefs, recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { saveForecastModel } from '../store/forecastModels.ts';
@@ -96,7 +96,8 @@ async function assertOwnerMay(db: Knex, args: ForecastJobArgs): Promise<void> {
   const account = (await getSensor(db, args.sensorId))?.account_id;
   const refused = owner?.active ? await firstRefused(db, owner, forecastReferences(args), undefined, account) : undefined;
   if (!owner?.active || refused) {
-    throw new Error(
+    throw new JobFailure(
+      'PermissionDenied',
       `The user who triggered this forecast (id ${args.ownerId}) may no longer use sensor ${refused?.id ?? args.sensorId}; nothing was stored.`,
     );
   }
@@ -128,9 +129,13 @@ export async function forecastSensor(
   onCycle: (done: number, total: number) => void | Promise<void> = () => {},
 ): Promise<{ sourceId: number; cycles: ForecastCycle[] }> {
   const sensor = await getSensor(db, args.sensorId);
-  if (!sensor) throw new Error(`No sensor found with id ${args.sensorId}.`);
+  if (!sensor) throw new JobFailure('ValueError', `No sensor found with id ${args.sensorId}.`);
   const stepMs = sensor.event_resolution_ms;
-  if (!stepMs) throw new Error(`Sensor ${sensor.id} has no event resolution; only sensors of events with a duration can be forecast.`);
+  if (!stepMs)
+    throw new JobFailure(
+      'ValueError',
+      `Sensor ${sensor.id} has no event resolution; only sensors of events with a duration can be forecast.`,
+    );
   const regressors = await Promise.all(args.regressorIds.map((id) => getSensor(db, id)));
   const site = siteOf(sensor, await getAsset(db, sensor.generic_asset_id));
   const plan = cycles(args, Date.now());

@@ -13,6 +13,8 @@ export interface JobRecord {
   result: Record<string, unknown> | null;
   /** `<ErrorName>: <message>` of a failed job. */
   error: string | null;
+  /** What kind of failure it was, for programs (absent in jobs that failed before it was recorded). */
+  errorKind: JobErrorKind | null;
   fallbackJobId: string | null;
 }
 
@@ -25,18 +27,36 @@ export interface EnqueueOptions {
   force?: boolean;
 }
 
+/** The kinds of job failure, for programs; people read the message. */
+export type JobErrorKind = 'infeasible' | 'unknown-prices' | 'interrupted' | 'forbidden' | 'invalid-input' | 'internal';
+
+/** The names failures are reported under (as the reference names them), and the kind of each. */
+const failureKinds = {
+  InfeasibleProblemException: 'infeasible',
+  UnknownPricesException: 'unknown-prices',
+  JobInterrupted: 'interrupted',
+  PermissionDenied: 'forbidden',
+  ValueError: 'invalid-input',
+  SchedulerError: 'internal',
+  FallbackSchedulerError: 'internal',
+} as const satisfies Record<string, JobErrorKind>;
+export type FailureName = keyof typeof failureKinds;
+
 /**
- * A handler's failure, named as the reference names it ("<Name>: <message>"). With `fallbackArgs`
- * the queue enqueues those arguments on the same queue as the failed job's fallback.
+ * A handler's failure, named as the reference names it ("<Name>: <message>") and of the kind its
+ * name says. With `fallbackArgs` the queue enqueues those arguments on the same queue as the
+ * failed job's fallback.
  */
 export class JobFailure extends Error {
+  readonly kind: JobErrorKind;
   constructor(
-    name: string,
+    name: FailureName,
     message: string,
     readonly fallbackArgs?: unknown,
   ) {
     super(message);
     this.name = name;
+    this.kind = failureKinds[name];
   }
 }
 

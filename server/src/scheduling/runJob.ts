@@ -91,7 +91,10 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
           ? pool.run('customStorageSchedule', { modulePath: spec.customScheduler, problem })
           : pool.run('storageSchedule', { ...problem, timeLimitSeconds: 120 })
     ).catch((err: unknown) => {
-      throw new SchedulingFailure(failureName, err instanceof Error ? err.message : String(err));
+      log.error({ err }, 'solver failed');
+      // A runtime error's text (a RangeError, say) tells people nothing: the log keeps it.
+      const plain = err instanceof Error && err.constructor === Error;
+      throw new SchedulingFailure(failureName, plain ? err.message : 'the solver stopped unexpectedly; the server log has the details.');
     });
     if (!outcome.ok) {
       if (!fallback && outcome.kind === 'infeasible') {

@@ -6,6 +6,7 @@ import * as m0004 from './0004_udi_events.ts';
 import * as m0005 from './0005_flex_config_annotations.ts';
 import * as m0006 from './0006_forecasts_automations.ts';
 import * as m0007 from './0007_auth_epoch.ts';
+import * as m0008 from './0008_job_error_kind.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -21,6 +22,7 @@ export const migrations: [string, Migration][] = [
   ['0005_flex_config_annotations', m0005],
   ['0006_forecasts_automations', m0006],
   ['0007_auth_epoch', m0007],
+  ['0008_job_error_kind', m0008],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
