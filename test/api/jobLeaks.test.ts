@@ -92,3 +92,20 @@ describe('job errors', () => {
     });
   });
 });
+
+describe('a foreign sensor in a trigger', () => {
+  it('is refused with a 403 before any 422 could name its unit', async () => {
+    // The outsider's power sensor (MW) as a price: a unit check would say "Cannot convert MW …".
+    const res = await t.request('POST', `/api/v3_0/sensors/${owner.sensorId}/schedules/trigger`, {
+      token: owner.token,
+      json: {
+        start: START,
+        duration: 'PT1H',
+        'flex-model': { 'soc-at-start': 0 },
+        'flex-context': { 'consumption-price': { sensor: outsider.sensorId } },
+      },
+    });
+    expect(res.status).toBe(403);
+    expect(JSON.stringify(res.body)).not.toMatch(/MW/);
+  });
+});
