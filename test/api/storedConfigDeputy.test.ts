@@ -177,7 +177,8 @@ describe('running on stored flex configuration written before the rule', () => {
     await t.server.services.jobs.settled(job.id, 30_000);
     const done = (await t.server.services.jobs.get(job.id))!;
     expect(done.status).toBe('failed');
-    expect(done.error).toMatch(new RegExp(`Sensor ${sensorsOf.public.soc} \\(state-of-charge\\) is refused`));
+    expect(done.errorKind).toBe('forbidden');
+    expect(done.error).toMatch(/^PermissionDenied: the user who made automation \d+ or the account of asset \d+ may not use a sensor/);
     expect(await t.db('timed_belief').where({ sensor_id: sensorsOf.public.soc }).count({ n: '*' }).first()).toEqual({ n: 0 });
   });
 

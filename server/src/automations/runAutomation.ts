@@ -3,12 +3,9 @@ import { DateTime } from 'luxon';
 import type { Config } from '../config.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
+import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
+import { AppError } from '../errors.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
-import { firstRefused } from '../policies/references.ts';
-import { resolveSensorJob, triggerReferences } from '../scheduling/flexConfig.ts';
-import { readSensorState } from '../scheduling/sensorState.ts';
-import type { SchedulingJobArgs } from '../scheduling/runJob.ts';
-import { deviceFlexModel, inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { getAsset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
 import { getSensor } from '../store/sensors.ts';
@@ -55,22 +52,19 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       if (!sensor || !asset)
         throw new JobFailure('ValueError', `The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
       // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
-      const flexContext = await inheritedFlexContext(db, asset, {});
-      const flexModel = await deviceFlexModel(db, sensor, {});
-      const spec = await resolveSensorJob(db, config, { start, duration: horizon, flexContext }, sensor, asset, flexModel);
-      // The asset's account must be able to use its stored configuration too, whoever made the automation.
-      const refs = triggerReferences(spec, asset, { flexModel, flexContext });
-      const refused = await firstRefused(db, owner, refs, undefined, asset.account_id);
-      if (refused) {
-        throw new JobFailure(
-          'PermissionDenied',
-          `Sensor ${refused.id} (${refused.field}) is refused to the user who made automation ${automationId} or to the account of asset ${asset.id}; nothing was run.`,
-        );
-      }
-      const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, Date.now()), ownerId: owner.id };
-      scheduleJobId = (
-        await runtime.enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })
-      ).id;
+      const input = { start, duration: horizon, sensor, flexModel: {}, flexContext: {} };
+      const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, owner, input, { reuseWithinS: 0, force: true }).catch(
+        (err: unknown) => {
+          if (err instanceof AppError && err.status === 403) {
+            throw new JobFailure(
+              'PermissionDenied',
+              `the user who made automation ${automationId} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
+            );
+          }
+          throw err;
+        },
+      );
+      scheduleJobId = queued.id;
     }
     return { automation_id: automationId, due: new Date(dueMs).toISOString(), forecasts, schedule_job_id: scheduleJobId };
   };

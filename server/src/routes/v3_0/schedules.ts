@@ -6,16 +6,16 @@ import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
-import { resolveSensorJob, resolveStorageJob, triggerReferences, type TriggerInput } from '../../scheduling/flexConfig.ts';
+import { resolveStorageJob } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
-import { readSensorState } from '../../scheduling/sensorState.ts';
-import { scheduledSensors, type JobSpec } from '../../scheduling/jobSpec.ts';
+import { jobReferences, type JobSpec } from '../../scheduling/jobSpec.ts';
 import { conversion } from '../../domain/units.ts';
 import { speaks10 } from '../../http/compat.ts';
 import { deviceFlexModel, inheritedFlexContext, storedDevices } from '../../scheduling/storedConfig.ts';
-import { descendantIds, getAsset, type Asset } from '../../store/assets.ts';
+import { descendantIds, type Asset } from '../../store/assets.ts';
 import type { User } from '../../store/users.ts';
 import { flexReferences, refuseForeign } from '../../policies/references.ts';
+import { queueSchedule, triggerSensorSchedule } from '../../commands/triggerSchedule.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly } from '../scheduleResults.ts';
 import { assetById, idParams, sensorById } from '../load.ts';
@@ -38,11 +38,11 @@ async function processed(ctx: AppContext, job: JobRecord, resultsSensorId?: numb
   };
 }
 
-/** Whether the job is a scheduling job of this sensor. */
+/** Whether the job is a scheduling job writing this sensor (a device, or an output such as `production`). */
 function schedules(job: JobRecord, sensorId: number): boolean {
   if (job.queue !== 'scheduling') return false;
   const spec = (job.args as Partial<SchedulingJobArgs> | null)?.spec;
-  return job.sensorId === sensorId || (spec !== undefined && scheduledSensors(spec).includes(sensorId));
+  return job.sensorId === sensorId || (spec !== undefined && jobReferences(spec).some((r) => r.use === 'write' && r.id === sensorId));
 }
 
 /** A resolved trigger: the job and what the request named, whose sensors the chain authorizes. */
@@ -52,13 +52,6 @@ interface Trigger {
   request: { flexModel: unknown; flexContext: unknown };
 }
 
-/** Queues the job in the caller's name, once what it needs from its (now authorized) sensors is read. */
-async function enqueue(ctx: AppContext, user: User, { spec, asset }: Trigger, sensorId: number, force: boolean) {
-  const { jobs, config, db } = ctx.services;
-  const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, spec.priorMs ?? Date.now()), ownerId: user.id };
-  return jobs.enqueue('scheduling', args, { accountId: asset.account_id, sensorId, reuseWithinS: config.jobCacheTtlS, force });
-}
-
 /**
  * The 403 for a sensor named in the flex configuration that the caller or the asset's account may
  * not use, before the resolution reads it (its unit would otherwise show in a 422).
@@ -66,11 +59,10 @@ async function enqueue(ctx: AppContext, user: User, { spec, asset }: Trigger, se
 const refuseNamedForeign = (db: Knex, user: User, asset: Asset, named: { flexModel: unknown; flexContext: unknown }) =>
   refuseForeign(db, user, [...flexReferences(named.flexModel), ...flexReferences(named.flexContext)], asset.account_id);
 
-const triggerInput = (body: Pick<z.output<typeof sensorTrigger>, 'start' | 'duration' | 'prior' | 'flex-context'>): TriggerInput => ({
+const triggerInput = (body: Pick<z.output<typeof sensorTrigger>, 'start' | 'duration' | 'prior'>) => ({
   start: body.start,
   duration: body.duration,
   prior: body.prior,
-  flexContext: body['flex-context'] ?? {},
 });
 
 const forced = (body: { 'force-new-job-creation'?: boolean; force_new_job_creation?: boolean }) =>
@@ -88,18 +80,15 @@ export const scheduleRoutes = [
     summary: 'Trigger scheduling job',
     request: { params: idParams, json: sensorTrigger },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
-    async check({ ctx, db, user, body, loaded: { sensor } }): Promise<Trigger> {
-      const asset = (await getAsset(db, sensor.generic_asset_id))!;
-      const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
-      const flexModel = await deviceFlexModel(db, sensor, body['flex-model'] ?? {});
-      await refuseNamedForeign(db, user, asset, { flexModel, flexContext });
-      const spec = await resolveSensorJob(db, ctx.services.config, { ...triggerInput(body), flexContext }, sensor, asset, flexModel);
-      return { spec, asset, request: { flexModel, flexContext } };
+    async command({ ctx, user, body, loaded: { sensor } }) {
+      const { reader, config, jobs } = ctx.services;
+      const input = { ...triggerInput(body), sensor, flexModel: body['flex-model'] ?? {}, flexContext: body['flex-context'] ?? {} };
+      const job = await triggerSensorSchedule({ db: reader, config, jobs }, user, input, {
+        reuseWithinS: config.jobCacheTtlS,
+        force: forced(body),
+      });
+      return processed(ctx, job, sensor.id);
     },
-    // Every sensor the trigger names or its job uses.
-    references: ({ checked: { spec, asset, request } }) => ({ refs: triggerReferences(spec, asset, request), usableBy: asset.account_id }),
-    command: async ({ ctx, user, body, loaded: { sensor }, checked }) =>
-      processed(ctx, await enqueue(ctx, user, checked, sensor.id, forced(body)), sensor.id),
     response: triggerResponse,
   }),
   route({
@@ -140,9 +129,11 @@ export const scheduleRoutes = [
       const flexModel = devices.map((d) => ({ sensor: d.sensor.id, ...d.flexModel }));
       return { spec, asset, devices, request: { flexModel, flexContext } };
     },
-    references: ({ checked: { spec, asset, request } }) => ({ refs: triggerReferences(spec, asset, request), usableBy: asset.account_id }),
-    command: async ({ ctx, user, body, checked }) =>
-      processed(ctx, await enqueue(ctx, user, checked, checked.devices[0].sensor.id, forced(body))),
+    async command({ ctx, user, body, checked }) {
+      const { reader, config, jobs } = ctx.services;
+      const options = { sensorId: checked.devices[0].sensor.id, reuseWithinS: config.jobCacheTtlS, force: forced(body) };
+      return processed(ctx, await queueSchedule({ db: reader, config, jobs }, user, checked, options));
+    },
     response: triggerResponse,
   }),
   route({
