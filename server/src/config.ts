@@ -32,6 +32,14 @@ export interface Config {
   planningTtlMs: number;
   /** Queued jobs that did not start within this time expire. */
   jobTtlMs: number;
+  /** Limits on what one account may start (issue 20): how often an automation runs, how many there are, how long a forecast is. */
+  limits: {
+    automationMinIntervalMs: number;
+    automationsPerAsset: number;
+    automationsPerAccount: number;
+    maxForecastMs: number;
+    maxForecastCycles: number;
+  };
   allowDataOverwrite: boolean;
   fallbackRedirect: boolean;
   /** Which FlexMeasures release's answers win where 0.18 and 1.0 (API v3.0-32) answer the same request differently. */
@@ -105,6 +113,12 @@ const schema = z.object({
   FLEXSITE_JOB_CACHE_TTL: count(0).default(3600),
   FLEXSITE_PLANNING_TTL: duration.default(7 * 24 * 3600_000),
   FLEXSITE_JOB_TTL: duration.default(24 * 3600_000),
+  // Never more often than once a minute: more would let one user keep the job queue busy.
+  FLEXSITE_AUTOMATION_MIN_INTERVAL: duration.pipe(z.number().min(60_000, 'must be at least PT1M')).default(60_000),
+  FLEXSITE_AUTOMATIONS_PER_ASSET: count(1).default(10),
+  FLEXSITE_AUTOMATIONS_PER_ACCOUNT: count(1).default(100),
+  FLEXSITE_MAX_FORECAST_DURATION: duration.default(370 * 86_400_000),
+  FLEXSITE_MAX_FORECAST_CYCLES: count(1).default(400),
   FLEXSITE_ALLOW_DATA_OVERWRITE: bool.default(false),
   FLEXSITE_FALLBACK_REDIRECT: bool.default(false),
   FLEXSITE_API_COMPAT: z.enum(['0.18', '1.0']).default('0.18'),
@@ -165,6 +179,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobCacheTtlS: e.FLEXSITE_JOB_CACHE_TTL,
     planningTtlMs: e.FLEXSITE_PLANNING_TTL,
     jobTtlMs: e.FLEXSITE_JOB_TTL,
+    limits: {
+      automationMinIntervalMs: e.FLEXSITE_AUTOMATION_MIN_INTERVAL,
+      automationsPerAsset: e.FLEXSITE_AUTOMATIONS_PER_ASSET,
+      automationsPerAccount: e.FLEXSITE_AUTOMATIONS_PER_ACCOUNT,
+      maxForecastMs: e.FLEXSITE_MAX_FORECAST_DURATION,
+      maxForecastCycles: e.FLEXSITE_MAX_FORECAST_CYCLES,
+    },
     allowDataOverwrite: e.FLEXSITE_ALLOW_DATA_OVERWRITE,
     fallbackRedirect: e.FLEXSITE_FALLBACK_REDIRECT,
     apiCompat: e.FLEXSITE_API_COMPAT,

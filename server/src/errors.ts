@@ -50,6 +50,17 @@ export function fieldTree(path: (string | number)[], messages: string[]): FieldE
   return path.reduceRight<unknown>((inner, key) => ({ [String(key)]: inner }), messages) as FieldErrors;
 }
 
+/** Merges a field tree into another, appending messages where both have them. */
+export function mergeFieldTrees(target: Record<string, unknown>, tree: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(tree)) {
+    const here = target[key];
+    if (Array.isArray(value)) target[key] = Array.isArray(here) ? [...here, ...value] : value;
+    else if (here && typeof here === 'object' && !Array.isArray(here))
+      mergeFieldTrees(here as Record<string, unknown>, value as Record<string, unknown>);
+    else target[key] = value;
+  }
+}
+
 /** 422 for one field, the common case in handlers. */
 export const fieldError = (location: Location, field: string, message: string) => unprocessable(location, { [field]: [message] });
 

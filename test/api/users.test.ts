@@ -98,7 +98,7 @@ describe('PATCH /api/v3_0/users/<id>', () => {
         username: `renamed-${user.id}`,
         timezone: 'Asia/Seoul',
         active: false,
-        flexmeasures_roles: [roleIds.consultant],
+        flexmeasures_roles: [roleIds['account-admin']],
       },
     });
     expect(res.status).toBe(200);
@@ -107,14 +107,14 @@ describe('PATCH /api/v3_0/users/<id>', () => {
       username: `renamed-${user.id}`,
       timezone: 'Asia/Seoul',
       active: false,
-      flexmeasures_roles: [roleIds.consultant],
+      flexmeasures_roles: [roleIds['account-admin']],
     });
     expect(res.body).toEqual({ ...expected, status: 200 });
     const stored = await t.db('user').where({ id: user.id }).first();
     expect(stored).toMatchObject({ email: expected.email, username: expected.username, timezone: 'Asia/Seoul' });
     // SQLite keeps booleans as 0/1, PostgreSQL as booleans.
     expect(Boolean(stored.active)).toBe(false);
-    expect(await t.db('user_role').where({ user_id: user.id }).pluck('role_id')).toEqual([roleIds.consultant]);
+    expect(await t.db('user_role').where({ user_id: user.id }).pluck('role_id')).toEqual([roleIds['account-admin']]);
   });
 
   it('lets ordinary users edit their own descriptive fields', async () => {

@@ -64,6 +64,8 @@ export class AutomationClock {
         reuseWithinS: SAME_RUN_S,
       });
       if (await markQueued(this.db, automation.id, due, job.id)) queued++;
+      // Requests wait while a tick holds the event loop: give them a turn between automations.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     return queued;
   }

@@ -22,16 +22,26 @@ const CATCH_UP_WINDOW_MS = 35 * 86_400_000;
 
 /**
  * The latest due time in (afterMs, nowMs]: the one run to make now. Several missed runs (the
- * appliance was off) collapse into this one, so a restart never starts a burst.
+ * appliance was off) collapse into this one, so a restart never starts a burst. Found by looking
+ * back from now once, not by walking every due time since the last run: after a month of downtime
+ * an every-minute automation would otherwise walk 50,000 due times while requests wait.
  * @returns the due time, or null when nothing is due.
  */
 export function latestDue(cron: string, timezone: string, afterMs: number, nowMs: number): number | null {
-  const p = pattern(cron, timezone);
-  let latest: number | null = null;
-  let t = Math.max(afterMs, nowMs - CATCH_UP_WINDOW_MS);
-  for (;;) {
-    const next = p.nextRun(new Date(t))?.getTime();
-    if (next === undefined || next > nowMs) return latest;
-    latest = t = next;
-  }
+  const latest = pattern(cron, timezone).previousRuns(1, new Date(nowMs))[0]?.getTime();
+  if (latest === undefined || latest > nowMs || latest <= Math.max(afterMs, nowMs - CATCH_UP_WINDOW_MS)) return null;
+  return latest;
+}
+
+/**
+ * The shortest gap between the next runs of a cron expression, for the floor on how often an
+ * automation may run; sampled over its next `runs` due times.
+ */
+export function shortestInterval(cron: string, timezone: string, fromMs: number, runs = 120): number {
+  const times = pattern(cron, timezone)
+    .nextRuns(runs, new Date(fromMs))
+    .map((d) => d.getTime());
+  let shortest = Infinity;
+  for (let i = 1; i < times.length; i++) shortest = Math.min(shortest, times[i] - times[i - 1]);
+  return shortest;
 }

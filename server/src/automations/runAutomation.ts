@@ -3,12 +3,9 @@ import { DateTime } from 'luxon';
 import type { Config } from '../config.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
-import type { JobHandler } from '../jobs/jobQueue.ts';
-import { firstRefused } from '../policies/references.ts';
-import { resolveSensorJob, triggerReferences } from '../scheduling/flexConfig.ts';
-import { readSensorState } from '../scheduling/sensorState.ts';
-import type { SchedulingJobArgs } from '../scheduling/runJob.ts';
-import { deviceFlexModel, inheritedFlexContext } from '../scheduling/storedConfig.ts';
+import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
+import { AppError } from '../errors.ts';
+import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { getAsset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
 import { getSensor } from '../store/sensors.ts';
@@ -28,21 +25,23 @@ export interface AutomationJobArgs {
  * the user who made the automation, checked now, not when it was made.
  */
 export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler {
-  return async (job, queue) => {
+  return async (job, runtime) => {
     const { automationId, dueMs } = job.args as AutomationJobArgs;
     const automation = await getAutomation(db, automationId);
-    if (!automation) throw new Error(`Automation ${automationId} no longer exists.`);
+    if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
     const owner = automation.ownerId === null ? undefined : await getUser(db, automation.ownerId);
-    if (!owner?.active) throw new Error(`The user who made automation ${automationId} is no longer active; nothing was run.`);
+    if (!owner?.active)
+      throw new JobFailure('PermissionDenied', `The user who made automation ${automationId} is no longer active; nothing was run.`);
     const horizon = parseIsoDuration(automation.horizon);
-    if (typeof horizon === 'string') throw new Error(`Automation ${automationId} has an unreadable horizon: ${horizon}`);
+    if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
     const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
     const endMs = start.plus(horizon.luxon).toMillis();
 
     const forecasts = [];
     for (const sensorId of automation.forecastSensorIds) {
       // Forecast as known at the due time, which the run stands for even when it runs late.
-      const made = await forecastSensor(db, pool, { sensorId, ownerId: owner.id, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] });
+      const forecast = { sensorId, ownerId: owner.id, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
+      const made = await forecastSensor(db, pool, forecast, () => runtime.yieldTurn());
       forecasts.push({ sensor_id: sensorId, data_source_id: made.sourceId, method: made.cycles[0]?.outcome.method });
     }
 
@@ -50,17 +49,22 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     if (automation.scheduleSensorId !== null) {
       const sensor = await getSensor(db, automation.scheduleSensorId);
       const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
-      if (!sensor || !asset) throw new Error(`The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
+      if (!sensor || !asset)
+        throw new JobFailure('ValueError', `The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
       // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
-      const flexContext = await inheritedFlexContext(db, asset, {});
-      const flexModel = await deviceFlexModel(db, sensor, {});
-      const spec = await resolveSensorJob(db, config, { start, duration: horizon, flexContext }, sensor, asset, flexModel);
-      const refused = await firstRefused(db, owner, triggerReferences(spec, asset, { flexModel, flexContext }));
-      if (refused) throw new Error(`The user who made automation ${automationId} may not use sensor ${refused.id} (${refused.field}).`);
-      const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, Date.now()), ownerId: owner.id };
-      scheduleJobId = (
-        await queue.enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })
-      ).id;
+      const input = { start, duration: horizon, sensor, flexModel: {}, flexContext: {} };
+      const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, owner, input, { reuseWithinS: 0, force: true }).catch(
+        (err: unknown) => {
+          if (err instanceof AppError && err.status === 403) {
+            throw new JobFailure(
+              'PermissionDenied',
+              `the user who made automation ${automationId} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
+            );
+          }
+          throw err;
+        },
+      );
+      scheduleJobId = queued.id;
     }
     return { automation_id: automationId, due: new Date(dueMs).toISOString(), forecasts, schedule_job_id: scheduleJobId };
   };

@@ -4,7 +4,10 @@ import type { automationCreate, automationPatch } from '../contracts/automations
 import type { Reference } from '../policies/references.ts';
 import type { Automation, AutomationProps } from '../store/automations.ts';
 import { getSensor } from '../store/sensors.ts';
-import { nextDue } from './cron.ts';
+import type { Config } from '../config.ts';
+import { parseIsoDuration } from '../domain/time.ts';
+import { countAutomations } from '../store/automations.ts';
+import { nextDue, shortestInterval } from './cron.ts';
 
 /** Automations between the wire and the store, shared by the API and the command line. */
 
@@ -60,4 +63,48 @@ export async function newAutomation(db: Knex, body: Create): Promise<AutomationP
   const named = body.schedule_sensor_id ?? body.forecast_sensor_ids[0];
   const timezone = body.timezone ?? (named ? (await getSensor(db, named))?.timezone : undefined) ?? 'UTC';
   return { ...(automationChanges(body) as AutomationProps), timezone };
+}
+
+/** A limit an automation breaks: the field and the message, for the API's 422 and the CLI's error. */
+export interface LimitProblem {
+  field: 'cron' | 'horizon' | '_schema';
+  message: string;
+}
+
+/**
+ * The limits on what one account may start (issue 20): no automation runs more often than the
+ * setting allows (at least a minute apart), none looks further ahead than the longest forecast,
+ * and an asset and an account have at most so many.
+ * @param fields the automation's cron, time zone and horizon after the change.
+ * @param adding whether a new automation is added to the asset (counted against the maxima).
+ */
+export async function automationLimitProblem(
+  db: Knex,
+  limits: Config['limits'],
+  fields: { cron: string; timezone: string; horizon: string },
+  asset: { id: number; account_id: number | null },
+  adding: boolean,
+): Promise<LimitProblem | undefined> {
+  const gapMs = shortestInterval(fields.cron, fields.timezone, Date.now());
+  if (gapMs < limits.automationMinIntervalMs) {
+    return {
+      field: 'cron',
+      message: `Runs ${gapMs / 1000} s apart; automations run at most once every ${limits.automationMinIntervalMs / 1000} s.`,
+    };
+  }
+  const horizon = parseIsoDuration(fields.horizon);
+  if (typeof horizon !== 'string' && horizon.ms > limits.maxForecastMs) {
+    return { field: 'horizon', message: `Longer than the longest forecast (${limits.maxForecastMs / 86_400_000} days).` };
+  }
+  if (!adding) return undefined;
+  if ((await countAutomations(db, { assetId: asset.id })) >= limits.automationsPerAsset) {
+    return { field: '_schema', message: `Asset ${asset.id} has the most automations allowed (${limits.automationsPerAsset}).` };
+  }
+  if ((await countAutomations(db, { accountId: asset.account_id })) >= limits.automationsPerAccount) {
+    return {
+      field: '_schema',
+      message: `The account of asset ${asset.id} has the most automations allowed (${limits.automationsPerAccount}).`,
+    };
+  }
+  return undefined;
 }

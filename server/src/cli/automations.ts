@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { automationChanges, automationReferences, newAutomation, presentAutomation } from '../automations/wire.ts';
+import { automationChanges, automationLimitProblem, automationReferences, newAutomation, presentAutomation } from '../automations/wire.ts';
 import { automationCreate, automationPatch } from '../contracts/automations.ts';
 import { fieldMessages } from '../http/validate.ts';
 import { can } from '../policies/access.ts';
@@ -54,8 +54,24 @@ async function assertOwnerMay(cli: CliContext, ownerId: number | null, assetId: 
   if (!can(owner, 'update', await assetAccess(db, asset.account_id))) {
     throw new CliError(`user ${owner.id} may not change asset ${asset.id}`);
   }
-  const refused = await firstRefused(db, owner, automationReferences(body));
-  if (refused) throw new CliError(`user ${owner.id} may not write sensor ${refused.id} (${refused.field})`);
+  // The runs act for the asset's account too, which must be able to use what they name.
+  const refused = await firstRefused(db, owner, automationReferences(body), undefined, asset.account_id);
+  if (refused)
+    throw new CliError(
+      `user ${owner.id} or account ${asset.account_id ?? 'public'} may not ${refused.use} sensor ${refused.id} (${refused.field})`,
+    );
+}
+
+/** Refuses, as the API does, an automation beyond the limits on what one account may start. */
+async function withinLimits(
+  cli: CliContext,
+  fields: { cron: string; timezone: string; horizon: string },
+  assetId: number,
+  adding: boolean,
+) {
+  const db = await cli.db();
+  const problem = await automationLimitProblem(db, cli.config.limits, fields, (await getAsset(db, assetId))!, adding);
+  if (problem) throw new CliError(`${problem.field === '_schema' ? '' : `--${problem.field}: `}${problem.message}`);
 }
 
 const describe = (a: ReturnType<typeof presentAutomation>) =>
@@ -89,6 +105,7 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
     await assertOwnerMay(cli, o.owner, o.asset, body);
     const db = await cli.db();
     const props = await newAutomation(db, body);
+    await withinLimits(cli, props, o.asset, true);
     const created = presentAutomation(await db.transaction((trx) => store.createAutomation(trx, o.asset, o.owner, props, Date.now())));
     cli.print(created, `Created ${describe(created)}`);
   });
@@ -105,6 +122,12 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
     if (!automation) throw new CliError(`automation ${o.id} not found`);
     const body = parsed(automationPatch, { timezone: automation.timezone, ...bodyOf(o) });
     await assertOwnerMay(cli, automation.ownerId, automation.assetId, body);
+    const fields = {
+      cron: body.cron ?? automation.cron,
+      timezone: body.timezone ?? automation.timezone,
+      horizon: body.horizon ?? automation.horizon,
+    };
+    await withinLimits(cli, fields, automation.assetId, false);
     const edited = presentAutomation(await db.transaction((trx) => store.updateAutomation(trx, o.id, automationChanges(body))));
     cli.print(edited, `Changed ${describe(edited)}`);
   });

@@ -45,6 +45,9 @@ export const timedSegment = z
         message:
           "Missing field(s) to describe timing: use the 'datetime' field, or a combination of 2 fields of 'start', 'end' and 'duration'.",
       });
+    } else if (s.duration ? s.duration.ms <= 0 : s.start! >= s.end!) {
+      // A reversed or empty segment covers no step: a mistake, stored or sent.
+      ctx.addIssue({ code: 'custom', path: ['_schema'], message: 'A time segment must start before it ends.' });
     }
   });
 export type TimedSegment = z.output<typeof timedSegment>;

@@ -187,6 +187,8 @@ export const job = z.object({
   attempts: int,
   args: z.unknown(),
   error: z.string().nullable(),
+  /** infeasible, unknown-prices, interrupted, forbidden, invalid-input or internal; null unless failed. */
+  error_kind: z.string().nullable(),
   fallback_job_id: z.string().nullable(),
   // Results of other job kinds (processes, failures) have other shapes; the UI reads scheduling ones.
   result: z

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { resampleToGrid } from '../domain/resample.ts';
-import type { JobHandler } from '../jobs/jobQueue.ts';
+import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { mostRecentBeliefs, recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { saveForecastModel } from '../store/forecastModels.ts';
@@ -137,13 +137,19 @@ export function forecastReferences(args: Pick<ForecastJobArgs, 'sensorId' | 'reg
   ];
 }
 
-/** Re-checks the owner's current rights, so a job queued before a role change cannot write where its owner no longer may. */
+/**
+ * Re-checks the owner's current rights, so a job queued before a role change cannot write where
+ * its owner no longer may, and those of the forecast sensor's account, whose data the regressors
+ * feed (the job runs for that account, whoever started it).
+ */
 async function assertOwnerMay(db: Knex, args: ForecastJobArgs): Promise<void> {
   if (args.ownerId === null) return;
   const owner = await getUser(db, args.ownerId);
-  const refused = owner?.active ? await firstRefused(db, owner, forecastReferences(args)) : undefined;
+  const account = (await getSensor(db, args.sensorId))?.account_id;
+  const refused = owner?.active ? await firstRefused(db, owner, forecastReferences(args), undefined, account) : undefined;
   if (!owner?.active || refused) {
-    throw new Error(
+    throw new JobFailure(
+      'PermissionDenied',
       `The user who triggered this forecast (id ${args.ownerId}) may no longer use sensor ${refused?.id ?? args.sensorId}; nothing was stored.`,
     );
   }
@@ -165,18 +171,23 @@ function cycles(args: ForecastJobArgs, nowMs: number): { beliefTimeMs: number; s
  * Forecasts a sensor over a window: per cycle, reads the history known at the belief time,
  * forecasts in a worker thread, and stores the values as beliefs of a `forecaster` source named
  * after the method, so forecasts sit beside measurements and are filtered by source.
- * @param onCycle called after each stored cycle (progress for the CLI).
+ * @param onCycle called after each stored cycle (progress for the CLI; a job gives its turn to
+ *   other accounts there).
  */
 export async function forecastSensor(
   db: Knex,
   pool: WorkerPool,
   args: ForecastJobArgs,
-  onCycle: (done: number, total: number) => void = () => {},
+  onCycle: (done: number, total: number) => void | Promise<void> = () => {},
 ): Promise<{ sourceId: number; cycles: ForecastCycle[] }> {
   const sensor = await getSensor(db, args.sensorId);
-  if (!sensor) throw new Error(`No sensor found with id ${args.sensorId}.`);
+  if (!sensor) throw new JobFailure('ValueError', `No sensor found with id ${args.sensorId}.`);
   const stepMs = sensor.event_resolution_ms;
-  if (!stepMs) throw new Error(`Sensor ${sensor.id} has no event resolution; only sensors of events with a duration can be forecast.`);
+  if (!stepMs)
+    throw new JobFailure(
+      'ValueError',
+      `Sensor ${sensor.id} has no event resolution; only sensors of events with a duration can be forecast.`,
+    );
   const regressors = await Promise.all(args.regressorIds.map((id) => getSensor(db, id)));
   const site = siteOf(sensor, await getAsset(db, sensor.generic_asset_id));
   const plan = cycles(args, Date.now());
@@ -208,7 +219,7 @@ export async function forecastSensor(
     }
     sourceId = await storeForecast(db, args, sensor, { ...cycle, originMs, stepMs }, outcome);
     done.push({ ...cycle, sourceId, outcome });
-    onCycle(done.length, plan.length);
+    await onCycle(done.length, plan.length);
   }
   return { sourceId, cycles: done };
 }
@@ -252,9 +263,9 @@ async function storeForecast(
 
 /** The handler of the `forecasting` queue; the job result names the source, the method and the backtest. */
 export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler {
-  return async (job) => {
+  return async (job, runtime) => {
     const args = job.args as ForecastJobArgs;
-    const { sourceId, cycles: made } = await forecastSensor(db, pool, args);
+    const { sourceId, cycles: made } = await forecastSensor(db, pool, args, () => runtime.yieldTurn());
     const last = made[made.length - 1];
     const sensor = await getSensor(db, args.sensorId);
     const note = historyNote(args.sensorId, sensor?.event_resolution_ms ?? 0, last.outcome, args.method !== undefined);

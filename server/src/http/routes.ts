@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { AppError, forbidden, httpError, type Location } from '../errors.ts';
 import { authorize, type AccessContext, type Permission } from '../policies/access.ts';
-import { authorizeReferences, type Reference } from '../policies/references.ts';
+import { authorizeReferences, type AccountReferences, type Reference } from '../policies/references.ts';
 import { mayOnUnowned } from '../policies/roles.ts';
 import type { User } from '../store/users.ts';
 import { requireUser } from './auth.ts';
@@ -104,9 +104,13 @@ export interface RouteDef<PS, QS, BS, L extends LoadResult, R, U extends User | 
   check?: (call: Call<Out<PS>, Out<QS>, Out<BS>, U> & { loaded: Values<L> }) => Promise<C> | C;
   /**
    * The sensors and assets named inside the input (flex-models, flex-contexts, device lists) with
-   * their use, authorized by policies/ together with the loaded things (422 for unknown ids).
+   * their use, authorized by policies/ together with the loaded things (422 for unknown ids); with
+   * `usableBy`, the asset's account whose stored configuration or job they end up in must be able
+   * to use them too.
    */
-  references?: (call: Call<Out<PS>, Out<QS>, Out<BS>, U> & { loaded: Values<L>; checked: C }) => Promise<Reference[]> | Reference[];
+  references?: (
+    call: Call<Out<PS>, Out<QS>, Out<BS>, U> & { loaded: Values<L>; checked: C },
+  ) => Promise<Reference[] | AccountReferences> | Reference[] | AccountReferences;
   /** Whether the command runs in one store transaction (every write does). */
   transaction?: T;
   command: (
@@ -204,7 +208,11 @@ export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> 
     else if (!mayOnUnowned(user!, permission)) throw forbidden();
   }
   if (spec.check) call.checked = reading.checked = await spec.check(reading);
-  if (spec.references) await authorizeReferences(reader, user!, await spec.references(reading));
+  if (spec.references) {
+    const named = await spec.references(reading);
+    const { refs, usableBy } = Array.isArray(named) ? { refs: named, usableBy: undefined } : named;
+    await authorizeReferences(reader, user!, refs, [], usableBy);
+  }
   const result = spec.transaction ? await db.transaction((trx) => spec.command({ ...call, db: trx })) : await spec.command(call);
   const status = typeof spec.response.status === 'function' ? spec.response.status(result) : spec.response.status;
   if (spec.response.schema === null) {

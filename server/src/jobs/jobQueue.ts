@@ -13,6 +13,8 @@ export interface JobRecord {
   result: Record<string, unknown> | null;
   /** `<ErrorName>: <message>` of a failed job. */
   error: string | null;
+  /** What kind of failure it was, for programs (absent in jobs that failed before it was recorded). */
+  errorKind: JobErrorKind | null;
   fallbackJobId: string | null;
 }
 
@@ -25,26 +27,53 @@ export interface EnqueueOptions {
   force?: boolean;
 }
 
+/** The kinds of job failure, for programs; people read the message. */
+export type JobErrorKind = 'infeasible' | 'unknown-prices' | 'interrupted' | 'forbidden' | 'invalid-input' | 'internal';
+
+/** The names failures are reported under (as the reference names them), and the kind of each. */
+const failureKinds = {
+  InfeasibleProblemException: 'infeasible',
+  UnknownPricesException: 'unknown-prices',
+  JobInterrupted: 'interrupted',
+  PermissionDenied: 'forbidden',
+  ValueError: 'invalid-input',
+  SchedulerError: 'internal',
+  FallbackSchedulerError: 'internal',
+} as const satisfies Record<string, JobErrorKind>;
+export type FailureName = keyof typeof failureKinds;
+
 /**
- * A handler's failure, named as the reference names it ("<Name>: <message>"). With `fallbackArgs`
- * the queue enqueues those arguments on the same queue as the failed job's fallback.
+ * A handler's failure, named as the reference names it ("<Name>: <message>") and of the kind its
+ * name says. With `fallbackArgs` the queue enqueues those arguments on the same queue as the
+ * failed job's fallback.
  */
 export class JobFailure extends Error {
+  readonly kind: JobErrorKind;
   constructor(
-    name: string,
+    name: FailureName,
     message: string,
     readonly fallbackArgs?: unknown,
   ) {
     super(message);
     this.name = name;
+    this.kind = failureKinds[name];
   }
 }
 
 /**
- * Runs the jobs of one queue; returns the result summary stored with the job. A job that starts
- * further jobs (an automation run queues its schedule) does so through the queue it is given.
+ * What a running job may ask of its queue: to queue further jobs (an automation run queues its
+ * schedule), and, between the cycles of a long job, to give its turn to a job of another account
+ * waiting in the queue, so that one account's long forecast never holds another's schedule for
+ * longer than one cycle.
  */
-export type JobHandler = (job: JobRecord, queue: Pick<JobQueue, 'enqueue'>) => Promise<Record<string, unknown>>;
+export interface JobRuntime {
+  enqueue: JobQueue['enqueue'];
+  /** Resolves at once when no other account waits; else once the waiting job had its turn. */
+  yieldTurn(): Promise<void>;
+}
+
+/** Runs the jobs of one queue; returns the result summary stored with the job. */
+export type JobHandler = (job: JobRecord, runtime: JobRuntime) => Promise<Record<string, unknown>>;
 
 /**
  * The job queue as the rest of the server sees it. The in-process implementation

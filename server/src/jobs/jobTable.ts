@@ -2,7 +2,16 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { JobFailure, type EnqueueOptions, type JobHandler, type JobQueue, type JobRecord } from './jobQueue.ts';
+import { AppError } from '../errors.ts';
+import {
+  JobFailure,
+  type EnqueueOptions,
+  type JobErrorKind,
+  type JobHandler,
+  type JobQueue,
+  type JobRecord,
+  type JobRuntime,
+} from './jobQueue.ts';
 
 export interface DbJob {
   id: string;
@@ -18,6 +27,7 @@ export interface DbJob {
   attempts: number;
   result: string | null;
   error: string | null;
+  error_kind: JobErrorKind | null;
   fallback_job_id: string | null;
 }
 
@@ -34,6 +44,7 @@ export const fromRow = (r: DbJob): JobRecord => ({
   attempts: r.attempts,
   result: r.result ? JSON.parse(r.result) : null,
   error: r.error,
+  errorKind: r.error_kind ?? null,
   fallbackJobId: r.fallback_job_id,
 });
 
@@ -56,6 +67,21 @@ export const cacheKeyOf = (queue: string, args: unknown) =>
     .createHash('sha256')
     .update(`${queue}:${canonical(args)}`)
     .digest('hex');
+
+/**
+ * What a failed job records: a job failure as named, with its kind; one of our own plain errors
+ * (a sentence for people) as internal; anything else (a runtime error such as a RangeError) as
+ * internal without its text, which tells people nothing and the log keeps.
+ */
+function failureOf(error: Error): { error: string; error_kind: JobErrorKind } {
+  if (error instanceof JobFailure) return { error: `${error.name}: ${error.message}`, error_kind: error.kind };
+  // An automation resolving its stored configuration answers as a trigger would: 422 or 403.
+  if (error instanceof AppError) {
+    return { error: `${error.name}: ${error.message}`, error_kind: error.status === 403 ? 'forbidden' : 'invalid-input' };
+  }
+  if (error.constructor === Error) return { error: `${error.name}: ${error.message}`, error_kind: 'internal' };
+  return { error: 'InternalError: the job failed unexpectedly; the server log has the details.', error_kind: 'internal' };
+}
 
 /** The error name of a job that failed because the process running it stopped under it. */
 export const INTERRUPTED = 'JobInterrupted';
@@ -148,7 +174,7 @@ export class JobTable {
     const update =
       'result' in outcome
         ? { status: 'finished', result: JSON.stringify(outcome.result), finished_at: Date.now() }
-        : { status: 'failed', error: `${outcome.error.name}: ${outcome.error.message}`, finished_at: Date.now() };
+        : { status: 'failed', ...failureOf(outcome.error), finished_at: Date.now() };
     await this.db('job').where({ id, status: 'started' }).update(update);
   }
 
@@ -157,7 +183,7 @@ export class JobTable {
     const q = this.db('job').where({ status: 'started' });
     if (ids === 'retried') q.andWhere('attempts', '>=', 2);
     else q.whereIn('id', ids);
-    return q.update({ status: 'failed', finished_at: Date.now(), error: `${INTERRUPTED}: ${message}` });
+    return q.update({ status: 'failed', finished_at: Date.now(), error: `${INTERRUPTED}: ${message}`, error_kind: 'interrupted' });
   }
 
   /** Puts started jobs back in the queue. */
@@ -200,7 +226,7 @@ export async function runAndRecord(
   handlers: Record<string, JobHandler>,
   job: JobRecord,
   log: Logger,
-  queue: Pick<JobQueue, 'enqueue'>,
+  queue: JobRuntime,
 ): Promise<void> {
   const handler = handlers[job.queue];
   let outcome: { result: Record<string, unknown> } | { error: Error };

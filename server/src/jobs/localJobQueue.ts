@@ -13,6 +13,12 @@ const SHUTDOWN_GRACE_MS = 15_000;
 export class LocalJobQueue implements JobQueue {
   private table: JobTable;
   private running = new Map<string, Promise<void>>();
+  /** The account of each running job, for choosing the next job fairly. */
+  private runningAccounts = new Map<string, number | null>();
+  /** Running jobs that gave their turn away (see `yieldTurn`): they hold no slot meanwhile. */
+  private yielding = new Set<string>();
+  /** Yielded jobs waiting for a slot. */
+  private slotWaiters: (() => void)[] = [];
   private waiters = new Map<string, (() => void)[]>();
   private closing = false;
   private timer: NodeJS.Timeout;
@@ -91,25 +97,65 @@ export class LocalJobQueue implements JobQueue {
     await this.onClose();
   }
 
+  /** Jobs holding a slot now. */
+  private busy(): number {
+    return this.running.size - this.yielding.size;
+  }
+
+  /**
+   * Between the cycles of a long job: when a job of another account waits, starts it in this
+   * job's slot and continues once a slot is free again (the waiting job finished, or another one).
+   */
+  private async yieldTurn(job: JobRecord): Promise<void> {
+    const waiting = await this.db('job')
+      .where({ status: 'queued' })
+      .where((q) =>
+        job.accountId === null ? q.whereNotNull('account_id') : q.whereNull('account_id').orWhereNot('account_id', job.accountId),
+      )
+      .first('id');
+    if (!waiting || this.closing) return;
+    this.yielding.add(job.id);
+    try {
+      await this.claimAndRun();
+      while (this.busy() >= this.config.workerThreads) await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    } finally {
+      this.yielding.delete(job.id);
+    }
+  }
+
   /** Starts queued jobs while there is capacity. */
   private pump(): void {
     if (this.closing) return;
     void this.claimAndRun().catch((err: unknown) => this.log.error({ err }, 'job queue failure'));
   }
 
+  /**
+   * Claims and starts queued jobs while a slot is free: the oldest of an account with no job
+   * running, else the oldest, so that accounts take turns.
+   */
   private async claimAndRun(): Promise<void> {
-    while (!this.closing && this.running.size < this.config.workerThreads) {
-      const next = await this.db('job').where({ status: 'queued' }).orderBy('created_at').first('id');
+    while (!this.closing && this.busy() < this.config.workerThreads) {
+      const active = [...new Set(this.runningAccounts.values())].filter((a): a is number => a !== null);
+      const queued = () => this.db('job').where({ status: 'queued' }).orderBy('created_at');
+      const next =
+        (await queued()
+          .where((q) => q.whereNull('account_id').orWhereNotIn('account_id', active))
+          .first('id')) ?? (await queued().first('id'));
       if (!next) return;
       const job = await this.table.claim(next.id);
       if (!job) continue;
-      const run = runAndRecord(this.table, this.handlers, job, this.log, this).finally(() => {
+      const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: () => this.yieldTurn(job) };
+      const run = runAndRecord(this.table, this.handlers, job, this.log, runtime).finally(() => {
         this.running.delete(job.id);
+        this.runningAccounts.delete(job.id);
         for (const wake of this.waiters.get(job.id) ?? []) wake();
         this.waiters.delete(job.id);
+        // A yielded job gets its slot back before the next queued job is claimed.
+        for (const wake of this.slotWaiters.splice(0)) wake();
         this.pump();
       });
       this.running.set(job.id, run);
+      this.runningAccounts.set(job.id, job.accountId);
     }
   }
 }

@@ -61,7 +61,10 @@ export class RedisJobQueue implements JobQueue {
       async (bull) => {
         // A job delivered again after its worker died is still marked started in the store.
         const job = await this.table.claim(String(bull.id), ['queued', 'started']);
-        if (job) await runAndRecord(this.table, handlers, job, this.log, this);
+        // BullMQ hands jobs to the workers of every process in queue order; a turn is not given
+        // away here (each process runs FLEXSITE_WORKER_THREADS jobs side by side instead).
+        const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: async () => {} };
+        if (job) await runAndRecord(this.table, handlers, job, this.log, runtime);
       },
       {
         connection: this.connection(),

@@ -1,12 +1,14 @@
 import { forbidden } from '../errors.ts';
 import type { User } from '../store/users.ts';
+import { mayGrantRole } from './roles.ts';
 
 export type Permission = 'create-children' | 'read' | 'update' | 'delete';
 
 /** What a permission is checked on. Sensors are judged by the account of their asset. */
 export type AccessContext =
   | { kind: 'account'; id: number; consultancyAccountId: number | null }
-  | { kind: 'user'; id: number; accountId: number }
+  /** A user, with the roles they hold: an account-admin may change only users whose every role they could grant. */
+  | { kind: 'user'; id: number; accountId: number; roles: string[] }
   | { kind: 'asset'; accountId: number | null; consultancyAccountId: number | null }
   | { kind: 'sensor'; accountId: number | null; consultancyAccountId: number | null }
   /** API 2.0's objects: an asset (a device) acted for by its account's members; a user changed by themselves. */
@@ -37,7 +39,11 @@ export function can(user: User, permission: Permission, ctx: AccessContext): boo
       return false;
     case 'user':
       if (permission === 'read') return isMember(user, ctx.accountId);
-      if (permission === 'update') return user.id === ctx.id || isAccountAdmin(user, ctx.accountId);
+      // Changing, deactivating, resetting or re-addressing a user who holds a role the caller could
+      // not grant would let an account-admin take over a platform admin or a consultant.
+      if (permission === 'update') {
+        return user.id === ctx.id || (isAccountAdmin(user, ctx.accountId) && ctx.roles.every((r) => mayGrantRole(user, r)));
+      }
       return false;
     case 'asset':
     case 'sensor':
@@ -53,6 +59,21 @@ export function can(user: User, permission: Permission, ctx: AccessContext): boo
       return permission === 'update' && user.id === ctx.id;
   }
 }
+
+/**
+ * What an account itself may use in its assets' stored flex configuration and in the jobs run on
+ * them, whoever writes or runs them (a platform admin, a consultant, an automation): its own
+ * sensors and assets, and public ones to read. Roles and consultancies never widen it, so a job
+ * on an account's asset cannot read or write what a plain member of that account could not.
+ * @param accountId the asset's account (null: a public asset, which uses public objects only).
+ */
+export function accountMay(accountId: number | null, permission: 'read' | 'create-children', ctx: ObjectAccess): boolean {
+  if (ctx.accountId === accountId) return true;
+  return permission === 'read' && ctx.accountId === null;
+}
+
+/** The access context of a sensor or an asset: what stored configuration and jobs name. */
+export type ObjectAccess = Extract<AccessContext, { kind: 'sensor' | 'asset' }>;
 
 /** Throws the 403 answer unless `can` allows it. */
 export function authorize(user: User, permission: Permission, ctx: AccessContext): void {

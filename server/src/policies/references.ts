@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { fieldTree, forbidden, unprocessable, type Location } from '../errors.ts';
+import { fieldTree, forbidden, mergeFieldTrees, unprocessable, type Location } from '../errors.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import type { User } from '../store/users.ts';
-import { can, type AccessContext, type Permission } from './access.ts';
+import { accountMay, can, type ObjectAccess } from './access.ts';
 
 /**
  * The one rule for the sensors and assets a request (or a job) names: each is resolved once and
@@ -24,6 +24,18 @@ export interface Reference {
   field: string;
 }
 
+/**
+ * The account whose asset stores or runs the references, which must be able to use them as well
+ * as the caller (see `accountMay`); undefined where no asset's account is concerned.
+ */
+export type UsableBy = number | null | undefined;
+
+/** References that an asset's account must be able to use too (its stored configuration, its jobs). */
+export interface AccountReferences {
+  refs: Reference[];
+  usableBy: number | null;
+}
+
 /** What the references resolved to, by id. */
 export interface Resolved {
   sensors: Map<number, SensorInContext>;
@@ -33,17 +45,17 @@ export interface Resolved {
 /** Reads a sensor by id; undefined when there is none. */
 export type SensorReader = (id: number) => Promise<SensorInContext | undefined>;
 
-const permissionFor = (use: Use): Permission => (use === 'write' ? 'create-children' : 'read');
+const permissionFor = (use: Use): 'create-children' | 'read' => (use === 'write' ? 'create-children' : 'read');
 
 /** The access context of a sensor, whose read carries its owner's consultancy: no read. */
-export const sensorAccess = (sensor: SensorInContext): AccessContext => ({
+export const sensorAccess = (sensor: SensorInContext): ObjectAccess => ({
   kind: 'sensor',
   accountId: sensor.account_id,
   consultancyAccountId: sensor.consultancy_account_id,
 });
 
 /** The access context of an asset owned by `accountId` (null: public). */
-export async function assetAccess(db: Knex, accountId: number | null): Promise<AccessContext> {
+export async function assetAccess(db: Knex, accountId: number | null): Promise<ObjectAccess> {
   const account = accountId === null ? undefined : await getAccount(db, accountId);
   return { kind: 'asset', accountId, consultancyAccountId: account?.consultancy_account_id ?? null };
 }
@@ -115,6 +127,7 @@ export async function authorizeReferences(
   user: User,
   refs: Reference[],
   loaded: readonly SensorInContext[] = [],
+  usableBy?: UsableBy,
 ): Promise<Resolved> {
   const resolved = await resolve(db, refs, loaded);
   const missing = refs.filter((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id));
@@ -124,23 +137,24 @@ export async function authorizeReferences(
     const fields: Record<string, unknown> = {};
     for (const r of missing.filter((m) => m.location === location)) {
       const noun = r.kind === 'sensor' ? 'sensor' : 'asset';
-      mergeInto(fields, fieldTree(r.field.split('.'), [`No ${noun} found with id ${r.id}.`]));
+      mergeFieldTrees(fields, fieldTree(r.field.split('.'), [`No ${noun} found with id ${r.id}.`]));
     }
     throw unprocessable(location, fields);
   }
-  if ((await refused(db, user, refs, resolved)) !== undefined) throw forbidden();
+  if ((await refused(db, user, refs, resolved, usableBy)) !== undefined) throw forbidden();
   return resolved;
 }
 
-/** Merges a field tree into another, appending messages where both have them. */
-function mergeInto(target: Record<string, unknown>, tree: Record<string, unknown>): void {
-  for (const [key, value] of Object.entries(tree)) {
-    const here = target[key];
-    if (Array.isArray(value)) target[key] = Array.isArray(here) ? [...here, ...value] : value;
-    else if (here && typeof here === 'object' && !Array.isArray(here))
-      mergeInto(here as Record<string, unknown>, value as Record<string, unknown>);
-    else target[key] = value;
-  }
+/**
+ * The 403 for references that exist but may not be used, before anything reads them further
+ * (a unit check would otherwise tell a foreign sensor's unit in its 422). When an id is unknown,
+ * nothing is refused here: the caller's resolution answers its 422.
+ */
+export async function refuseForeign(db: Knex, user: User, refs: Reference[], usableBy?: UsableBy): Promise<void> {
+  const resolved = await resolve(db, refs);
+  // An unknown id answers its 422 first, as a schema would.
+  if (refs.some((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id))) return;
+  if ((await refused(db, user, refs, resolved, usableBy)) !== undefined) throw forbidden();
 }
 
 /**
@@ -153,9 +167,12 @@ export async function firstRefused(
   user: User,
   refs: Reference[],
   readSensor: SensorReader = (id) => getSensor(db, id),
+  usableBy?: UsableBy,
 ): Promise<Reference | undefined> {
   const resolved = await resolve(db, refs, [], readSensor);
-  return refs.find((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id)) ?? refused(db, user, refs, resolved);
+  return (
+    refs.find((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id)) ?? refused(db, user, refs, resolved, usableBy)
+  );
 }
 
 /** Shorthand for one sensor already loaded (a path sensor): throws the 403 unless allowed. */
@@ -183,17 +200,20 @@ async function resolve(
   return { sensors, assets };
 }
 
-/** The first resolved reference the user may not use; each object is judged once, for its strongest use. */
-async function refused(db: Knex, user: User, refs: Reference[], resolved: Resolved): Promise<Reference | undefined> {
+/**
+ * The first resolved reference the user (or the account `usableBy`, when given) may not use;
+ * each object is judged once, for its strongest use.
+ */
+async function refused(db: Knex, user: User, refs: Reference[], resolved: Resolved, usableBy?: UsableBy): Promise<Reference | undefined> {
   const strongest = new Map<string, Reference>();
   for (const r of refs) {
     const key = `${r.kind}:${r.id}`;
     const before = strongest.get(key);
     if (!before || (before.use === 'read' && r.use === 'write')) strongest.set(key, r);
   }
-  const contexts = new Map<string, AccessContext>();
+  const contexts = new Map<string, ObjectAccess>();
   for (const r of strongest.values()) {
-    let context: AccessContext;
+    let context: ObjectAccess;
     if (r.kind === 'sensor') {
       const sensor = resolved.sensors.get(r.id);
       if (!sensor) continue;
@@ -205,7 +225,9 @@ async function refused(db: Knex, user: User, refs: Reference[], resolved: Resolv
       if (!contexts.has(key)) contexts.set(key, await assetAccess(db, accountId));
       context = contexts.get(key)!;
     }
-    if (!can(user, permissionFor(r.use), context)) return r;
+    const permission = permissionFor(r.use);
+    if (!can(user, permission, context)) return r;
+    if (usableBy !== undefined && !accountMay(usableBy, permission, context)) return r;
   }
   return undefined;
 }

@@ -17,8 +17,12 @@ export const isConsultant = (user: User) => user.roles.includes('consultant');
 export const mayOwnAssetsIn = (user: User, accountId: number | null) =>
   isAdmin(user) || (accountId !== null && accountId === user.account_id);
 
-/** Only admins hand out the platform-wide roles. */
-export const mayGrantRole = (user: User, roleName: string) => isAdmin(user) || (roleName !== 'admin' && roleName !== 'admin-reader');
+/**
+ * Only admins hand out the platform-wide roles, and `consultant`: it opens the client accounts of
+ * the consultancy, which are not the account-admin's to open.
+ */
+const adminGranted = new Set(['admin', 'admin-reader', 'consultant']);
+export const mayGrantRole = (user: User, roleName: string) => isAdmin(user) || !adminGranted.has(roleName);
 
 /** Nobody, admins included, may switch off their own account or change their own roles. */
 export const mayChangeStanding = (caller: User, target: User) => caller.id !== target.id;

@@ -61,7 +61,7 @@ export async function sensorById(
 export async function userById(db: Knex, id: number, permission: Permission): Promise<Loaded<User>> {
   const user = await getUser(db, id);
   if (!user) throw notFound(`User ${id} not found`);
-  return { value: user, permission, on: { kind: 'user', id: user.id, accountId: user.account_id } };
+  return { value: user, permission, on: { kind: 'user', id: user.id, accountId: user.account_id, roles: user.roles } };
 }
 
 /** An account, 404 when unknown. */

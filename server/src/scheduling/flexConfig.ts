@@ -191,13 +191,14 @@ interface Horizon {
 function horizonOf(config: Config, input: TriggerInput, sensorStepMs: number): Horizon {
   const startMs = input.start.toMillis();
   const stepMs = input.resolution?.ms ?? sensorStepMs;
-  const durationMs = input.duration ? input.start.plus(input.duration.luxon).toMillis() - startMs : config.planningHorizonMs;
   const max = config.maxPlanningHorizon;
   const maxMs = 'steps' in max ? max.steps * sensorStepMs : max.ms;
+  const tooLong = () => fail('duration', `Duration exceeds the maximum planning horizon of ${maxMs / sensorStepMs} steps.`);
+  // Bounded before any date arithmetic: a huge duration (P99999999D) would make the end NaN.
+  if (input.duration && input.duration.ms > maxMs) throw tooLong();
+  const durationMs = input.duration ? input.start.plus(input.duration.luxon).toMillis() - startMs : config.planningHorizonMs;
   if (durationMs <= 0) throw fail('duration', 'The schedule duration must be positive.');
-  if (durationMs > maxMs) {
-    throw fail('duration', `Duration exceeds the maximum planning horizon of ${maxMs / sensorStepMs} steps.`);
-  }
+  if (!Number.isFinite(durationMs) || durationMs > maxMs) throw tooLong();
   return { startMs, endMs: startMs + durationMs, stepMs, maxEndMs: startMs + maxMs };
 }
 

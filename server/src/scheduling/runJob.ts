@@ -4,12 +4,12 @@ import type { JobResult } from '../contracts/responses.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
-import { updateSensor, type SensorInContext } from '../store/sensors.ts';
+import { getSensor, updateSensor, type SensorInContext } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import { firstRefused } from '../policies/references.ts';
 import { conversion } from '../domain/units.ts';
 import { buildProcessProblem, buildStorageProblem, consumptionSign, sensorsOnce, type JobSensors } from './buildProblem.ts';
-import { jobReferences, type JobSpec, type ProcessJobSpec, type StorageJobSpec } from './jobSpec.ts';
+import { jobReferences, scheduledSensors, type JobSpec, type ProcessJobSpec, type StorageJobSpec } from './jobSpec.ts';
 import { constraintResults } from './constraintResults.ts';
 import { SchedulingFailure } from './failure.ts';
 import { currencyOf, moneySeries, planMoney } from './money.ts';
@@ -27,7 +27,9 @@ export interface SchedulingJobArgs {
 /**
  * Re-checks the owner's current rights on every sensor of the job, so that a job queued before a
  * role change, a deactivation or a move of a sensor cannot read or write where its owner no
- * longer may.
+ * longer may; and the rights of the scheduled asset's account, so that a job on an account's
+ * asset never reads or writes what that account may not, whoever triggered it (an admin's
+ * trigger on stored configuration included).
  * @param sensors the job's reader, which keeps the sensors for its inputs; without it (in the
  *   write transaction) they are read afresh, as they are now.
  * @throws a PermissionDenied failure naming what is refused.
@@ -40,12 +42,20 @@ async function assertOwnerMay(db: Knex, ownerId: number | undefined, spec: JobSp
       `the user who triggered this job (id ${ownerId ?? 'unknown'}) is no longer active; nothing was stored.`,
     );
   }
-  const refused = await firstRefused(db, owner, jobReferences(spec), sensors);
-  if (refused) {
-    const what = refused.use === 'write' ? 'write to' : 'read';
+  const read = sensors ?? ((id: number) => getSensor(db, id));
+  const scheduled = await read(scheduledSensors(spec)[0]);
+  if (!scheduled) throw new SchedulingFailure('PermissionDenied', 'the scheduled sensor no longer exists; nothing was stored.');
+  const refs = jobReferences(spec);
+  const byOwner = await firstRefused(db, owner, refs, sensors);
+  // Once the owner passes, whatever is refused is refused to the account.
+  const r = byOwner ?? (await firstRefused(db, owner, refs, sensors, scheduled.account_id));
+  if (r) {
+    const who = byOwner
+      ? `the user who triggered this job (id ${owner.id}) may no longer`
+      : `the account of the scheduled asset (${scheduled.account_id ?? 'public'}) may not`;
     throw new SchedulingFailure(
       'PermissionDenied',
-      `the user who triggered this job (id ${owner.id}) may no longer ${what} sensor ${refused.id} (${refused.field}); nothing was stored.`,
+      `${who} ${r.use === 'write' ? 'write to' : 'read'} sensor ${r.id} (${r.field}); nothing was stored.`,
     );
   }
 }
@@ -83,7 +93,10 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
           ? pool.run('customStorageSchedule', { plugin: spec.customScheduler, problem })
           : pool.run('storageSchedule', { ...problem, timeLimitSeconds: 120 })
     ).catch((err: unknown) => {
-      throw new SchedulingFailure(failureName, err instanceof Error ? err.message : String(err));
+      log.error({ err }, 'solver failed');
+      // A runtime error's text (a RangeError, say) tells people nothing: the log keeps it.
+      const plain = err instanceof Error && err.constructor === Error;
+      throw new SchedulingFailure(failureName, plain ? err.message : 'the solver stopped unexpectedly; the server log has the details.');
     });
     if (!outcome.ok) {
       if (!fallback && outcome.kind === 'infeasible') {

@@ -82,6 +82,16 @@ export async function listAutomations(db: Knex, filter: { assetId?: number; enab
   return (await q).map(fromRow);
 }
 
+/** How many automations an asset, or the assets of an account, have. */
+export async function countAutomations(db: Knex, filter: { assetId: number } | { accountId: number | null }): Promise<number> {
+  const q = db('automation').join('generic_asset', 'generic_asset.id', 'automation.generic_asset_id');
+  if ('assetId' in filter) q.where('automation.generic_asset_id', filter.assetId);
+  else if (filter.accountId === null) q.whereNull('generic_asset.account_id');
+  else q.where('generic_asset.account_id', filter.accountId);
+  const [{ n }] = await q.count({ n: '*' });
+  return Number(n);
+}
+
 export async function createAutomation(
   trx: Knex.Transaction,
   assetId: number,

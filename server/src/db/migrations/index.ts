@@ -6,6 +6,7 @@ import * as m0004 from './0004_udi_events.ts';
 import * as m0005 from './0005_flex_config_annotations.ts';
 import * as m0006 from './0006_forecasts_automations.ts';
 import * as m0007 from './0007_auth_epoch.ts';
+import * as m0008 from './0008_job_error_kind.ts';
 import * as m0010 from './0010_asset_description_external_id.ts';
 import * as m0012 from './0012_cockpit.ts';
 
@@ -23,6 +24,7 @@ export const migrations: [string, Migration][] = [
   ['0005_flex_config_annotations', m0005],
   ['0006_forecasts_automations', m0006],
   ['0007_auth_epoch', m0007],
+  ['0008_job_error_kind', m0008],
   ['0010_asset_description_external_id', m0010],
   ['0012_cockpit', m0012],
 ];

@@ -1,8 +1,8 @@
 import type { DateTime } from 'luxon';
 import { formatStart } from '../../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit } from '../../domain/units.ts';
-import { resolveStorageJob, triggerReferences } from '../../scheduling/flexConfig.ts';
-import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
+import { resolveStorageJob } from '../../scheduling/flexConfig.ts';
+import { queueSchedule } from '../../commands/triggerSchedule.ts';
 import { getAsset } from '../../store/assets.ts';
 import { getSensor, updateSensor, type SensorInContext } from '../../store/sensors.ts';
 import type { Knex } from 'knex';
@@ -162,14 +162,17 @@ const postUdiEvent = (v: LegacyVersion): PlacedLater =>
       const spec = await resolveStorageJob(db, config, { start: datetime, prior, flexContext: {} }, [{ sensor: device, flexModel }], asset);
       return { spec, asset, flexModel };
     },
-    references: ({ checked: { spec, asset, flexModel } }) => triggerReferences(spec, asset, { flexModel }),
-    command: async ({ ctx, user, body, loaded: { device }, checked: { spec } }) => {
-      const { db, config, jobs } = ctx.services;
-      const job = await jobs.enqueue('scheduling', { spec, ownerId: user.id } satisfies SchedulingJobArgs, {
-        accountId: device.account_id,
-        sensorId: device.id,
-        reuseWithinS: config.jobCacheTtlS,
-      });
+    command: async ({ ctx, user, body, loaded: { device }, checked: { spec, asset, flexModel } }) => {
+      const { db, reader, config, jobs } = ctx.services;
+      const job = await queueSchedule(
+        { db: reader, config, jobs },
+        user,
+        { spec, asset, request: { flexModel } },
+        {
+          sensorId: device.id,
+          reuseWithinS: config.jobCacheTtlS,
+        },
+      );
       // The job runs on its own; the device's new state and the event that points to the job are one write.
       await db.transaction(async (trx) => {
         const soc = { soc_datetime: formatStart(body.datetime), soc_in_mwh: body.socMwh, soc_udi_event_id: body.event.eventId };

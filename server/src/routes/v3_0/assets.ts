@@ -13,12 +13,13 @@ import { presentAsset } from '../../presenters/index.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { scheduledSensors, type JobSpec } from '../../scheduling/jobSpec.ts';
+import { checkStoredValues } from '../../scheduling/storedValues.ts';
 import { jobStatusMessage } from './jobs.ts';
 import { getSensor, listSensors } from '../../store/sensors.ts';
 import type { User } from '../../store/users.ts';
 import type { AppContext } from '../../http/context.ts';
 import { accountAccess, accountById, assetById, idParams, listedAccount } from '../load.ts';
-import { assetAccess } from '../../policies/references.ts';
+import { assetAccess, flexReferences, type AccountReferences } from '../../policies/references.ts';
 import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
 import { readableAccounts } from '../../policies/visibility.ts';
 
@@ -104,6 +105,24 @@ async function checkExternalIdFree(
   if (props.externalId === undefined || !(await assets.externalIdTaken(db, { ...props, externalId: props.externalId }))) return;
   throw fieldError('json', 'external_id', `An asset with external_id '${props.externalId}' already exists in this account.`);
 }
+
+/**
+ * Every sensor and asset that flex configuration written to an asset names (the 1.0 fields and the
+ * 0.18 attributes), authorized when written against the writer and the asset's account: jobs run
+ * on it later for that account, whoever starts them.
+ */
+const storedFlexReferences = (
+  body: { flex_model?: unknown; flex_context?: unknown; attributes?: Record<string, unknown> },
+  accountId: number | null,
+): AccountReferences => ({
+  refs: [
+    ...flexReferences(body.flex_model, 'flex_model'),
+    ...flexReferences(body.flex_context, 'flex_context'),
+    ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
+    ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
+  ],
+  usableBy: accountId,
+});
 
 /** FlexMeasures 1.0's `fields` (v3.0-29): the asset fields to show, separated by `|`. */
 const fieldsOf = (text: string | undefined) => text?.split('|').filter((f) => f.trim());
@@ -194,6 +213,7 @@ export const assetRoutes = [
       authorize(user, own.permission, accountAccess(own.value));
     },
     request: { json: assetCreate },
+    references: ({ body }) => storedFlexReferences(body, body.account_id ?? null),
     transaction: true,
     async command({ ctx, db, user, body }) {
       const accountId = body.account_id ?? null;
@@ -211,6 +231,8 @@ export const assetRoutes = [
       const parentId = body.parent_asset_id ?? null;
       await checkNameFree(db, { name: body.name, parentId, accountId });
       await checkExternalIdFree(db, { externalId: body.external_id, accountId });
+      await checkStoredValues(db, body.flex_model, 'flex_model');
+      await checkStoredValues(db, body.flex_context, 'flex_context');
       return assets.createAsset(db, {
         description: body.description ?? null,
         external_id: body.external_id ?? null,
@@ -275,6 +297,7 @@ export const assetRoutes = [
     summary: 'Update an asset',
     request: { params: idParams, json: assetPatch },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
+    references: ({ body, loaded: { asset } }) => storedFlexReferences(body, asset.account_id),
     transaction: true,
     async command({ ctx, db, user, body, loaded: { asset } }) {
       await checkType(db, body.generic_asset_type_id);
@@ -298,6 +321,8 @@ export const assetRoutes = [
         });
       }
       await checkExternalIdFree(db, { externalId: body.external_id, accountId: asset.account_id, exceptId: asset.id });
+      await checkStoredValues(db, body.flex_model, 'flex_model');
+      await checkStoredValues(db, body.flex_context, 'flex_context');
       await assets.updateAsset(db, asset.id, { ...changes, attributes });
       return (await assets.getAsset(db, asset.id))!;
     },

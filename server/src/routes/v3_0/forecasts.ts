@@ -87,7 +87,12 @@ export const forecastRoutes = [
     request: { params: idParams, json: forecastTrigger },
     // Read here; the job's references below ask to write it.
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
-    check({ user, body, loaded: { sensor } }): ForecastJobArgs {
+    check({ ctx, user, body, loaded: { sensor } }): ForecastJobArgs {
+      const { maxForecastMs, maxForecastCycles } = ctx.services.config.limits;
+      const tooLong = (field: string) =>
+        fieldError('json', field, `The forecast window may be at most ${maxForecastMs / 86_400_000} days long.`);
+      // Bounded before any date arithmetic, which a huge duration would overflow.
+      if (body.duration && body.duration.ms > maxForecastMs) throw tooLong('duration');
       const stepMs = sensor.event_resolution_ms;
       if (!stepMs)
         throw fieldError(
@@ -103,6 +108,16 @@ export const forecastRoutes = [
       // A forecast is ex ante by definition: one believed after its events began would be stamped as known before it was.
       if (body.prior && body.prior.toMillis() > startMs)
         throw fieldError('json', 'prior', 'The belief time of a forecast must not be after the start of its window.');
+      if (!(endMs - startMs <= maxForecastMs)) throw tooLong(body.end ? 'end' : 'duration');
+      // Each cycle is a model fit: one trigger may not hold the job worker for thousands of them.
+      const horizonMs = body['max-forecast-horizon']?.ms;
+      if (horizonMs && Math.ceil((endMs - startMs) / horizonMs) > maxForecastCycles) {
+        throw fieldError(
+          'json',
+          'max-forecast-horizon',
+          `Too short for this window: at most ${maxForecastCycles} forecast cycles per trigger.`,
+        );
+      }
       if (body['max-forecast-horizon'] && body['max-forecast-horizon'].ms < stepMs) {
         throw fieldError('json', 'max-forecast-horizon', `Must be at least the sensor's resolution (${formatResolution(stepMs)}).`);
       }
@@ -125,7 +140,8 @@ export const forecastRoutes = [
         ...(body['max-forecast-horizon'] ? { maxHorizonMs: body['max-forecast-horizon'].ms } : {}),
       };
     },
-    references: ({ checked }) => forecastReferences(checked),
+    // The job runs for the sensor's account, which must be able to read the regressors too.
+    references: ({ checked, loaded: { sensor } }) => ({ refs: forecastReferences(checked), usableBy: sensor.account_id }),
     async command({ ctx, db, loaded: { sensor }, checked: args }) {
       // What the job will read, as far as it is known now (without `prior`, the job reads at the time it runs).
       const beliefTimeMs = args.priorMs ?? Math.min(Date.now(), args.startMs);

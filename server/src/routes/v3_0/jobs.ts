@@ -24,6 +24,7 @@ export const presentJob = (job: JobRecord, withResult: boolean) => ({
   attempts: job.attempts,
   args: job.args,
   error: job.error,
+  error_kind: job.errorKind,
   fallback_job_id: job.fallbackJobId,
   ...(withResult ? { result: job.result } : {}),
 });

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { AppError, fieldError, fieldTree, rejected, unprocessable } from '../../errors.ts';
 import { assetTrigger, scheduleQuery, sensorTrigger } from '../../contracts/flexModel.ts';
@@ -5,15 +6,16 @@ import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
-import { resolveSensorJob, resolveStorageJob, triggerReferences, type TriggerInput } from '../../scheduling/flexConfig.ts';
+import { resolveStorageJob } from '../../scheduling/flexConfig.ts';
 import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
-import { readSensorState } from '../../scheduling/sensorState.ts';
-import type { JobSpec } from '../../scheduling/jobSpec.ts';
+import { jobReferences, type JobSpec } from '../../scheduling/jobSpec.ts';
 import { conversion } from '../../domain/units.ts';
 import { speaks10 } from '../../http/compat.ts';
 import { deviceFlexModel, inheritedFlexContext, storedDevices } from '../../scheduling/storedConfig.ts';
-import { descendantIds, getAsset, type Asset } from '../../store/assets.ts';
+import { descendantIds, type Asset } from '../../store/assets.ts';
 import type { User } from '../../store/users.ts';
+import { flexReferences, refuseForeign } from '../../policies/references.ts';
+import { queueSchedule, triggerSensorSchedule } from '../../commands/triggerSchedule.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly } from '../scheduleResults.ts';
 import { assetById, idParams, sensorById } from '../load.ts';
@@ -36,6 +38,13 @@ async function processed(ctx: AppContext, job: JobRecord, resultsSensorId?: numb
   };
 }
 
+/** Whether the job is a scheduling job writing this sensor (a device, or an output such as `production`). */
+function schedules(job: JobRecord, sensorId: number): boolean {
+  if (job.queue !== 'scheduling') return false;
+  const spec = (job.args as Partial<SchedulingJobArgs> | null)?.spec;
+  return job.sensorId === sensorId || (spec !== undefined && jobReferences(spec).some((r) => r.use === 'write' && r.id === sensorId));
+}
+
 /** A resolved trigger: the job and what the request named, whose sensors the chain authorizes. */
 interface Trigger {
   spec: JobSpec;
@@ -43,21 +52,18 @@ interface Trigger {
   request: { flexModel: unknown; flexContext: unknown };
 }
 
-/** Queues the job in the caller's name, once what it needs from its (now authorized) sensors is read. */
-async function enqueue(ctx: AppContext, user: User, { spec, asset }: Trigger, sensorId: number, force: boolean) {
-  const { jobs, config, db } = ctx.services;
-  const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, spec.priorMs ?? Date.now()), ownerId: user.id };
-  return jobs.enqueue('scheduling', args, { accountId: asset.account_id, sensorId, reuseWithinS: config.jobCacheTtlS, force });
-}
+/**
+ * The 403 for a sensor named in the flex configuration that the caller or the asset's account may
+ * not use, before the resolution reads it (its unit would otherwise show in a 422).
+ */
+const refuseNamedForeign = (db: Knex, user: User, asset: Asset, named: { flexModel: unknown; flexContext: unknown }) =>
+  refuseForeign(db, user, [...flexReferences(named.flexModel), ...flexReferences(named.flexContext)], asset.account_id);
 
-const triggerInput = (
-  body: Pick<z.output<typeof sensorTrigger>, 'start' | 'duration' | 'resolution' | 'prior' | 'flex-context'>,
-): TriggerInput => ({
+const triggerInput = (body: Pick<z.output<typeof sensorTrigger>, 'start' | 'duration' | 'resolution' | 'prior'>) => ({
   start: body.start,
   duration: body.duration,
   resolution: body.resolution,
   prior: body.prior,
-  flexContext: body['flex-context'] ?? {},
 });
 
 const forced = (body: { 'force-new-job-creation'?: boolean; force_new_job_creation?: boolean }) =>
@@ -75,17 +81,15 @@ export const scheduleRoutes = [
     summary: 'Trigger scheduling job',
     request: { params: idParams, json: sensorTrigger },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
-    async check({ ctx, db, body, loaded: { sensor } }): Promise<Trigger> {
-      const asset = (await getAsset(db, sensor.generic_asset_id))!;
-      const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
-      const flexModel = await deviceFlexModel(db, sensor, body['flex-model'] ?? {});
-      const spec = await resolveSensorJob(db, ctx.services.config, { ...triggerInput(body), flexContext }, sensor, asset, flexModel);
-      return { spec, asset, request: { flexModel, flexContext } };
+    async command({ ctx, user, body, loaded: { sensor } }) {
+      const { reader, config, jobs } = ctx.services;
+      const input = { ...triggerInput(body), sensor, flexModel: body['flex-model'] ?? {}, flexContext: body['flex-context'] ?? {} };
+      const job = await triggerSensorSchedule({ db: reader, config, jobs }, user, input, {
+        reuseWithinS: config.jobCacheTtlS,
+        force: forced(body),
+      });
+      return processed(ctx, job, sensor.id);
     },
-    // Every sensor the trigger names or its job uses.
-    references: ({ checked: { spec, asset, request } }) => triggerReferences(spec, asset, request),
-    command: async ({ ctx, user, body, loaded: { sensor }, checked }) =>
-      processed(ctx, await enqueue(ctx, user, checked, sensor.id, forced(body)), sensor.id),
     response: triggerResponse,
   }),
   route({
@@ -94,7 +98,7 @@ export const scheduleRoutes = [
     summary: 'Trigger scheduling job for the devices of an asset',
     request: { params: idParams, json: assetTrigger },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
-    async check({ ctx, db, body, loaded: { asset } }): Promise<Trigger & { devices: { sensor: SensorInContext }[] }> {
+    async check({ ctx, db, user, body, loaded: { asset } }): Promise<Trigger & { devices: { sensor: SensorInContext }[] }> {
       // Devices may sit on the asset or anywhere below it.
       const tree = new Set(await descendantIds(db, asset.id));
       const devices: { sensor: SensorInContext; flexModel: Record<string, unknown> }[] = [];
@@ -121,13 +125,16 @@ export const scheduleRoutes = [
         );
       }
       const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
+      await refuseNamedForeign(db, user, asset, { flexModel: devices.map((d) => d.flexModel), flexContext });
       const spec = await resolveStorageJob(db, ctx.services.config, { ...triggerInput(body), flexContext }, devices, asset);
       const flexModel = devices.map((d) => ({ sensor: d.sensor.id, ...d.flexModel }));
       return { spec, asset, devices, request: { flexModel, flexContext } };
     },
-    references: ({ checked: { spec, asset, request } }) => triggerReferences(spec, asset, request),
-    command: async ({ ctx, user, body, checked }) =>
-      processed(ctx, await enqueue(ctx, user, checked, checked.devices[0].sensor.id, forced(body))),
+    async command({ ctx, user, body, checked }) {
+      const { reader, config, jobs } = ctx.services;
+      const options = { sensorId: checked.devices[0].sensor.id, reuseWithinS: config.jobCacheTtlS, force: forced(body) };
+      return processed(ctx, await queueSchedule({ db: reader, config, jobs }, user, checked, options));
+    },
     response: triggerResponse,
   }),
   route({
@@ -140,7 +147,10 @@ export const scheduleRoutes = [
       const { jobs, config } = ctx.services;
       const jobId = params.uuid;
       let job = await jobs.get(jobId);
-      if (!job) throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${jobId}, type = job) is not known.`);
+      // A job that does not schedule this sensor (another account's, say) is as unknown as none.
+      if (!job || !schedules(job, sensor.id)) {
+        throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${jobId}, type = job) is not known.`);
+      }
       // FlexMeasures 1.0 retired the storage fallback: a failed schedule is a 400 with the reason.
       if (job.status === 'failed' && job.fallbackJobId && !speaks10(config)) {
         if (config.fallbackRedirect) {

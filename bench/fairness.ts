@@ -1,0 +1,192 @@
+/**
+ * Limits and fairness (issue 20), two figures:
+ *  1. `/api/v3_0/health/ready` p99 while 20 once-a-minute automations catch up 35 days of
+ *     downtime (the server's start-up tick; target ≤ 50 ms). The automations forecast nothing and
+ *     schedule nothing, so what is measured is the catch-up itself, which once walked every due time.
+ *  2. How long a one-year hourly forecast of one account (365 daily cycles, the most
+ *     FLEXSITE_MAX_FORECAST_CYCLES allows by default) delays another account's 24-hour schedule
+ *     queued behind it, against the forecast's mean cycle (target: at most one cycle).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import { dataFolder } from '../server/src/dataFolder.ts';
+import { hashPassword } from '../server/src/domain/passwords.ts';
+import { createAccount } from '../server/src/store/accounts.ts';
+import { createUser } from '../server/src/store/users.ts';
+import { migrate, openStore } from '../server/src/db/connection.ts';
+import { createAutomation } from '../server/src/store/automations.ts';
+import { recordBeliefs } from '../server/src/store/beliefs.ts';
+import { createSensor } from '../server/src/store/sensors.ts';
+import { getOrCreateSource } from '../server/src/store/sources.ts';
+import { householdLoad } from './_forecastSeries.ts';
+import { BENCH_PASSWORD, benchAsset, benchUser } from './_fixture.ts';
+import { startServer } from './_server.ts';
+import { percentile } from './_stats.ts';
+
+const AUTOMATIONS = 20;
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const PROBE_MS = 10_000;
+
+async function catchUp(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-catchup-'));
+  const db = openStore(dataFolder(dir).store);
+  await migrate(db);
+  const now = Date.now();
+  await db.transaction(async (trx) => {
+    const { accountId, userId } = await benchUser(trx);
+    const site = await benchAsset(trx, accountId, 'site');
+    for (let i = 0; i < AUTOMATIONS; i++) {
+      const a = await createAutomation(
+        trx,
+        site.id,
+        userId,
+        {
+          name: `every minute ${i}`,
+          cron: '* * * * *',
+          timezone: 'UTC',
+          forecastSensorIds: [],
+          scheduleSensorId: null,
+          horizon: 'P1D',
+          enabled: true,
+        },
+        now - 35 * DAY,
+      );
+      // Down for 35 days: the last run was queued just before.
+      await trx('automation')
+        .where({ id: a.id })
+        .update({ last_due: now - 35 * DAY });
+    }
+  });
+  await db.destroy();
+  const server = await startServer(dir);
+  try {
+    const times: number[] = [];
+    const until = Date.now() + PROBE_MS;
+    while (Date.now() < until) {
+      const started = performance.now();
+      const res = await fetch(`${server.url}/api/v3_0/health/ready`);
+      await res.arrayBuffer();
+      times.push(performance.now() - started);
+    }
+    console.log(
+      `catch-up of ${AUTOMATIONS} every-minute automations after 35 days: /health/ready p50 ${percentile(times, 50).toFixed(1)} ms, ` +
+        `p99 ${percentile(times, 99).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms over ${times.length} requests (target p99 ≤ 50 ms)`,
+    );
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A second account with a plain user, beside the bench's own. */
+async function otherAccountUser(trx: Knex.Transaction, name: string) {
+  const account = await createAccount(trx, { name, roles: [], consultancyAccountId: null });
+  const passwordHash = await hashPassword(BENCH_PASSWORD);
+  await createUser(trx, { email: `${name}@example.com`, username: name, passwordHash, accountId: account.id, roleIds: [] });
+  return { accountId: account.id };
+}
+
+async function forecastBeforeSchedule(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-fairness-'));
+  const db = openStore(dataFolder(dir).store);
+  await migrate(db);
+  const origin = Math.floor(Date.now() / DAY) * DAY;
+  const ids = await db.transaction(async (trx) => {
+    const a = await benchUser(trx, [], 'forecaster@example.com');
+    const b = await otherAccountUser(trx, 'scheduler');
+    const source = await getOrCreateSource(trx, { name: 'bench', type: 'demo script' });
+    const building = await benchAsset(trx, a.accountId, 'building', 'building');
+    const load = await createSensor(trx, {
+      name: 'load',
+      unit: 'kW',
+      event_resolution_ms: HOUR,
+      timezone: 'UTC',
+      generic_asset_id: building.id,
+      attributes: {},
+    });
+    const start = origin - 35 * DAY;
+    const values = householdLoad(start, HOUR, 35 * 24).values;
+    await recordBeliefs(
+      trx,
+      values.map((value, i) => ({ sensorId: load.id, eventStartMs: start + i * HOUR, beliefTimeMs: origin, sourceId: source.id, value })),
+      { allowOverwrite: false },
+    );
+    const battery = await benchAsset(trx, b.accountId, 'battery');
+    const power = await createSensor(trx, {
+      name: 'battery',
+      unit: 'MW',
+      event_resolution_ms: 15 * 60_000,
+      timezone: 'UTC',
+      generic_asset_id: battery.id,
+      attributes: { max_soc_in_mwh: 1, capacity_in_mw: 1 },
+    });
+    return { load: load.id, power: power.id };
+  });
+  await db.destroy();
+  const server = await startServer(dir);
+  const token = async (email: string) =>
+    (
+      (await (
+        await fetch(`${server.url}/api/requestAuthToken`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email, password: BENCH_PASSWORD }),
+        })
+      ).json()) as { auth_token: string }
+    ).auth_token;
+  const post = async (tok: string, url: string, json: unknown) =>
+    (await (
+      await fetch(`${server.url}${url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', Authorization: tok },
+        body: JSON.stringify(json),
+      })
+    ).json()) as Record<string, string>;
+  const store = openStore(dataFolder(dir).store);
+  type Row = { status: string; created_at: number; started_at: number | null; finished_at: number | null; result: string | null };
+  const job = async (id: string) => (await store('job').where({ id }).first<Row>())!;
+  try {
+    const [ta, tb] = [await token('forecaster@example.com'), await token('scheduler@example.com')];
+    const forecast = await post(ta, `/api/v3_0/sensors/${ids.load}/forecasts/trigger`, {
+      start: new Date(origin).toISOString(),
+      duration: 'P365D',
+      'max-forecast-horizon': 'P1D',
+    });
+    while ((await job(forecast.job)).status === 'queued') await new Promise((r) => setTimeout(r, 20));
+    // Let the forecast get going before the other account asks.
+    await new Promise((r) => setTimeout(r, 2000));
+    const schedule = await post(tb, `/api/v3_0/sensors/${ids.power}/schedules/trigger`, {
+      start: new Date(origin).toISOString(),
+      duration: 'PT24H',
+      'flex-model': { 'soc-at-start': 0 },
+      'flex-context': { 'consumption-price': '50 EUR/MWh' },
+    });
+    let s = await job(schedule.schedule);
+    while (s.status !== 'finished' && s.status !== 'failed') {
+      await new Promise((r) => setTimeout(r, 20));
+      s = await job(schedule.schedule);
+    }
+    let f = await job(forecast.job);
+    while (f.status !== 'finished' && f.status !== 'failed') {
+      await new Promise((r) => setTimeout(r, 200));
+      f = await job(forecast.job);
+    }
+    const cycles = (JSON.parse(f.result ?? '{}') as { cycles?: unknown[] }).cycles?.length ?? 0;
+    const cycleMs = (f.finished_at! - f.started_at!) / Math.max(1, cycles);
+    console.log(
+      `one-year hourly forecast (${cycles} cycles, ${((f.finished_at! - f.started_at!) / 1000).toFixed(1)} s, mean cycle ${cycleMs.toFixed(0)} ms) ` +
+        `delayed another account's 24 h schedule by ${s.started_at! - s.created_at} ms (queued → started; ${s.status} after ${s.finished_at! - s.created_at} ms); ` +
+        `target: at most one cycle`,
+    );
+  } finally {
+    await store.destroy();
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await catchUp();
+await forecastBeforeSchedule();
