@@ -65,11 +65,15 @@ const unitsOf = (sensors: ChartSensor[]) => [...new Set(sensors.map((s) => s.uni
 
 function plot(row: ChartRow, options: ChartOptions) {
   const many = row.sensors.length > 1;
+  // The window goes in as `domainRaw`, a plain array signal: a numeric `domain` on a temporal
+  // field compiles to `datetime(ms)` expressions, which Vega's expression interpreter (the UI's
+  // content-security policy allows no eval) cannot evaluate, and every mark then lands at x = 0.
+  // A `utc` scale formats its axis in UTC already; `formatType: 'utc'` would only be dropped with a warning.
   const time = {
     field: 'local_time',
     type: 'temporal',
-    scale: { type: 'utc', ...(options.domain ? { domain: options.domain } : {}) },
-    axis: { title: `Time (${options.zone})`, formatType: 'utc', labelOverlap: true, grid: true },
+    scale: { type: 'utc', ...(options.domain ? { domainRaw: { signal: JSON.stringify(options.domain) } } : {}) },
+    axis: { title: `Time (${options.zone})`, labelOverlap: true, grid: true },
   };
   const value = { field: 'event_value', type: 'quantitative', title: unitsOf(row.sensors) };
   // Several sensors in one plot are told apart by colour; one sensor's sources are.
@@ -101,7 +105,8 @@ function plot(row: ChartRow, options: ChartOptions) {
           color: series,
           tooltip: [
             { field: 'sensor', title: 'Sensor' },
-            { field: 'local_time', type: 'temporal', title: 'Time', format: '%Y-%m-%d %H:%M', formatType: 'utc' },
+            // Wall-clock time in the site's zone, encoded as UTC (see `wallClockMs`): read back through a UTC time unit.
+            { field: 'local_time', type: 'temporal', title: 'Time', timeUnit: 'utcyearmonthdatehoursminutes', format: '%Y-%m-%d %H:%M' },
             { field: 'event_value', type: 'quantitative', title: 'Value', format: ',.6~g' },
             { field: 'unit', title: 'Unit' },
             { field: 'source', title: 'Source' },

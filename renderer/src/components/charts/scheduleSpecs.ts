@@ -29,7 +29,8 @@ const timeAxis = (zone: string) => ({
   field: 't',
   type: 'temporal',
   scale: { type: 'utc' },
-  axis: { title: `Time (${zone})`, format: '%b %d %H:%M', formatType: 'utc', labelOverlap: true },
+  // A `utc` scale formats in UTC already; Vega-Lite drops a `formatType: 'utc'` (and its format) with a warning.
+  axis: { title: `Time (${zone})`, format: '%b %d %H:%M', labelOverlap: true },
 });
 
 /** Per-step values as a step line: each value holds from its step's start to the next one. */
