@@ -59,7 +59,7 @@ export function AssetPage() {
       </section>
       <section className="card" aria-labelledby="flex-title">
         <h2 id="flex-title">Stored flex-model and flex-context</h2>
-        <StoredFlexConfig asset={a} />
+        <StoredFlexConfig asset={a} canEdit={member} onStored={asset.reload} key={`${a.flex_model}${a.flex_context}`} />
       </section>
       <section className="card" aria-labelledby="automations-title">
         <h2 id="automations-title">Automations</h2>

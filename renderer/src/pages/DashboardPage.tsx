@@ -95,7 +95,7 @@ function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: string; j
       <td>
         {latest ? (
           <Link to={`/jobs/${latest.id}`} className="job-link">
-            <JobStatus status={latest.status} /> <span className="muted">{formatTime(latest.created_at, main?.timezone ?? 'UTC')}</span>
+            <JobStatus job={latest} /> <span className="muted">{formatTime(latest.created_at, main?.timezone ?? 'UTC')}</span>
           </Link>
         ) : (
           <span className="muted">none</span>

@@ -34,7 +34,7 @@ export function JobPage() {
         <h1 id="job-title">
           Job <code>{j.id}</code>
         </h1>
-        <JobStatus status={j.status} />
+        <JobStatus job={j} />
       </div>
       <section className="card">
         <dl className="facts">

@@ -10,7 +10,17 @@ import { JobStatus } from '../JobStatus.tsx';
 import { ErrorNotice, Progress } from '../Status.tsx';
 import { useVisibleSensors } from '../../hooks/useVisibleSensors.ts';
 import { FlexContextFields, ProcessFields, StorageFields } from './FlexFields.tsx';
-import { formFromStored, toFlexContext, toProcessFlexModel, toStorageFlexModel, type FlexForm } from './flexForm.ts';
+import {
+  FORM_CONTEXT_KEYS,
+  PROCESS_MODEL_KEYS,
+  STORAGE_MODEL_KEYS,
+  formFromStored,
+  mergeStored,
+  toFlexContext,
+  toProcessFlexModel,
+  toStorageFlexModel,
+  type FlexForm,
+} from './flexForm.ts';
 import { ScheduleResult } from './ScheduleResult.tsx';
 import * as wire from '../../api/contracts.ts';
 
@@ -120,11 +130,17 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
     setErrors(problems);
     if (Object.keys(problems).length) return;
     try {
-      // Stored in the asset's own fields; what older versions kept in the attributes goes.
+      // Stored in the asset's own fields; what older versions kept in the attributes goes. Keys
+      // the form does not show (relax flags, commitments, …) are kept as stored.
       const rest = Object.fromEntries(Object.entries(attributes).filter(([k]) => k !== 'flex-model' && k !== 'flex-context'));
+      const stored = storedFlex(asset);
       await request(`${API}/assets/${asset.id}`, {
         method: 'PATCH',
-        json: { attributes: JSON.stringify(rest), flex_model: JSON.stringify(model), flex_context: JSON.stringify(context) },
+        json: {
+          attributes: JSON.stringify(rest),
+          flex_model: JSON.stringify(mergeStored(stored.model, model, isProcess ? PROCESS_MODEL_KEYS : STORAGE_MODEL_KEYS)),
+          flex_context: JSON.stringify(mergeStored(stored.context, context, FORM_CONTEXT_KEYS)),
+        },
       });
       setSaved(true);
       onStored();
@@ -194,7 +210,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
       {job && (
         <section className="job-state" aria-live="polite" aria-label="Scheduling job">
           <p>
-            Job <code>{job.id}</code> <JobStatus status={job.status} />
+            Job <code>{job.id}</code> <JobStatus job={job} />
           </p>
           {running && (
             <Progress label={`${job.status === 'started' ? 'Computing' : 'Waiting for a worker'} · ${formatElapsed(now - waitingSince)}`} />

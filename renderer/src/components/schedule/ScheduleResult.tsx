@@ -4,6 +4,8 @@ import { formatTime } from '../../lib/time.ts';
 import { VegaChart } from '../charts/VegaChart.tsx';
 import { powerSpec, priceSpec, sitePowerSpec, socSpec } from '../charts/scheduleSpecs.ts';
 import { ScheduleConstraints } from './ScheduleConstraints.tsx';
+import { JobWarnings } from '../JobStatus.tsx';
+import { formatMoney, isPenalty, moneySentence } from '../../lib/money.ts';
 
 interface Props {
   job: Job;
@@ -39,8 +41,13 @@ export function ScheduleResult({ job, zone, names }: Props) {
   }
   if (!result || !specs) return null;
   const steps = result.devices[0]?.power_mw.length ?? 0;
+  const costs = Object.entries(result.commitment_costs ?? {});
+  // The solver's total is the energy cost alone; penalties for breached soft constraints come apart.
+  const energy = result.commitment_costs?.energy ?? result.total_cost;
+  const penalties = costs.filter(([name]) => isPenalty(name)).reduce((sum, [, cost]) => sum + cost, 0);
   return (
     <div className="schedule-result">
+      <JobWarnings warnings={result.warnings} zone={zone} />
       <dl className="facts">
         <div>
           <dt>Scheduler</dt>
@@ -61,11 +68,17 @@ export function ScheduleResult({ job, zone, names }: Props) {
           </dd>
         </div>
         <div>
-          <dt>Total cost</dt>
-          <dd data-testid="total-cost">
-            {result.total_cost === undefined ? '–' : result.total_cost.toLocaleString(undefined, { maximumFractionDigits: 2 })}
-          </dd>
+          <dt>Energy</dt>
+          <dd data-testid="energy-cost">{energy === undefined ? '–' : moneySentence(energy, result.currency)}</dd>
         </div>
+        {costs.some(([name]) => isPenalty(name)) && (
+          <div>
+            <dt>Breach penalties</dt>
+            <dd data-testid="breach-penalties" className={penalties > 0.005 ? 'danger' : undefined}>
+              {formatMoney(penalties, result.currency)}
+            </dd>
+          </div>
+        )}
       </dl>
       <ScheduleConstraints result={result} zone={zone} names={names} />
       <VegaChart spec={specs.power} label="Scheduled power" />
