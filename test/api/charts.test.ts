@@ -141,7 +141,7 @@ describe('GET /assets/<id>/chart/', () => {
     expect(power).toMatchObject({ width: 600, height: 150 });
     expect(power.transform[0]).toEqual({ filter: { field: 'sensor_id', oneOf: [powerId] } });
     expect(power.layer[0].mark).toMatchObject({ type: 'line', interpolate: 'step-after' });
-    expect(power.layer[0].encoding.y.title).toBe('kW');
+    expect(power.layer[0].encoding.y.title).toBe('kW, production positive');
     expect(power.layer[0].encoding.x.axis.title).toBe('Time (Europe/Amsterdam)');
     expect(power.layer[1].encoding.tooltip.map((t: { title: string }) => t.title)).toEqual([
       'Sensor',

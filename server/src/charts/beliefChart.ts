@@ -19,6 +19,8 @@ export interface ChartSensor {
   unit: string;
   /** Instantaneous sensors (resolution zero) are drawn as straight lines, others as steps. */
   instantaneous: boolean;
+  /** Power sensors: which direction their positive values are, named on the axis (schedules show consumption positive). */
+  positive?: 'consumption' | 'production';
 }
 
 /** One plot of the chart: the sensors drawn in it (an entry of `sensors_to_show`). */
@@ -61,7 +63,8 @@ export function isoInZone(ms: number, zone: string): string {
   return DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
 }
 
-const unitsOf = (sensors: ChartSensor[]) => [...new Set(sensors.map((s) => s.unit))].join(', ') || 'value';
+const unitsOf = (sensors: ChartSensor[]) =>
+  [...new Set(sensors.map((s) => (s.positive ? `${s.unit}, ${s.positive} positive` : s.unit)))].join('; ') || 'value';
 
 function plot(row: ChartRow, options: ChartOptions) {
   const many = row.sensors.length > 1;
