@@ -23,6 +23,15 @@ export const mayGrantRole = (user: User, roleName: string) => isAdmin(user) || (
 /** Nobody, admins included, may switch off their own account or change their own roles. */
 export const mayChangeStanding = (caller: User, target: User) => caller.id !== target.id;
 
+/**
+ * Whether a change would take away an active administrator: deactivating them, a role list
+ * without `admin`, or a password reset (a random password nobody knows).
+ */
+export const removesActiveAdmin = (target: User, change: { active?: boolean; roleNames?: string[]; reset?: boolean }) =>
+  target.active &&
+  isAdmin(target) &&
+  (change.active === false || (change.roleNames !== undefined && !change.roleNames.includes('admin')) || change.reset === true);
+
 /** API 2.0 lets admins alone create assets. */
 export const mayCreateV2Assets = isAdmin;
 

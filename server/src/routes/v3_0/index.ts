@@ -14,6 +14,7 @@ import { quickref10 } from './quickref10.ts';
 import { scheduleRoutes } from './schedules.ts';
 import { sensorDataRoutes } from './sensorData.ts';
 import { sensorRoutes } from './sensors.ts';
+import { passwordRoutes } from './passwords.ts';
 import { setupRoutes } from './setup.ts';
 import { sourceRoutes } from './sources.ts';
 import { userRoutes } from './users.ts';
@@ -33,6 +34,7 @@ export function v3Routes(): RouteSpec[] {
     ...sensorRoutes,
     ...sourceRoutes,
     ...userRoutes,
+    ...passwordRoutes,
     ...accountRoutes,
     ...jobRoutes,
     ...scheduleRoutes,
