@@ -229,6 +229,58 @@ run('the operator can trust the screen', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('lets the operator change their own password, invite a user with a set-password link, and get a link when forgotten', async () => {
+    await page.goto(t.url + '/accounts');
+    await page.getByRole('link', { name: 'Trust site' }).click();
+    const me = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^user-/ }) });
+    // No reset of one's own password here: it would sign the only admin out with a password nobody knows.
+    await me.getByRole('link', { name: 'Change your password' }).waitFor();
+    expect(await me.getByRole('button', { name: /Reset the password/ }).count()).toBe(0);
+
+    await page.getByText('Add a user').click();
+    const form = page.getByRole('form', { name: 'New user' });
+    await form.getByLabel('Email').fill('newcomer@example.com');
+    await form.getByLabel('Username').fill('newcomer');
+    await form.getByRole('button', { name: 'Create user' }).click();
+    const link = await form.getByLabel('Set-password link for newcomer').inputValue();
+    expect(link).toMatch(/\/set-password\?token=\d+\.\d+\.[\w-]+$/);
+    const mailed = fs.readFileSync(path.join(t.dataDir, 'outbox.jsonl'), 'utf8');
+    expect(mailed).toContain(link);
+    await screenshot(page, 'account-invite');
+
+    // The newcomer opens the link (here in the same browser) and chooses a password.
+    await page.goto(link);
+    await page.getByLabel('New password', { exact: true }).fill('newcomer password');
+    await page.getByLabel('Repeat the new password').fill('newcomer password');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('Your password is set.').waitFor();
+    expect(
+      (await t.request('POST', '/api/requestAuthToken', { json: { email: 'newcomer@example.com', password: 'newcomer password' } })).status,
+    ).toBe(200);
+
+    await page.goto(t.url + '/profile');
+    const profile = page.getByRole('form', { name: 'Change your password' });
+    await profile.getByLabel('Current password').fill('not my password');
+    await profile.getByLabel('New password', { exact: true }).fill('an operator secret');
+    await profile.getByLabel('Repeat the new password').fill('an operator secret');
+    await profile.getByRole('button', { name: 'Change password' }).click();
+    await profile.getByText('The current password does not match.').waitFor();
+    errors.length = 0; // the browser logs the 422
+    await profile.getByLabel('Current password').fill(PASSWORD);
+    await profile.getByRole('button', { name: 'Change password' }).click();
+    await profile.getByText('Password changed.').waitFor();
+    expect((await t.request('POST', '/api/requestAuthToken', { json: { email, password: 'an operator secret' } })).status).toBe(200);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send a link' }).click();
+    await page.getByText('If this address belongs to an active user, a link to set a new password is in the mail outbox.').waitFor();
+    const last = fs.readFileSync(path.join(t.dataDir, 'outbox.jsonl'), 'utf8').trim().split('\n').at(-1)!;
+    expect(JSON.parse(last)).toMatchObject({ to: email, subject: 'A new Flexsite password' });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('leaves the screenshots the README shows', () => {
     for (const name of ['asset-schedule-warnings', 'sensor-chart']) expect(fs.existsSync(path.join(ARTIFACTS, `${name}.png`))).toBe(true);
   });

@@ -33,7 +33,9 @@ export function Layout({ children }: { children: ReactNode }) {
           {managesAccounts && <NavLink to="/accounts">Accounts</NavLink>}
         </nav>
         <div className="who">
-          <span title={session.user.email}>{session.user.username}</span>
+          <NavLink to="/profile" title={`${session.user.email}: your password`}>
+            {session.user.username}
+          </NavLink>
           <button type="button" className="link" onClick={() => signOut('You have signed out.')}>
             Sign out
           </button>
