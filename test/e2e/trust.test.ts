@@ -44,6 +44,8 @@ beforeAll(async () => {
   const admin = await f.user({ accountId: account.id, roles: ['account-admin'] });
   email = admin.user.email;
   token = admin.token;
+  // The zone chosen at set-up.
+  await t.db('user').where({ id: admin.user.id }).update({ timezone: ZONE });
   const asset = await f.asset({ accountId: account.id, type: 'battery', name: 'Home battery' });
   assetId = asset.id;
   await f.sensor({ assetId, name: 'battery power', unit: 'kW', resolutionMinutes: 60, timezone: ZONE });
@@ -278,6 +280,26 @@ run('the operator can trust the screen', () => {
     await page.getByText('If this address belongs to an active user, a link to set a new password is in the mail outbox.').waitFor();
     const last = fs.readFileSync(path.join(t.dataDir, 'outbox.jsonl'), 'utf8').trim().split('\n').at(-1)!;
     expect(JSON.parse(last)).toMatchObject({ to: email, subject: 'A new Flexsite password' });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it("offers the set-up zone, not the browser's, for a new asset's first sensor", async () => {
+    const site = await t.db('generic_asset').where({ id: assetId }).first<{ account_id: number }>();
+    const bare = await factories(t.db).asset({ accountId: site.account_id, name: 'Empty site' });
+    await page.goto(t.url + '/signin');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill('an operator secret');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Sites' }).waitFor();
+    await page.goto(t.url + `/assets/${bare.id}`);
+    await page.getByText('Add a sensor').click();
+    const form = page.getByRole('form', { name: 'New sensor' });
+    // The browser runs in UTC; the account was set up in Amsterdam.
+    expect(await form.getByLabel('Time zone').inputValue()).toBe(ZONE);
+    await form.getByLabel('Sensor name').fill('meter');
+    await form.getByRole('button', { name: 'Add sensor' }).click();
+    await page.getByRole('link', { name: 'meter' }).waitFor();
+    expect(await t.db('sensor').where({ generic_asset_id: bare.id }).first()).toMatchObject({ name: 'meter', timezone: ZONE });
     expect(errors).toEqual([]);
   }, 60_000);
 

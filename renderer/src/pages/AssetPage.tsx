@@ -24,7 +24,7 @@ export function AssetPage() {
   const a = asset.data;
   const list = sensors.data;
   // The site's time zone: that of its sensors (assets have none of their own).
-  const zone = list[0]?.timezone ?? 'UTC';
+  const zone = list[0]?.timezone ?? session.user.timezone;
   const member = session.isMemberOf(a.account_id);
   const typeName = types.data?.find((t) => t.id === a.generic_asset_type_id)?.name ?? '';
   const reload = () => {

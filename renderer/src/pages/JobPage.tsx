@@ -6,6 +6,7 @@ import { JobStatus } from '../components/JobStatus.tsx';
 import { ScheduleResult } from '../components/schedule/ScheduleResult.tsx';
 import { ErrorNotice, Loading, Progress } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import { useSession } from '../app/session.tsx';
 import { jobDuration, jobSummary } from '../lib/jobs.ts';
 import { formatTime } from '../lib/time.ts';
 import * as wire from '../api/contracts.ts';
@@ -13,6 +14,7 @@ import * as wire from '../api/contracts.ts';
 /** One scheduling job: its arguments, timing and result or error; refreshed while it runs. */
 export function JobPage() {
   const { id } = useParams();
+  const session = useSession();
   const job = useApi(jobPath(id!), undefined, readJob);
   const sensor = useApi(job.data?.sensor_id ? `${API}/sensors/${job.data.sensor_id}` : null, undefined, wire.sensorAnswer);
   const running = job.data?.status === 'queued' || job.data?.status === 'started';
@@ -26,7 +28,7 @@ export function JobPage() {
   if (job.error) return <ErrorNotice error={job.error} />;
   if (!job.data) return <Loading what="Loading the job" />;
   const j = job.data;
-  const zone = sensor.data?.timezone ?? 'UTC';
+  const zone = sensor.data?.timezone ?? session.user.timezone;
   const names = sensor.data ? { [sensor.data.id]: sensor.data.name } : {};
   return (
     <article className="page" aria-labelledby="job-title">
@@ -35,6 +37,7 @@ export function JobPage() {
           Job <code>{j.id}</code>
         </h1>
         <JobStatus job={j} />
+        <span className="muted">Times in {zone}</span>
       </div>
       <section className="card">
         <dl className="facts">
