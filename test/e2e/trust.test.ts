@@ -150,6 +150,10 @@ run('the operator can trust the screen', () => {
       const badge = panel.locator('.job-state .badge');
       await panel.locator('.job-state .badge.warned').waitFor({ timeout: STEP });
       expect(await badge.textContent()).toBe('Finished with a warning');
+      // The result is brought into view, not left below the long form.
+      const top = await panel.locator('.job-state').evaluate((el) => el.getBoundingClientRect().top);
+      expect(top).toBeGreaterThan(-1);
+      expect(top).toBeLessThan(800);
       const list = panel.getByRole('region', { name: 'Warnings' });
       const noon = tomorrow.plus({ hours: 12 }).toFormat('yyyy-LL-dd HH:mm');
       const end = tomorrow.plus({ hours: 24 }).toFormat('yyyy-LL-dd HH:mm');
@@ -202,6 +206,10 @@ run('the operator can trust the screen', () => {
     await panel.getByLabel(`Start (${ZONE})`).fill(tomorrow.plus({ days: 7 }).toFormat("yyyy-LL-dd'T'HH:mm"));
     await panel.getByRole('button', { name: 'Compute schedule' }).click();
     await panel.locator('.job-state .badge.failed', { hasText: 'Failed' }).waitFor({ timeout: STEP });
+    // The failure names the sensor by name, links to it and says what to do.
+    const failure = panel.locator('.schedule-failure');
+    expect(await failure.textContent()).toContain('No prices of sensor day-ahead prices are known for this window. Upload prices');
+    expect(await failure.getByRole('link', { name: 'day-ahead prices' }).getAttribute('href')).toBe(`/sensors/${priceId}`);
     expect(errors).toEqual([]);
   }, 60_000);
 
@@ -300,6 +308,42 @@ run('the operator can trust the screen', () => {
     await form.getByRole('button', { name: 'Add sensor' }).click();
     await page.getByRole('link', { name: 'meter' }).waitFor();
     expect(await t.db('sensor').where({ generic_asset_id: bare.id }).first()).toMatchObject({ name: 'meter', timezone: ZONE });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('reads a European CSV (semicolons, decimal commas, day-first dates) and stores it right; the same file can be chosen again', async () => {
+    const day = tomorrow.plus({ days: 1 });
+    const csv =
+      'Zeit;Preis\n' +
+      [0, 1, 2]
+        .map((h) => `${day.plus({ hours: h }).toFormat('dd.LL.yyyy HH:mm')};${[12.5, 13.25, -1.5][h].toString().replace('.', ',')}`)
+        .join('\n') +
+      '\n';
+    await page.goto(t.url + `/sensors/${priceId}?range=day&date=${day.toISODate()}`);
+    const input = page.getByLabel('CSV file');
+    await input.setInputFiles({ name: 'preise.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByText('No problems found.').waitFor();
+    expect(await page.getByLabel('Dates written').inputValue()).toBe('day-first');
+    expect(await page.getByLabel('Decimal separator').inputValue()).toBe('comma');
+    const preview = page.getByRole('table', { name: 'Upload preview' });
+    expect(await preview.locator('tbody tr').first().textContent()).toContain(`${day.toFormat('yyyy-LL-dd')}T00:00:00`);
+    // Emptied after reading: choosing the same file again is a change the page sees.
+    expect(await input.inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Upload 3 row(s)' }).click();
+    await page.locator('.csv-upload .notice.ok').waitFor();
+    const stored = await t
+      .db('timed_belief')
+      .where({ sensor_id: priceId })
+      .where('event_start', '>=', day.toMillis())
+      .orderBy('event_start')
+      .select('event_start', 'event_value');
+    expect(stored.map((r: { event_start: number; event_value: number }) => [Number(r.event_start), r.event_value])).toEqual([
+      [day.toMillis(), 12.5],
+      [day.plus({ hours: 1 }).toMillis(), 13.25],
+      [day.plus({ hours: 2 }).toMillis(), -1.5],
+    ]);
+    await input.setInputFiles({ name: 'preise.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByText('No problems found.').waitFor();
     expect(errors).toEqual([]);
   }, 60_000);
 

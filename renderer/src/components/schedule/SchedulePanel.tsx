@@ -91,6 +91,12 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
 
   const names = useMemo(() => Object.fromEntries(sensors.map((s) => [s.id, s.name])), [sensors]);
 
+  // The result starts below the long form: brought into view once the job has settled.
+  const jobState = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (settled) jobState.current?.scrollIntoView({ block: 'start' });
+  }, [settled, job?.id]);
+
   function collect() {
     const model = isProcess ? toProcessFlexModel(form) : toStorageFlexModel(form, zone);
     const context = toFlexContext(form);
@@ -208,7 +214,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
       </form>
       <ErrorNotice error={failure} />
       {job && (
-        <section className="job-state" aria-live="polite" aria-label="Scheduling job">
+        <section className="job-state" aria-live="polite" aria-label="Scheduling job" ref={jobState}>
           <p>
             Job <code>{job.id}</code> <JobStatus job={job} />
           </p>

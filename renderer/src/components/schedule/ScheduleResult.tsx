@@ -1,4 +1,5 @@
 import { useMemo } from 'react';
+import { Link } from 'react-router';
 import type { Job } from '../../api/types.ts';
 import { formatTime } from '../../lib/time.ts';
 import { VegaChart } from '../charts/VegaChart.tsx';
@@ -36,6 +37,7 @@ export function ScheduleResult({ job, zone, names }: Props) {
       <div className="notice error schedule-failure" role="alert">
         <strong>The schedule could not be computed.</strong>
         <p className="reason">{job.error ?? 'The job failed without a reason.'}</p>
+        <PricesRemedy error={job.error} names={names} />
       </div>
     );
   }
@@ -86,5 +88,23 @@ export function ScheduleResult({ job, zone, names }: Props) {
       {specs.prices && <VegaChart spec={specs.prices} label="Prices" />}
       {specs.site && <VegaChart spec={specs.site} label="Site power" />}
     </div>
+  );
+}
+
+/**
+ * What to do about unknown prices: the server names the sensor (FlexMeasures' message), the
+ * operator needs its name and where to add prices.
+ */
+function PricesRemedy({ error, names }: { error: string | null; names: Record<number, string> }) {
+  if (!error || !/Prices unknown/.test(error)) return null;
+  const id = Number(/\(sensor (\d+)\)/.exec(error)?.[1]);
+  if (!Number.isSafeInteger(id)) {
+    return <p>Choose a price sensor (Price of consumption) or give a fixed price in the flex-context.</p>;
+  }
+  return (
+    <p>
+      No prices of sensor <Link to={`/sensors/${id}`}>{names[id] ?? `#${id}`}</Link> are known for this window. Upload prices for it on its
+      page (CSV), let an automation forecast them, or choose another price sensor.
+    </p>
   );
 }
