@@ -22,9 +22,37 @@ export interface AutomationJobArgs {
 }
 
 /**
+ * What an automation forecasts feeds its own schedule: a forecast power sensor (other than the
+ * one scheduled) is an inflexible device, a forecast price sensor the consumption price where the
+ * stored flex-context gives none. FlexMeasures 1.0's device lists are left as stored (the two
+ * kinds of list do not mix).
+ * @returns the flex-context to schedule with, and what the forecasts added to it.
+ */
+async function fedByForecasts(db: Knex, context: Record<string, unknown>, forecastIds: number[], scheduledId: number) {
+  const sensors = (await Promise.all(forecastIds.map((id) => getSensor(db, id)))).filter((s) => s !== undefined);
+  const listed = Array.isArray(context['inflexible-device-sensors']) ? (context['inflexible-device-sensors'] as number[]) : [];
+  const modernLists = context['inflexible-consumption'] !== undefined || context['inflexible-production'] !== undefined;
+  const devices = modernLists
+    ? []
+    : sensors.filter((s) => /^[kMG]?W$/.test(s.unit) && s.id !== scheduledId && !listed.includes(s.id)).map((s) => s.id);
+  const priced = context['consumption-price'] !== undefined || context['consumption-price-sensor'] !== undefined;
+  const price = priced ? undefined : sensors.find((s) => s.unit.includes('/'));
+  return {
+    context: {
+      ...context,
+      ...(devices.length && { 'inflexible-device-sensors': [...listed, ...devices] }),
+      ...(price && { 'consumption-price-sensor': price.id }),
+    },
+    added: { inflexible_device_sensors: devices, consumption_price_sensor: price?.id ?? null },
+  };
+}
+
+/**
  * The handler of the `automation` queue: forecasts the automation's sensors from the due time
  * over its horizon, then queues a schedule of its power sensor with the asset's stored
- * flex-model and flex-context (a job of its own, on the Jobs page). It acts with the rights of
+ * flex-model and flex-context, fed by its forecasts (a job of its own, on the Jobs page). Without a
+ * stored soc-at-start, the state of charge is read from the flex-model's `state-of-charge` sensor
+ * at the due time. It acts with the rights of
  * the user who made the automation, checked now, not when it was made.
  */
 export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler {
@@ -47,21 +75,31 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     }
 
     let scheduleJobId: string | null = null;
+    let scheduleInputs = null;
     if (automation.scheduleSensorId !== null) {
       const sensor = await getSensor(db, automation.scheduleSensorId);
       const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
       if (!sensor || !asset) throw new Error(`The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
       // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
-      const flexContext = await inheritedFlexContext(db, asset, {});
+      const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
+      const flexContext = fed.context;
+      scheduleInputs = fed.added;
       const flexModel = await deviceFlexModel(db, sensor, {});
       const spec = await resolveSensorJob(db, config, { start, duration: horizon, flexContext }, sensor, asset, flexModel);
       const refused = await firstRefused(db, owner, triggerReferences(spec, asset, { flexModel, flexContext }));
       if (refused) throw new Error(`The user who made automation ${automationId} may not use sensor ${refused.id} (${refused.field}).`);
-      const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, Date.now()), ownerId: owner.id };
+      const args: SchedulingJobArgs = { spec: await readSensorState(db, spec, Math.max(dueMs, Date.now())), ownerId: owner.id };
       scheduleJobId = (
         await queue.enqueue('scheduling', args, { accountId: asset.account_id, sensorId: sensor.id, reuseWithinS: 0, force: true })
       ).id;
     }
-    return { automation_id: automationId, due: new Date(dueMs).toISOString(), forecasts, schedule_job_id: scheduleJobId };
+    return {
+      automation_id: automationId,
+      due: new Date(dueMs).toISOString(),
+      forecasts,
+      schedule_job_id: scheduleJobId,
+      // What the forecasts added to the schedule's flex-context, for the job page.
+      schedule_inputs: scheduleInputs,
+    };
   };
 }
