@@ -347,6 +347,31 @@ run('the operator can trust the screen', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('is usable at 375 px: one-row header with a Menu, full-width charts, nothing wider than the screen', async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    await page.goto(t.url + `/sensors/${priceId}?range=day&date=${tomorrow.toISODate()}`);
+    const figure = page.locator('figure[aria-label="Sensor chart"][data-state="ready"]');
+    await figure.waitFor();
+    expect((await page.locator('header.topbar').boundingBox())!.height).toBeLessThan(60);
+    expect(await page.getByRole('navigation', { name: 'Main' }).isVisible()).toBe(false);
+    // The chart fills its card: the drawing is nearly as wide as the figure.
+    const chartWidth = Number(await figure.locator('svg.marks').getAttribute('width'));
+    const figureWidth = (await figure.boundingBox())!.width;
+    expect(chartWidth).toBeGreaterThanOrEqual(0.9 * figureWidth);
+    expect(chartWidth).toBeLessThanOrEqual(figureWidth);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await screenshot(page, 'sensor-narrow');
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).click();
+    await page.getByRole('heading', { name: 'Jobs', exact: true }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Main' }).isVisible()).toBe(false);
+    await page.goto(t.url + `/assets/${assetId}`);
+    await page.locator('.schedule-panel').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('leaves the screenshots the README shows', () => {
     for (const name of ['asset-schedule-warnings', 'sensor-chart']) expect(fs.existsSync(path.join(ARTIFACTS, `${name}.png`))).toBe(true);
   });

@@ -24,7 +24,8 @@ interface Props {
 }
 
 const powerHint = `a bare number is in ${POWER_UNIT}; or write the unit, e.g. 0.1 MW`;
-const hints: Partial<Record<StorageKey | ContextKey | AdvancedKey, string>> = {
+const hints: Partial<Record<StorageKey | ContextKey | AdvancedKey | 'state-of-charge', string>> = {
+  'state-of-charge': 'the SoC at the start is read from it, the scheduled SoC written to it',
   'power-capacity': powerHint,
   'consumption-capacity': powerHint,
   'production-capacity': powerHint,
@@ -70,7 +71,7 @@ const labels: Record<(typeof storageTexts)[number] | ContextKey | AdvancedKey, s
 };
 
 /** A field's hint: its API key as secondary text, then how to write the value. */
-const hintOf = (key: keyof typeof labels) => (
+const hintOf = (key: keyof typeof labels | 'state-of-charge') => (
   <>
     <code className="api-key">{key}</code>
     {hints[key] ? ` · ${hints[key]}` : ''}
@@ -78,13 +79,18 @@ const hintOf = (key: keyof typeof labels) => (
 );
 
 /** The storage flex-model: state of charge, capacities, efficiencies and targets. */
-export function StorageFields({ form, setForm, errors, zone }: Props & { zone: string }) {
+export function StorageFields({ form, setForm, errors, zone, socSensors }: Props & { zone: string; socSensors: Sensor[] }) {
   const set = (key: StorageKey) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, storage: { ...f.storage, [key]: e.target.value } }));
   const setTarget = (i: number, key: 'datetime' | 'value', value: string) =>
     setForm((f) => ({ ...f, targets: f.targets.map((t, j) => (j === i ? { ...t, [key]: value } : t)) }));
   const soc = (key: (typeof storageNumbers)[number], label: string) => (
-    <Field key={key} label={`${label} (${form.storage['soc-unit']})`} errors={errors[key]}>
+    <Field
+      key={key}
+      label={`${label} (${form.storage['soc-unit']})`}
+      errors={errors[key]}
+      hint={key === 'soc-at-start' && form.socSensor ? 'leave empty to read it from the state-of-charge sensor' : undefined}
+    >
       <input inputMode="decimal" name={key} value={form.storage[key]} onChange={set(key)} />
     </Field>
   );
@@ -95,6 +101,16 @@ export function StorageFields({ form, setForm, errors, zone }: Props & { zone: s
           <select name="soc-unit" value={form.storage['soc-unit']} onChange={set('soc-unit')}>
             <option value="kWh">kWh</option>
             <option value="MWh">MWh</option>
+          </select>
+        </Field>
+        <Field label="State-of-charge sensor" errors={errors['state-of-charge']} hint={hintOf('state-of-charge')}>
+          <select name="state-of-charge" value={form.socSensor} onChange={(e) => setForm((f) => ({ ...f, socSensor: e.target.value }))}>
+            <option value="">None</option>
+            {socSensors.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name} ({s.unit}) #{s.id}
+              </option>
+            ))}
           </select>
         </Field>
         {soc('soc-at-start', 'SoC at start')}

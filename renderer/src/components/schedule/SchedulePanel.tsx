@@ -191,7 +191,13 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
           {isProcess ? (
             <ProcessFields form={form} setForm={setForm} errors={errors} />
           ) : (
-            <StorageFields form={form} setForm={setForm} errors={errors} zone={zone} />
+            <StorageFields
+              form={form}
+              setForm={setForm}
+              errors={errors}
+              zone={zone}
+              socSensors={sensors.filter((s) => /^(k|M)?Wh$|^%$/.test(s.unit))}
+            />
           )}
         </fieldset>
         <fieldset>

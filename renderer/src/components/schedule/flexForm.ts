@@ -8,6 +8,8 @@ import { localInputToIso, isoToLocalInput } from '../../lib/time.ts';
  */
 export interface FlexForm {
   storage: Record<StorageKey, string>;
+  /** The state-of-charge sensor (id, or ''): soc-at-start is read from it when left empty, and the schedule's SoC written to it. */
+  socSensor: string;
   preferChargingSooner: boolean;
   targets: { datetime: string; value: string }[];
   process: Record<ProcessKey, string>;
@@ -82,6 +84,7 @@ export const STORAGE_MODEL_KEYS: readonly string[] = [
   'soc-unit',
   'soc-targets',
   'prefer-charging-sooner',
+  'state-of-charge',
 ];
 /** Every flex-model key the process form shows and sends. */
 export const PROCESS_MODEL_KEYS: readonly string[] = ['duration', 'power', 'process-type', 'optimization-sense'];
@@ -125,8 +128,10 @@ export function formFromStored(model: Record<string, unknown>, context: Record<s
         value: text(t.value),
       }))
     : [];
+  const socRef = model['state-of-charge'] as { sensor?: unknown } | undefined;
   return {
     storage,
+    socSensor: socRef && typeof socRef === 'object' && Number.isSafeInteger(socRef.sensor) ? String(socRef.sensor) : '',
     preferChargingSooner: model['prefer-charging-sooner'] !== false,
     targets,
     process: {
@@ -195,6 +200,7 @@ export function toStorageFlexModel(form: FlexForm, zone: string): { json: Record
           ? typedPower(v)
           : v;
   }
+  if (form.socSensor) json['state-of-charge'] = { sensor: Number(form.socSensor) };
   json['prefer-charging-sooner'] = form.preferChargingSooner;
   const targets: unknown[] = [];
   form.targets.forEach((t, i) => {
