@@ -347,6 +347,30 @@ run('the operator can trust the screen', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('names the sign convention wherever stored power is shown: the schedule panel is consumption positive, the sensor production positive', async () => {
+    const battery = await t.db('sensor').where({ generic_asset_id: assetId, name: 'battery power' }).first<{ id: number }>('id');
+    // The latest finished schedule of the battery holds the first hour.
+    const site = await t.db('generic_asset').where({ id: assetId }).first<{ account_id: number }>();
+    const jobs = (await t.request('GET', '/api/v3_0/jobs', { token, query: { account_id: site.account_id } })).body;
+    const latest = jobs.find((j: { status: string; sensor_id: number }) => j.status === 'finished' && j.sensor_id === battery.id);
+    const job = (await t.request('GET', `/api/v3_0/jobs/${latest.id}`, { token })).body;
+    const powerKw = (job.result.devices[0].power_mw as number[]).map((mw) => mw * 1000);
+    const k = powerKw.findIndex((kw) => Math.abs(kw) > 1e-6);
+    expect(k).toBeGreaterThanOrEqual(0);
+    await page.goto(t.url + `/sensors/${battery.id}?range=day&date=${tomorrow.toISODate()}`);
+    await page.getByText('kW (production positive)').waitFor();
+    const figure = page.locator('figure[aria-label="Sensor chart"][data-state="ready"]');
+    await figure.waitFor();
+    expect(await figure.locator('g[aria-roledescription="axis"] text').allTextContents()).toContain('kW, production positive');
+    await page.getByText('Table', { exact: true }).click();
+    const table = page.getByRole('table', { name: 'Sensor data' });
+    await table.getByRole('columnheader', { name: 'Value (production positive)' }).waitFor();
+    // A scheduled step (consumption positive) is stored with the opposite sign.
+    const row = await table.locator('tbody tr').nth(k).locator('td.num').textContent();
+    expect(parseFloat(row!.replace('\u2212', '-'))).toBeCloseTo(-powerKw[k], 3);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('is usable at 375 px: one-row header with a Menu, full-width charts, nothing wider than the screen', async () => {
     await page.setViewportSize({ width: 375, height: 812 });
     await page.goto(t.url + `/sensors/${priceId}?range=day&date=${tomorrow.toISODate()}`);
