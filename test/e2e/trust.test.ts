@@ -371,6 +371,30 @@ run('the operator can trust the screen', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it("shows on an automation run's job page what it made, with links", async () => {
+    const battery = await t.db('sensor').where({ generic_asset_id: assetId, name: 'battery power' }).first<{ id: number }>('id');
+    const made = await t.request('POST', `/api/v3_0/assets/${assetId}/automations`, {
+      token,
+      json: { name: 'plan', cron: '*/15 * * * *', forecast_sensor_ids: [], schedule_sensor_id: battery.id },
+    });
+    expect(made.status).toBe(201);
+    await t
+      .db('automation')
+      .where({ id: made.body.id })
+      .update({ last_due: Date.now() - 1_800_000 });
+    await t.server.automations.tick(Date.now());
+    const runId = (await t.db('automation').where({ id: made.body.id }).first<{ last_job_id: string }>()).last_job_id;
+    await t.server.services.jobs.settled(runId, 30_000);
+    const run = (await t.request('GET', `/api/v3_0/jobs/${runId}`, { token })).body;
+    await page.goto(t.url + `/jobs/${runId}`);
+    await page.getByText(`automation #${made.body.id}, due`).waitFor();
+    const madeList = page.getByLabel('Made by this run');
+    await madeList.getByRole('link', { name: `job ${run.result.schedule_job_id}` }).click();
+    await page.getByRole('heading', { name: `Job ${run.result.schedule_job_id}` }).waitFor();
+    await page.locator('.page-head .badge').waitFor();
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('is usable at 375 px: one-row header with a Menu, full-width charts, nothing wider than the screen', async () => {
     await page.setViewportSize({ width: 375, height: 812 });
     await page.goto(t.url + `/sensors/${priceId}?range=day&date=${tomorrow.toISODate()}`);
