@@ -59,7 +59,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   const [waitingSince, setWaitingSince] = useState<number | null>(null);
   const [now, setNow] = useState(() => Date.now());
   const [saved, setSaved] = useState(false);
-  const visible = useVisibleSensors();
+  const visible = useVisibleSensors(sensors.map((s) => s.id).join(','));
   const isProcess = assetType === 'process' || assetType === 'load';
 
   // Follow the job until it finishes; a failed job with a fallback is followed to its fallback.
