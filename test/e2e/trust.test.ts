@@ -371,6 +371,22 @@ run('the operator can trust the screen', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('offers a price sensor just added in the schedule form, without a reload', async () => {
+    await page.goto(t.url + `/assets/${assetId}`);
+    const panel = page.locator('.schedule-panel');
+    const choice = panel.getByLabel('Price of consumption');
+    await choice.locator('option', { hasText: 'day-ahead prices' }).waitFor({ state: 'attached' });
+    expect(await choice.locator('option', { hasText: 'intraday prices' }).count()).toBe(0);
+    await page.getByText('Add a sensor').click();
+    const form = page.getByRole('form', { name: 'New sensor' });
+    await form.getByLabel('Sensor name').fill('intraday prices');
+    await form.getByLabel('Unit').fill('EUR/MWh');
+    await form.getByRole('button', { name: 'Add sensor' }).click();
+    await page.getByRole('link', { name: 'intraday prices' }).waitFor();
+    await choice.locator('option', { hasText: 'intraday prices' }).waitFor({ state: 'attached' });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it("shows on an automation run's job page what it made, with links", async () => {
     const battery = await t.db('sensor').where({ generic_asset_id: assetId, name: 'battery power' }).first<{ id: number }>('id');
     const made = await t.request('POST', `/api/v3_0/assets/${assetId}/automations`, {
