@@ -187,10 +187,10 @@ describe('sensor charts', () => {
 describe('chart time axis', () => {
   it("spans the asked window in the site's wall-clock time", async () => {
     const res = await t.request('GET', `/api/v3_0/assets/${assetId}/chart/`, { token: memberToken, query: window });
-    // As a plain array signal: Vega's expression interpreter cannot evaluate the `datetime(ms)` a numeric domain compiles to.
+    // As an expression of a plain array: Vega's expression interpreter cannot evaluate the `datetime(ms)` a numeric domain compiles to.
     expect(res.body.vconcat[0].layer[0].encoding.x.scale).toEqual({
       type: 'utc',
-      domainRaw: { signal: JSON.stringify([Date.parse('2025-03-01T01:00:00Z'), Date.parse('2025-03-02T01:00:00Z')]) },
+      domain: { expr: JSON.stringify([Date.parse('2025-03-01T01:00:00Z'), Date.parse('2025-03-02T01:00:00Z')]) },
     });
   });
 });

@@ -214,7 +214,6 @@ run('the operator can trust the screen', () => {
   }, 60_000);
 
   it("draws the server's sensor chart across the plot with a time axis and local-time tooltips, without Vega warnings", async () => {
-    warnings.length = 0;
     await page.goto(t.url + `/sensors/${priceId}?range=day&date=${tomorrow.toISODate()}`);
     const figure = page.locator('figure[aria-label="Sensor chart"][data-state="ready"]');
     await figure.waitFor();
@@ -435,6 +434,10 @@ run('the operator can trust the screen', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(errors).toEqual([]);
   }, 60_000);
+
+  it('logged no Vega warnings over the whole walk, at 1280 and 375 px', () => {
+    expect(warnings.filter((w) => /WARN|Infinite extent|customFormatTypes|NaN/.test(w))).toEqual([]);
+  });
 
   it('leaves the screenshots the README shows', () => {
     for (const name of ['asset-schedule-warnings', 'sensor-chart']) expect(fs.existsSync(path.join(ARTIFACTS, `${name}.png`))).toBe(true);

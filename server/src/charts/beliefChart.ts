@@ -68,17 +68,25 @@ const unitsOf = (sensors: ChartSensor[]) =>
 
 function plot(row: ChartRow, options: ChartOptions) {
   const many = row.sensors.length > 1;
-  // The window goes in as `domainRaw`, a plain array signal: a numeric `domain` on a temporal
-  // field compiles to `datetime(ms)` expressions, which Vega's expression interpreter (the UI's
+  // The window goes in as an expression of a plain array: a numeric `domain` on a temporal field
+  // compiles to `datetime(ms)` expressions, which Vega's expression interpreter (the UI's
   // content-security policy allows no eval) cannot evaluate, and every mark then lands at x = 0.
+  // Unlike `domainRaw`, it spares the scale an extent of the data (a warning when a plot is empty).
   // A `utc` scale formats its axis in UTC already; `formatType: 'utc'` would only be dropped with a warning.
   const time = {
     field: 'local_time',
     type: 'temporal',
-    scale: { type: 'utc', ...(options.domain ? { domainRaw: { signal: JSON.stringify(options.domain) } } : {}) },
+    scale: { type: 'utc', ...(options.domain ? { domain: { expr: JSON.stringify(options.domain) } } : {}) },
     axis: { title: `Time (${options.zone})`, labelOverlap: true, grid: true },
   };
-  const value = { field: 'event_value', type: 'quantitative', title: unitsOf(row.sensors) };
+  // A plot without data gets a value axis of its own, instead of an empty extent (Vega warns about that).
+  const empty = options.records !== undefined && !options.records.some((r) => row.sensors.some((s) => s.id === r.sensor_id));
+  const value = {
+    field: 'event_value',
+    type: 'quantitative',
+    title: unitsOf(row.sensors),
+    ...(empty && { scale: { domain: [0, 1] } }),
+  };
   // Several sensors in one plot are told apart by colour; one sensor's sources are.
   const series = { field: 'series', type: 'nominal', title: many ? 'Sensor · source' : 'Source', legend: { orient: 'bottom' } };
   return {

@@ -171,29 +171,38 @@ export function socSpec(result: JobResult, zone: string, names: Record<number, s
           ],
         },
       },
-      {
-        data: { values: limits },
-        mark: { type: 'rule', strokeDash: [6, 4], color: '#888' },
-        encoding: {
-          y: { field: 'value', type: 'quantitative' },
-          tooltip: [
-            { field: 'limit', title: 'Limit' },
-            { field: 'value', title: yTitle, format: ',.3~f' },
-          ],
-        },
-      },
-      {
-        data: { values: targets },
-        mark: { type: 'point', shape: 'diamond', size: 120, filled: true, color: '#d62728' },
-        encoding: {
-          x: timeAxis(zone),
-          y: { field: 'value', type: 'quantitative' },
-          tooltip: [
-            { field: 'time', title: 'Target at' },
-            { field: 'value', title: yTitle, format: ',.3~f' },
-          ],
-        },
-      },
+      // Layers without data are left out: an empty one makes Vega warn about its extent.
+      ...(limits.length
+        ? [
+            {
+              data: { values: limits },
+              mark: { type: 'rule', strokeDash: [6, 4], color: '#888' },
+              encoding: {
+                y: { field: 'value', type: 'quantitative' },
+                tooltip: [
+                  { field: 'limit', title: 'Limit' },
+                  { field: 'value', title: yTitle, format: ',.3~f' },
+                ],
+              },
+            },
+          ]
+        : []),
+      ...(targets.length
+        ? [
+            {
+              data: { values: targets },
+              mark: { type: 'point', shape: 'diamond', size: 120, filled: true, color: '#d62728' },
+              encoding: {
+                x: timeAxis(zone),
+                y: { field: 'value', type: 'quantitative' },
+                tooltip: [
+                  { field: 'time', title: 'Target at' },
+                  { field: 'value', title: yTitle, format: ',.3~f' },
+                ],
+              },
+            },
+          ]
+        : []),
     ],
   };
 }
