@@ -75,6 +75,8 @@ export const passwordRoutes = [
     summary: 'Mail a set-password link to an active user, by email address (Flexsite addition)',
     request: { json: z.strictObject({ email: z.string().max(255) }) },
     async command({ ctx, db, body }) {
+      // Counted as a login attempt, so the endpoint cannot flood the outbox.
+      await ctx.services.loginThrottle.admit(body.email, ctx.ip);
       const user = await users.getUserWithHashByEmail(db, body.email);
       if (user?.active) await mailLink(ctx, db, user, 'forgot');
       // The same answer either way: the endpoint does not tell who has an account.
@@ -92,6 +94,8 @@ export const passwordRoutes = [
     request: { json: z.strictObject({ token: z.string().max(300), password: newPassword }) },
     async command({ ctx, db, body }) {
       const id = tokenUserId(body.token);
+      // Guessing signatures is throttled like guessing passwords.
+      await ctx.services.loginThrottle.admit(`set-password:${id ?? 'malformed'}`, ctx.ip);
       const user = id === undefined ? undefined : await users.getUser(db, id);
       const hash = user?.active ? await users.getPasswordHash(db, user.id) : undefined;
       if (!user || !hash || !tokenValid(body.token, hash)) {
