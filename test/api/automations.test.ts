@@ -176,6 +176,55 @@ describe('automations that schedule', () => {
   });
 });
 
+describe('automations that see the present', () => {
+  it('read the SoC at the start from the state-of-charge sensor and feed their load forecast to the schedule as an inflexible device', async () => {
+    const account = (await t.db('generic_asset').where({ id: assetId }).first()).account_id as number;
+    const site = await f.asset({ accountId: account, type: 'battery' });
+    const battery = await f.sensor({ assetId: site.id, unit: 'kW', timezone: 'Europe/Amsterdam' });
+    const soc = await f.sensor({ assetId: site.id, unit: 'kWh', resolutionMinutes: 0, timezone: 'Europe/Amsterdam' });
+    const due = Date.parse('2027-04-10T04:00:00Z'); // 06:00 in Amsterdam
+    await f.beliefs(soc.id, due, 0, [12], due);
+    const patched = await t.request('PATCH', `/api/v3_0/assets/${site.id}`, {
+      token,
+      json: {
+        flex_model: JSON.stringify({
+          'state-of-charge': { sensor: soc.id },
+          'soc-min': '0 kWh',
+          'soc-max': '20 kWh',
+          'power-capacity': '5 kW',
+        }),
+        flex_context: JSON.stringify({ 'consumption-price': '20 EUR/MWh' }),
+      },
+    });
+    expect(patched.status).toBe(200);
+    const made = await t.request('POST', `/api/v3_0/assets/${site.id}/automations`, {
+      token,
+      json: { name: 'present', cron: '0 6 * * *', forecast_sensor_ids: [loadSensor], schedule_sensor_id: battery.id },
+    });
+    expect(made.status).toBe(201);
+    await t
+      .db('automation')
+      .where({ id: made.body.id })
+      .update({ last_due: due - 86_400_000 });
+    // Earlier tests' automations may be due too.
+    expect(await t.server.automations.tick(due + 60_000)).toBeGreaterThanOrEqual(1);
+    const runs = await t.db('job').where({ queue: 'automation' }).select<{ id: string; args: string }[]>('id', 'args');
+    const run = runs.find((j) => JSON.parse(j.args).automationId === made.body.id)!;
+    await t.server.services.jobs.settled(run.id, 30_000);
+    const result = (await t.request('GET', `/api/v3_0/jobs/${run.id}`, { token })).body.result;
+    expect(result.schedule_inputs).toEqual({ inflexible_device_sensors: [loadSensor], consumption_price_sensor: null });
+    const scheduling = await t.server.services.jobs.get(result.schedule_job_id);
+    const spec = (scheduling!.args as { spec: { inflexibleSensorIds: number[]; devices: { socAtStartMwh: number }[] } }).spec;
+    expect(spec.inflexibleSensorIds).toEqual([loadSensor]);
+    expect(spec.devices[0].socAtStartMwh).toBeCloseTo(0.012, 9);
+    await t.server.services.jobs.settled(result.schedule_job_id, 30_000);
+    const job = (await t.request('GET', `/api/v3_0/jobs/${result.schedule_job_id}`, { token })).body;
+    expect(job.status).toBe('finished');
+    // The SoC reading is at the start itself: nothing to warn about it.
+    expect(job.result.warnings.map((w: { code: string }) => w.code)).not.toContain('soc-reading');
+  });
+});
+
 describe('automations across a kill -9', () => {
   it('queue each due run once: a restart finds the run it queued before it was killed', async () => {
     // A store of its own that outlives its servers.

@@ -192,8 +192,8 @@ run('the web UI', () => {
       await panel.getByLabel('SoC at start (kWh)').fill('10');
       await panel.getByLabel('SoC minimum (kWh)').fill('0');
       await panel.getByLabel('SoC maximum (kWh)').fill('40');
-      await panel.getByLabel('power-capacity', { exact: true }).fill('10 kW');
-      await panel.getByLabel('consumption-price-sensor', { exact: true }).selectOption(String(priceSensorId));
+      await panel.getByLabel('Power capacity (kW)', { exact: true }).fill('10 kW');
+      await panel.getByLabel('Price of consumption', { exact: true }).selectOption(String(priceSensorId));
       await panel.getByRole('button', { name: 'Compute schedule' }).click();
       await panel.locator('.badge.finished').waitFor({ timeout: STEP });
 
@@ -209,7 +209,7 @@ run('the web UI', () => {
       expect(power.length).toBeGreaterThanOrEqual(24);
       expect(Math.max(...power)).toBeCloseTo(10, 3);
       await page.locator('figure[aria-label="Prices"][data-state="ready"]').waitFor();
-      expect(await page.getByTestId('total-cost').textContent()).toMatch(/\d/);
+      expect(await page.getByTestId('energy-cost').textContent()).toMatch(/^(costs|earns) € \d+\.\d\d$|^costs nothing$/);
       await panel.scrollIntoViewIfNeeded();
       await screenshot(page, 'asset-schedule');
 
@@ -300,18 +300,18 @@ run('the web UI', () => {
   it('shows field errors next to the fields, never [object Object]', async () => {
     const panel = page.locator('.schedule-panel');
     await panel.getByLabel('SoC minimum (kWh)').fill('lots');
-    await panel.getByLabel('charging-efficiency', { exact: true }).fill('150%');
+    await panel.getByLabel('Charging efficiency', { exact: true }).fill('150%');
     await panel.getByRole('button', { name: 'Compute schedule' }).click();
     await panel.getByText('Not a valid number.').waitFor();
     await panel.getByText('Must be greater than 0 and less than or equal to 1.').waitFor();
     expect(await panel.textContent()).not.toContain('[object Object]');
     await panel.getByLabel('SoC minimum (kWh)').fill('0');
-    await panel.getByLabel('charging-efficiency', { exact: true }).fill('');
+    await panel.getByLabel('Charging efficiency', { exact: true }).fill('');
     // The server's own answer for a field it refuses, shown at that field.
-    await panel.getByLabel('site-power-capacity', { exact: true }).fill('12 apples');
+    await panel.getByLabel('Grid connection capacity (kW)', { exact: true }).fill('12 apples');
     await panel.getByRole('button', { name: 'Compute schedule' }).click();
     await panel.locator('.field.invalid').filter({ hasText: 'site-power-capacity' }).waitFor();
-    await panel.getByLabel('site-power-capacity', { exact: true }).fill('');
+    await panel.getByLabel('Grid connection capacity (kW)', { exact: true }).fill('');
     errors.length = 0; // the browser logs the 422
   }, 60_000);
 

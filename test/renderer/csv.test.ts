@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkDataRows, parseCsv, toCsv } from '../../renderer/src/lib/csv.ts';
+import { checkDataRows, detectFormat, normalizedCsv, parseCsv, toCsv } from '../../renderer/src/lib/csv.ts';
 
 describe('CSV in the UI', () => {
   it('reads quoted cells, CRLF lines and the delimiter the file uses', () => {
@@ -56,5 +56,25 @@ describe('CSV in the UI', () => {
       [`'@SUM(1)`, '-2.5'],
       [`'+cmd`, `'-x`],
     ]);
+  });
+});
+
+describe('CSV formats', () => {
+  it('detects decimal commas and day-first dates, and rewrites the rows to ISO dates and decimal points', () => {
+    const rows = parseCsv('Zeit;Wert\n31.12.2026 23:00;12,5\n01.01.2027 00:00;-3\n');
+    const format = detectFormat(rows);
+    expect(format).toEqual({ decimalComma: true, dateOrder: 'day-first' });
+    const checked = checkDataRows(rows, format);
+    expect(checked.header).toEqual(['Zeit', 'Wert']);
+    expect(checked.rows.map((r) => [r.start, r.value, r.error])).toEqual([
+      ['2026-12-31T23:00:00', '12.5', undefined],
+      ['2027-01-01T00:00:00', '-3', undefined],
+    ]);
+    expect(normalizedCsv(checked.rows)).toBe('event_start,event_value\r\n2026-12-31T23:00:00,12.5\r\n2027-01-01T00:00:00,-3\r\n');
+  });
+
+  it('reads month-first dates where a second part exceeds 12, and leaves ISO files alone', () => {
+    expect(detectFormat(parseCsv('a,b\n12/31/2026 13:00,1.5\n'))).toEqual({ decimalComma: false, dateOrder: 'month-first' });
+    expect(detectFormat(parseCsv('a,b\n2026-12-31T13:00:00+01:00,1.5\n'))).toEqual({ decimalComma: false, dateOrder: 'iso' });
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formFromStored, toFlexContext, toProcessFlexModel, toStorageFlexModel } from '../../renderer/src/components/schedule/flexForm.ts';
+import {
+  FORM_CONTEXT_KEYS,
+  formFromStored,
+  mergeStored,
+  toFlexContext,
+  toProcessFlexModel,
+  toStorageFlexModel,
+} from '../../renderer/src/components/schedule/flexForm.ts';
+import { commitmentLabel, moneySentence } from '../../renderer/src/lib/money.ts';
 
 const ZONE = 'Europe/Amsterdam';
 
@@ -65,5 +73,46 @@ describe('the flex-model and flex-context form', () => {
       json: { duration: 'PT4H', power: 0.2, 'process-type': 'INFLEXIBLE', 'optimization-sense': 'MIN' },
       errors: {},
     });
+  });
+});
+
+describe('units and stored keys in the form', () => {
+  it('takes a bare power in the kW the form shows, shows a stored bare number as MW, and sends references as they are', () => {
+    const form = formFromStored({ 'power-capacity': 0.02, 'soc-max': 40 }, { 'site-power-capacity': { sensor: 7 } }, ZONE);
+    expect(form.storage['power-capacity']).toBe('0.02 MW');
+    form.storage['consumption-capacity'] = '5';
+    const model = toStorageFlexModel(form, ZONE).json;
+    expect(model).toMatchObject({ 'power-capacity': '0.02 MW', 'consumption-capacity': '5 kW' });
+    expect(toFlexContext(form).json).toEqual({ 'site-power-capacity': { sensor: 7 } });
+  });
+
+  it('keeps the stored keys the form does not show, and drops the ones it shows but were cleared', () => {
+    const stored = { 'relax-constraints': true, commitments: [{ name: 'fee' }], 'site-power-capacity': '1 MW' };
+    expect(mergeStored(stored, { 'consumption-price-sensor': 3 }, FORM_CONTEXT_KEYS)).toEqual({
+      commitments: [{ name: 'fee' }],
+      'consumption-price-sensor': 3,
+    });
+    const withFlag = formFromStored({}, stored, ZONE);
+    expect(withFlag.advanced['relax-constraints']).toBe('true');
+    expect(mergeStored(stored, toFlexContext(withFlag).json, FORM_CONTEXT_KEYS)).toEqual(stored);
+  });
+
+  it('refuses a breach price without its currency', () => {
+    const form = formFromStored({}, {}, ZONE);
+    form.advanced['soc-minima-breach-price'] = '1000';
+    expect(toFlexContext(form).errors).toEqual({
+      'soc-minima-breach-price': ['Write a price with its currency and unit, e.g. 1000 EUR/MWh.'],
+    });
+  });
+});
+
+describe('money', () => {
+  it('is a sentence in the currency, penalties named in words', () => {
+    expect(moneySentence(1.734, 'EUR')).toBe('costs € 1.73');
+    expect(moneySentence(-0.74, 'EUR')).toBe('earns € 0.74');
+    expect(moneySentence(0.001, 'EUR')).toBe('costs nothing');
+    expect(moneySentence(4142.68, undefined)).toBe('costs 4,142.68');
+    expect(commitmentLabel('soc minima breach battery')).toBe('Penalty: SoC below a minimum or target (battery)');
+    expect(commitmentLabel('grid fee')).toBe('grid fee');
   });
 });

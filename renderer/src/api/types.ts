@@ -12,6 +12,7 @@ export type {
   Job,
   JobResult,
   JobStatus,
+  JobWarning,
   Role,
   Sensor,
   SetupState,

@@ -8,6 +8,7 @@ import { DashboardPage } from '../pages/DashboardPage.tsx';
 import { JobPage } from '../pages/JobPage.tsx';
 import { JobsPage } from '../pages/JobsPage.tsx';
 import { SensorPage } from '../pages/SensorPage.tsx';
+import { ForgotPasswordPage, ProfilePage, SetPasswordPage } from '../pages/PasswordPages.tsx';
 import { SetupPage } from '../pages/SetupPage.tsx';
 import { SignInPage } from '../pages/SignInPage.tsx';
 import { SiteNowPage } from '../pages/SiteNowPage.tsx';
@@ -49,6 +50,8 @@ export function App() {
     <Routes>
       <Route path="/signin" element={<SignInPage />} />
       <Route path="/setup" element={<SetupPage />} />
+      <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+      <Route path="/set-password" element={<SetPasswordPage />} />
       <Route element={<RequireSession />}>
         <Route path="/" element={<DashboardPage />} />
         <Route path="/assets/:id" element={<AssetPage />} />
@@ -56,6 +59,7 @@ export function App() {
         <Route path="/sensors/:id" element={<SensorPage />} />
         <Route path="/jobs" element={<JobsPage />} />
         <Route path="/jobs/:id" element={<JobPage />} />
+        <Route path="/profile" element={<ProfilePage />} />
         <Route
           path="/accounts"
           element={

@@ -6,9 +6,11 @@ import * as wire from '../api/contracts.ts';
 /**
  * The sensors a user can pick from in forms (price sensors, inflexible devices): those of
  * their account and those on public assets.
+ * @param version read again whenever this changes (e.g. the asset's sensor count), so that a
+ *   sensor just added can be chosen without a reload.
  * @returns the sensors, or undefined while they load.
  */
-export function useVisibleSensors(): Sensor[] | undefined {
+export function useVisibleSensors(version: unknown = 0): Sensor[] | undefined {
   const [sensors, setSensors] = useState<Sensor[]>();
   useEffect(() => {
     const abort = new AbortController();
@@ -23,6 +25,6 @@ export function useVisibleSensors(): Sensor[] | undefined {
       () => !signal.aborted && setSensors([]),
     );
     return () => abort.abort();
-  }, []);
+  }, [version]);
   return sensors;
 }

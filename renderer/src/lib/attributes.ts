@@ -43,3 +43,14 @@ export function storedFlex(asset: { attributes: string; flex_model?: string; fle
     context: { ...asObject(attributes['flex-context']), ...parseAttributes(asset.flex_context) },
   };
 }
+
+/**
+ * The sign convention of a power sensor's stored values, as the server keeps it: production
+ * positive unless its attribute `consumption_is_positive` is true. Schedules are shown
+ * consumption positive, so every place that shows stored power names its convention.
+ * @returns e.g. `production positive`, or undefined for sensors that are not power.
+ */
+export function signConvention(sensor: { unit: string; attributes: string }): string | undefined {
+  if (!/^[kMG]?W$/.test(sensor.unit)) return undefined;
+  return parseAttributes(sensor.attributes).consumption_is_positive === true ? 'consumption positive' : 'production positive';
+}

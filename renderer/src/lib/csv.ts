@@ -54,19 +54,66 @@ export interface CsvRow {
 const isDateTime = (v: string) => DateTime.fromISO(v).isValid || DateTime.fromSQL(v).isValid;
 
 /**
+ * How a spreadsheet wrote its numbers and dates: European files use a decimal comma (with `;`
+ * between cells) and day-first dates (31.12.2026 13:00, 31/12/2026 13:00); American ones
+ * month-first. The upload endpoint reads ISO dates and decimal points, so such rows are rewritten.
+ */
+export interface CsvFormat {
+  decimalComma: boolean;
+  dateOrder: 'iso' | 'day-first' | 'month-first';
+}
+
+const localDate = /^(\d{1,2})[./-](\d{1,2})[./-](\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * Guesses the format from the data rows: a decimal comma where values such as `12,5` occur and no
+ * value has a point; day-first dates where a first part exceeds 12, month-first where a second
+ * part does, else day-first for `.` and `-`, month-first for `/` (the operator can change it).
+ */
+export function detectFormat(rows: string[][]): CsvFormat {
+  const data = rows.filter((r) => r.length >= 2);
+  const values = data.map((r) => r[1].trim());
+  const decimalComma = values.some((v) => /^-?\d+,\d+$/.test(v)) && !values.some((v) => /^-?\d+\.\d+$/.test(v));
+  const dates = data.map((r) => localDate.exec(r[0].trim())).filter((m): m is RegExpExecArray => m !== null);
+  if (!dates.length) return { decimalComma, dateOrder: 'iso' };
+  if (dates.some((m) => Number(m[1]) > 12)) return { decimalComma, dateOrder: 'day-first' };
+  if (dates.some((m) => Number(m[2]) > 12)) return { decimalComma, dateOrder: 'month-first' };
+  return { decimalComma, dateOrder: /\//.test(data[0][0]) ? 'month-first' : 'day-first' };
+}
+
+/** A date cell in ISO 8601 (no offset when it had none: the upload reads it in the sensor's zone). */
+function isoDate(v: string, order: CsvFormat['dateOrder']): string {
+  const m = order === 'iso' ? null : localDate.exec(v);
+  if (!m) return v;
+  const [day, month] = order === 'day-first' ? [m[1], m[2]] : [m[2], m[1]];
+  const pad = (x: string | undefined) => (x ?? '0').padStart(2, '0');
+  return `${m[3]}-${pad(month)}-${pad(day)}T${pad(m[4])}:${pad(m[5])}:${pad(m[6])}`;
+}
+
+/** A value cell with a decimal point. */
+const pointDecimal = (v: string, format: CsvFormat) => (format.decimalComma ? v.replace(/^(-?\d+),(\d+)$/, '$1.$2') : v);
+
+/**
  * Checks the rows of a sensor-data CSV (event start, value, optional belief time) the way the upload endpoint
  * reads them, so that mistakes show per row before anything is sent.
  * @param rows the parsed rows.
+ * @param format how its numbers and dates are written; rows are shown and sent rewritten to ISO dates and decimal points.
  * @returns whether the first row is a header, and every data row with its problem, if any.
  */
-export function checkDataRows(rows: string[][]): { header: string[] | null; rows: CsvRow[] } {
-  const looksLikeHeader = rows.length > 0 && !isDateTime((rows[0][0] ?? '').trim());
+export function checkDataRows(
+  rows: string[][],
+  format: CsvFormat = { decimalComma: false, dateOrder: 'iso' },
+): { header: string[] | null; rows: CsvRow[] } {
+  const looksLikeHeader = rows.length > 0 && !isDateTime(isoDate((rows[0][0] ?? '').trim(), format.dateOrder));
   const header = looksLikeHeader ? rows[0] : null;
   const offset = looksLikeHeader ? 1 : 0;
   return {
     header,
     rows: rows.slice(offset).map((cells, i) => {
-      const [start = '', value = '', beliefTime = ''] = cells.map((c) => c.trim());
+      const [rawStart = '', rawValue = '', rawBelief = ''] = cells.map((c) => c.trim());
+      const start = isoDate(rawStart, format.dateOrder);
+      const value = pointDecimal(rawValue, format);
+      const beliefTime = rawBelief && isoDate(rawBelief, format.dateOrder);
       const line = i + offset + 1;
       let error: string | undefined;
       if (cells.length < 2) error = 'Needs two columns: the event start and the value.';
@@ -81,6 +128,16 @@ export function checkDataRows(rows: string[][]): { header: string[] | null; rows
 const isNumeric = (v: string) => v.trim() !== '' && Number.isFinite(Number(v.trim()));
 
 const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+
+/**
+ * The checked rows as the upload endpoint reads them: ISO dates and decimal points.
+ * @returns CSV text with the header `event_start,event_value[,belief_time]`.
+ */
+export function normalizedCsv(rows: CsvRow[]): string {
+  const withBelief = rows.some((r) => r.beliefTime !== '');
+  const header = withBelief ? ['event_start', 'event_value', 'belief_time'] : ['event_start', 'event_value'];
+  return toCsv([header, ...rows.map((r) => (withBelief ? [r.start, r.value, r.beliefTime] : [r.start, r.value]))]);
+}
 
 /**
  * Text that a spreadsheet would run as a formula (names of sensors and sources are anyone's

@@ -55,6 +55,7 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [editing, setEditing] = useState<number | null>(null);
+  const [link, setLink] = useState<{ username: string; link: string } | null>(null);
   const roleNames = (u: User) =>
     roles
       .filter((r) => u.flexmeasures_roles.includes(r.id))
@@ -64,6 +65,7 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
   async function act(what: () => Promise<unknown>, done: string) {
     setError(null);
     setNotice(null);
+    setLink(null);
     try {
       await what();
       setNotice(done);
@@ -82,6 +84,7 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
           {notice}
         </p>
       )}
+      {link && <PasswordLink {...link} />}
       <div className="table-wrap">
         <table>
           <thead>
@@ -136,20 +139,41 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
                           {u.active ? 'Deactivate' : 'Activate'}
                         </button>
                       )}
-                      <button
-                        type="button"
-                        aria-label={`Reset the password of ${u.username}`}
-                        onClick={() => {
-                          if (!window.confirm(`Reset the password of ${u.username}? They are signed out everywhere and receive an email.`))
-                            return;
-                          void act(
-                            () => request(`${API}/users/${u.id}/password-reset`, { method: 'PATCH' }),
-                            `Password of ${u.username} reset.`,
-                          );
-                        }}
-                      >
-                        Reset password
-                      </button>
+                      {!self && (
+                        <button
+                          type="button"
+                          aria-label={`Set-password link for ${u.username}`}
+                          onClick={() =>
+                            void act(async () => {
+                              const made = await request<{ link: string }>(`${API}/users/${u.id}/password-link`, { method: 'POST' });
+                              setLink({ username: u.username, link: made.link });
+                            }, `A set-password link for ${u.username} is in the mail outbox.`)
+                          }
+                        >
+                          Password link
+                        </button>
+                      )}
+                      {/* Your own password is changed on your profile: a reset here would sign you out with a password nobody knows. */}
+                      {self ? (
+                        <Link to="/profile">Change your password</Link>
+                      ) : (
+                        <button
+                          type="button"
+                          aria-label={`Reset the password of ${u.username}`}
+                          onClick={() => {
+                            if (
+                              !window.confirm(`Reset the password of ${u.username}? They are signed out everywhere and receive an email.`)
+                            )
+                              return;
+                            void act(
+                              () => request(`${API}/users/${u.id}/password-reset`, { method: 'PATCH' }),
+                              `Password of ${u.username} reset.`,
+                            );
+                          }}
+                        >
+                          Reset password
+                        </button>
+                      )}
                     </td>
                   )}
                 </tr>
@@ -203,6 +227,7 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
   const [roleIds, setRoleIds] = useState<number[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [created, setCreated] = useState<string | null>(null);
+  const [invite, setInvite] = useState<{ username: string; link: string } | null>(null);
   const fields = error instanceof ApiError ? error.fields : {};
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
@@ -210,6 +235,7 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
     e.preventDefault();
     setError(null);
     setCreated(null);
+    setInvite(null);
     try {
       const user = await request(`${API}/users`, {
         answer: wire.user,
@@ -217,6 +243,11 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
         json: { ...form, password: form.password || undefined, account_id: accountId, flexmeasures_roles: roleIds },
       });
       setCreated(`Created ${user.username}.`);
+      // Without a password they could never sign in: they get a link to choose one.
+      if (!form.password) {
+        const made = await request<{ link: string }>(`${API}/users/${user.id}/password-link`, { method: 'POST' });
+        setInvite({ username: user.username, link: made.link });
+      }
       setForm({ email: '', username: '', password: '' });
       setRoleIds([]);
       onCreated();
@@ -258,6 +289,7 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
             {created}
           </p>
         )}
+        {invite && <PasswordLink {...invite} />}
         <div className="actions">
           <button type="submit" className="primary">
             Create user
@@ -265,5 +297,17 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
         </div>
       </form>
     </details>
+  );
+}
+
+/** A set-password link to pass on (it is in the mail outbox too), selectable for copying. */
+function PasswordLink({ username, link }: { username: string; link: string }) {
+  return (
+    <div className="notice info password-link" role="status">
+      <label>
+        Send {username} this link to choose a password (valid once, for 72 hours):
+        <input readOnly value={link} onFocus={(e) => e.target.select()} aria-label={`Set-password link for ${username}`} />
+      </label>
+    </div>
   );
 }

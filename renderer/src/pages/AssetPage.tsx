@@ -24,7 +24,7 @@ export function AssetPage() {
   const a = asset.data;
   const list = sensors.data;
   // The site's time zone: that of its sensors (assets have none of their own).
-  const zone = list[0]?.timezone ?? 'UTC';
+  const zone = list[0]?.timezone ?? session.user.timezone;
   const member = session.isMemberOf(a.account_id);
   const typeName = types.data?.find((t) => t.id === a.generic_asset_type_id)?.name ?? '';
   const reload = () => {
@@ -60,7 +60,7 @@ export function AssetPage() {
       </section>
       <section className="card" aria-labelledby="flex-title">
         <h2 id="flex-title">Stored flex-model and flex-context</h2>
-        <StoredFlexConfig asset={a} />
+        <StoredFlexConfig asset={a} canEdit={member} onStored={asset.reload} key={`${a.flex_model}${a.flex_context}`} />
       </section>
       <section className="card" aria-labelledby="automations-title">
         <h2 id="automations-title">Automations</h2>

@@ -78,6 +78,7 @@ function AssetTable(props: { title: string; assets: Asset[]; typeName: (id: numb
 }
 
 function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: string; jobs: Job[] }) {
+  const session = useSession();
   const sensors = useApi(`${API}/sensors`, { asset_id: asset.id }, wire.sensorList);
   const main = useMemo(() => {
     const shown = sensorsToShow(parseAttributes(asset.attributes));
@@ -95,7 +96,8 @@ function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: string; j
       <td>
         {latest ? (
           <Link to={`/jobs/${latest.id}`} className="job-link">
-            <JobStatus status={latest.status} /> <span className="muted">{formatTime(latest.created_at, main?.timezone ?? 'UTC')}</span>
+            <JobStatus job={latest} />{' '}
+            <span className="muted">{formatTime(latest.created_at, main?.timezone ?? session.user.timezone)}</span>
           </Link>
         ) : (
           <span className="muted">none</span>

@@ -63,7 +63,7 @@ export function JobsPage() {
                   </th>
                   <td>{j.queue}</td>
                   <td>
-                    <JobStatus status={j.status} />
+                    <JobStatus job={j} />
                   </td>
                   <td>{j.sensor_id === null ? '–' : <Link to={`/sensors/${j.sensor_id}`}>#{j.sensor_id}</Link>}</td>
                   <td>{jobSummary(j, zone)}</td>

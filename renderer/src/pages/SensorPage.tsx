@@ -12,6 +12,7 @@ import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { useRange } from '../hooks/useRange.ts';
 import { toCsv } from '../lib/csv.ts';
+import { signConvention } from '../lib/attributes.ts';
 import { download } from '../lib/download.ts';
 import { formatTime, localInputToIso, rangeQuery } from '../lib/time.ts';
 import * as wire from '../api/contracts.ts';
@@ -57,7 +58,9 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
       <div className="page-head">
         <h1 id="sensor-title">{sensor.name}</h1>
         <span className="muted">
-          {sensor.unit} · {sensor.event_resolution} · {asset ? <Link to={`/assets/${asset.id}`}>{asset.name}</Link> : '…'}
+          {sensor.unit}
+          {signConvention(sensor) ? ` (${signConvention(sensor)})` : ''} · {sensor.event_resolution} ·{' '}
+          {asset ? <Link to={`/assets/${asset.id}`}>{asset.name}</Link> : '…'}
         </span>
       </div>
       <section className="card" aria-labelledby="data-title">
@@ -89,7 +92,7 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
         {view === 'chart' ? (
           records.data?.length !== 0 && <VegaChart spec={chart.data} label="Sensor chart" />
         ) : (
-          <DataTable records={records.data} zone={zone} />
+          <DataTable records={records.data} zone={zone} sign={signConvention(sensor)} />
         )}
       </section>
       <section className="card" aria-labelledby="forecast-title">
@@ -110,7 +113,7 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
   );
 }
 
-function DataTable({ records, zone }: { records: ChartRecord[] | undefined; zone: string }) {
+function DataTable({ records, zone, sign }: { records: ChartRecord[] | undefined; zone: string; sign: string | undefined }) {
   if (!records) return <Loading what="Loading data" />;
   if (!records.length) return null;
   return (
@@ -119,7 +122,7 @@ function DataTable({ records, zone }: { records: ChartRecord[] | undefined; zone
         <thead>
           <tr>
             <th scope="col">Event start ({zone})</th>
-            <th scope="col">Value</th>
+            <th scope="col">Value{sign ? ` (${sign})` : ''}</th>
             <th scope="col">Source</th>
             <th scope="col">Belief time</th>
           </tr>

@@ -67,6 +67,7 @@ export function SignInPage() {
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        <Link to="/forgot-password">Forgot your password?</Link>
         {setup.data?.needed && setup.data.local && <Link to="/setup">Set up this appliance</Link>}
       </form>
     </main>

@@ -6,6 +6,7 @@ import { forecastSensor } from '../forecasting/forecastJob.ts';
 import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
 import { AppError } from '../errors.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
+import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { getAsset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
 import { getSensor } from '../store/sensors.ts';
@@ -19,9 +20,37 @@ export interface AutomationJobArgs {
 }
 
 /**
+ * What an automation forecasts feeds its own schedule: a forecast power sensor (other than the
+ * one scheduled) is an inflexible device, a forecast price sensor the consumption price where the
+ * stored flex-context gives none. FlexMeasures 1.0's device lists are left as stored (the two
+ * kinds of list do not mix).
+ * @returns the flex-context to schedule with, and what the forecasts added to it.
+ */
+async function fedByForecasts(db: Knex, context: Record<string, unknown>, forecastIds: number[], scheduledId: number) {
+  const sensors = (await Promise.all(forecastIds.map((id) => getSensor(db, id)))).filter((s) => s !== undefined);
+  const listed = Array.isArray(context['inflexible-device-sensors']) ? (context['inflexible-device-sensors'] as number[]) : [];
+  const modernLists = context['inflexible-consumption'] !== undefined || context['inflexible-production'] !== undefined;
+  const devices = modernLists
+    ? []
+    : sensors.filter((s) => /^[kMG]?W$/.test(s.unit) && s.id !== scheduledId && !listed.includes(s.id)).map((s) => s.id);
+  const priced = context['consumption-price'] !== undefined || context['consumption-price-sensor'] !== undefined;
+  const price = priced ? undefined : sensors.find((s) => s.unit.includes('/'));
+  return {
+    context: {
+      ...context,
+      ...(devices.length && { 'inflexible-device-sensors': [...listed, ...devices] }),
+      ...(price && { 'consumption-price-sensor': price.id }),
+    },
+    added: { inflexible_device_sensors: devices, consumption_price_sensor: price?.id ?? null },
+  };
+}
+
+/**
  * The handler of the `automation` queue: forecasts the automation's sensors from the due time
  * over its horizon, then queues a schedule of its power sensor with the asset's stored
- * flex-model and flex-context (a job of its own, on the Jobs page). It acts with the rights of
+ * flex-model and flex-context, fed by its forecasts (a job of its own, on the Jobs page). Without a
+ * stored soc-at-start, the state of charge is read from the flex-model's `state-of-charge` sensor
+ * at the due time. It acts with the rights of
  * the user who made the automation, checked now, not when it was made.
  */
 export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler {
@@ -46,13 +75,16 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     }
 
     let scheduleJobId: string | null = null;
+    let scheduleInputs = null;
     if (automation.scheduleSensorId !== null) {
       const sensor = await getSensor(db, automation.scheduleSensorId);
       const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
       if (!sensor || !asset)
         throw new JobFailure('ValueError', `The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
       // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
-      const input = { start, duration: horizon, sensor, flexModel: {}, flexContext: {} };
+      const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
+      scheduleInputs = fed.added;
+      const input = { start, duration: horizon, sensor, flexModel: {}, flexContext: fed.context };
       const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, owner, input, { reuseWithinS: 0, force: true }).catch(
         (err: unknown) => {
           if (err instanceof AppError && err.status === 403) {
@@ -66,6 +98,13 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       );
       scheduleJobId = queued.id;
     }
-    return { automation_id: automationId, due: new Date(dueMs).toISOString(), forecasts, schedule_job_id: scheduleJobId };
+    return {
+      automation_id: automationId,
+      due: new Date(dueMs).toISOString(),
+      forecasts,
+      schedule_job_id: scheduleJobId,
+      // What the forecasts added to the schedule's flex-context, for the job page.
+      schedule_inputs: scheduleInputs,
+    };
   };
 }

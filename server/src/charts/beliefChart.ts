@@ -19,6 +19,8 @@ export interface ChartSensor {
   unit: string;
   /** Instantaneous sensors (resolution zero) are drawn as straight lines, others as steps. */
   instantaneous: boolean;
+  /** Power sensors: which direction their positive values are, named on the axis (schedules show consumption positive). */
+  positive?: 'consumption' | 'production';
 }
 
 /** One plot of the chart: the sensors drawn in it (an entry of `sensors_to_show`). */
@@ -61,17 +63,30 @@ export function isoInZone(ms: number, zone: string): string {
   return DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString();
 }
 
-const unitsOf = (sensors: ChartSensor[]) => [...new Set(sensors.map((s) => s.unit))].join(', ') || 'value';
+const unitsOf = (sensors: ChartSensor[]) =>
+  [...new Set(sensors.map((s) => (s.positive ? `${s.unit}, ${s.positive} positive` : s.unit)))].join('; ') || 'value';
 
 function plot(row: ChartRow, options: ChartOptions) {
   const many = row.sensors.length > 1;
+  // The window goes in as an expression of a plain array: a numeric `domain` on a temporal field
+  // compiles to `datetime(ms)` expressions, which Vega's expression interpreter (the UI's
+  // content-security policy allows no eval) cannot evaluate, and every mark then lands at x = 0.
+  // Unlike `domainRaw`, it spares the scale an extent of the data (a warning when a plot is empty).
+  // A `utc` scale formats its axis in UTC already; `formatType: 'utc'` would only be dropped with a warning.
   const time = {
     field: 'local_time',
     type: 'temporal',
-    scale: { type: 'utc', ...(options.domain ? { domain: options.domain } : {}) },
-    axis: { title: `Time (${options.zone})`, formatType: 'utc', labelOverlap: true, grid: true },
+    scale: { type: 'utc', ...(options.domain ? { domain: { expr: JSON.stringify(options.domain) } } : {}) },
+    axis: { title: `Time (${options.zone})`, labelOverlap: true, grid: true },
   };
-  const value = { field: 'event_value', type: 'quantitative', title: unitsOf(row.sensors) };
+  // A plot without data gets a value axis of its own, instead of an empty extent (Vega warns about that).
+  const empty = options.records !== undefined && !options.records.some((r) => row.sensors.some((s) => s.id === r.sensor_id));
+  const value = {
+    field: 'event_value',
+    type: 'quantitative',
+    title: unitsOf(row.sensors),
+    ...(empty && { scale: { domain: [0, 1] } }),
+  };
   // Several sensors in one plot are told apart by colour; one sensor's sources are.
   const series = { field: 'series', type: 'nominal', title: many ? 'Sensor · source' : 'Source', legend: { orient: 'bottom' } };
   return {
@@ -101,7 +116,8 @@ function plot(row: ChartRow, options: ChartOptions) {
           color: series,
           tooltip: [
             { field: 'sensor', title: 'Sensor' },
-            { field: 'local_time', type: 'temporal', title: 'Time', format: '%Y-%m-%d %H:%M', formatType: 'utc' },
+            // Wall-clock time in the site's zone, encoded as UTC (see `wallClockMs`): read back through a UTC time unit.
+            { field: 'local_time', type: 'temporal', title: 'Time', timeUnit: 'utcyearmonthdatehoursminutes', format: '%Y-%m-%d %H:%M' },
             { field: 'event_value', type: 'quantitative', title: 'Value', format: ',.6~g' },
             { field: 'unit', title: 'Unit' },
             { field: 'source', title: 'Source' },

@@ -4,6 +4,7 @@ import { createAccount } from '../store/accounts.ts';
 import { createAsset, ensureAssetType } from '../store/assets.ts';
 import { createSensor } from '../store/sensors.ts';
 import { createUser, listRoles } from '../store/users.ts';
+import { recordToyPrices } from './toyPrices.ts';
 
 export interface ToyAccountIds {
   account_id: number;
@@ -16,7 +17,9 @@ export interface ToyAccountIds {
 
 /**
  * Creates the toy account of the tutorials: an account with one user, a battery with a power
- * sensor, and a public transmission zone with a day-ahead price sensor. Existing parts are reused.
+ * sensor, and a public transmission zone with a day-ahead price sensor holding toy prices for today
+ * and the coming days, so that the battery can be scheduled at once. Existing parts are reused;
+ * the prices are refreshed on every run.
  * @param password the toy user's password.
  * @returns every id involved.
  */
@@ -83,6 +86,7 @@ export async function createToyAccount(db: Knex, password: string): Promise<ToyA
       .update({
         attributes: JSON.stringify({ capacity_in_mw: 0.5, market_id: prices.id }),
       });
+    await recordToyPrices(trx, prices.id, 'Europe/Amsterdam');
     return {
       account_id: account.id,
       user_id: user.id,

@@ -129,6 +129,22 @@ export const deviceConstraints = z.object({
 export type DeviceConstraints = z.infer<typeof deviceConstraints>;
 
 /**
+ * Something a finished job did that its result alone does not show: an input filled or extended
+ * (which sensor, over which periods), the fallback scheduler used, a soft constraint not met, a
+ * state of charge read away from the start. A job with warnings finished, but not as asked.
+ */
+export const jobWarning = z.object({
+  code: z.enum(['input-extended', 'input-assumed', 'fallback', 'constraint-unresolved', 'soc-reading']),
+  message: z.string(),
+  /** The flex-model or flex-context field concerned, e.g. `consumption-price`, `soc-targets`. */
+  field: z.string().optional(),
+  sensor_id: int.optional(),
+  /** Where it applies: [start, end) in UTC. */
+  periods: z.array(z.object({ start: z.string(), end: z.string() })).optional(),
+});
+export type JobWarning = z.infer<typeof jobWarning>;
+
+/**
  * What a scheduling job stores: per device power and SoC, site power, prices and costs per step.
  * The one definition: the job handler (server/src/scheduling/runJob.ts) returns this type.
  */
@@ -171,6 +187,9 @@ export const jobResult = z.object({
   /** Soft constraints per device: breached ones with their violation, met ones with their margin. */
   unresolved: z.array(deviceConstraints).optional(),
   resolved: z.array(deviceConstraints).optional(),
+  /** The currency of the consumption price sensor (costs are in it); absent for fixed prices. */
+  currency: z.string().optional(),
+  warnings: z.array(jobWarning).optional(),
 });
 
 export const jobStatus = z.enum(['queued', 'started', 'finished', 'failed']);
@@ -190,6 +209,8 @@ export const job = z.object({
   /** infeasible, unknown-prices, interrupted, forbidden, invalid-input or internal; null unless failed. */
   error_kind: z.string().nullable(),
   fallback_job_id: z.string().nullable(),
+  /** The finished job's warnings (also in its result), so that lists show them without the result. */
+  warnings: z.array(jobWarning).optional(),
   // Results of other job kinds (processes, failures) have other shapes; the UI reads scheduling ones.
   result: z
     .union([jobResult, z.record(z.string(), z.unknown())])

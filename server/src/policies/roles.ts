@@ -30,6 +30,15 @@ export const mayChangeStanding = (caller: User, target: User) => caller.id !== t
 /** A scheduler plugin runs code on the appliance: choosing one is for platform admins. */
 export const mayChooseScheduler = isAdmin;
 
+/**
+ * Whether a change would take away an active administrator: deactivating them, a role list
+ * without `admin`, or a password reset (a random password nobody knows).
+ */
+export const removesActiveAdmin = (target: User, change: { active?: boolean; roleNames?: string[]; reset?: boolean }) =>
+  target.active &&
+  isAdmin(target) &&
+  (change.active === false || (change.roleNames !== undefined && !change.roleNames.includes('admin')) || change.reset === true);
+
 /** API 2.0 lets admins alone create assets. */
 export const mayCreateV2Assets = isAdmin;
 

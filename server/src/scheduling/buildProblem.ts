@@ -7,6 +7,8 @@ import { getSensor, type Sensor, type SensorInContext } from '../store/sensors.t
 import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem } from '../../../worker/src/tasks.ts';
 import type { ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageJobSpec } from './jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
+import { assumedZeroPower, extendedPrices, type InputAt } from './warnings.ts';
+import type { JobWarning } from '../contracts/responses.ts';
 
 type FlowCommitment = NonNullable<StorageProblem['commitments']>[number];
 
@@ -122,8 +124,25 @@ function extendGaps(values: (number | null)[]): number[] | undefined {
   return values.map((v) => (v === null ? last : (last = v)));
 }
 
-/** Prices per step (currency/MWh); the job fails when none at all are known. */
-async function prices(db: Knex, spec: SeriesSpec | null, grid: Grid, beliefTimeMs: number, log: Logger): Promise<number[]> {
+/** The field and, for a sensor series, the sensor an input is read from, as warnings name it. */
+async function inputAt(field: string, spec: SeriesSpec, grid: Grid): Promise<InputAt> {
+  if (!('sensor' in spec)) return { field };
+  return { field, sensorId: spec.sensor, sensorName: (await grid.sensors(spec.sensor)).name };
+}
+
+/**
+ * Prices per step (currency/MWh); the job fails when none at all are known. Unknown steps are
+ * extended, and a warning says which and how.
+ */
+async function prices(
+  db: Knex,
+  spec: SeriesSpec | null,
+  grid: Grid,
+  beliefTimeMs: number,
+  log: Logger,
+  field: string,
+  warnings: JobWarning[],
+): Promise<number[]> {
   if (!spec)
     throw new SchedulingFailure(
       'UnknownPricesException',
@@ -136,7 +155,11 @@ async function prices(db: Knex, spec: SeriesSpec | null, grid: Grid, beliefTimeM
       'UnknownPricesException',
       `Prices unknown for planning window. (sensor ${'sensor' in spec ? spec.sensor : '?'})`,
     );
-  if (raw.includes(null)) log.warn({ sensor: 'sensor' in spec ? spec.sensor : null }, 'prices partially unknown; gaps filled');
+  const warning = extendedPrices(raw, await inputAt(field, spec, grid), grid);
+  if (warning) {
+    log.warn({ sensor: warning.sensor_id ?? null, periods: warning.periods }, 'prices partially unknown; extended');
+    warnings.push(warning);
+  }
   return filled;
 }
 
@@ -214,6 +237,7 @@ async function commitments(
 /**
  * Turns a resolved storage job into the solver-neutral problem of the worker, reading every
  * sensor-valued input as known at the belief time.
+ * @param warnings collects what was filled in or extended.
  * @returns the problem.
  */
 export async function buildStorageProblem(
@@ -222,10 +246,13 @@ export async function buildStorageProblem(
   spec: StorageJobSpec,
   beliefTimeMs: number,
   log: Logger,
+  warnings: JobWarning[] = [],
 ): Promise<StorageProblem> {
   const grid = gridOf(spec, sensors);
-  const consumptionPrice = await prices(db, spec.consumptionPrice, grid, beliefTimeMs, log);
-  const productionPrice = spec.productionPrice ? await prices(db, spec.productionPrice, grid, beliefTimeMs, log) : null;
+  const consumptionPrice = await prices(db, spec.consumptionPrice, grid, beliefTimeMs, log, 'consumption-price', warnings);
+  const productionPrice = spec.productionPrice
+    ? await prices(db, spec.productionPrice, grid, beliefTimeMs, log, 'production-price', warnings)
+    : null;
   const inflexible = new Array<number>(grid.steps).fill(0);
   // 0.18's list reads each sensor's sign attribute; 1.0's lists say what positive values mean.
   const signed: [number, 1 | -1][] = [
@@ -237,7 +264,12 @@ export async function buildStorageProblem(
   const inflexibleBySensor = new Map<number, number[]>();
   for (const [sensorId, sign] of signed) {
     const values = await sensorSeries(db, sensorId, 'MW', grid, beliefTimeMs, sign);
-    if (values.includes(null)) log.warn({ sensor: sensorId }, 'assuming zero power where the inflexible device is unknown');
+    const input = { field: 'inflexible-device-sensors', sensorId, sensorName: (await sensors(sensorId)).name };
+    const assumed = assumedZeroPower(values, input, grid);
+    if (assumed) {
+      log.warn({ sensor: sensorId }, 'assuming zero power where the inflexible device is unknown');
+      warnings.push(assumed);
+    }
     inflexibleBySensor.set(
       sensorId,
       values.map((v) => v ?? 0),
@@ -347,6 +379,7 @@ export async function buildProcessProblem(
   sensors: JobSensors,
   spec: ProcessJobSpec,
   beliefTimeMs: number,
+  warnings: JobWarning[] = [],
 ): Promise<ProcessProblem> {
   const grid = gridOf(spec, sensors);
   const forbidden = Array.from({ length: grid.steps }, (_, j) => {
@@ -360,6 +393,8 @@ export async function buildProcessProblem(
     const sensor = spec.consumptionPrice && 'sensor' in spec.consumptionPrice ? spec.consumptionPrice.sensor : '?';
     throw new SchedulingFailure('UnknownPricesException', `Prices unknown for planning window. (sensor ${sensor})`);
   }
+  const extended = extendedPrices(raw, await inputAt('consumption-price', spec.consumptionPrice!, grid), grid);
+  if (extended) warnings.push(extended);
   return {
     processType: spec.processType,
     consumptionPrice,

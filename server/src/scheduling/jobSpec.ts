@@ -54,6 +54,8 @@ export interface StorageDeviceSpec {
   socSensorId: number | null;
   /** soc-at-start is still to be read from the state-of-charge sensor (`readSensorState`). */
   socAtStartFromSensor?: true;
+  /** Where `readSensorState` read soc-at-start: the job warns when the reading is not at the start. */
+  socReading?: { sensorId: number; atMs: number };
   /** FlexMeasures 1.0 output sensors: the schedule as consumption and/or production. */
   consumptionSensorId?: number;
   productionSensorId?: number;

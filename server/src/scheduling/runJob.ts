@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { JobResult } from '../contracts/responses.ts';
+import type { JobResult, JobWarning } from '../contracts/responses.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
@@ -15,6 +15,7 @@ import { SchedulingFailure } from './failure.ts';
 import { currencyOf, moneySeries, planMoney } from './money.ts';
 import { recordScheduleMoney } from '../store/scheduleMoney.ts';
 import type { WorkerPool } from './workerPool.ts';
+import { fallbackUsed, socFromReading, unresolvedConstraints } from './warnings.ts';
 
 /** Job arguments: the resolved spec, whose rights it runs with, and whether this is the fallback of an infeasible job. */
 export interface SchedulingJobArgs {
@@ -66,6 +67,20 @@ const schedulerVersions: Record<string, string> = {
   ProcessScheduler: '1',
 };
 
+/**
+ * The source each scheduler stores under: the fallback's own, so that its schedule is told apart
+ * from an optimal one in charts, tables and latest-value reads.
+ */
+const sourceNames: Record<string, string> = {
+  StorageScheduler: 'Flexsite',
+  StorageFallbackScheduler: 'Flexsite fallback',
+  ProcessScheduler: 'Flexsite',
+};
+
+/** The currency of a price given by a sensor (`EUR/MWh` → `EUR`); fixed prices are converted before and carry none. */
+/** The consumption price's currency (null for a fixed price, which has none). */
+const priceCurrency = (price: StorageJobSpec['consumptionPrice']) => currencyOf(price && 'sensor' in price ? price.unit : undefined);
+
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
 const ms = (v: number) => Math.round(v * 10) / 10;
 
@@ -82,7 +97,8 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
     const beliefTimeMs = spec.priorMs ?? Date.now();
     if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, sensors, spec, args.ownerId, beliefTimeMs);
     const started = performance.now();
-    const problem = await buildStorageProblem(db, sensors, spec, beliefTimeMs, log);
+    const warnings: JobWarning[] = [];
+    const problem = await buildStorageProblem(db, sensors, spec, beliefTimeMs, log, warnings);
     const read = performance.now();
     const model = fallback ? 'StorageFallbackScheduler' : 'StorageScheduler';
     const failureName = fallback ? 'FallbackSchedulerError' : 'SchedulerError';
@@ -120,13 +136,13 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       endMs: spec.startMs + problem.stepCount * spec.stepMs,
       stepMs: spec.stepMs,
       beliefTimeMs,
-      currency: currencyOf(spec.consumptionPrice && 'sensor' in spec.consumptionPrice ? spec.consumptionPrice.unit : undefined),
+      currency: priceCurrency(spec.consumptionPrice),
     };
     const { source, numBeliefs } = await db.transaction(async (trx) => {
       // Rights may have changed while the solver ran.
       await assertOwnerMay(trx, args.ownerId, spec);
       const src = await getOrCreateSource(trx, {
-        name: 'Flexsite',
+        name: sourceNames[model],
         type: 'scheduler',
         model,
         version: schedulerVersions[model],
@@ -155,6 +171,13 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       if (spec.devices.length)
         await recordScheduleMoney(trx, { jobId: job.id, sensorId: spec.devices[0].sensorId, ...moneyAt, series: money });
       return { source: src, numBeliefs: rows.length };
+    });
+    const constraints = constraintResults(problem, schedule, {
+      startMs: spec.startMs,
+      stepMs: spec.stepMs,
+      devices: await Promise.all(
+        spec.devices.map(async (d) => ({ sensorId: d.sensorId, assetId: (await sensors(d.sensorId)).generic_asset_id })),
+      ),
     });
     return {
       scheduler_info: { scheduler: model },
@@ -186,13 +209,14 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       ...(schedule.commitmentCosts && {
         commitment_costs: Object.fromEntries(Object.entries(schedule.commitmentCosts).map(([name, cost]) => [name, round6(cost)])),
       }),
-      ...constraintResults(problem, schedule, {
-        startMs: spec.startMs,
-        stepMs: spec.stepMs,
-        devices: await Promise.all(
-          spec.devices.map(async (d) => ({ sensorId: d.sensorId, assetId: (await sensors(d.sensorId)).generic_asset_id })),
-        ),
-      }),
+      ...constraints,
+      currency: priceCurrency(spec.consumptionPrice) ?? undefined,
+      warnings: [
+        ...(fallback ? [fallbackUsed] : []),
+        ...spec.devices.flatMap((d) => (d.socReading ? (socFromReading(d.socReading, spec.startMs) ?? []) : [])),
+        ...warnings,
+        ...unresolvedConstraints(constraints.unresolved, spec.stepMs),
+      ],
     } satisfies JobResult;
   };
 }
@@ -205,7 +229,8 @@ async function runProcess(
   ownerId: number,
   beliefTimeMs: number,
 ): Promise<JobResult> {
-  const problem = await buildProcessProblem(db, sensors, spec, beliefTimeMs);
+  const warnings: JobWarning[] = [];
+  const problem = await buildProcessProblem(db, sensors, spec, beliefTimeMs, warnings);
   const outcome = await pool.run('processSchedule', problem).catch((err: unknown) => {
     throw new SchedulingFailure('ValueError', err instanceof Error ? err.message : String(err));
   });
@@ -214,7 +239,12 @@ async function runProcess(
   const sensor = await sensors(spec.sensorId);
   const { source, numBeliefs } = await db.transaction(async (trx) => {
     await assertOwnerMay(trx, ownerId, spec);
-    const src = await getOrCreateSource(trx, { name: 'Flexsite', type: 'scheduler', model: 'ProcessScheduler', version: '1' });
+    const src = await getOrCreateSource(trx, {
+      name: sourceNames.ProcessScheduler,
+      type: 'scheduler',
+      model: 'ProcessScheduler',
+      version: '1',
+    });
     const rows = powerBeliefs({ sensor, powerMw: schedule.powerMw, spec, beliefTimeMs, sourceId: src.id });
     await recordBeliefs(trx, rows, { allowOverwrite: true });
     return { source: src, numBeliefs: rows.length };
@@ -230,6 +260,8 @@ async function runProcess(
     'num-beliefs': numBeliefs,
     devices: [{ sensor_id: spec.sensorId, power_mw: schedule.powerMw.map(round6) }],
     consumption_price: [...problem.consumptionPrice],
+    currency: priceCurrency(spec.consumptionPrice) ?? undefined,
+    warnings,
   } satisfies JobResult;
 }
 

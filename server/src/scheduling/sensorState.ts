@@ -39,7 +39,7 @@ export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: num
   if (!spec.devices.some((d) => d.socAtStartFromSensor)) return spec;
   const devices: StorageDeviceSpec[] = [];
   for (const { socAtStartFromSensor, ...d } of spec.devices) {
-    devices.push(socAtStartFromSensor ? { ...d, socAtStartMwh: await socAtStart(db, spec, d, beliefTimeMs) } : d);
+    devices.push(socAtStartFromSensor ? { ...d, ...(await socAtStart(db, spec, d, beliefTimeMs)) } : d);
   }
   return { ...spec, devices };
 }
@@ -48,7 +48,12 @@ export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: num
  * The state of charge nearest the schedule start within four schedule steps either side (the
  * later one on a tie), as 1.0 finds it; converted to MWh, a percentage of soc-max.
  */
-async function socAtStart(db: Knex, spec: StorageJobSpec, d: StorageDeviceSpec, beliefTimeMs: number): Promise<number> {
+async function socAtStart(
+  db: Knex,
+  spec: StorageJobSpec,
+  d: StorageDeviceSpec,
+  beliefTimeMs: number,
+): Promise<Pick<StorageDeviceSpec, 'socAtStartMwh' | 'socReading'>> {
   const sensor = (await getSensor(db, d.socSensorId!))!;
   const radiusMs = SOC_LOOKUP_STEPS * spec.stepMs;
   const beliefs = await mostRecentBeliefs(db, {
@@ -69,10 +74,11 @@ async function socAtStart(db: Knex, spec: StorageJobSpec, d: StorageDeviceSpec, 
       `No recent state-of-charge value found for sensor ${sensor.id} within ${formatTimedelta(radiusMs)} of schedule start ${spec.startIso}.`,
     );
   }
-  if (sensor.unit === '%') return (nearest.value / 100) * d.socMaxMwh;
+  const socReading = { sensorId: sensor.id, atMs: nearest.eventStartMs };
+  if (sensor.unit === '%') return { socAtStartMwh: (nearest.value / 100) * d.socMaxMwh, socReading };
   const c = conversion(sensor.unit, 'MWh', spec.stepMs);
   if (!c) throw fail('state-of-charge', `Cannot convert ${sensor.unit} to MWh`);
-  return nearest.value * c.scale + c.offset;
+  return { socAtStartMwh: nearest.value * c.scale + c.offset, socReading };
 }
 
 /**

@@ -437,6 +437,11 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
   const rows = await dialectOf(db).latestPerProbability<Row>(latest);
   // The key order comes out as is; checking costs little, and keeps the order certain.
   if (!rows.every((r, i) => i === 0 || byEventAndSource(rows[i - 1], r) <= 0)) rows.sort(byEventAndSource);
+  // Read only where an event has several sources to choose from.
+  const fallbacks =
+    !query.perSource && rows.some((r, i) => i > 0 && r.es === rows[i - 1].es && r.src !== rows[i - 1].src)
+      ? await fallbackSourceIds(db)
+      : undefined;
 
   const out: StoredBelief[] = [];
   const medians: Row[] = [];
@@ -459,12 +464,26 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
     }
     if (medians.length > 1) medians.sort((a, b) => a.bt - b.bt || a.src - b.src);
     if (query.perSource) for (const m of medians) out.push(stored(m));
-    else out.push(stored(medians[0]));
+    else out.push(stored(pick(medians, fallbacks)));
   }
   return out;
 }
 
 type Row = { es: number; src: number; bt: number; cp: number; v: number };
+
+/** The sources of the fallback scheduler, whose schedules stand in only until another source plans later. */
+const fallbackSourceIds = async (db: Knex | Knex.Transaction) =>
+  new Set((await db('data_source').where({ model: 'StorageFallbackScheduler' }).pluck<number[]>('id')).map(Number));
+
+/**
+ * One event's belief among its sources' (in the order formed): the first, except that a fallback
+ * schedule is superseded by any other source's belief formed after it.
+ */
+function pick(medians: Row[], fallbacks: Set<number> | undefined): Row {
+  if (!fallbacks || medians.length < 2) return medians[0];
+  const latestOther = Math.max(...medians.filter((m) => !fallbacks.has(Number(m.src))).map((m) => m.bt));
+  return medians.find((m) => !fallbacks.has(Number(m.src)) || m.bt >= latestOther) ?? medians[0];
+}
 const byEventAndSource = (a: Row, b: Row) => a.es - b.es || a.src - b.src || a.cp - b.cp;
 const stored = (r: Row): StoredBelief => ({ eventStartMs: Number(r.es), value: r.v, sourceId: Number(r.src), beliefTimeMs: Number(r.bt) });
 

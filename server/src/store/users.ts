@@ -72,6 +72,23 @@ export async function listUsers(db: Knex, filter: { accountId?: number; includeI
   return withRoles(db, await q);
 }
 
+/** @returns the user's password hash (it signs their set-password links), or undefined for an unknown user. */
+export async function getPasswordHash(db: Knex, id: number): Promise<string | undefined> {
+  return (await db<DbUser>('user').where({ id }).first('password_hash'))?.password_hash;
+}
+
+/** @returns how many active users hold the `admin` role, leaving out one user. */
+export async function countActiveAdmins(db: Knex, exceptUserId: number): Promise<number> {
+  const row = await db('user as u')
+    .join('user_role as ur', 'ur.user_id', 'u.id')
+    .join('role as r', 'r.id', 'ur.role_id')
+    .where('r.name', 'admin')
+    .where('u.active', true)
+    .whereNot('u.id', exceptUserId)
+    .countDistinct<{ n: number | string }[]>({ n: 'u.id' });
+  return Number(row[0].n);
+}
+
 /** @returns whether any user exists (a fresh appliance has none until its first setup). */
 export async function anyUser(db: Knex): Promise<boolean> {
   return Boolean(await db('user').first('id'));

@@ -3,10 +3,9 @@ import { Link } from 'react-router';
 import { API, request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
 import type { Sensor } from '../../api/types.ts';
+import { useSession } from '../../app/session.tsx';
 import { Field } from '../Field.tsx';
 import { Empty, ErrorNotice } from '../Status.tsx';
-
-const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /** The sensors of an asset, and a form to add one. */
 export function SensorList({
@@ -20,7 +19,14 @@ export function SensorList({
   canAdd: boolean;
   onAdded: () => void;
 }) {
-  const [form, setForm] = useState({ name: '', unit: 'kW', event_resolution: 'PT15M', timezone: sensors[0]?.timezone ?? browserZone });
+  // The site's zone: its sensors', else the one chosen at set-up (the user's), never the browser's.
+  const session = useSession();
+  const [form, setForm] = useState({
+    name: '',
+    unit: 'kW',
+    event_resolution: 'PT15M',
+    timezone: sensors[0]?.timezone ?? session.user.timezone,
+  });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const fields = error instanceof ApiError ? error.fields : {};

@@ -9,8 +9,8 @@ interface Props {
   label: string;
 }
 
-/** Widths are rounded to this step, so that small resizes do not redraw the chart. */
-const WIDTH_STEP_PX = 40;
+/** Widths are rounded to this step, so that small resizes do not redraw the chart; finer on a phone, where 40 px is much. */
+const widthStep = (px: number) => (px < 640 ? 8 : 40);
 
 /**
  * A Vega-Lite chart that fits its container and is redrawn when the container's width changes.
@@ -26,7 +26,9 @@ export function VegaChart({ spec, label }: Props) {
   useEffect(() => {
     const element = container.current;
     if (!element) return;
-    const observer = new ResizeObserver(([entry]) => setWidth(Math.floor(entry.contentRect.width / WIDTH_STEP_PX) * WIDTH_STEP_PX));
+    const observer = new ResizeObserver(([entry]) =>
+      setWidth(Math.floor(entry.contentRect.width / widthStep(entry.contentRect.width)) * widthStep(entry.contentRect.width)),
+    );
     observer.observe(element);
     return () => observer.disconnect();
   }, []);

@@ -1,5 +1,5 @@
 /** Room for the y axis, its title and the chart's padding, which Vega adds outside a plot's width. */
-const AXIS_ROOM_PX = 100;
+const AXIS_ROOM_PX = 44;
 
 /**
  * Vega-Lite sizes concatenated plots of `width: "container"` to the full container, so their

@@ -29,7 +29,8 @@ const timeAxis = (zone: string) => ({
   field: 't',
   type: 'temporal',
   scale: { type: 'utc' },
-  axis: { title: `Time (${zone})`, format: '%b %d %H:%M', formatType: 'utc', labelOverlap: true },
+  // A `utc` scale formats in UTC already; Vega-Lite drops a `formatType: 'utc'` (and its format) with a warning.
+  axis: { title: `Time (${zone})`, format: '%b %d %H:%M', labelOverlap: true },
 });
 
 /** Per-step values as a step line: each value holds from its step's start to the next one. */
@@ -170,29 +171,38 @@ export function socSpec(result: JobResult, zone: string, names: Record<number, s
           ],
         },
       },
-      {
-        data: { values: limits },
-        mark: { type: 'rule', strokeDash: [6, 4], color: '#888' },
-        encoding: {
-          y: { field: 'value', type: 'quantitative' },
-          tooltip: [
-            { field: 'limit', title: 'Limit' },
-            { field: 'value', title: yTitle, format: ',.3~f' },
-          ],
-        },
-      },
-      {
-        data: { values: targets },
-        mark: { type: 'point', shape: 'diamond', size: 120, filled: true, color: '#d62728' },
-        encoding: {
-          x: timeAxis(zone),
-          y: { field: 'value', type: 'quantitative' },
-          tooltip: [
-            { field: 'time', title: 'Target at' },
-            { field: 'value', title: yTitle, format: ',.3~f' },
-          ],
-        },
-      },
+      // Layers without data are left out: an empty one makes Vega warn about its extent.
+      ...(limits.length
+        ? [
+            {
+              data: { values: limits },
+              mark: { type: 'rule', strokeDash: [6, 4], color: '#888' },
+              encoding: {
+                y: { field: 'value', type: 'quantitative' },
+                tooltip: [
+                  { field: 'limit', title: 'Limit' },
+                  { field: 'value', title: yTitle, format: ',.3~f' },
+                ],
+              },
+            },
+          ]
+        : []),
+      ...(targets.length
+        ? [
+            {
+              data: { values: targets },
+              mark: { type: 'point', shape: 'diamond', size: 120, filled: true, color: '#d62728' },
+              encoding: {
+                x: timeAxis(zone),
+                y: { field: 'value', type: 'quantitative' },
+                tooltip: [
+                  { field: 'time', title: 'Target at' },
+                  { field: 'value', title: yTitle, format: ',.3~f' },
+                ],
+              },
+            },
+          ]
+        : []),
     ],
   };
 }

@@ -3,8 +3,12 @@ import type { FieldMessages } from '../../api/errors.ts';
 import type { Sensor } from '../../api/types.ts';
 import { Field } from '../Field.tsx';
 import {
+  breachPrices,
   contextSensors,
   contextTexts,
+  POWER_UNIT,
+  relaxFlags,
+  type AdvancedKey,
   storageNumbers,
   storageTexts,
   type ContextKey,
@@ -19,27 +23,74 @@ interface Props {
   errors: FieldMessages;
 }
 
-const hints: Partial<Record<StorageKey | ContextKey, string>> = {
-  'power-capacity': 'e.g. 25 kW',
-  'consumption-capacity': 'e.g. 20 kW',
-  'production-capacity': 'e.g. 20 kW',
-  'roundtrip-efficiency': 'e.g. 0.9 or 90%',
-  'charging-efficiency': 'e.g. 95%',
-  'discharging-efficiency': 'e.g. 95%',
-  'storage-efficiency': 'per step, e.g. 0.9999',
-  'site-power-capacity': 'e.g. 100 kW',
-  'site-consumption-capacity': 'e.g. 100 kW',
-  'site-production-capacity': 'e.g. 80 kW',
+const powerHint = `a bare number is in ${POWER_UNIT}; or write the unit, e.g. 0.1 MW`;
+const hints: Partial<Record<StorageKey | ContextKey | AdvancedKey | 'state-of-charge', string>> = {
+  'state-of-charge': 'the SoC at the start is read from it, the scheduled SoC written to it',
+  'power-capacity': powerHint,
+  'consumption-capacity': powerHint,
+  'production-capacity': powerHint,
+  'roundtrip-efficiency': 'a ratio such as 0.9, or 90%',
+  'charging-efficiency': 'a ratio such as 0.95, or 95%',
+  'discharging-efficiency': 'a ratio such as 0.95, or 95%',
+  'storage-efficiency': 'kept per step, e.g. 0.9999 or 99.99%',
+  'site-power-capacity': powerHint,
+  'site-consumption-capacity': powerHint,
+  'site-production-capacity': powerHint,
+  'soc-minima-breach-price': 'e.g. 1000 EUR/MWh',
+  'soc-maxima-breach-price': 'e.g. 1000 EUR/MWh',
+  'consumption-breach-price': 'e.g. 100 EUR/MW',
+  'production-breach-price': 'e.g. 100 EUR/MW',
+  'site-consumption-breach-price': 'e.g. 100 EUR/MW',
+  'site-production-breach-price': 'e.g. 100 EUR/MW',
 };
 
+/** Plain labels, with the unit a bare number is taken in; the API key is shown beside as secondary text. */
+const labels: Record<(typeof storageTexts)[number] | ContextKey | AdvancedKey, string> = {
+  'power-capacity': `Power capacity (${POWER_UNIT})`,
+  'consumption-capacity': `Charging capacity (${POWER_UNIT})`,
+  'production-capacity': `Discharging capacity (${POWER_UNIT})`,
+  'roundtrip-efficiency': 'Round-trip efficiency',
+  'charging-efficiency': 'Charging efficiency',
+  'discharging-efficiency': 'Discharging efficiency',
+  'storage-efficiency': 'Storage efficiency',
+  'consumption-price-sensor': 'Price of consumption',
+  'production-price-sensor': 'Price of production',
+  'site-power-capacity': `Grid connection capacity (${POWER_UNIT})`,
+  'site-consumption-capacity': `Site consumption limit (${POWER_UNIT})`,
+  'site-production-capacity': `Site production limit (${POWER_UNIT})`,
+  'relax-constraints': 'Relax constraints',
+  'relax-soc-constraints': 'Relax SoC limits',
+  'relax-capacity-constraints': 'Relax device capacities',
+  'relax-site-capacity-constraints': 'Relax site capacities',
+  'soc-minima-breach-price': 'Price of SoC below a minimum or target',
+  'soc-maxima-breach-price': 'Price of SoC above a maximum or target',
+  'consumption-breach-price': 'Price of charging above capacity',
+  'production-breach-price': 'Price of discharging above capacity',
+  'site-consumption-breach-price': 'Price of site consumption above limit',
+  'site-production-breach-price': 'Price of site production above limit',
+};
+
+/** A field's hint: its API key as secondary text, then how to write the value. */
+const hintOf = (key: keyof typeof labels | 'state-of-charge') => (
+  <>
+    <code className="api-key">{key}</code>
+    {hints[key] ? ` · ${hints[key]}` : ''}
+  </>
+);
+
 /** The storage flex-model: state of charge, capacities, efficiencies and targets. */
-export function StorageFields({ form, setForm, errors, zone }: Props & { zone: string }) {
+export function StorageFields({ form, setForm, errors, zone, socSensors }: Props & { zone: string; socSensors: Sensor[] }) {
   const set = (key: StorageKey) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, storage: { ...f.storage, [key]: e.target.value } }));
   const setTarget = (i: number, key: 'datetime' | 'value', value: string) =>
     setForm((f) => ({ ...f, targets: f.targets.map((t, j) => (j === i ? { ...t, [key]: value } : t)) }));
   const soc = (key: (typeof storageNumbers)[number], label: string) => (
-    <Field key={key} label={`${label} (${form.storage['soc-unit']})`} errors={errors[key]}>
+    <Field
+      key={key}
+      label={`${label} (${form.storage['soc-unit']})`}
+      errors={errors[key]}
+      hint={key === 'soc-at-start' && form.socSensor ? 'leave empty to read it from the state-of-charge sensor' : undefined}
+    >
       <input inputMode="decimal" name={key} value={form.storage[key]} onChange={set(key)} />
     </Field>
   );
@@ -52,11 +103,21 @@ export function StorageFields({ form, setForm, errors, zone }: Props & { zone: s
             <option value="MWh">MWh</option>
           </select>
         </Field>
+        <Field label="State-of-charge sensor" errors={errors['state-of-charge']} hint={hintOf('state-of-charge')}>
+          <select name="state-of-charge" value={form.socSensor} onChange={(e) => setForm((f) => ({ ...f, socSensor: e.target.value }))}>
+            <option value="">None</option>
+            {socSensors.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name} ({s.unit}) #{s.id}
+              </option>
+            ))}
+          </select>
+        </Field>
         {soc('soc-at-start', 'SoC at start')}
         {soc('soc-min', 'SoC minimum')}
         {soc('soc-max', 'SoC maximum')}
         {storageTexts.map((key) => (
-          <Field key={key} label={key} errors={errors[key]} hint={hints[key]}>
+          <Field key={key} label={labels[key]} errors={errors[key]} hint={hintOf(key)}>
             <input name={key} value={form.storage[key]} onChange={set(key)} />
           </Field>
         ))}
@@ -133,7 +194,7 @@ export function FlexContextFields({ form, setForm, errors, sensors }: Props & { 
   return (
     <div className="grid-form">
       {contextSensors.map((key) => (
-        <Field key={key} label={key} errors={errors[key]}>
+        <Field key={key} label={labels[key]} errors={errors[key]} hint={hintOf(key)}>
           <select name={key} value={form.context[key]} onChange={set(key)}>
             <option value="">From the asset's settings</option>
             {priceSensors.map((s) => (
@@ -145,12 +206,14 @@ export function FlexContextFields({ form, setForm, errors, sensors }: Props & { 
         </Field>
       ))}
       {contextTexts.map((key) => (
-        <Field key={key} label={key} errors={errors[key]} hint={hints[key]}>
+        <Field key={key} label={labels[key]} errors={errors[key]} hint={hintOf(key)}>
           <input name={key} value={form.context[key]} onChange={set(key)} />
         </Field>
       ))}
       <fieldset className="field">
-        <legend>inflexible-device-sensors</legend>
+        <legend>
+          Inflexible devices (their power counts at the site) <code className="api-key">inflexible-device-sensors</code>
+        </legend>
         {errors['inflexible-device-sensors'] && <small className="field-error">{errors['inflexible-device-sensors'].join(' ')}</small>}
         {powerSensors.length === 0 && <span className="muted">No power sensors to choose from.</span>}
         {powerSensors.map((s) => (
@@ -169,6 +232,35 @@ export function FlexContextFields({ form, setForm, errors, sensors }: Props & { 
           </label>
         ))}
       </fieldset>
+      <AdvancedFields form={form} setForm={setForm} errors={errors} />
     </div>
+  );
+}
+
+/** Soft constraints: relax flags and breach prices, folded away as most sites need none. */
+function AdvancedFields({ form, setForm, errors }: Props) {
+  const set = (key: AdvancedKey) => (e: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, advanced: { ...f.advanced, [key]: e.target.value } }));
+  const inUse = [...relaxFlags, ...breachPrices].some((k) => form.advanced[k]);
+  return (
+    <details className="advanced" open={inUse || undefined}>
+      <summary>Advanced: soft constraints (relax flags, breach prices)</summary>
+      <div className="grid-form">
+        {relaxFlags.map((key) => (
+          <Field key={key} label={labels[key]} errors={errors[key]} hint={hintOf(key)}>
+            <select name={key} value={form.advanced[key]} onChange={set(key)}>
+              <option value="">Server default</option>
+              <option value="true">Yes</option>
+              <option value="false">No</option>
+            </select>
+          </Field>
+        ))}
+        {breachPrices.map((key) => (
+          <Field key={key} label={labels[key]} errors={errors[key]} hint={hintOf(key)}>
+            <input name={key} value={form.advanced[key]} onChange={set(key)} />
+          </Field>
+        ))}
+      </div>
+    </details>
   );
 }

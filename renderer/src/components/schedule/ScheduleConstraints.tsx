@@ -1,5 +1,6 @@
 import type { DeviceConstraints, JobResult } from '../../api/types.ts';
 import { formatTime } from '../../lib/time.ts';
+import { commitmentLabel, formatMoney } from '../../lib/money.ts';
 
 type Kind = Exclude<keyof DeviceConstraints, 'asset' | 'sensor'>;
 
@@ -92,7 +93,7 @@ export function ScheduleConstraints({ result, zone, names }: Props) {
           </table>
         </section>
       )}
-      {/* The energy cost alone is the total cost, shown above. */}
+      {/* The energy cost alone is shown above. */}
       {costs.length > 1 && (
         <section aria-label="Cost per commitment" className="table-wrap">
           <h3>Cost per commitment</h3>
@@ -106,8 +107,10 @@ export function ScheduleConstraints({ result, zone, names }: Props) {
             <tbody>
               {costs.map(([name, cost]) => (
                 <tr key={name}>
-                  <td>{name}</td>
-                  <td className="num">{cost.toLocaleString(undefined, { maximumFractionDigits: 2 })}</td>
+                  <td>
+                    {commitmentLabel(name)} <code className="api-key">{name}</code>
+                  </td>
+                  <td className="num">{`${cost < 0 ? '−' : ''}${formatMoney(cost, result.currency)}`}</td>
                 </tr>
               ))}
             </tbody>

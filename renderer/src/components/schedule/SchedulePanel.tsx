@@ -10,7 +10,17 @@ import { JobStatus } from '../JobStatus.tsx';
 import { ErrorNotice, Progress } from '../Status.tsx';
 import { useVisibleSensors } from '../../hooks/useVisibleSensors.ts';
 import { FlexContextFields, ProcessFields, StorageFields } from './FlexFields.tsx';
-import { formFromStored, toFlexContext, toProcessFlexModel, toStorageFlexModel, type FlexForm } from './flexForm.ts';
+import {
+  FORM_CONTEXT_KEYS,
+  PROCESS_MODEL_KEYS,
+  STORAGE_MODEL_KEYS,
+  formFromStored,
+  mergeStored,
+  toFlexContext,
+  toProcessFlexModel,
+  toStorageFlexModel,
+  type FlexForm,
+} from './flexForm.ts';
 import { ScheduleResult } from './ScheduleResult.tsx';
 import * as wire from '../../api/contracts.ts';
 
@@ -49,7 +59,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   const [waitingSince, setWaitingSince] = useState<number | null>(null);
   const [now, setNow] = useState(() => Date.now());
   const [saved, setSaved] = useState(false);
-  const visible = useVisibleSensors();
+  const visible = useVisibleSensors(sensors.map((s) => s.id).join(','));
   const isProcess = assetType === 'process' || assetType === 'load';
 
   // Follow the job until it finishes; a failed job with a fallback is followed to its fallback.
@@ -80,6 +90,12 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   }, [job, settled]);
 
   const names = useMemo(() => Object.fromEntries(sensors.map((s) => [s.id, s.name])), [sensors]);
+
+  // The result starts below the long form: brought into view once the job has settled.
+  const jobState = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (settled) jobState.current?.scrollIntoView({ block: 'start' });
+  }, [settled, job?.id]);
 
   function collect() {
     const model = isProcess ? toProcessFlexModel(form) : toStorageFlexModel(form, zone);
@@ -120,11 +136,17 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
     setErrors(problems);
     if (Object.keys(problems).length) return;
     try {
-      // Stored in the asset's own fields; what older versions kept in the attributes goes.
+      // Stored in the asset's own fields; what older versions kept in the attributes goes. Keys
+      // the form does not show (relax flags, commitments, …) are kept as stored.
       const rest = Object.fromEntries(Object.entries(attributes).filter(([k]) => k !== 'flex-model' && k !== 'flex-context'));
+      const stored = storedFlex(asset);
       await request(`${API}/assets/${asset.id}`, {
         method: 'PATCH',
-        json: { attributes: JSON.stringify(rest), flex_model: JSON.stringify(model), flex_context: JSON.stringify(context) },
+        json: {
+          attributes: JSON.stringify(rest),
+          flex_model: JSON.stringify(mergeStored(stored.model, model, isProcess ? PROCESS_MODEL_KEYS : STORAGE_MODEL_KEYS)),
+          flex_context: JSON.stringify(mergeStored(stored.context, context, FORM_CONTEXT_KEYS)),
+        },
       });
       setSaved(true);
       onStored();
@@ -169,7 +191,13 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
           {isProcess ? (
             <ProcessFields form={form} setForm={setForm} errors={errors} />
           ) : (
-            <StorageFields form={form} setForm={setForm} errors={errors} zone={zone} />
+            <StorageFields
+              form={form}
+              setForm={setForm}
+              errors={errors}
+              zone={zone}
+              socSensors={sensors.filter((s) => /^(k|M)?Wh$|^%$/.test(s.unit))}
+            />
           )}
         </fieldset>
         <fieldset>
@@ -192,9 +220,9 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
       </form>
       <ErrorNotice error={failure} />
       {job && (
-        <section className="job-state" aria-live="polite" aria-label="Scheduling job">
+        <section className="job-state" aria-live="polite" aria-label="Scheduling job" ref={jobState}>
           <p>
-            Job <code>{job.id}</code> <JobStatus status={job.status} />
+            Job <code>{job.id}</code> <JobStatus job={job} />
           </p>
           {running && (
             <Progress label={`${job.status === 'started' ? 'Computing' : 'Waiting for a worker'} · ${formatElapsed(now - waitingSince)}`} />

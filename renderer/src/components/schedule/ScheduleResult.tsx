@@ -1,9 +1,12 @@
 import { useMemo } from 'react';
+import { Link } from 'react-router';
 import type { Job } from '../../api/types.ts';
 import { formatTime } from '../../lib/time.ts';
 import { VegaChart } from '../charts/VegaChart.tsx';
 import { powerSpec, priceSpec, sitePowerSpec, socSpec } from '../charts/scheduleSpecs.ts';
 import { ScheduleConstraints } from './ScheduleConstraints.tsx';
+import { JobWarnings } from '../JobStatus.tsx';
+import { formatMoney, isPenalty, moneySentence } from '../../lib/money.ts';
 
 interface Props {
   job: Job;
@@ -34,13 +37,19 @@ export function ScheduleResult({ job, zone, names }: Props) {
       <div className="notice error schedule-failure" role="alert">
         <strong>The schedule could not be computed.</strong>
         <p className="reason">{job.error ?? 'The job failed without a reason.'}</p>
+        <PricesRemedy error={job.error} names={names} />
       </div>
     );
   }
   if (!result || !specs) return null;
   const steps = result.devices[0]?.power_mw.length ?? 0;
+  const costs = Object.entries(result.commitment_costs ?? {});
+  // The solver's total is the energy cost alone; penalties for breached soft constraints come apart.
+  const energy = result.commitment_costs?.energy ?? result.total_cost;
+  const penalties = costs.filter(([name]) => isPenalty(name)).reduce((sum, [, cost]) => sum + cost, 0);
   return (
     <div className="schedule-result">
+      <JobWarnings warnings={result.warnings} zone={zone} />
       <dl className="facts">
         <div>
           <dt>Scheduler</dt>
@@ -61,11 +70,17 @@ export function ScheduleResult({ job, zone, names }: Props) {
           </dd>
         </div>
         <div>
-          <dt>Total cost</dt>
-          <dd data-testid="total-cost">
-            {result.total_cost === undefined ? '–' : result.total_cost.toLocaleString(undefined, { maximumFractionDigits: 2 })}
-          </dd>
+          <dt>Energy</dt>
+          <dd data-testid="energy-cost">{energy === undefined ? '–' : moneySentence(energy, result.currency)}</dd>
         </div>
+        {costs.some(([name]) => isPenalty(name)) && (
+          <div>
+            <dt>Breach penalties</dt>
+            <dd data-testid="breach-penalties" className={penalties > 0.005 ? 'danger' : undefined}>
+              {formatMoney(penalties, result.currency)}
+            </dd>
+          </div>
+        )}
       </dl>
       <ScheduleConstraints result={result} zone={zone} names={names} />
       <VegaChart spec={specs.power} label="Scheduled power" />
@@ -73,5 +88,23 @@ export function ScheduleResult({ job, zone, names }: Props) {
       {specs.prices && <VegaChart spec={specs.prices} label="Prices" />}
       {specs.site && <VegaChart spec={specs.site} label="Site power" />}
     </div>
+  );
+}
+
+/**
+ * What to do about unknown prices: the server names the sensor (FlexMeasures' message), the
+ * operator needs its name and where to add prices.
+ */
+function PricesRemedy({ error, names }: { error: string | null; names: Record<number, string> }) {
+  if (!error || !/Prices unknown/.test(error)) return null;
+  const id = Number(/\(sensor (\d+)\)/.exec(error)?.[1]);
+  if (!Number.isSafeInteger(id)) {
+    return <p>Choose a price sensor (Price of consumption) or give a fixed price in the flex-context.</p>;
+  }
+  return (
+    <p>
+      No prices of sensor <Link to={`/sensors/${id}`}>{names[id] ?? `#${id}`}</Link> are known for this window. Upload prices for it on its
+      page (CSV), let an automation forecast them, or choose another price sensor.
+    </p>
   );
 }

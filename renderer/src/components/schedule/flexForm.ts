@@ -8,11 +8,15 @@ import { localInputToIso, isoToLocalInput } from '../../lib/time.ts';
  */
 export interface FlexForm {
   storage: Record<StorageKey, string>;
+  /** The state-of-charge sensor (id, or ''): soc-at-start is read from it when left empty, and the schedule's SoC written to it. */
+  socSensor: string;
   preferChargingSooner: boolean;
   targets: { datetime: string; value: string }[];
   process: Record<ProcessKey, string>;
   context: Record<ContextKey, string>;
   inflexible: number[];
+  /** Relax flags ('', 'true', 'false': absent means the server's default) and breach prices. */
+  advanced: Record<AdvancedKey, string>;
 }
 
 export const storageNumbers = ['soc-at-start', 'soc-min', 'soc-max'] as const;
@@ -30,8 +34,81 @@ export type ProcessKey = 'duration' | 'power' | 'process-type' | 'optimization-s
 export const contextSensors = ['consumption-price-sensor', 'production-price-sensor'] as const;
 export const contextTexts = ['site-power-capacity', 'site-consumption-capacity', 'site-production-capacity'] as const;
 export type ContextKey = (typeof contextSensors)[number] | (typeof contextTexts)[number];
+export const relaxFlags = [
+  'relax-constraints',
+  'relax-soc-constraints',
+  'relax-capacity-constraints',
+  'relax-site-capacity-constraints',
+] as const;
+/** Breach prices: per MWh of SoC breach, per MW of capacity breach. */
+export const breachPrices = [
+  'soc-minima-breach-price',
+  'soc-maxima-breach-price',
+  'consumption-breach-price',
+  'production-breach-price',
+  'site-consumption-breach-price',
+  'site-production-breach-price',
+] as const;
+export type AdvancedKey = (typeof relaxFlags)[number] | (typeof breachPrices)[number];
 
 const text = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** The unit the form shows beside power fields: a bare number typed there is taken in it. */
+export const POWER_UNIT = 'kW';
+const powerKeys = new Set<string>(['power-capacity', 'consumption-capacity', 'production-capacity', ...contextTexts]);
+/**
+ * A stored power as the form shows it: the API reads a bare number as MW, so a stored one is
+ * shown with that unit written out, never as a number the operator would take for kW.
+ */
+const storedPower = (v: unknown): string => (typeof v === 'number' ? `${v} MW` : text(v));
+/**
+ * A sensor reference or time segments, as a stored value is shown in a text field (JSON): sent
+ * back as the structure it is, not as text.
+ */
+function structured(v: string): unknown {
+  if (!/^\s*[[{]/.test(v)) return undefined;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A power typed in the form: a bare number is in the unit shown beside the field. */
+const typedPower = (v: string): string => (isNumber(v) ? `${v.trim()} ${POWER_UNIT}` : v);
+
+/** Every flex-model key the storage form shows and sends; a save keeps the stored ones it does not. */
+export const STORAGE_MODEL_KEYS: readonly string[] = [
+  ...storageNumbers,
+  ...storageTexts,
+  'soc-unit',
+  'soc-targets',
+  'prefer-charging-sooner',
+  'state-of-charge',
+];
+/** Every flex-model key the process form shows and sends. */
+export const PROCESS_MODEL_KEYS: readonly string[] = ['duration', 'power', 'process-type', 'optimization-sense'];
+/** Every flex-context key the form shows and sends. */
+export const FORM_CONTEXT_KEYS: readonly string[] = [
+  ...contextSensors,
+  ...contextTexts,
+  'inflexible-device-sensors',
+  ...relaxFlags,
+  ...breachPrices,
+];
+
+/**
+ * What "Save as this asset's defaults" stores: the form's values over what is stored, so that
+ * keys the form does not show (relax flags, breach prices, commitments, …) are kept, and the
+ * keys it shows are as the form has them (cleared ones removed).
+ * @param stored the stored flex-model or flex-context.
+ * @param fromForm what the form sends.
+ * @param formKeys the keys the form shows.
+ */
+export function mergeStored(stored: Record<string, unknown>, fromForm: Record<string, unknown>, formKeys: readonly string[]) {
+  const kept = Object.fromEntries(Object.entries(stored).filter(([k]) => !formKeys.includes(k)));
+  return { ...kept, ...fromForm };
+}
 
 /**
  * Form state from the flex-model and flex-context stored on the asset.
@@ -41,7 +118,9 @@ const text = (v: unknown): string => (v === undefined || v === null ? '' : typeo
  * @returns the form state.
  */
 export function formFromStored(model: Record<string, unknown>, context: Record<string, unknown>, zone: string): FlexForm {
-  const storage = Object.fromEntries([...storageNumbers, ...storageTexts].map((k) => [k, text(model[k])])) as Record<StorageKey, string>;
+  const storage = Object.fromEntries(
+    [...storageNumbers, ...storageTexts].map((k) => [k, powerKeys.has(k) ? storedPower(model[k]) : text(model[k])]),
+  ) as Record<StorageKey, string>;
   storage['soc-unit'] = text(model['soc-unit']) || 'kWh';
   const targets = Array.isArray(model['soc-targets'])
     ? (model['soc-targets'] as { datetime?: string; value?: unknown }[]).map((t) => ({
@@ -49,8 +128,10 @@ export function formFromStored(model: Record<string, unknown>, context: Record<s
         value: text(t.value),
       }))
     : [];
+  const socRef = model['state-of-charge'] as { sensor?: unknown } | undefined;
   return {
     storage,
+    socSensor: socRef && typeof socRef === 'object' && Number.isSafeInteger(socRef.sensor) ? String(socRef.sensor) : '',
     preferChargingSooner: model['prefer-charging-sooner'] !== false,
     targets,
     process: {
@@ -59,8 +140,13 @@ export function formFromStored(model: Record<string, unknown>, context: Record<s
       'process-type': text(model['process-type']) || 'INFLEXIBLE',
       'optimization-sense': text(model['optimization-sense']) || 'MIN',
     },
-    context: Object.fromEntries([...contextSensors, ...contextTexts].map((k) => [k, text(context[k])])) as Record<ContextKey, string>,
+    context: Object.fromEntries(
+      [...contextSensors, ...contextTexts].map((k) => [k, powerKeys.has(k) ? storedPower(context[k]) : text(context[k])]),
+    ) as Record<ContextKey, string>,
     inflexible: Array.isArray(context['inflexible-device-sensors']) ? (context['inflexible-device-sensors'] as number[]) : [],
+    advanced: Object.fromEntries(
+      [...relaxFlags, ...breachPrices].map((k) => [k, typeof context[k] === 'boolean' ? String(context[k]) : text(context[k])]),
+    ) as Record<AdvancedKey, string>,
   };
 }
 
@@ -94,15 +180,27 @@ export function toStorageFlexModel(form: FlexForm, zone: string): { json: Record
   for (const key of storageTexts) {
     const v = form.storage[key].trim();
     if (!v) continue;
+    if (structured(v) !== undefined) {
+      json[key] = structured(v);
+      continue;
+    }
     if (key.endsWith('efficiency')) {
       const problem = efficiencyError(v);
       if (problem) errors[key] = [problem];
     } else if (!looksLikeQuantity(v)) {
       errors[key] = [`Cannot convert value \`${v}\` to a power; write it with its unit, e.g. 25 kW.`];
     }
-    // Ratios travel as numbers, everything else as the quantity text the user wrote.
-    json[key] = key === 'roundtrip-efficiency' || key === 'storage-efficiency' ? (isNumber(v) ? Number(v) : v) : v;
+    // Ratios travel as numbers, everything else as the quantity text the user wrote (a bare power in kW).
+    json[key] =
+      key === 'roundtrip-efficiency' || key === 'storage-efficiency'
+        ? isNumber(v)
+          ? Number(v)
+          : v
+        : powerKeys.has(key)
+          ? typedPower(v)
+          : v;
   }
+  if (form.socSensor) json['state-of-charge'] = { sensor: Number(form.socSensor) };
   json['prefer-charging-sooner'] = form.preferChargingSooner;
   const targets: unknown[] = [];
   form.targets.forEach((t, i) => {
@@ -142,9 +240,26 @@ export function toFlexContext(form: FlexForm): { json: Record<string, unknown>; 
   for (const key of contextTexts) {
     const v = form.context[key].trim();
     if (!v) continue;
+    if (structured(v) !== undefined) {
+      json[key] = structured(v);
+      continue;
+    }
     if (!looksLikeQuantity(v)) errors[key] = [`Cannot convert value \`${v}\` to a power; write it with its unit, e.g. 100 kW.`];
-    json[key] = v;
+    json[key] = typedPower(v);
   }
   if (form.inflexible.length) json['inflexible-device-sensors'] = form.inflexible;
+  for (const key of relaxFlags) if (form.advanced[key]) json[key] = form.advanced[key] === 'true';
+  for (const key of breachPrices) {
+    const v = form.advanced[key].trim();
+    if (!v) continue;
+    if (structured(v) !== undefined) {
+      json[key] = structured(v);
+      continue;
+    }
+    // The currency is the operator's to say: a bare number would have to guess it.
+    if (!/^\s*\d+(\.\d+)?\s*[A-Z]{3}\/(k|M)?Wh?\s*$/.test(v))
+      errors[key] = [`Write a price with its currency and unit, e.g. ${key.startsWith('soc') ? '1000 EUR/MWh' : '100 EUR/MW'}.`];
+    json[key] = v;
+  }
   return { json, errors };
 }

@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { API, upload } from '../../api/client.ts';
 import type { Sensor } from '../../api/types.ts';
-import { checkDataRows, parseCsv, type CsvRow } from '../../lib/csv.ts';
+import { checkDataRows, detectFormat, normalizedCsv, parseCsv, type CsvFormat } from '../../lib/csv.ts';
 import { Field } from '../Field.tsx';
 import { ErrorNotice, Progress } from '../Status.tsx';
 import * as wire from '../../api/contracts.ts';
@@ -11,7 +11,11 @@ const PREVIEW_ROWS = 10;
 /** Upload a CSV of (event start, value) rows, with a preview and per-row errors before sending. */
 export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: () => void }) {
   const [file, setFile] = useState<File | null>(null);
-  const [checked, setChecked] = useState<{ header: string[] | null; rows: CsvRow[] } | null>(null);
+  const [parsed, setParsed] = useState<string[][] | null>(null);
+  const [format, setFormat] = useState<CsvFormat>({ decimalComma: false, dateOrder: 'iso' });
+  const checked = useMemo(() => (parsed ? checkDataRows(parsed, format) : null), [parsed, format]);
+  // Files in another format are sent as the rows were checked: ISO dates, decimal points.
+  const rewritten = format.decimalComma || format.dateOrder !== 'iso';
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -20,20 +24,23 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
     setFile(chosen);
     setDone(null);
     setError(null);
-    setChecked(chosen ? checkDataRows(parseCsv(await chosen.text())) : null);
+    const rows = chosen ? parseCsv(await chosen.text()) : null;
+    setParsed(rows);
+    if (rows) setFormat(detectFormat(rows));
   }
 
   async function send() {
     if (!file) return;
     const form = new FormData();
-    form.append('uploaded-files', file, file.name);
+    const sent = rewritten && checked ? new File([normalizedCsv(checked.rows)], file.name, { type: 'text/csv' }) : file;
+    form.append('uploaded-files', sent, file.name);
     setProgress(0);
     setError(null);
     try {
       const answer = await upload(`${API}/sensors/${sensor.id}/data/upload`, form, setProgress, wire.processedAnswer);
       setDone(answer?.message ?? 'Uploaded.');
       setFile(null);
-      setChecked(null);
+      setParsed(null);
       onUploaded();
     } catch (err) {
       setError(err);
@@ -50,10 +57,40 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
         label="CSV file"
         hint={`Columns: event start (times without offset are read in ${sensor.timezone}), value in ${sensor.unit}, and optionally the time the value was known.`}
       >
-        <input type="file" accept=".csv,text/csv" onChange={(e) => void choose(e.target.files?.[0] ?? null)} />
+        <input
+          type="file"
+          accept=".csv,text/csv"
+          onChange={(e) => {
+            void choose(e.target.files?.[0] ?? null);
+            // Emptied, so that choosing the same file again (after fixing it) is a change too.
+            e.target.value = '';
+          }}
+        />
       </Field>
       {checked && (
         <>
+          <div className="grid-form csv-format">
+            <Field label="Dates written">
+              <select
+                value={format.dateOrder}
+                onChange={(e) => setFormat({ ...format, dateOrder: e.target.value as CsvFormat['dateOrder'] })}
+              >
+                <option value="iso">year first (2026-12-31 13:00)</option>
+                <option value="day-first">day first (31.12.2026 13:00)</option>
+                <option value="month-first">month first (12/31/2026 13:00)</option>
+              </select>
+            </Field>
+            <Field label="Decimal separator">
+              <select
+                value={format.decimalComma ? 'comma' : 'point'}
+                onChange={(e) => setFormat({ ...format, decimalComma: e.target.value === 'comma' })}
+              >
+                <option value="point">point (12.5)</option>
+                <option value="comma">comma (12,5)</option>
+              </select>
+            </Field>
+          </div>
+          {rewritten && <p className="muted">The rows are sent as shown below: dates in ISO 8601, decimal points.</p>}
           <p role="status">
             {checked.rows.length} data row(s){checked.header ? `, header: ${checked.header.join(', ')}` : ''}.{' '}
             {bad.length ? (

@@ -28,6 +28,8 @@ export function ForecastSkill({ sensorId, unit, forecast }: { sensorId: number; 
       <p aria-label="Forecast skill">
         Forecast with <strong>{b.chosen}</strong>, backtested over {b.origins} days: skill <strong>{percent(b.skill)}</strong> against{' '}
         {b.baseline} (smaller errors are better).
+        {/* A skill of 0 % against itself says nothing: say what it means. */}
+        {b.chosen === b.baseline && ' The baseline itself was chosen: no other method beat it in the backtest.'}
       </p>
       <div className="table-wrap">
         <table aria-label="Backtest per horizon">

@@ -143,6 +143,8 @@ const chartSensor = (s: SensorInContext): ChartSensor => ({
   name: s.name,
   unit: s.unit,
   instantaneous: s.event_resolution_ms === 0,
+  // Power sensors keep production positive unless their attribute says otherwise (see consumptionSign).
+  ...(/^[kMG]?W$/.test(s.unit) && { positive: s.attributes.consumption_is_positive === true ? 'consumption' : 'production' }),
 });
 
 /** The site's time zone: that of the first sensor shown (assets have none of their own). */

@@ -19,6 +19,7 @@ import { scheduleRoutes } from './schedules.ts';
 import { sensorDataRoutes } from './sensorData.ts';
 import { sensorDataDeleteRoutes } from './sensorDataDelete.ts';
 import { sensorRoutes } from './sensors.ts';
+import { passwordRoutes } from './passwords.ts';
 import { sensorStatusRoutes } from './sensorStatus.ts';
 import { setupRoutes } from './setup.ts';
 import { sourceRoutes } from './sources.ts';
@@ -42,6 +43,7 @@ export function v3Routes(): RouteSpec[] {
     ...sensorStatusRoutes,
     ...sourceRoutes,
     ...userRoutes,
+    ...passwordRoutes,
     ...accountRoutes,
     ...jobRoutes,
     ...scheduleRoutes,

@@ -11,6 +11,12 @@ const listQuery = z.object({ account_id: intText.optional(), limit: intText.opti
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** A finished job's warnings (results of jobs from before warnings, and of other queues, have none). */
+const jobWarnings = (job: JobRecord) => {
+  const warnings = (job.result as { warnings?: unknown } | null)?.warnings;
+  return Array.isArray(warnings) ? (warnings as wire.JobWarning[]) : [];
+};
+
 /** A job for people: state, timing, arguments, result summary and error. */
 export const presentJob = (job: JobRecord, withResult: boolean) => ({
   id: job.id,
@@ -26,6 +32,7 @@ export const presentJob = (job: JobRecord, withResult: boolean) => ({
   error: job.error,
   error_kind: job.errorKind,
   fallback_job_id: job.fallbackJobId,
+  warnings: jobWarnings(job),
   ...(withResult ? { result: job.result } : {}),
 });
 

@@ -6,7 +6,7 @@ import { boolText, intText } from '../../contracts/fields.ts';
 import * as wire from '../../contracts/responses.ts';
 import { randomPassword } from '../../domain/passwords.ts';
 import { route } from '../../http/routes.ts';
-import { mayChangeStanding, mayGrantRole } from '../../policies/roles.ts';
+import { mayChangeStanding, mayGrantRole, removesActiveAdmin } from '../../policies/roles.ts';
 import { presentUser } from '../../presenters/index.ts';
 import { sendMail } from '../../outbox.ts';
 import { getAccount } from '../../store/accounts.ts';
@@ -41,6 +41,22 @@ const presentOne = (u: users.User) => ({ ...presentUser(u), status: 200 });
 
 /** A value as one POSIX shell word: the mail suggests a command to copy, and e-mails may hold an apostrophe. */
 const shellWord = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The appliance must keep an administrator who can sign in: the last active one may not be
+ * deactivated, lose the admin role or have their password reset (a random one nobody knows).
+ * @param change what would happen to the target.
+ */
+async function keepLastAdmin(db: Knex, target: users.User, change: { active?: boolean; roleIds?: number[]; reset?: boolean }) {
+  const roles = await users.listRoles(db);
+  const roleNames = change.roleIds?.map((id) => roles.find((r) => r.id === id)?.name ?? '');
+  if (removesActiveAdmin(target, { ...change, roleNames }) && (await users.countActiveAdmins(db, target.id)) === 0) {
+    throw new AppError(409, {
+      message: `${target.username} is the last active administrator: make another user an active admin first.`,
+      status: 409,
+    });
+  }
+}
 
 export const userRoutes = [
   route({
@@ -111,6 +127,7 @@ export const userRoutes = [
     async command({ db, user: me, body, loaded: { target } }) {
       if (!mayChangeStanding(me, target) && (body.active !== undefined || body.flexmeasures_roles !== undefined)) throw forbidden();
       if (body.flexmeasures_roles) await checkRoles(db, me, body.flexmeasures_roles, target.roleIds);
+      await keepLastAdmin(db, target, { active: body.active, roleIds: body.flexmeasures_roles });
       await checkIdentityFree(db, { email: body.email, username: body.username, except: target.id });
       await users.updateUser(db, target.id, { email: body.email, username: body.username, active: body.active, timezone: body.timezone });
       if (body.flexmeasures_roles) await users.setRoles(db, target.id, body.flexmeasures_roles);
@@ -127,6 +144,7 @@ export const userRoutes = [
     // As for PATCH: the user themselves, account-admins of their account, admins.
     load: async ({ db, params }) => ({ target: await userById(db, params.id, 'update') }),
     async command({ ctx, db, loaded: { target } }) {
+      await keepLastAdmin(db, target, { reset: true });
       // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
       const passwordHash = await ctx.services.passwords.hash(randomPassword());
       await db.transaction(async (trx) => {

@@ -1,0 +1,139 @@
+import type { DeviceConstraints, JobWarning } from '../contracts/responses.ts';
+
+/**
+ * The warnings of a finished scheduling job. FlexMeasures extends inputs that do not cover the
+ * schedule and only logs it; Flexsite keeps the same numbers but says what it did in the job
+ * result, so that the operator sees a schedule planned on made-up inputs as such.
+ */
+
+/** Where a series is read on the schedule grid. */
+export interface GridAt {
+  startMs: number;
+  stepMs: number;
+}
+
+type Period = NonNullable<JobWarning['periods']>[number];
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * @param values one value per step, null where unknown.
+ * @returns the runs of unknown steps as periods [start, end).
+ */
+export function unknownPeriods(values: readonly (number | null)[], at: GridAt): Period[] {
+  const periods: Period[] = [];
+  let from: number | null = null;
+  values.forEach((v, j) => {
+    if (v === null && from === null) from = j;
+    if (v !== null && from !== null) {
+      periods.push({ start: iso(at.startMs + from * at.stepMs), end: iso(at.startMs + j * at.stepMs) });
+      from = null;
+    }
+  });
+  if (from !== null) periods.push({ start: iso(at.startMs + from * at.stepMs), end: iso(at.startMs + values.length * at.stepMs) });
+  return periods;
+}
+
+/** Who an input is: its field, and its sensor when it is read from one. */
+export interface InputAt {
+  field: string;
+  sensorId?: number;
+  sensorName?: string;
+}
+
+const named = (input: InputAt) =>
+  input.sensorId === undefined ? `\`${input.field}\`` : `sensor ${input.sensorId}${input.sensorName ? ` (${input.sensorName})` : ''}`;
+
+/**
+ * A price series with unknown steps, extended as FlexMeasures extends it: the first known value
+ * backwards, the last one forwards, a gap inside with the value before it.
+ * @returns the warning, or undefined when every step is known.
+ */
+export function extendedPrices(values: readonly (number | null)[], input: InputAt, at: GridAt): JobWarning | undefined {
+  const periods = unknownPeriods(values, at);
+  if (!periods.length) return undefined;
+  const how: string[] = [];
+  if (values[0] === null) how.push('the first known price backwards');
+  if (values[values.length - 1] === null) how.push('the last known price forwards');
+  const inner = periods.length - (values[0] === null ? 1 : 0) - (values[values.length - 1] === null ? 1 : 0);
+  if (inner > 0) how.push('gaps with the price before them');
+  return {
+    code: 'input-extended',
+    field: input.field,
+    ...(input.sensorId !== undefined && { sensor_id: input.sensorId }),
+    message: `Prices of ${named(input)} do not cover the whole schedule; extended with ${how.join(', ')}.`,
+    periods,
+  };
+}
+
+/** @returns a warning for an inflexible device's power taken as zero where unknown, or undefined when all is known. */
+export function assumedZeroPower(values: readonly (number | null)[], input: InputAt, at: GridAt): JobWarning | undefined {
+  const periods = unknownPeriods(values, at);
+  if (!periods.length) return undefined;
+  return {
+    code: 'input-assumed',
+    field: input.field,
+    ...(input.sensorId !== undefined && { sensor_id: input.sensorId }),
+    message: `Power of the inflexible device ${named(input)} is unknown for part of the schedule; taken as zero there.`,
+    periods,
+  };
+}
+
+/** The fallback scheduler's result: not optimal, a simple policy. */
+export const fallbackUsed: JobWarning = {
+  code: 'fallback',
+  message:
+    'The optimal schedule was infeasible; this is the fallback scheduler’s simple charge/discharge policy, which may break constraints.',
+};
+
+const kindNames: Record<string, string> = {
+  'soc-minima': 'SoC minima',
+  'soc-maxima': 'SoC maxima',
+  'soc-targets': 'SoC targets',
+  'consumption-capacity': 'Consumption capacity',
+  'production-capacity': 'Production capacity',
+};
+
+/**
+ * One warning per device and kind of soft constraint that was breached, with its largest violation.
+ * @param unresolved the job's `unresolved` list.
+ * @param stepMs the step length: a SoC constraint's instant is the end of its step.
+ */
+export function unresolvedConstraints(unresolved: readonly DeviceConstraints[], stepMs: number): JobWarning[] {
+  return unresolved.flatMap(({ asset: _asset, sensor, ...kinds }) =>
+    Object.entries(kinds).flatMap(([kind, slots]) => {
+      if (!slots?.length) return [];
+      const worst = slots.reduce((a, b) => (parseFloat(b.violation ?? '0') > parseFloat(a.violation ?? '0') ? b : a));
+      // SoC slots name the instant the constraint holds at (a step's end); capacities a step's start.
+      const soc = kind.startsWith('soc-');
+      return [
+        {
+          code: 'constraint-unresolved' as const,
+          field: kind,
+          sensor_id: sensor,
+          message: `${kindNames[kind] ?? kind} of sensor ${sensor} not met at ${slots.length} step(s), by up to ${worst.violation}.`,
+          periods: slots.map((s) => {
+            const t = Date.parse(s.datetime);
+            return soc ? { start: iso(t - stepMs), end: iso(t) } : { start: iso(t), end: iso(t + stepMs) };
+          }),
+        },
+      ];
+    }),
+  );
+}
+
+/**
+ * The state of charge at the start, read from a sensor at another instant than the start.
+ * @returns the warning, or undefined when the reading is at the start itself.
+ */
+export function socFromReading(reading: { sensorId: number; atMs: number }, startMs: number): JobWarning | undefined {
+  if (reading.atMs === startMs) return undefined;
+  const minutes = Math.round(Math.abs(startMs - reading.atMs) / 60_000);
+  return {
+    code: 'soc-reading',
+    field: 'soc-at-start',
+    sensor_id: reading.sensorId,
+    message: `State of charge at the start taken from sensor ${reading.sensorId}'s reading ${minutes} min ${reading.atMs < startMs ? 'before' : 'after'} the start.`,
+    periods: [{ start: iso(Math.min(reading.atMs, startMs)), end: iso(Math.max(reading.atMs, startMs)) }],
+  };
+}

@@ -1,0 +1,70 @@
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToyAccount, type ToyAccountIds } from '../../server/src/commands/toyAccount.ts';
+import { TOY_DAY_PRICES } from '../../server/src/commands/toyPrices.ts';
+import { factories } from '../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+/** The toy account schedules out of the box: its public price sensor holds toy prices for today and the coming days. */
+
+let t: TestServer;
+let ids: ToyAccountIds;
+let token: string;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  ids = await createToyAccount(t.db, 'toy password');
+  const login = await t.request('POST', '/api/requestAuthToken', { json: { email: 'toy-user@flexmeasures.io', password: 'toy password' } });
+  token = login.body.auth_token;
+});
+afterAll(() => t.close());
+
+const trigger = (tok: string) =>
+  t.request('POST', `/api/v3_0/sensors/${ids.battery_power_sensor_id}/schedules/trigger`, {
+    token: tok,
+    json: {
+      start: DateTime.now().startOf('hour').plus({ hours: 1 }).toISO(),
+      duration: 'PT24H',
+      'flex-model': { 'soc-at-start': '0.1 MWh' },
+    },
+  });
+
+describe('the toy account', () => {
+  it('has toy prices from the start of today (Amsterdam) for three days, known a day ahead; a second run replaces them', async () => {
+    const today = DateTime.now().setZone('Europe/Amsterdam').startOf('day');
+    const end = today.plus({ days: 3 });
+    const rows = async () =>
+      t
+        .db('timed_belief as b')
+        .join('data_source as s', 's.id', 'b.source_id')
+        .where('b.sensor_id', ids.day_ahead_prices_sensor_id)
+        .orderBy('b.event_start')
+        .select<{ event_start: number; event_value: number; name: string }[]>('b.event_start', 'b.event_value', 's.name');
+    const stored = await rows();
+    expect(stored).toHaveLength(end.diff(today, 'hours').hours);
+    expect(stored.every((r) => r.name === 'Flexsite toy prices')).toBe(true);
+    expect(Number(stored[0].event_start)).toBe(today.toMillis());
+    expect(stored.slice(0, 24).map((r) => r.event_value)).toEqual(
+      today.plus({ days: 1 }).diff(today, 'hours').hours === 24 ? [...TOY_DAY_PRICES] : expect.any(Array),
+    );
+    await createToyAccount(t.db, 'toy password');
+    expect(await rows()).toHaveLength(stored.length);
+  });
+
+  it("schedules the toy battery at once, on the market's prices, without warnings", async () => {
+    const res = await trigger(token);
+    expect(res.status).toBe(200);
+    await t.server.services.jobs.settled(res.body.schedule, 60_000);
+    const job = await t.request('GET', `/api/v3_0/jobs/${res.body.schedule}`, { token });
+    expect(job.body.status).toBe('finished');
+    expect(job.body.result.warnings).toEqual([]);
+    expect(job.body.result.currency).toBe('EUR');
+    expect(Math.max(...job.body.result.devices[0].power_mw.map(Math.abs))).toBeGreaterThan(0);
+  });
+
+  it("refuses another account's user", async () => {
+    const f = factories(t.db);
+    const other = await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] });
+    expect((await trigger(other.token)).status).toBe(403);
+  });
+});
