@@ -30,6 +30,9 @@ export const mayChangeStanding = (caller: User, target: User) => caller.id !== t
 /** A scheduler plugin runs code on the appliance: choosing one is for platform admins. */
 export const mayChooseScheduler = isAdmin;
 
+/** A webhook is a URL the server posts to, from inside the site's network: choosing one is for platform admins. */
+export const mayChooseWebhook = isAdmin;
+
 /**
  * Whether a change would take away an active administrator: deactivating them, a role list
  * without `admin`, or a password reset (a random password nobody knows).

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { webhookUrlProblem } from '../../attention/webhook.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
 import * as cockpit from '../../contracts/cockpit.ts';
-import { fieldError, notFound } from '../../errors.ts';
+import { fieldError, forbidden, notFound } from '../../errors.ts';
 import { route, type Loaded } from '../../http/routes.ts';
+import { mayChooseWebhook } from '../../policies/roles.ts';
 import { presentNotification } from '../../presenters/notifications.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as notifications from '../../store/notifications.ts';
@@ -65,10 +66,14 @@ export const notificationRoutes = [
   route({
     method: 'PATCH',
     path: '/accounts/:id/notification-settings',
-    summary: "Set the webhook URL the server posts an account's notifications to (account admins)",
+    summary: "Set the webhook URL the server posts an account's notifications to (platform admins)",
+    // The server will post to this URL from inside the site's network: a deployment's choice, as a
+    // scheduler plugin is, never an account member's (nothing a user stores becomes a URL it acts on).
+    guard: ({ user }) => {
+      if (!mayChooseWebhook(user)) throw forbidden();
+    },
     request: { params: idParams, json: cockpit.notificationSettings },
-    // The server will post to this URL: only the account's admins choose it.
-    load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'create-children') }),
+    load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'read') }),
     check: ({ body }) => {
       const problem = body.webhook_url === null ? undefined : webhookUrlProblem(body.webhook_url);
       if (problem) throw fieldError('json', 'webhook_url', problem);
