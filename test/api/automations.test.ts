@@ -182,7 +182,8 @@ describe('automations that see the present', () => {
     const site = await f.asset({ accountId: account, type: 'battery' });
     const battery = await f.sensor({ assetId: site.id, unit: 'kW', timezone: 'Europe/Amsterdam' });
     const soc = await f.sensor({ assetId: site.id, unit: 'kWh', resolutionMinutes: 0, timezone: 'Europe/Amsterdam' });
-    const due = Date.parse('2027-04-10T04:00:00Z'); // 06:00 in Amsterdam
+    // 06:00 in Amsterdam (CEST) a day after the last measurement: a forecast needs recent history.
+    const due = Date.parse('2027-03-28T04:00:00Z');
     await f.beliefs(soc.id, due, 0, [12], due);
     const patched = await t.request('PATCH', `/api/v3_0/assets/${site.id}`, {
       token,

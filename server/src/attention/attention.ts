@@ -8,6 +8,7 @@ import { presentNotification } from '../presenters/notifications.ts';
 import { lastMeasurement, monitoredSensors } from '../store/lastMeasurements.ts';
 import { addNotification, webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
 import { listUsers } from '../store/users.ts';
+import { Periodic } from '../periodic.ts';
 import { postWebhook } from './webhook.ts';
 
 /** How often sensors are checked for stale data. */
@@ -36,14 +37,19 @@ const titles: Record<Notification['kind'], string> = {
  * awaited, so a job ends once its notification is out (the webhook gets at most 5 s).
  */
 export class Attention {
-  private timer: NodeJS.Timeout | undefined;
-  private checking: Promise<number> | undefined;
+  private readonly staleCheck: Periodic;
 
   constructor(
     private db: Knex,
     private config: Config,
     private log: Logger,
-  ) {}
+  ) {
+    this.staleCheck = new Periodic(
+      STALE_CHECK_MS,
+      (nowMs) => this.raiseStale(nowMs),
+      (err) => log.error({ err }, 'stale sensor check'),
+    );
+  }
 
   /**
    * Stores and delivers a notification, unless the account has one about the subject already.
@@ -136,13 +142,8 @@ export class Attention {
    * Sensors never measured, or silent for over a week, raise nothing.
    * @returns how many notifications were raised.
    */
-  async checkStale(nowMs: number): Promise<number> {
-    await this.checking;
-    this.checking = this.raiseStale(nowMs).catch((err: unknown) => {
-      this.log.error({ err }, 'stale sensor check');
-      return 0;
-    });
-    return this.checking;
+  checkStale(nowMs: number): Promise<number> {
+    return this.staleCheck.run(nowMs);
   }
 
   private async raiseStale(nowMs: number): Promise<number> {
@@ -169,12 +170,10 @@ export class Attention {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.checkStale(Date.now()), STALE_CHECK_MS);
-    this.timer.unref();
+    this.staleCheck.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.checking;
+  stop(): Promise<void> {
+    return this.staleCheck.stop();
   }
 }

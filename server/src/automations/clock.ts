@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobQueue } from '../jobs/jobQueue.ts';
+import { Periodic } from '../periodic.ts';
 import { listAutomations, markQueued } from '../store/automations.ts';
 import { getAsset } from '../store/assets.ts';
 import { latestDue } from './cron.ts';
@@ -17,38 +18,34 @@ const TICK_MS = 15_000;
  * second run; the first tick after a start is the catch-up.
  */
 export class AutomationClock {
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<number> | undefined;
+  private readonly clock: Periodic;
 
   constructor(
     private db: Knex,
     private jobs: JobQueue,
-    private log: Logger,
-  ) {}
-
-  start(): void {
-    void this.tick(Date.now());
-    this.timer = setInterval(() => void this.tick(Date.now()), TICK_MS);
-    this.timer.unref();
+    log: Logger,
+  ) {
+    this.clock = new Periodic(
+      TICK_MS,
+      (nowMs) => this.queueDue(nowMs),
+      (err) => log.error({ err }, 'automation clock'),
+    );
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.ticking;
+  start(): void {
+    this.clock.start();
+  }
+
+  stop(): Promise<void> {
+    return this.clock.stop();
   }
 
   /**
    * Queues what is due at `nowMs` (the clock's own time in production; any time in tests).
    * @returns how many runs were queued.
    */
-  async tick(nowMs: number): Promise<number> {
-    // One tick at a time: an overlapping one would only find the same jobs.
-    await this.ticking;
-    this.ticking = this.queueDue(nowMs).catch((err) => {
-      this.log.error({ err }, 'automation clock');
-      return 0;
-    });
-    return this.ticking;
+  tick(nowMs: number): Promise<number> {
+    return this.clock.run(nowMs);
   }
 
   private async queueDue(nowMs: number): Promise<number> {

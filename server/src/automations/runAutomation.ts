@@ -84,7 +84,9 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
       const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
       scheduleInputs = fed.added;
-      const input = { start, duration: horizon, sensor, flexModel: {}, flexContext: fed.context };
+      // Known as of the run (never before its due time): the state of charge at the start included.
+      const prior = DateTime.fromMillis(Math.max(dueMs, Date.now()), { zone: automation.timezone });
+      const input = { start, duration: horizon, prior, sensor, flexModel: {}, flexContext: fed.context };
       const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, owner, input, { reuseWithinS: 0, force: true }).catch(
         (err: unknown) => {
           if (err instanceof AppError && err.status === 403) {

@@ -199,7 +199,8 @@ export async function forecastSensor(
     const endMs = cycle.endMs;
     const history = await gridValues(db, sensor, { startMs: historyStartMs, endMs: originMs, stepMs }, cycle.beliefTimeMs, true);
     if (!history.some((v) => v !== null)) {
-      throw new Error(
+      throw new JobFailure(
+        'ValueError',
         `No usable history: sensor ${sensor.id} has no measurements or other beliefs (forecasts and schedules aside) ` +
           `known at ${new Date(cycle.beliefTimeMs).toISOString()} for events in the ${HISTORY_MS / DAY_MS} days before ` +
           `${new Date(originMs).toISOString()}; ${minimumHistoryText(Math.max(endMs - originMs, stepMs))}. Nothing was stored.`,
@@ -212,7 +213,8 @@ export async function forecastSensor(
     const task: ForecastTask = { stepMs, historyStartMs, history, steps, ...site, regressors: regressorValues, method: args.method };
     const outcome: ForecastOutcome = await pool.run('forecast', task);
     if (!outcome.values.some((v, i) => v !== null && originMs + i * stepMs >= cycle.startMs)) {
-      throw new Error(
+      throw new JobFailure(
+        'ValueError',
         `No usable history: sensor ${sensor.id}'s history known at ${new Date(cycle.beliefTimeMs).toISOString()} ` +
           `has no values a day or a week before the forecast window; ${minimumHistoryText(endMs - originMs)}. Nothing was stored.`,
       );

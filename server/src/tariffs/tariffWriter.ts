@@ -12,6 +12,7 @@ import { getSensor } from '../store/sensors.ts';
 import { getOrCreateSource, type SourceProps } from '../store/sources.ts';
 import { listPriceConnectors, listTariffs, type PriceConnector, type Tariff } from '../store/tariffs.ts';
 import { getUser } from '../store/users.ts';
+import { Periodic } from '../periodic.ts';
 import { fetchDayAhead } from './entsoe.ts';
 
 /** How far ahead prices are written: the rest of today and the next two days, in the tariff's zone. */
@@ -43,41 +44,46 @@ type PriceRow = Omit<BeliefInput, 'sourceId'>;
  * written (offline, refused) is logged and the others go on.
  */
 export class TariffWriter {
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<number> | undefined;
+  private readonly clock: Periodic;
 
   constructor(
     private db: Knex,
     private config: Config,
     private log: Logger,
-  ) {}
+  ) {
+    this.clock = new Periodic(
+      TICK_MS,
+      (nowMs) => this.writeAhead(nowMs),
+      (err) => log.error({ err }, 'tariff writer'),
+    );
+  }
 
   /**
    * Writes the prices of the intervals from `nowMs` to the end of the second day after it,
    * believed at `nowMs`.
    * @returns how many beliefs were stored.
    */
-  async tick(nowMs: number): Promise<number> {
-    await this.ticking;
-    this.ticking = (async () => {
-      let stored = 0;
-      for (const t of await listTariffs(this.db)) {
-        stored += await this.writeTariff(t, nowMs).catch((err: unknown) => {
-          this.log.warn({ err: String(err), tariff: t.id }, 'tariff not written');
-          return 0;
-        });
-      }
-      // Off unless the operator set a token.
-      const token = this.config.entsoe.token;
-      for (const c of token ? await listPriceConnectors(this.db) : []) {
-        stored += await this.writeDayAhead(c, { url: this.config.entsoe.url, token: token! }, nowMs).catch((err: unknown) => {
-          this.log.warn({ err: String(err), connector: c.id, zone: c.biddingZone }, 'day-ahead prices not written');
-          return 0;
-        });
-      }
-      return stored;
-    })();
-    return this.ticking;
+  tick(nowMs: number): Promise<number> {
+    return this.clock.run(nowMs);
+  }
+
+  private async writeAhead(nowMs: number): Promise<number> {
+    let stored = 0;
+    for (const t of await listTariffs(this.db)) {
+      stored += await this.writeTariff(t, nowMs).catch((err: unknown) => {
+        this.log.warn({ err: String(err), tariff: t.id }, 'tariff not written');
+        return 0;
+      });
+    }
+    // Off unless the operator set a token.
+    const token = this.config.entsoe.token;
+    for (const c of token ? await listPriceConnectors(this.db) : []) {
+      stored += await this.writeDayAhead(c, { url: this.config.entsoe.url, token: token! }, nowMs).catch((err: unknown) => {
+        this.log.warn({ err: String(err), connector: c.id, zone: c.biddingZone }, 'day-ahead prices not written');
+        return 0;
+      });
+    }
+    return stored;
   }
 
   /** Throws unless the owner is active and may still write these sensors. */
@@ -147,13 +153,10 @@ export class TariffWriter {
   }
 
   start(): void {
-    void this.tick(Date.now());
-    this.timer = setInterval(() => void this.tick(Date.now()), TICK_MS);
-    this.timer.unref();
+    this.clock.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.ticking;
+  stop(): Promise<void> {
+    return this.clock.stop();
   }
 }
