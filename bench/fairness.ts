@@ -93,7 +93,9 @@ async function forecastBeforeSchedule(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-fairness-'));
   const db = openStore(dataFolder(dir).store);
   await migrate(db);
-  const origin = Math.floor(Date.now() / DAY) * DAY;
+  // A year back, with measurements through it: every daily cycle finds history known at its own
+  // start (a forecast without recent history fails, issue 22).
+  const origin = Math.floor(Date.now() / DAY) * DAY - 366 * DAY;
   const ids = await db.transaction(async (trx) => {
     const a = await benchUser(trx, [], 'forecaster@example.com');
     const b = await otherAccountUser(trx, 'scheduler');
@@ -108,10 +110,11 @@ async function forecastBeforeSchedule(): Promise<void> {
       attributes: {},
     });
     const start = origin - 35 * DAY;
-    const values = householdLoad(start, HOUR, 35 * 24).values;
+    const values = householdLoad(start, HOUR, (35 + 366) * 24).values;
+    const measured = (i: number) => ({ eventStartMs: start + i * HOUR, beliefTimeMs: start + (i + 1) * HOUR });
     await recordBeliefs(
       trx,
-      values.map((value, i) => ({ sensorId: load.id, eventStartMs: start + i * HOUR, beliefTimeMs: origin, sourceId: source.id, value })),
+      values.map((value, i) => ({ sensorId: load.id, ...measured(i), sourceId: source.id, value })),
       { allowOverwrite: false },
     );
     const battery = await benchAsset(trx, b.accountId, 'battery');
