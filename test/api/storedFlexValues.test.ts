@@ -85,6 +85,11 @@ describe('stored flex configuration values', () => {
       'consumption-price': { sensor: eurPrices },
       'production-price': '-5 EUR/MWh',
       'consumption-breach-price': '1000 EUR/MW',
+      // Commitment prices per MW or per MWh, as a trigger takes them.
+      commitments: [
+        { name: 'grid fee', baseline: '0 kW', 'up-price': '10 EUR/MWh' },
+        { name: 'peak', baseline: '1 MW', 'up-price': '2 EUR/kW', 'down-price': '0 EUR/kW' },
+      ],
       'site-power-capacity': segment('2015-01-01T00:00:00Z', '2015-01-02T00:00:00Z', '2 MW'),
     };
     const res = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
-import { readQuantity } from '../domain/units.ts';
+import { isEnergyUnit, readQuantity } from '../domain/units.ts';
 import { getSensor } from '../store/sensors.ts';
 
 /**
@@ -18,7 +18,8 @@ export const MAX_PRICE = 1e9;
 type Rule =
   | { kind: 'quantity'; unit: 'MWh' | 'MW'; nonNegative: boolean }
   | { kind: 'fraction' }
-  | { kind: 'price'; per: 'MWh' | 'MW'; nonNegative: boolean };
+  /** `perEnergyToo`: a price per MWh is read as well (commitments, which 1.0 converts by the step length). */
+  | { kind: 'price'; per: 'MWh' | 'MW'; nonNegative: boolean; perEnergyToo?: boolean };
 
 const energy: Rule = { kind: 'quantity', unit: 'MWh', nonNegative: true };
 const capacity: Rule = { kind: 'quantity', unit: 'MW', nonNegative: true };
@@ -27,6 +28,7 @@ const fraction: Rule = { kind: 'fraction' };
 const price: Rule = { kind: 'price', per: 'MWh', nonNegative: false };
 const breachPerMwh: Rule = { kind: 'price', per: 'MWh', nonNegative: true };
 const breachPerMw: Rule = { kind: 'price', per: 'MW', nonNegative: true };
+const commitmentPrice: Rule = { kind: 'price', per: 'MW', nonNegative: false, perEnergyToo: true };
 
 const rules: Record<string, Rule> = {
   'soc-at-start': energy,
@@ -78,10 +80,11 @@ function readValue(rule: Rule, value: unknown, socUnit: 'MWh' | 'kWh'): { proble
     if (!m) return { problem: `Cannot convert value \`${String(value)}\` to a price per ${rule.per}` };
     const currency = m[1];
     if (!currencies.has(currency)) return { problem: `${currency} is not a known currency.` };
-    const n = readQuantity(value, `${currency}/${rule.per}`, `${currency}/${rule.per}`);
+    const per = rule.perEnergyToo && isEnergyUnit(m[2]) ? 'MWh' : rule.per;
+    const n = readQuantity(value, `${currency}/${per}`, `${currency}/${per}`);
     if (typeof n !== 'number') return { problem: n.error };
     if (rule.nonNegative && n < 0) return { problem: 'Must be greater than or equal to 0.' };
-    if (Math.abs(n) > MAX_PRICE) return { problem: `Must be at most ${MAX_PRICE} ${currency}/${rule.per} in size.` };
+    if (Math.abs(n) > MAX_PRICE) return { problem: `Must be at most ${MAX_PRICE} ${currency}/${per} in size.` };
     return { currency };
   }
   if (rule.kind === 'fraction') {
@@ -141,7 +144,7 @@ export async function checkStoredValues(db: Knex, config: Record<string, unknown
     else if (key === 'commitments' && Array.isArray(value)) {
       value.forEach((c: Record<string, unknown>, i) => {
         for (const side of ['up-price', 'down-price']) {
-          if (c?.[side] !== undefined) walkField({ kind: 'price', per: 'MW', nonNegative: false }, c[side], [key, i, side], socUnit, out);
+          if (c?.[side] !== undefined) walkField(commitmentPrice, c[side], [key, i, side], socUnit, out);
         }
       });
     }
