@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       sunsetDate: null,
       sunsetLink: null,
       schedulerPluginsDir: null,
+      publicUrl: null,
     });
   });
 
@@ -52,6 +53,7 @@ describe('loadConfig', () => {
         FLEXSITE_API_COMPAT: '1.0',
         FLEXSITE_HOSTS_AND_AUTH_START: '{"example.com": "2024-05"}',
         FLEXSITE_SCHEDULER_PLUGINS: '/etc/flexsite/schedulers',
+        FLEXSITE_PUBLIC_URL: 'https://flexsite.example.org/',
       }),
     ).toMatchObject({
       port: 0,
@@ -66,6 +68,7 @@ describe('loadConfig', () => {
       apiCompat: '1.0',
       hostsAndAuthStart: { 'example.com': '2024-05' },
       schedulerPluginsDir: '/etc/flexsite/schedulers',
+      publicUrl: 'https://flexsite.example.org',
     });
     expect(loadConfig({ FLEXSITE_MAX_PLANNING_HORIZON: '96', FLEXSITE_ALLOW_DATA_OVERWRITE: 'false', HOST: '::1' })).toMatchObject({
       maxPlanningHorizon: { steps: 96 },

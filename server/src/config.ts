@@ -53,6 +53,8 @@ export interface Config {
   sunsetLink: string | null;
   /** The operator's folder of scheduler plugins (`custom-scheduler`); null: none. */
   schedulerPluginsDir: string | null;
+  /** Where links in mails point (behind a proxy, the address people use); null: the address a request reached. */
+  publicUrl: string | null;
   /** The ENTSO-E transparency platform's API, and the operator's security token for it (null: connector off). */
   entsoe: { url: string; token: string | null };
 }
@@ -138,6 +140,11 @@ const schema = z.object({
   FLEXSITE_API_SUNSET_DATE: z.string().optional(),
   FLEXSITE_API_SUNSET_LINK: z.string().optional(),
   FLEXSITE_SCHEDULER_PLUGINS: z.string().optional(),
+  FLEXSITE_PUBLIC_URL: z
+    .string()
+    .regex(/^https?:\/\/[^/?#@\s]+\/?$/i, 'expected an http(s) origin such as https://flexsite.example.org')
+    .transform((v) => v.replace(/\/$/, ''))
+    .optional(),
   FLEXSITE_ENTSOE_URL: z.url({ protocol: /^https?$/ }).default('https://web-api.tp.entsoe.eu/api'),
   FLEXSITE_ENTSOE_TOKEN: z.string().optional(),
 });
@@ -195,6 +202,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sunsetDate: e.FLEXSITE_API_SUNSET_DATE ?? null,
     sunsetLink: e.FLEXSITE_API_SUNSET_LINK ?? null,
     schedulerPluginsDir: e.FLEXSITE_SCHEDULER_PLUGINS === undefined ? null : path.resolve(e.FLEXSITE_SCHEDULER_PLUGINS),
+    publicUrl: e.FLEXSITE_PUBLIC_URL ?? null,
     entsoe: { url: e.FLEXSITE_ENTSOE_URL, token: e.FLEXSITE_ENTSOE_TOKEN ?? null },
   };
 }

@@ -121,16 +121,32 @@ describe('set-password links', () => {
     const { user } = await f.user({ accountId });
     const mails = outbox().length;
     const unknown = await t.request('POST', '/api/v3_0/password/forgot', { json: { email: 'nobody@example.com' } });
-    const known = await t.request('POST', '/api/v3_0/password/forgot', { json: { email: user.email } });
+    // Whoever asks chooses the Host header: the link must not point there.
+    const known = await t.request('POST', '/api/v3_0/password/forgot', { json: { email: user.email }, headers: { Host: 'evil.example' } });
     expect(unknown.status).toBe(200);
     expect(known.status).toBe(200);
     expect(unknown.body).toEqual(known.body);
     const mail = outbox().slice(mails);
     expect(mail).toEqual([expect.objectContaining({ to: user.email, subject: 'A new Flexsite password' })]);
     const link = /http:\/\/\S+/.exec(mail[0].body)![0];
+    expect(new URL(link).origin).toBe(t.url);
     const token = new URL(link).searchParams.get('token')!;
     expect((await t.request('POST', '/api/v3_0/password/set', { json: { token, password: 'remembered now' } })).status).toBe(200);
     expect((await login(user.email, 'remembered now')).status).toBe(200);
+  });
+});
+
+describe('links behind a proxy', () => {
+  it('point to FLEXSITE_PUBLIC_URL when the operator sets it', async () => {
+    const proxied = await startTestServer({ FLEXSITE_PUBLIC_URL: 'https://flexsite.example.org/' });
+    try {
+      const { user } = await factories(proxied.db).user({ accountId: (await factories(proxied.db).account()).id });
+      expect((await proxied.request('POST', '/api/v3_0/password/forgot', { json: { email: user.email } })).status).toBe(200);
+      const mails = fs.readFileSync(path.join(proxied.dataDir, 'outbox.jsonl'), 'utf8').trim().split('\n');
+      expect(JSON.parse(mails[mails.length - 1]).body).toMatch(/\nhttps:\/\/flexsite\.example\.org\/set-password\?token=\S+\n/);
+    } finally {
+      await proxied.close();
+    }
   });
 });
 

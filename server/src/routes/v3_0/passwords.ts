@@ -20,10 +20,22 @@ import { idParams, userById } from '../load.ts';
 const linkAnswer = z.object({ link: z.string(), expires_at: z.string(), status: z.literal(200) });
 const forgotAnswer = z.object({ message: z.string(), status: z.literal(200) });
 
+/**
+ * Where a mailed link points: the operator's FLEXSITE_PUBLIC_URL, else the address and port this
+ * request reached the server at. Never the Host header: whoever asks for a "forgot password" mail
+ * chooses it, and the link would carry the user's token to their host.
+ */
+function linkBase(ctx: AppContext): string {
+  if (ctx.services.config.publicUrl) return ctx.services.config.publicUrl;
+  const { localAddress = '127.0.0.1', localPort } = ctx.req.socket;
+  const address = localAddress.replace(/^::ffff:(?=\d+\.)/, '');
+  return `http://${address.includes(':') ? `[${address}]` : address}:${localPort}`;
+}
+
 /** Mails a set-password link to the user and returns it. */
 async function mailLink(ctx: AppContext, db: Knex, target: users.User, why: 'invite' | 'forgot') {
   const { token, expiresMs } = passwordToken(target.id, (await users.getPasswordHash(db, target.id))!);
-  const link = `${ctx.protocol}://${ctx.host}/set-password?token=${token}`;
+  const link = `${linkBase(ctx)}/set-password?token=${token}`;
   const expires = new Date(expiresMs).toISOString();
   await sendMail(ctx.services, {
     to: target.email,
