@@ -67,6 +67,9 @@ describe('tariffs', () => {
     const stranger = (await f.user({ accountId: otherAccount, roles: ['account-admin'] })).token;
     expect((await post(touTariff(), stranger)).status).toBe(403);
     expect((await t.request('GET', `/api/v3_0/assets/${site}/tariffs`, { token: stranger })).status).toBe(403);
+    // Not even a platform admin may store prices for this asset into another account's sensor.
+    const admin = (await f.user({ accountId: otherAccount, roles: ['admin'] })).token;
+    expect((await post({ ...touTariff(), consumption_price_sensor: theirs.id }, admin)).status).toBe(403);
     expect(await t.db('tariff')).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getOrCreateSource, type SourceProps } from '../store/sources.ts';
 import { listPriceConnectors, listTariffs, type PriceConnector, type Tariff } from '../store/tariffs.ts';
+import { getAsset } from '../store/assets.ts';
 import { getUser } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
 import { fetchDayAhead } from './entsoe.ts';
@@ -86,11 +87,13 @@ export class TariffWriter {
     return stored;
   }
 
-  /** Throws unless the owner is active and may still write these sensors. */
-  private async ownerMayWrite(ownerId: number | null, refs: Reference[]): Promise<void> {
+  /** Throws unless the owner is active and they and the asset's account may still write these sensors. */
+  private async ownerMayWrite(ownerId: number | null, assetId: number, refs: Reference[]): Promise<void> {
     const owner = ownerId === null ? undefined : await getUser(this.db, ownerId);
     if (!owner?.active) throw new Error('the owner is no longer active');
-    const refused = await firstRefused(this.db, owner, refs);
+    const asset = await getAsset(this.db, assetId);
+    if (!asset) throw new Error(`asset ${assetId} no longer exists`);
+    const refused = await firstRefused(this.db, owner, refs, undefined, asset.account_id);
     if (refused) throw new Error(`the owner may no longer write sensor ${refused.id}`);
   }
 
@@ -108,7 +111,7 @@ export class TariffWriter {
 
   private async writeTariff(t: Tariff, nowMs: number): Promise<number> {
     const d = t.definition;
-    await this.ownerMayWrite(t.ownerId, tariffReferences(d));
+    await this.ownerMayWrite(t.ownerId, t.assetId, tariffReferences(d));
     const from = DateTime.fromMillis(nowMs, { zone: d.timezone }).startOf('day');
     const [fromMs, toMs] = [from.toMillis(), from.plus({ days: AHEAD_DAYS }).toMillis()];
     const rows: PriceRow[] = [];
@@ -128,7 +131,7 @@ export class TariffWriter {
 
   /** Today's and tomorrow's (UTC) day-ahead prices of the connector's zone, on its sensor's grid and in its unit. */
   private async writeDayAhead(c: PriceConnector, entsoe: { url: string; token: string }, nowMs: number): Promise<number> {
-    await this.ownerMayWrite(c.ownerId, connectorReferences(c.sensorId));
+    await this.ownerMayWrite(c.ownerId, c.assetId, connectorReferences(c.sensorId));
     const sensor = (await getSensor(this.db, c.sensorId))!;
     const fromMs = DateTime.fromMillis(nowMs, { zone: 'UTC' }).startOf('day').toMillis();
     const day = await fetchDayAhead(entsoe, c.biddingZone, fromMs, fromMs + 2 * 86_400_000);

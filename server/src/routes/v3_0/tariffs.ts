@@ -29,7 +29,8 @@ export const tariffRoutes = [
     summary: 'Add a fixed or time-of-use tariff, written ahead as price beliefs',
     request: { params: idParams, json: tariffWire.tariffDefinition },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
-    references: ({ body }) => tariffReferences(body),
+    // Written later for the asset's account, whoever stores it: its account must be able to write there too.
+    references: ({ body, loaded }) => ({ refs: tariffReferences(body), usableBy: loaded.asset.account_id }),
     transaction: true,
     command: ({ db, user, body, loaded }) => tariffs.createTariff(db, loaded.asset.id, user.id, body, Date.now()),
     response: { status: 201, schema: tariffWire.tariff, present: presentTariff, description: 'the tariff' },
@@ -56,7 +57,7 @@ export const tariffRoutes = [
     summary: "Write a bidding zone's ENTSO-E day-ahead prices to a price sensor (when the operator set a token)",
     request: { params: idParams, json: tariffWire.priceConnectorInput },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
-    references: ({ body }) => connectorReferences(body.sensor),
+    references: ({ body, loaded }) => ({ refs: connectorReferences(body.sensor), usableBy: loaded.asset.account_id }),
     transaction: true,
     command: ({ db, user, body, loaded }) =>
       tariffs.createPriceConnector(
