@@ -7,6 +7,7 @@ import * as cockpit from '../../../server/src/contracts/cockpit.ts';
 import { useSession } from '../app/session.tsx';
 import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { TariffForm } from '../components/cockpit/TariffForm.tsx';
+import { PlanActualChart } from '../components/cockpit/PlanActualChart.tsx';
 import * as tariffWire from '../../../server/src/contracts/tariffs.ts';
 import { useApi } from '../hooks/useApi.ts';
 import { formatTime } from '../lib/time.ts';
@@ -129,6 +130,8 @@ export function SiteNowPage() {
             <dd>{money(kpis.data.total.realised_savings, kpis.data.currency)}</dd>
           </dl>
         ))}
+      <h2>Plan against actual</h2>
+      {now.data && <PlanActualChart assetId={id ?? ''} zone={zone} sensors={now.data.sensors} />}
       <h2>Tariffs</h2>
       {siteTariffs.data && siteTariffs.data.length > 0 && (
         <ul aria-label="Tariffs">

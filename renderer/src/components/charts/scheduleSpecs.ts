@@ -12,7 +12,7 @@ interface Row {
   value: number;
 }
 
-const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+export const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 
 /**
  * Picks kilo or mega for values given in mega-units, so that axes read "120 kW", not "0.12 MW".
@@ -25,7 +25,7 @@ export function readableUnit(valuesMega: number[], base: 'W' | 'Wh'): { unit: st
   return largest > 0 && largest < 1 ? { unit: `k${base}`, factor: 1000 } : { unit: `M${base}`, factor: 1 };
 }
 
-const timeAxis = (zone: string) => ({
+export const timeAxis = (zone: string) => ({
   field: 't',
   type: 'temporal',
   scale: { type: 'utc' },

@@ -4,6 +4,9 @@ import type { Job } from '../../api/types.ts';
 import { formatTime } from '../../lib/time.ts';
 import { VegaChart } from '../charts/VegaChart.tsx';
 import { powerSpec, priceSpec, sitePowerSpec, socSpec } from '../charts/scheduleSpecs.ts';
+import { overlaySpec } from '../charts/overlaySpec.ts';
+import { ScheduleTable } from './ScheduleTable.tsx';
+import { scheduleOverlay } from './scheduleTable.ts';
 import { ScheduleConstraints } from './ScheduleConstraints.tsx';
 import { JobWarnings } from '../JobStatus.tsx';
 import { formatMoney, isPenalty, moneySentence } from '../../lib/money.ts';
@@ -25,6 +28,7 @@ export function ScheduleResult({ job, zone, names }: Props) {
   const specs = useMemo(() => {
     if (!result?.devices) return undefined;
     return {
+      overlay: overlaySpec(scheduleOverlay(result, zone, names)),
       power: powerSpec(result, zone, names),
       soc: socSpec(result, zone, names),
       prices: priceSpec(result, zone),
@@ -83,6 +87,8 @@ export function ScheduleResult({ job, zone, names }: Props) {
         )}
       </dl>
       <ScheduleConstraints result={result} zone={zone} names={names} />
+      {specs.overlay && <VegaChart spec={specs.overlay} label="Power, state of charge and price" />}
+      <ScheduleTable result={result} zone={zone} names={names} jobId={job.id} />
       <VegaChart spec={specs.power} label="Scheduled power" />
       {specs.soc && <VegaChart spec={specs.soc} label="State of charge" />}
       {specs.prices && <VegaChart spec={specs.prices} label="Prices" />}

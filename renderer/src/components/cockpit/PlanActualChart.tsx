@@ -1,0 +1,129 @@
+import { useMemo, useState } from 'react';
+import { API } from '../../api/client.ts';
+import * as wire from '../../api/contracts.ts';
+import { useApi } from '../../hooks/useApi.ts';
+import { useRange } from '../../hooks/useRange.ts';
+import { storedFlex } from '../../lib/attributes.ts';
+import { deviations, overlaySpec } from '../charts/overlaySpec.ts';
+import { VegaChart } from '../charts/VegaChart.tsx';
+import { Field } from '../Field.tsx';
+import { RangeControls } from '../RangeControls.tsx';
+import { Empty, ErrorNotice } from '../Status.tsx';
+import { readPlanActual, TOLERANCE_SHARE } from './planActual.ts';
+
+interface SiteSensor {
+  id: number;
+  name: string;
+  unit: string;
+}
+
+interface Props {
+  assetId: string;
+  zone: string;
+  /** The site's sensors (those of the assets below it included). */
+  sensors: SiteSensor[];
+}
+
+const isPower = (s: SiteSensor) => /^[kMG]?W$/.test(s.unit);
+const isSoc = (s: SiteSensor) => /^[kM]?Wh$|^%$/.test(s.unit);
+const isPrice = (s: SiteSensor) => s.unit.includes('/');
+
+/** The consumption price sensor of a stored flex-context, in either dialect (`consumption-price-sensor: 5`, `consumption-price: {sensor: 5}`). */
+function contextPriceSensor(context: Record<string, unknown>): number | undefined {
+  const old = context['consumption-price-sensor'];
+  const price = context['consumption-price'];
+  const id = typeof old === 'number' ? old : price && typeof price === 'object' ? (price as { sensor?: unknown }).sensor : undefined;
+  return typeof id === 'number' ? id : undefined;
+}
+
+/** A choice of sensor; `none` where the chart can do without. */
+function SensorChoice(props: {
+  label: string;
+  options: SiteSensor[];
+  value: number | undefined;
+  onChange: (id?: number) => void;
+  optional?: boolean;
+}) {
+  return (
+    <Field label={props.label}>
+      <select value={props.value ?? ''} onChange={(e) => props.onChange(e.target.value ? Number(e.target.value) : undefined)}>
+        {props.optional && <option value="">none</option>}
+        {props.options.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.name} ({s.unit})
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+/**
+ * The plan against what happened, for one device of the site: its scheduled and measured power
+ * and state of charge, the prices on a second axis, and the steps where the measurement left the
+ * plan shaded; over a day, week or month the operator picks.
+ */
+export function PlanActualChart({ assetId, zone, sensors }: Props) {
+  const asset = useApi(`${API}/assets/${assetId}`, undefined, wire.assetAnswer);
+  const { size, anchor, range, setRange } = useRange(zone, 'day');
+  const powers = sensors.filter(isPower);
+  const socs = sensors.filter(isSoc);
+  const storedPrice = asset.data ? contextPriceSensor(storedFlex(asset.data).context) : undefined;
+  // The flex-context's price sensor may belong to a market outside the site.
+  const prices = [
+    ...sensors.filter(isPrice),
+    ...(storedPrice !== undefined && !sensors.some((s) => s.id === storedPrice)
+      ? [{ id: storedPrice, name: `sensor ${storedPrice}`, unit: 'price' }]
+      : []),
+  ];
+  const [chosen, setChosen] = useState<{ power?: number; soc?: number | null; price?: number | null }>({});
+  const power = chosen.power ?? powers[0]?.id;
+  // Until the operator chooses (null: none), the first state of charge and the flex-context's price.
+  const soc = chosen.soc === null ? undefined : (chosen.soc ?? socs[0]?.id);
+  const price = chosen.price === null ? undefined : (chosen.price ?? storedPrice ?? prices[0]?.id);
+
+  const startMs = range.start.toMillis();
+  const endMs = range.end.toMillis();
+  const query = { power, soc, price, startMs, endMs, zone };
+  // Wait for the asset: its flex-context names the default price sensor.
+  const data = useApi(power !== undefined && asset.data ? `${API}/sensors/${power}/data` : null, query, readPlanActual);
+  const spec = useMemo(() => (data.data ? overlaySpec(data.data) : undefined), [data.data]);
+  const marked = data.data ? deviations(data.data).length : 0;
+
+  if (!powers.length) return <Empty>Add a power sensor to this site to compare its plan with its measurements.</Empty>;
+  return (
+    <div className="plan-actual">
+      <div className="grid-form">
+        <SensorChoice label="Power sensor" options={powers} value={power} onChange={(id) => setChosen({ ...chosen, power: id })} />
+        <SensorChoice
+          label="State of charge sensor"
+          options={socs}
+          value={soc}
+          optional
+          onChange={(id) => setChosen({ ...chosen, soc: id ?? null })}
+        />
+        <SensorChoice
+          label="Price sensor"
+          options={prices}
+          value={price}
+          optional
+          onChange={(id) => setChosen({ ...chosen, price: id ?? null })}
+        />
+      </div>
+      <RangeControls size={size} anchor={anchor} zone={zone} onChange={setRange} />
+      <ErrorNotice error={data.error ?? asset.error} />
+      {data.data && !spec ? (
+        <Empty>No plan and no measurements of these sensors in this window.</Empty>
+      ) : (
+        <VegaChart spec={spec} label="Plan against actual" />
+      )}
+      {spec && data.data && (
+        <p className="muted" role="note" aria-label="Deviations">
+          {data.data.tolerance === undefined
+            ? 'No schedule in this window.'
+            : `Shaded: ${marked} step(s) where measured power is more than ${data.data.tolerance.toLocaleString('en', { maximumFractionDigits: 3 })} ${data.data.power.unit} off the plan (${TOLERANCE_SHARE * 100} % of the largest planned power). Dashed lines are measurements.`}
+        </p>
+      )}
+    </div>
+  );
+}
