@@ -39,14 +39,14 @@ export function scheduleColumns(result: JobResult, names: Record<number, string>
   const currency = result.currency ? ` (${result.currency})` : '';
   const columns: ScheduleColumn[] = result.devices.flatMap((d) => [
     {
-      heading: `${name(names, d.sensor_id)} power (${power.unit}, consumption positive)`,
+      heading: `${name(names, d.sensor_id)} (${power.unit}, consumption positive)`,
       values: d.power_mw.map((v) => v * power.factor),
       kind: 'power' as const,
     },
     ...(d.soc_mwh?.length
       ? [
           {
-            heading: `${name(names, d.sensor_id)} SoC at step end (${socUnit})`,
+            heading: `${name(names, d.sensor_id)}: SoC at step end (${socUnit})`,
             values: d.soc_mwh.slice(1).map((v) => v * socFactor),
             kind: 'soc' as const,
           },
@@ -124,7 +124,7 @@ export function scheduleOverlay(result: JobResult, zone: string, names: Record<n
     power: {
       unit: power.unit,
       scheduled: result.devices.map((d) => ({
-        name: `${name(names, d.sensor_id)} power`,
+        name: name(names, d.sensor_id),
         values: d.power_mw.map((v) => v * power.factor),
       })),
       measured: [],
@@ -132,7 +132,7 @@ export function scheduleOverlay(result: JobResult, zone: string, names: Record<n
     ...(withSoc.length > 0 && {
       soc: {
         unit: result.soc_unit ?? 'MWh',
-        scheduled: withSoc.map((d) => ({ name: `${name(names, d.sensor_id)} SoC`, values: (d.soc_mwh ?? []).map((v) => v * socFactor) })),
+        scheduled: withSoc.map((d) => ({ name: `${name(names, d.sensor_id)}: SoC`, values: (d.soc_mwh ?? []).map((v) => v * socFactor) })),
         measured: [],
       },
     }),
