@@ -63,6 +63,24 @@ describe('the overlay chart', () => {
     expect(deviations(input)).toEqual([{ from: START + 2 * H, to: START + 3 * H }]);
   });
 
+  it('draws a step line that holds each value for its step and breaks at a gap', () => {
+    const spec = overlaySpec({ ...input, power: { ...input.power, measured: [{ name: 'meter', values: [10, null, 4, 3] }] } })!;
+    const lines = (
+      spec.layer as { layer?: { mark: { type: string }; data: { values: { series: string; value: number; segment: number }[] } }[] }[]
+    )
+      .flatMap((l) => l.layer ?? [])
+      .filter((l) => l.mark.type === 'line');
+    const meter = lines.flatMap((l) => l.data.values).filter((r) => r.series === 'meter');
+    // 10 held to the end of its step; after the gap, 4 and 3, the last held to the window's end.
+    expect(meter.map((r) => [r.value, r.segment])).toEqual([
+      [10, 0],
+      [10, 0],
+      [4, 1],
+      [3, 1],
+      [3, 1],
+    ]);
+  });
+
   it('draws nothing without data', () => {
     expect(overlaySpec({ ...input, power: { unit: 'kW', scheduled: [], measured: [] } })).toBeUndefined();
   });

@@ -40,10 +40,11 @@ interface Point {
   time: string;
   series: string;
   value: number;
+  /** Runs of known values are numbered, so that a line breaks at a gap instead of bridging it. */
+  segment: number;
 }
 
-/** The title of the power axis; tests and tooltips read it, so it is made in one place. */
-export const powerTitle = (unit: string) => `Power (${unit}, consumption positive)`;
+const powerTitle = (unit: string) => `Power (${unit}, consumption positive)`;
 
 /** Colours by role, so that a plan and its measurement read as a pair: dark planned, light measured. */
 const PALETTE = {
@@ -65,14 +66,23 @@ function windowAxis(input: OverlayInput): Spec {
 
 function points(series: OverlaySeries, input: OverlayInput, perStep: boolean): Point[] {
   const at = (i: number) => input.startMs + i * input.stepMs;
+  const point = (i: number, value: number, segment: number): Point => ({
+    t: wallClockMs(at(i), input.zone),
+    time: formatTime(at(i), input.zone),
+    series: series.name,
+    value,
+    segment,
+  });
   const out: Point[] = [];
+  let segment = 0;
   series.values.forEach((value, i) => {
-    if (value === null) return;
-    out.push({ t: wallClockMs(at(i), input.zone), time: formatTime(at(i), input.zone), series: series.name, value });
-    // A step's value holds to the step's end: the next point closes it (unless the next step has its own).
-    if (perStep && (i + 1 >= series.values.length || series.values[i + 1] === null)) {
-      out.push({ t: wallClockMs(at(i + 1), input.zone), time: formatTime(at(i + 1), input.zone), series: series.name, value });
+    if (value === null) {
+      segment++;
+      return;
     }
+    out.push(point(i, value, segment));
+    // A step's value holds to the step's end: the next point closes it (unless the next step has its own).
+    if (perStep && (i + 1 >= series.values.length || series.values[i + 1] === null)) out.push(point(i + 1, value, segment));
   });
   return out;
 }
@@ -112,7 +122,7 @@ function quantityLayer(opts: {
   const line = (rows: Point[], dashed: boolean): Spec => ({
     data: { values: rows },
     mark: { type: 'line', interpolate: perStep ? 'step-after' : 'linear', strokeWidth: 2, ...(dashed && { strokeDash: [5, 3] }) },
-    encoding: { x: time, y, color },
+    encoding: { x: time, y, color, detail: { field: 'segment', type: 'nominal' } },
   });
   const planned = quantity.scheduled.flatMap((s) => points(s, input, perStep));
   const measured = quantity.measured.flatMap((s) => points(s, input, perStep));
