@@ -7,8 +7,10 @@ import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
 import { AppError } from '../errors.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
-import { getAsset } from '../store/assets.ts';
+import { deviceCapacity, socTargetsWithin, type SocTargetAt } from '../scheduling/recurringTargets.ts';
+import { getAsset, type Asset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
+import { listRecurringSocTargets } from '../store/recurringSocTargets.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import type { WorkerPool } from '../scheduling/workerPool.ts';
@@ -46,6 +48,24 @@ async function fedByForecasts(db: Knex, context: Record<string, unknown>, foreca
 }
 
 /**
+ * The device's recurring SoC targets that fall in this run's window, after any soc-targets its
+ * stored flex-model lists: the run's flex-model then carries both (a trigger's own flex-model
+ * replaces a stored field, it does not add to it).
+ * @returns the flex-model to schedule with and the targets added; a JobFailure when they cannot be read.
+ */
+async function recurringTargetsOf(db: Knex, asset: Asset, startMs: number, endMs: number) {
+  const recurring = await listRecurringSocTargets(db, asset.id);
+  if (!recurring.length) return { flexModel: {}, added: [] as SocTargetAt[] };
+  const stored = asset.flex_model['soc-targets'];
+  if (stored !== undefined && !Array.isArray(stored)) {
+    throw new JobFailure('ValueError', `Asset ${asset.id} has recurring SoC targets and soc-targets from a sensor; keep one of the two.`);
+  }
+  const added = socTargetsWithin(recurring, await deviceCapacity(db, asset), startMs, endMs);
+  if (typeof added === 'string') throw new JobFailure('ValueError', added);
+  return { flexModel: added.length ? { 'soc-targets': [...(stored ?? []), ...added] } : {}, added };
+}
+
+/**
  * The handler of the `automation` queue: forecasts the automation's sensors from the due time
  * over its horizon, then queues a schedule of its power sensor with the asset's stored
  * flex-model and flex-context, fed by its forecasts (a job of its own, on the Jobs page). Without a
@@ -76,6 +96,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
 
     let scheduleJobId: string | null = null;
     let scheduleInputs = null;
+    let socTargets: SocTargetAt[] = [];
     if (automation.scheduleSensorId !== null) {
       const sensor = await getSensor(db, automation.scheduleSensorId);
       const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
@@ -86,7 +107,9 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       scheduleInputs = fed.added;
       // Known as of the run (never before its due time): the state of charge at the start included.
       const prior = DateTime.fromMillis(Math.max(dueMs, Date.now()), { zone: automation.timezone });
-      const input = { start, duration: horizon, prior, sensor, flexModel: {}, flexContext: fed.context };
+      const recurring = await recurringTargetsOf(db, asset, dueMs, endMs);
+      socTargets = recurring.added;
+      const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
       const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, owner, input, { reuseWithinS: 0, force: true }).catch(
         (err: unknown) => {
           if (err instanceof AppError && err.status === 403) {
@@ -107,6 +130,8 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       schedule_job_id: scheduleJobId,
       // What the forecasts added to the schedule's flex-context, for the job page.
       schedule_inputs: scheduleInputs,
+      // The occurrences of the device's recurring SoC targets this run scheduled for.
+      ...(socTargets.length && { soc_targets: socTargets }),
     };
   };
 }

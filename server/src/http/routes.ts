@@ -10,7 +10,7 @@ import { requireUser } from './auth.ts';
 import type { AppContext } from './context.ts';
 import { parseInput } from './validate.ts';
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Something a route loads, with the permission the caller needs on it. */
 export interface Loaded<T> {
@@ -244,7 +244,7 @@ export type SpecHandler = ((ctx: unknown) => Promise<void>) & { spec: RouteSpec 
  */
 export function mount(router: Router, specs: RouteSpec[], prefix = ''): void {
   for (const spec of specs) {
-    const verb = spec.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
+    const verb = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const handler: SpecHandler = Object.assign((ctx: unknown) => runChain(spec, ctx as AppContext), { spec });
     router[verb](prefix + spec.path, handler);
   }

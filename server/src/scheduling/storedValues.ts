@@ -98,6 +98,17 @@ function readValue(rule: Rule, value: unknown, socUnit: 'MWh' | 'kWh'): { proble
 }
 
 /**
+ * Checks one value of a flex-model field by that field's rule, for stored configuration kept
+ * outside the flex-model (a device's recurring SoC targets).
+ * @returns the problem, or undefined when the value passes (or the field has no rule).
+ */
+export function storedValueProblem(field: string, value: unknown, socUnit: 'MWh' | 'kWh'): string | undefined {
+  const rule = rules[field];
+  const read = rule ? readValue(rule, value, socUnit) : {};
+  return 'problem' in read ? read.problem : undefined;
+}
+
+/**
  * Walks one field's value: a fixed value, a `{sensor, default}` reference, a list of segments or
  * SoC constraints (each with a `value` and a window), or a list of those (soc-gain, soc-usage).
  */

@@ -10,6 +10,7 @@ import { assetSensorRoutes } from './assetSensors.ts';
 import { automationRoutes } from './automations.ts';
 import { chartRoutes } from './charts.ts';
 import { cockpitRoutes } from './cockpit.ts';
+import { deviceRoutes } from './devices.ts';
 import { notificationRoutes } from './notifications.ts';
 import { tariffRoutes } from './tariffs.ts';
 import { forecastRoutes } from './forecasts.ts';
@@ -55,6 +56,7 @@ export function v3Routes(): RouteSpec[] {
     ...cockpitRoutes,
     ...notificationRoutes,
     ...tariffRoutes,
+    ...deviceRoutes,
   ];
   const all: RouteSpec[] = [
     publicRoute({

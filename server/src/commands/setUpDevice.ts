@@ -1,0 +1,167 @@
+import type { Knex } from 'knex';
+import type { DeviceSetup, DeviceSetupAnswer } from '../contracts/devices.ts';
+import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
+import { formatDurationHours, formatResolution } from '../domain/time.ts';
+import { readQuantity } from '../domain/units.ts';
+import { checkRecurringTargets, percentOf, shareOf } from '../scheduling/recurringTargets.ts';
+import { storedValueProblem } from '../scheduling/storedValues.ts';
+import { assetNameTaken, createAsset, ensureAssetType, getAsset, updateAsset, type Asset } from '../store/assets.ts';
+import { replaceRecurringSocTargets } from '../store/recurringSocTargets.ts';
+import { createSensor, type Sensor } from '../store/sensors.ts';
+import type { User } from '../store/users.ts';
+
+/**
+ * Plain device set-up: one transaction makes the device's asset under a site, the sensors it
+ * needs (in the given time zone) and its stored flex-model, keeping the quantities in the units
+ * they were entered in ("5 kW", "10 kWh", "95%"), so the flex-model reads as the form did.
+ */
+
+const QUARTER_HOUR = 15 * 60_000;
+
+const assetTypes = {
+  battery: ['battery', 'stationary battery'],
+  'one-way_evse': ['one-way_evse', 'uni-directional Electric Vehicle Supply Equipment'],
+  'two-way_evse': ['two-way_evse', 'bi-directional Electric Vehicle Supply Equipment'],
+  pv: ['solar', 'solar panel(s)'],
+  process: ['process', 'process'],
+} as const;
+
+/** Collects field messages of the body, answered together as one 422. */
+class Problems {
+  fields: Record<string, unknown> = {};
+  add(field: string, message: string) {
+    mergeFieldTrees(this.fields, fieldTree([field], [message]));
+  }
+  throwAny() {
+    if (Object.keys(this.fields).length) throw unprocessable('json', this.fields);
+  }
+}
+
+/** A positive quantity in the unit `rule`'s flex-model field takes (a power, an energy); the message otherwise. */
+function checkPositive(problems: Problems, field: string, value: string, rule: 'power-capacity' | 'soc-max'): number | undefined {
+  const problem = storedValueProblem(rule, value, 'kWh');
+  if (problem) return void problems.add(field, problem);
+  const n = readQuantity(value, rule === 'soc-max' ? 'MWh' : 'MW', 'kWh');
+  if (typeof n !== 'number' || n <= 0) return void problems.add(field, 'Must be greater than 0.');
+  return n;
+}
+
+/** The storage fields of a battery or EV as flex-model entries; the reserve as a percentage becomes an energy. */
+function storageModel(problems: Problems, body: Extract<DeviceSetup, { kind: 'battery' | 'ev-charger' }>): Record<string, unknown> {
+  checkPositive(problems, 'power', body.power, 'power-capacity');
+  const capacityMwh = checkPositive(problems, 'capacity', body.capacity, 'soc-max');
+  const model: Record<string, unknown> = { 'power-capacity': body.power, 'soc-max': body.capacity };
+  if (body.soc_min !== undefined) {
+    const percent = percentOf(body.soc_min);
+    if (percent !== undefined) {
+      if (percent < 0 || percent >= 100) problems.add('soc_min', 'Must be at least 0 % and below 100 %.');
+      else model['soc-min'] = shareOf(body.capacity, percent);
+    } else {
+      const problem = storedValueProblem('soc-min', body.soc_min, 'kWh');
+      const mwh = readQuantity(body.soc_min, 'MWh', 'kWh');
+      if (problem) problems.add('soc_min', problem);
+      else if (capacityMwh !== undefined && typeof mwh === 'number' && mwh >= capacityMwh) {
+        problems.add('soc_min', 'Must be below the capacity.');
+      } else model['soc-min'] = body.soc_min;
+    }
+  }
+  for (const [field, key] of [
+    ['charging_efficiency', 'charging-efficiency'],
+    ['discharging_efficiency', 'discharging-efficiency'],
+  ] as const) {
+    const value = body[field];
+    if (value === undefined) continue;
+    const problem = storedValueProblem(key, value, 'kWh');
+    if (problem) problems.add(field, problem);
+    else model[key] = value;
+  }
+  return model;
+}
+
+/**
+ * Makes a device under a site.
+ * @param site the site (its account owns the device; the caller may create children in it).
+ * @param user the caller, whose time zone the sensors get unless the body names one.
+ * @returns what was made; a 422 with field messages (nothing stored) for bad quantities or a taken name.
+ */
+export async function setUpDevice(trx: Knex.Transaction, user: User, site: Asset, body: DeviceSetup): Promise<DeviceSetupAnswer> {
+  const problems = new Problems();
+  const timezone = body.timezone ?? user.timezone;
+  const resolutionMs = body.resolution ?? QUARTER_HOUR;
+  if (resolutionMs <= 0) problems.add('resolution', 'A power sensor needs a resolution above zero.');
+  if (await assetNameTaken(trx, { name: body.name, parentId: site.id, accountId: site.account_id })) {
+    problems.add('name', `The site already has an asset named '${body.name}'.`);
+  }
+
+  let model: Record<string, unknown> = {};
+  let attributes: Record<string, unknown> = {};
+  let type: keyof typeof assetTypes;
+  if (body.kind === 'battery' || body.kind === 'ev-charger') {
+    model = storageModel(problems, body);
+    type = body.kind === 'battery' ? 'battery' : body.bidirectional ? 'two-way_evse' : 'one-way_evse';
+    // A one-way charger never feeds the site; said in the flex-model too, where people read it.
+    if (type === 'one-way_evse') model['production-capacity'] = shareOf(body.power, 0);
+  } else if (body.kind === 'pv') {
+    const mw = checkPositive(problems, 'power', body.power, 'power-capacity');
+    // Solar panels are not scheduled: their peak is kept as the installed capacity FlexMeasures knows.
+    attributes = { capacity_in_mw: mw };
+    type = 'pv';
+  } else {
+    const mw = checkPositive(problems, 'power', body.power, 'power-capacity');
+    if (body.duration.nominal || body.duration.ms <= 0) problems.add('duration', 'Must be a positive fixed duration, e.g. PT2H.');
+    // The process scheduler's power is a bare number in MW.
+    model = { power: mw, duration: formatDurationHours(body.duration.ms), 'process-type': body.process_type };
+    type = 'process';
+  }
+  const targets = body.kind === 'ev-charger' ? body.soc_targets.map((t) => ({ ...t, timezone: t.timezone ?? timezone })) : [];
+  problems.throwAny();
+  checkRecurringTargets(targets, { capacity: body.kind === 'ev-charger' ? body.capacity : undefined, socUnit: 'kWh' }, 'soc_targets');
+
+  const [typeName, description] = assetTypes[type];
+  const assetType = await ensureAssetType(trx, typeName, description);
+  const asset = await createAsset(trx, {
+    name: body.name,
+    account_id: site.account_id,
+    parent_asset_id: site.id,
+    generic_asset_type_id: assetType.id,
+    latitude: site.latitude,
+    longitude: site.longitude,
+    attributes,
+  });
+  const sensor = (name: string, unit: string, ms: number) =>
+    createSensor(trx, { name, unit, event_resolution_ms: ms, generic_asset_id: asset.id, timezone, attributes: {} });
+  const sensors: Sensor[] = [await sensor('power', 'kW', resolutionMs)];
+  if (body.kind === 'battery' || body.kind === 'ev-charger') {
+    // Readings at instants, in % as batteries and cars report them; the schedule's SoC is written there too.
+    const soc = await sensor('state of charge', '%', 0);
+    sensors.push(soc);
+    model['state-of-charge'] = { sensor: soc.id };
+  }
+  if (Object.keys(model).length) await updateAsset(trx, asset.id, { flex_model: model });
+
+  let siteContext: Record<string, unknown> | undefined;
+  if (body.kind === 'pv') {
+    // The site's schedules count the panels' production as an inflexible device, in the form its flex-context already uses.
+    const context = site.flex_context;
+    const modern = context['inflexible-consumption'] !== undefined || context['inflexible-production'] !== undefined;
+    siteContext = modern
+      ? { ...context, 'inflexible-production': [...((context['inflexible-production'] as unknown[]) ?? []), { sensor: sensors[0].id }] }
+      : { ...context, 'inflexible-device-sensors': [...((context['inflexible-device-sensors'] as number[]) ?? []), sensors[0].id] };
+    await updateAsset(trx, site.id, { flex_context: siteContext });
+  }
+  const stored = await replaceRecurringSocTargets(trx, asset.id, targets);
+
+  return {
+    asset: { id: asset.id, name: asset.name, generic_asset_type: typeName, parent_asset_id: site.id },
+    sensors: sensors.map((s) => ({
+      id: s.id,
+      name: s.name,
+      unit: s.unit,
+      timezone: s.timezone,
+      event_resolution: formatResolution(s.event_resolution_ms),
+    })),
+    flex_model: (await getAsset(trx, asset.id))!.flex_model,
+    ...(siteContext && { site_flex_context: siteContext }),
+    soc_targets: stored.map(({ id, days, time, timezone: zone, value }) => ({ id, days, time, timezone: zone, value })),
+  };
+}
