@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { Loading } from '../components/Status.tsx';
 import { AccountPage } from '../pages/AccountPage.tsx';
 import { AccountsPage } from '../pages/AccountsPage.tsx';
+import { AddDevicePage } from '../pages/AddDevicePage.tsx';
 import { AssetPage } from '../pages/AssetPage.tsx';
 import { DashboardPage } from '../pages/DashboardPage.tsx';
 import { JobPage } from '../pages/JobPage.tsx';
@@ -56,6 +57,7 @@ export function App() {
         <Route path="/" element={<DashboardPage />} />
         <Route path="/assets/:id" element={<AssetPage />} />
         <Route path="/assets/:id/now" element={<SiteNowPage />} />
+        <Route path="/assets/:id/add-device" element={<AddDevicePage />} />
         <Route path="/sensors/:id" element={<SensorPage />} />
         <Route path="/jobs" element={<JobsPage />} />
         <Route path="/jobs/:id" element={<JobPage />} />

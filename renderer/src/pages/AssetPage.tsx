@@ -38,6 +38,7 @@ export function AssetPage() {
         <h1 id="asset-title">{a.name}</h1>
         <span className="muted">{typeName}</span>
         <Link to={`/assets/${a.id}/now`}>Site now</Link>
+        {member && <Link to={`/assets/${a.id}/add-device`}>Add device</Link>}
       </div>
       <section className="card" aria-labelledby="props-title">
         <h2 id="props-title">Properties</h2>

@@ -1,0 +1,70 @@
+import { Link } from 'react-router';
+import type { DeviceSetupAnswer } from '../../../../server/src/contracts/devices.ts';
+import { describeDays } from '../../lib/deviceSetup.ts';
+
+/** A flex-model value for people: a sensor reference by its number, quantities as stored ("5 kW"). */
+const shown = (value: unknown) =>
+  value && typeof value === 'object' && 'sensor' in value ? `sensor #${String((value as { sensor: unknown }).sensor)}` : String(value);
+
+/** What a device set-up made: the asset, its sensors with units and zone, its flex-model and targets. */
+export function DeviceMade({ made }: { made: DeviceSetupAnswer }) {
+  const model = Object.entries(made.flex_model);
+  return (
+    <section className="card" aria-label="Device made">
+      <h2>Made</h2>
+      <p role="status">
+        <Link to={`/assets/${made.asset.id}`}>{made.asset.name}</Link> ({made.asset.generic_asset_type}) is set up.
+      </p>
+      <div className="table-wrap">
+        <table aria-label="Sensors made">
+          <thead>
+            <tr>
+              <th scope="col">Sensor</th>
+              <th scope="col">Unit</th>
+              <th scope="col">Time zone</th>
+              <th scope="col">Resolution</th>
+            </tr>
+          </thead>
+          <tbody>
+            {made.sensors.map((s) => (
+              <tr key={s.id}>
+                <th scope="row">
+                  <Link to={`/sensors/${s.id}`}>{s.name}</Link>
+                </th>
+                <td>{s.unit}</td>
+                <td>{s.timezone}</td>
+                <td>{s.event_resolution}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {model.length > 0 && (
+        <>
+          <h3>Stored flex-model</h3>
+          <dl aria-label="Stored flex-model" className="kv">
+            {model.map(([key, value]) => (
+              <div key={key}>
+                <dt>{key}</dt>
+                <dd>{shown(value)}</dd>
+              </div>
+            ))}
+          </dl>
+        </>
+      )}
+      {made.site_flex_context && <p>The site’s schedules count its power as an inflexible device.</p>}
+      {made.soc_targets.length > 0 && (
+        <>
+          <h3>Charging targets</h3>
+          <ul aria-label="Charging targets">
+            {made.soc_targets.map((t) => (
+              <li key={t.id}>
+                {t.value} by {t.time} on {describeDays(t.days)} ({t.timezone})
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
