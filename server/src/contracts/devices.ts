@@ -57,25 +57,28 @@ const storage = {
 };
 
 /** `POST /assets/<site id>/devices`. */
-export const deviceSetup = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('battery'), ...common, ...storage }),
-  z.strictObject({
-    kind: z.literal('ev-charger'),
-    ...common,
-    ...storage,
-    /** Whether the charger can also discharge the car into the site (a two-way charger). */
-    bidirectional: z.boolean().default(false),
-    soc_targets: z.array(recurringSocTarget).max(50).default([]),
-  }),
-  z.strictObject({ kind: z.literal('pv'), ...common, power: withUnit }),
-  z.strictObject({
-    kind: z.literal('process'),
-    ...common,
-    power: withUnit,
-    duration: isoDuration,
-    process_type: z.enum(['INFLEXIBLE', 'BREAKABLE', 'SHIFTABLE']).default('SHIFTABLE'),
-  }),
-]);
+export const deviceSetup = z
+  .discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('battery'), ...common, ...storage }),
+    z.strictObject({
+      kind: z.literal('ev-charger'),
+      ...common,
+      ...storage,
+      /** Whether the charger can also discharge the car into the site (a two-way charger). */
+      bidirectional: z.boolean().default(false),
+      soc_targets: z.array(recurringSocTarget).max(50).default([]),
+    }),
+    z.strictObject({ kind: z.literal('pv'), ...common, power: withUnit }),
+    z.strictObject({
+      kind: z.literal('process'),
+      ...common,
+      power: withUnit,
+      duration: isoDuration,
+      process_type: z.enum(['INFLEXIBLE', 'BREAKABLE', 'SHIFTABLE']).default('SHIFTABLE'),
+    }),
+  ])
+  // Every kind is an object: said once over the kinds, as OpenAPI readers expect of a body.
+  .meta({ type: 'object' });
 export type DeviceSetup = z.output<typeof deviceSetup>;
 
 /** What a set-up made. */
