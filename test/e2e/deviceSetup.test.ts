@@ -168,4 +168,23 @@ run('device set-up', () => {
     await screenshot(page, 'device-setup-ev');
     expect(errors).toEqual([]);
   });
+
+  it('shows the car’s targets on its page, where they are edited', async () => {
+    await page.getByRole('region', { name: 'Device made' }).getByRole('status').getByRole('link', { name: 'Car' }).click();
+    await page.getByRole('heading', { name: 'Car' }).waitFor();
+    const list = page.getByRole('list', { name: 'Charging targets' });
+    expect(await list.innerText()).toBe('80% by 07:00 on weekdays (Europe/Amsterdam)');
+    await page.getByRole('button', { name: 'Edit targets' }).click();
+    const target = page.getByRole('form', { name: 'Edit charging targets' }).getByRole('group', { name: 'Target 1' });
+    await target.getByLabel('Charge to (%)').fill('90');
+    await target.getByRole('checkbox', { name: 'Fri' }).uncheck();
+    await page.getByRole('button', { name: 'Save targets' }).click();
+    await expect.poll(() => list.innerText()).toBe('90% by 07:00 on Mon, Tue, Wed, Thu (Europe/Amsterdam)');
+    const assetId = Number(new URL(page.url()).pathname.split('/').pop());
+    const targets = (await t.request('GET', `/api/v3_0/assets/${assetId}/recurring-soc-targets`, { token })).body.targets;
+    expect(targets).toEqual([
+      { id: expect.any(Number), days: ['mon', 'tue', 'wed', 'thu'], time: '07:00', timezone: 'Europe/Amsterdam', value: '90%' },
+    ]);
+    expect(errors).toEqual([]);
+  });
 });

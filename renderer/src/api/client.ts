@@ -20,7 +20,7 @@ export function setToken(value: string | null, expired: (() => void) | null): vo
 export interface RequestOptions<T = unknown> {
   /** The answer's contract (`api/contracts.ts`): it types the answer and, in development, checks it. */
   answer?: z.ZodType<T>;
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   json?: unknown;
   query?: Record<string, string | number | boolean | null | undefined>;
   signal?: AbortSignal;

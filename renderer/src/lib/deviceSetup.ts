@@ -29,6 +29,8 @@ export interface TargetRow {
   percent: string;
   time: string;
   days: Weekday[];
+  /** A stored target's own zone, kept when it is edited; new ones take the device's. */
+  timezone?: string;
 }
 
 export const dayNames: Record<Weekday, string> = { mon: 'Mon', tue: 'Tue', wed: 'Wed', thu: 'Thu', fri: 'Fri', sat: 'Sat', sun: 'Sun' };

@@ -129,7 +129,7 @@ export function AddDevicePage() {
               <input type="checkbox" checked={form.bidirectional} onChange={(e) => setForm({ ...form, bidirectional: e.target.checked })} />
               Two-way charger (the car can feed the site)
             </label>
-            <TargetFields targets={targets} onChange={setTargets} fields={fields} />
+            <TargetFields targets={targets} onChange={setTargets} fields={fields} at="soc_targets" />
           </>
         )}
         {form.kind === 'process' && (

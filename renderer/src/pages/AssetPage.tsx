@@ -5,6 +5,7 @@ import { AssetChart } from '../components/asset/AssetChart.tsx';
 import { AssetProperties } from '../components/asset/AssetProperties.tsx';
 import { AutomationsPanel } from '../components/asset/AutomationsPanel.tsx';
 import { SensorList } from '../components/asset/SensorList.tsx';
+import { RecurringTargets } from '../components/device/RecurringTargets.tsx';
 import { StoredFlexConfig } from '../components/asset/StoredFlexConfig.tsx';
 import { SchedulePanel } from '../components/schedule/SchedulePanel.tsx';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
@@ -63,6 +64,12 @@ export function AssetPage() {
         <h2 id="flex-title">Stored flex-model and flex-context</h2>
         <StoredFlexConfig asset={a} canEdit={member} onStored={asset.reload} key={`${a.flex_model}${a.flex_context}`} />
       </section>
+      {typeName.endsWith('_evse') && (
+        <section className="card" aria-labelledby="targets-title">
+          <h2 id="targets-title">Charging targets</h2>
+          <RecurringTargets assetId={a.id} canEdit={member} />
+        </section>
+      )}
       <section className="card" aria-labelledby="automations-title">
         <h2 id="automations-title">Automations</h2>
         <AutomationsPanel assetId={a.id} sensors={list} zone={zone} canEdit={member} />

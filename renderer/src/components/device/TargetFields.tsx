@@ -8,10 +8,13 @@ export function TargetFields({
   targets,
   onChange,
   fields,
+  at,
 }: {
   targets: TargetRow[];
   onChange: (targets: TargetRow[]) => void;
   fields: FieldMessages;
+  /** Where the request body holds the list, for the field messages of a 422. */
+  at: 'soc_targets' | 'targets';
 }) {
   const change = (i: number, patch: Partial<TargetRow>) => onChange(targets.map((t, j) => (j === i ? { ...t, ...patch } : t)));
   return (
@@ -22,7 +25,7 @@ export function TargetFields({
         <fieldset key={i} aria-label={`Target ${i + 1}`}>
           <legend>Target {i + 1}</legend>
           <div className="target-row">
-            <Field label="Charge to (%)" errors={fields[`soc_targets.${i}.value`]}>
+            <Field label="Charge to (%)" errors={fields[`${at}.${i}.value`]}>
               <input
                 type="number"
                 min="1"
@@ -33,7 +36,7 @@ export function TargetFields({
                 required
               />
             </Field>
-            <Field label="By" errors={fields[`soc_targets.${i}.time`]}>
+            <Field label="By" errors={fields[`${at}.${i}.time`]}>
               <input type="time" value={t.time} onChange={(e) => change(i, { time: e.target.value })} required />
             </Field>
             <button type="button" onClick={() => onChange(targets.filter((_, j) => j !== i))}>
@@ -52,7 +55,7 @@ export function TargetFields({
                 {dayNames[d]}
               </label>
             ))}
-            {fields[`soc_targets.${i}.days`] && <small className="field-error">{fields[`soc_targets.${i}.days`].join(' ')}</small>}
+            {fields[`${at}.${i}.days`] && <small className="field-error">{fields[`${at}.${i}.days`].join(' ')}</small>}
           </fieldset>
         </fieldset>
       ))}
