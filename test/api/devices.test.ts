@@ -143,6 +143,9 @@ describe('device set-up', () => {
     expect(Object.keys(res.body.message.json).sort()).toEqual(['capacity', 'charging_efficiency', 'power']);
     expect(res.body.message.json.charging_efficiency).toEqual(['Must be greater than 0 and less than or equal to 1.']);
 
+    const unknownKind = await setUp({ kind: 'windmill', name: 'x', power: '5 kW' });
+    expect(unknownKind.status).toBe(422);
+    expect(Object.keys(unknownKind.body.message.json)).toEqual(['kind']);
     const noUnit = await setUp({ kind: 'battery', name: 'x', power: '5', capacity: '10 kWh' });
     expect(noUnit.status).toBe(422);
     expect(noUnit.body.message.json.power).toEqual(['Give a number with its unit, e.g. "5 kW".']);

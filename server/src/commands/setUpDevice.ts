@@ -40,10 +40,11 @@ class Problems {
 /** A positive quantity in the unit `rule`'s flex-model field takes (a power, an energy); the message otherwise. */
 function checkPositive(problems: Problems, field: string, value: string, rule: 'power-capacity' | 'soc-max'): number | undefined {
   const problem = storedValueProblem(rule, value, 'kWh');
-  if (problem) return void problems.add(field, problem);
   const n = readQuantity(value, rule === 'soc-max' ? 'MWh' : 'MW', 'kWh');
-  if (typeof n !== 'number' || n <= 0) return void problems.add(field, 'Must be greater than 0.');
-  return n;
+  if (problem) problems.add(field, problem);
+  else if (typeof n === 'number' && n > 0) return n;
+  else problems.add(field, 'Must be greater than 0.');
+  return undefined;
 }
 
 /** The storage fields of a battery or EV as flex-model entries; the reserve as a percentage becomes an energy. */
