@@ -12,6 +12,7 @@ import { getAutomation } from '../store/automations.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import type { WorkerPool } from '../scheduling/workerPool.ts';
+import type { AutomationJobResult } from '../contracts/responses.ts';
 
 /** One run of an automation: which one, and the due time it stands for. */
 export interface AutomationJobArgs {
@@ -107,6 +108,6 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       schedule_job_id: scheduleJobId,
       // What the forecasts added to the schedule's flex-context, for the job page.
       schedule_inputs: scheduleInputs,
-    };
+    } satisfies AutomationJobResult;
   };
 }
