@@ -15,6 +15,8 @@ const status200 = { status: z.literal(200) };
 
 /** The USEF-style envelope of action answers: `{"status": "PROCESSED", "message": ...}`. */
 export const processedAnswer = z.object({ status: z.string(), message: z.string() });
+/** `POST /sensors/<id>/forecasts/trigger`: the queued job (`forecast` names it too, as 1.0 does). */
+export const forecastTriggerAnswer = processedAnswer.extend({ job: z.string(), forecast: z.string() });
 
 export const asset = z.object({
   id: int,
