@@ -370,6 +370,8 @@ run('the web UI', () => {
     await screenshot(page, 'asset-automations');
     await row.getByRole('button', { name: 'Pause' }).click();
     await row.getByText('paused').waitFor();
+    // Shown once the list is read again after the change was stored.
+    await row.getByRole('button', { name: 'Resume' }).waitFor();
     expect(await t.db('automation').where({ id: stored.id }).first()).toMatchObject({ enabled: expect.anything() });
     expect(Boolean((await t.db('automation').where({ id: stored.id }).first()).enabled)).toBe(false);
     expect(errors).toEqual([]);
