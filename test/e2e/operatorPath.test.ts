@@ -191,7 +191,7 @@ run("the operator's path, continued", () => {
       expect(job.body.result.currency).toBe('NOK');
       // 500 kW from the attribute, as shown.
       expect(Math.max(...job.body.result.devices[0].power_mw.map(Math.abs))).toBeLessThanOrEqual(0.5 + 1e-9);
-      await screenshot(page, 'asset-schedule');
+      await screenshot(page, 'asset-schedule-keyboard');
       expect(errors).toEqual([]);
     },
     STEP + 30_000,
@@ -314,7 +314,7 @@ run("the operator's path, continued", () => {
   }, 180_000);
 
   it('leaves the screenshots', () => {
-    for (const name of ['asset-legacy-form', 'asset-schedule', 'sensor-forecast-now', 'walk-375-asset', 'walk-1280-sensor'])
+    for (const name of ['asset-legacy-form', 'asset-schedule-keyboard', 'sensor-forecast-now', 'walk-375-asset', 'walk-1280-sensor'])
       expect(fs.existsSync(path.join(ARTIFACTS, `${name}.png`))).toBe(true);
   });
 });
