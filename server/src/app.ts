@@ -29,6 +29,7 @@ import { openRedis, redisNamespace } from './redis.ts';
 import { AutomationClock } from './automations/clock.ts';
 import { Attention } from './attention/attention.ts';
 import { TariffWriter } from './tariffs/tariffWriter.ts';
+import { ToyPriceClock } from './tariffs/toyPriceClock.ts';
 import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
@@ -46,6 +47,8 @@ export interface RunningServer {
   attention: Attention;
   /** Writes tariffs ahead as prices; tests tick it at a time of their own. */
   tariffs: TariffWriter;
+  /** Keeps the toy account's prices ahead of the clock; tests tick it at a time of their own. */
+  toyPrices: ToyPriceClock;
   close(): Promise<void>;
 }
 
@@ -197,6 +200,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads, schedulerPlugins);
   const attention = new Attention(db, config, log);
   const tariffs = new TariffWriter(db, config, log);
+  const toyPrices = new ToyPriceClock(db, log);
   const handlers = pool && {
     scheduling: attention.watch('scheduling', schedulingHandler(db, pool, log)),
     forecasting: forecastingHandler(db, pool),
@@ -245,6 +249,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
       automations.start();
       attention.start();
       tariffs.start();
+      toyPrices.start();
     }
     if (options.warm) {
       warmMainThread();
@@ -263,6 +268,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     await automations.stop();
     await attention.stop();
     await tariffs.stop();
+    await toyPrices.stop();
     await jobs.close();
     await release();
     throw err;
@@ -277,12 +283,14 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     automations,
     attention,
     tariffs,
+    toyPrices,
     async close() {
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await automations.stop();
       await attention.stop();
       await tariffs.stop();
+      await toyPrices.stop();
       await jobs.close();
       await release();
     },

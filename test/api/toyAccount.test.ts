@@ -13,19 +13,22 @@ let token: string;
 
 beforeAll(async () => {
   t = await startTestServer();
+  // Without a toy account the price clock writes nothing.
+  expect(await t.server.toyPrices.tick(Date.now())).toBe(0);
   ids = await createToyAccount(t.db, 'toy password');
   const login = await t.request('POST', '/api/requestAuthToken', { json: { email: 'toy-user@flexmeasures.io', password: 'toy password' } });
   token = login.body.auth_token;
 });
 afterAll(() => t.close());
 
-const trigger = (tok: string) =>
+const trigger = (tok: string, start: DateTime = DateTime.now().startOf('hour').plus({ hours: 1 }), prior?: DateTime) =>
   t.request('POST', `/api/v3_0/sensors/${ids.battery_power_sensor_id}/schedules/trigger`, {
     token: tok,
     json: {
-      start: DateTime.now().startOf('hour').plus({ hours: 1 }).toISO(),
+      start: start.toISO(),
       duration: 'PT24H',
       'flex-model': { 'soc-at-start': '0.1 MWh' },
+      ...(prior && { prior: prior.toISO() }),
     },
   });
 
@@ -60,6 +63,37 @@ describe('the toy account', () => {
     expect(job.body.result.warnings).toEqual([]);
     expect(job.body.result.currency).toBe('EUR');
     expect(Math.max(...job.body.result.devices[0].power_mw.map(Math.abs))).toBeGreaterThan(0);
+  });
+
+  it("keeps scheduling on a later day: the running server's clock writes that day's prices and the coming days'", async () => {
+    // Ten days after the account was made, as the server's clock sees it then.
+    const later = DateTime.now().setZone('Europe/Amsterdam').plus({ days: 10 }).startOf('day').plus({ hours: 9 });
+    const start = later.plus({ hours: 1 });
+    // An hour later than the trigger below: the same request would answer the same (cached) job.
+    const before = await trigger(token, start.plus({ hours: 1 }), later);
+    expect(before.status).toBe(200);
+    await t.server.services.jobs.settled(before.body.schedule, 60_000);
+    const unknown = await t.request('GET', `/api/v3_0/jobs/${before.body.schedule}`, { token });
+    expect(unknown.body.status).toBe('failed');
+    expect(unknown.body.error).toContain(`Prices unknown for planning window. (sensor ${ids.day_ahead_prices_sensor_id})`);
+
+    expect(await t.server.toyPrices.tick(later.toMillis())).toBe(3);
+    const day = later.startOf('day');
+    const data = await t.request('GET', `/api/v3_0/sensors/${ids.day_ahead_prices_sensor_id}/data`, {
+      token,
+      query: { start: day.toISO()!, duration: 'P3D', resolution: 'PT1H', unit: 'EUR/MWh' },
+    });
+    expect(data.status).toBe(200);
+    const hours = day.plus({ days: 3 }).diff(day, 'hours').hours;
+    expect(data.body.values).toHaveLength(hours);
+    expect(data.body.values.every((v: number | null) => typeof v === 'number')).toBe(true);
+    if (hours === 72) expect(data.body.values.slice(24, 48)).toEqual([...TOY_DAY_PRICES]);
+
+    const after = await trigger(token, start, later);
+    await t.server.services.jobs.settled(after.body.schedule, 60_000);
+    const job = await t.request('GET', `/api/v3_0/jobs/${after.body.schedule}`, { token });
+    expect(job.body.status).toBe('finished');
+    expect(job.body.result.warnings).toEqual([]);
   });
 
   it("refuses another account's user", async () => {

@@ -300,13 +300,13 @@ run('the web UI', () => {
   it('shows field errors next to the fields, never [object Object]', async () => {
     const panel = page.locator('.schedule-panel');
     await panel.getByLabel('SoC minimum (kWh)').fill('lots');
-    await panel.getByLabel('Charging efficiency', { exact: true }).fill('150%');
+    await panel.getByLabel('Charging efficiency (%)', { exact: true }).fill('150%');
     await panel.getByRole('button', { name: 'Compute schedule' }).click();
     await panel.getByText('Not a valid number.').waitFor();
-    await panel.getByText('Must be greater than 0 and less than or equal to 1.').waitFor();
+    await panel.getByText('Must be greater than 0 % and at most 100 %.').waitFor();
     expect(await panel.textContent()).not.toContain('[object Object]');
     await panel.getByLabel('SoC minimum (kWh)').fill('0');
-    await panel.getByLabel('Charging efficiency', { exact: true }).fill('');
+    await panel.getByLabel('Charging efficiency (%)', { exact: true }).fill('');
     // The server's own answer for a field it refuses, shown at that field.
     await panel.getByLabel('Grid connection capacity (kW)', { exact: true }).fill('12 apples');
     await panel.getByRole('button', { name: 'Compute schedule' }).click();
@@ -370,6 +370,8 @@ run('the web UI', () => {
     await screenshot(page, 'asset-automations');
     await row.getByRole('button', { name: 'Pause' }).click();
     await row.getByText('paused').waitFor();
+    // Shown once the list is read again after the change was stored.
+    await row.getByRole('button', { name: 'Resume' }).waitFor();
     expect(await t.db('automation').where({ id: stored.id }).first()).toMatchObject({ enabled: expect.anything() });
     expect(Boolean((await t.db('automation').where({ id: stored.id }).first()).enabled)).toBe(false);
     expect(errors).toEqual([]);

@@ -7,7 +7,8 @@ import {
   toProcessFlexModel,
   toStorageFlexModel,
 } from '../../renderer/src/components/schedule/flexForm.ts';
-import { commitmentLabel, moneySentence } from '../../renderer/src/lib/money.ts';
+import { flexFromAttributes } from '../../renderer/src/components/schedule/legacyAttributes.ts';
+import { commitmentLabel, currencyOf, moneySentence } from '../../renderer/src/lib/money.ts';
 
 const ZONE = 'Europe/Amsterdam';
 
@@ -32,7 +33,8 @@ describe('the flex-model and flex-context form', () => {
       'soc-max': 40,
       'soc-unit': 'kWh',
       'power-capacity': '10 kW',
-      'roundtrip-efficiency': 0.9,
+      // A stored ratio is shown as 90 (%) and sent back as the same quantity in %.
+      'roundtrip-efficiency': '90%',
       'prefer-charging-sooner': true,
       'soc-targets': [{ value: 30, datetime: '2025-03-01T18:00:00+01:00' }],
     });
@@ -52,8 +54,8 @@ describe('the flex-model and flex-context form', () => {
     form.context['site-power-capacity'] = 'kW';
     expect(toStorageFlexModel(form, ZONE).errors).toEqual({
       'soc-min': ['Not a valid number.'],
-      'charging-efficiency': ['Must be greater than 0 and less than or equal to 1.'],
-      'storage-efficiency': ['Must be greater than 0 and less than or equal to 1.'],
+      'charging-efficiency': ['Must be greater than 0 % and at most 100 %.'],
+      'storage-efficiency': ['Must be greater than 0 % and at most 100 %.'],
       'power-capacity': ['Cannot convert value `big` to a power; write it with its unit, e.g. 25 kW.'],
       'soc-targets.0.datetime': ['Missing data for required field.'],
       'soc-targets.0.value': ['Not a valid number.'],
@@ -97,12 +99,69 @@ describe('units and stored keys in the form', () => {
     expect(mergeStored(stored, toFlexContext(withFlag).json, FORM_CONTEXT_KEYS)).toEqual(stored);
   });
 
-  it('refuses a breach price without its currency', () => {
+  it('takes a bare breach price in the currency and unit shown, and refuses one in neither', () => {
     const form = formFromStored({}, {}, ZONE);
     form.advanced['soc-minima-breach-price'] = '1000';
-    expect(toFlexContext(form).errors).toEqual({
-      'soc-minima-breach-price': ['Write a price with its currency and unit, e.g. 1000 EUR/MWh.'],
+    form.advanced['consumption-breach-price'] = '100';
+    expect(toFlexContext(form, 'NOK')).toEqual({
+      json: { 'soc-minima-breach-price': '1000 NOK/MWh', 'consumption-breach-price': '100 NOK/MW' },
+      errors: {},
     });
+    form.advanced['soc-maxima-breach-price'] = 'a lot';
+    expect(toFlexContext(form, 'EUR').errors).toEqual({ 'soc-maxima-breach-price': ['Write a price in EUR/MWh, e.g. 1000.'] });
+  });
+
+  it('shows efficiencies in % and takes a bare number in %: 95 is 95 %, never 95 times', () => {
+    const form = formFromStored({ 'charging-efficiency': 0.95, 'discharging-efficiency': '90%', 'storage-efficiency': 0.9999 }, {}, ZONE);
+    expect([form.storage['charging-efficiency'], form.storage['discharging-efficiency'], form.storage['storage-efficiency']]).toEqual([
+      '95',
+      '90',
+      '99.99',
+    ]);
+    form.storage['roundtrip-efficiency'] = '';
+    form.storage['charging-efficiency'] = '97';
+    expect(toStorageFlexModel(form, ZONE).json).toMatchObject({
+      'charging-efficiency': '97%',
+      'discharging-efficiency': '90%',
+      'storage-efficiency': '99.99%',
+    });
+    // A ratio typed by habit is refused, not read as 0.95 %.
+    form.storage['charging-efficiency'] = '0.95';
+    expect(toStorageFlexModel(form, ZONE).errors).toEqual({ 'charging-efficiency': ['Efficiencies are in %: write 95 for 95 %.'] });
+  });
+});
+
+describe("a FlexMeasures 0.18 asset's attributes in the form", () => {
+  it('fill the keys nothing stored gives, in kW, kWh and %, the sensor before the asset', () => {
+    const from = flexFromAttributes(
+      { capacity_in_mw: 0.5, market_id: 9 },
+      { capacity_in_mw: 2, min_soc_in_mwh: 0.05, max_soc_in_mwh: 0.45, roundtrip_efficiency: 0.9, storage_efficiency: 0.9999 },
+      'kWh',
+    );
+    expect(from.model).toEqual({
+      'power-capacity': '500 kW',
+      'soc-min': 50,
+      'soc-max': 450,
+      'soc-unit': 'kWh',
+      'roundtrip-efficiency': '90%',
+      'storage-efficiency': '99.99%',
+    });
+    expect(from.context).toEqual({ 'site-power-capacity': '2000 kW', 'consumption-price-sensor': 9 });
+    expect(from.used).toEqual([
+      'capacity_in_mw',
+      'min_soc_in_mwh',
+      'max_soc_in_mwh',
+      'roundtrip_efficiency',
+      'storage_efficiency',
+      'market_id',
+    ]);
+    const form = formFromStored(from.model, from.context, ZONE);
+    expect([form.storage['power-capacity'], form.storage['soc-max'], form.storage['roundtrip-efficiency']]).toEqual([
+      '500 kW',
+      '450',
+      '90',
+    ]);
+    expect(flexFromAttributes({}, { max_soc_in_mwh: 0.45 }, 'MWh').model).toEqual({ 'soc-max': 0.45, 'soc-unit': 'MWh' });
   });
 });
 
@@ -114,5 +173,11 @@ describe('money', () => {
     expect(moneySentence(4142.68, undefined)).toBe('costs 4,142.68');
     expect(commitmentLabel('soc minima breach battery')).toBe('Penalty: SoC below a minimum or target (battery)');
     expect(commitmentLabel('grid fee')).toBe('grid fee');
+    expect([currencyOf('EUR/MWh'), currencyOf('KRW/kWh'), currencyOf('kW'), currencyOf(undefined)]).toEqual([
+      'EUR',
+      'KRW',
+      undefined,
+      undefined,
+    ]);
   });
 });

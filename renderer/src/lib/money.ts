@@ -51,3 +51,8 @@ export function commitmentLabel(name: string): string {
 
 /** @returns whether a commitment's cost is a penalty for breaching a soft constraint. */
 export const isPenalty = (name: string) => /breach/.test(name);
+
+/** @returns the currency of a price unit (`EUR` of `EUR/MWh`), or undefined for a unit that is not a price. */
+export function currencyOf(unit: string | undefined): string | undefined {
+  return /^([A-Z]{3})\/[kMG]?Wh?$/.exec(unit ?? '')?.[1];
+}

@@ -10,6 +10,7 @@ import { useSession } from '../app/session.tsx';
 import { jobDuration, jobSummary } from '../lib/jobs.ts';
 import { formatTime } from '../lib/time.ts';
 import * as wire from '../api/contracts.ts';
+import type { AutomationJobResult } from '../api/contracts.ts';
 
 /** One scheduling job: its arguments, timing and result or error; refreshed while it runs. */
 export function JobPage() {
@@ -96,16 +97,9 @@ function automationRun(args: unknown): string {
   return a?.automationId === undefined ? '–' : `automation #${a.automationId}, due ${a.dueMs ? new Date(a.dueMs).toISOString() : '?'}`;
 }
 
-/** What an automation run is, as its result says (not a scheduling result). */
-interface AutomationResult {
-  forecasts?: { sensor_id: number; method?: string }[];
-  schedule_job_id?: string | null;
-  schedule_inputs?: { inflexible_device_sensors: number[]; consumption_price_sensor: number | null } | null;
-}
-
 /** What an automation run made: its forecasts and its schedule job, with links, and what the forecasts fed into the schedule. */
 function AutomationMade({ result }: { result: unknown }) {
-  const r = (result ?? {}) as AutomationResult;
+  const r = (result ?? {}) as Partial<AutomationJobResult>;
   if (!result) return <p className="muted">Nothing made yet.</p>;
   const fed = r.schedule_inputs;
   return (

@@ -8,6 +8,7 @@ import { Field } from '../components/Field.tsx';
 import { RangeControls } from '../components/RangeControls.tsx';
 import { CsvUpload } from '../components/sensor/CsvUpload.tsx';
 import { ForecastSkill } from '../components/sensor/ForecastSkill.tsx';
+import { ForecastNow } from '../components/sensor/ForecastNow.tsx';
 import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { useRange } from '../hooks/useRange.ts';
@@ -50,7 +51,10 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
   function saveCsv() {
     const rows = (records.data ?? []).map((r) => [r.event_start, r.event_value, r.unit, r.source, r.belief_time]);
     const day = range.start.toISODate();
-    download(`${sensor.name}-${day}-${size}.csv`, toCsv([['event_start', 'event_value', 'unit', 'source', 'belief_time'], ...rows]));
+    // Power is stored with a sign convention of its own (schedules show consumption positive): the file names it.
+    const sign = signConvention(sensor);
+    const value = sign ? `event_value (${sign}, ${sign.startsWith('production') ? 'consumption' : 'production'} negative)` : 'event_value';
+    download(`${sensor.name}-${day}-${size}.csv`, toCsv([['event_start', value, 'unit', 'source', 'belief_time'], ...rows]));
   }
 
   return (
@@ -97,6 +101,7 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
       </section>
       <section className="card" aria-labelledby="forecast-title">
         <h2 id="forecast-title">Forecasts</h2>
+        {canUpload && <ForecastNow sensorId={sensor.id} zone={zone} onMade={reload} />}
         {sources.data ? (
           <ForecastSkill sensorId={sensor.id} unit={sensor.unit} forecast={sources.data.sources.some((s) => s.type === 'forecaster')} />
         ) : (

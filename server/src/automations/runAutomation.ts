@@ -14,6 +14,7 @@ import { listRecurringSocTargets } from '../store/recurringSocTargets.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import type { WorkerPool } from '../scheduling/workerPool.ts';
+import type { AutomationJobResult } from '../contracts/responses.ts';
 
 /** One run of an automation: which one, and the due time it stands for. */
 export interface AutomationJobArgs {
@@ -132,6 +133,6 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       schedule_inputs: scheduleInputs,
       // The occurrences of the device's recurring SoC targets this run scheduled for.
       ...(socTargets.length && { soc_targets: socTargets }),
-    };
+    } satisfies AutomationJobResult;
   };
 }

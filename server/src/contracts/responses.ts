@@ -15,6 +15,8 @@ const status200 = { status: z.literal(200) };
 
 /** The USEF-style envelope of action answers: `{"status": "PROCESSED", "message": ...}`. */
 export const processedAnswer = z.object({ status: z.string(), message: z.string() });
+/** `POST /sensors/<id>/forecasts/trigger`: the queued job (`forecast` names it too, as 1.0 does). */
+export const forecastTriggerAnswer = processedAnswer.extend({ job: z.string(), forecast: z.string() });
 
 export const asset = z.object({
   id: int,
@@ -218,11 +220,42 @@ export const job = z.object({
     .optional(),
 });
 
+/** What an automation run stores (server/src/automations/runAutomation.ts): its forecasts, the schedule job it queued and what the forecasts fed into it. */
+export const automationJobResult = z.object({
+  automation_id: int,
+  due: z.string(),
+  forecasts: z.array(z.object({ sensor_id: int, data_source_id: int, method: z.string().optional() })),
+  schedule_job_id: z.string().nullable(),
+  schedule_inputs: z.object({ inflexible_device_sensors: z.array(int), consumption_price_sensor: nullableInt }).nullable(),
+  // Only when the device's recurring SoC targets fell in this run's window.
+  soc_targets: z.array(z.object({ value: z.union([z.string(), z.number()]), datetime: z.string() })).optional(),
+});
+export type AutomationJobResult = z.infer<typeof automationJobResult>;
+
+/** What a forecasting job stores (server/src/forecasting/forecastJob.ts): the source, each cycle, the method and its backtest. */
+export const forecastJobResult = z.object({
+  data_source_id: int,
+  sensor_id: int,
+  start_ms: z.number(),
+  end_ms: z.number(),
+  cycles: z.array(
+    z.object({ belief_time_ms: z.number(), start_ms: z.number(), end_ms: z.number(), method: z.string(), data_source_id: int }),
+  ),
+  method: z.string(),
+  backtest: z.unknown(),
+  message: z.string().optional(),
+});
+export type ForecastJobResult = z.infer<typeof forecastJobResult>;
+
 /**
- * A scheduling job as the UI reads it from `GET /jobs/<uuid>` in either dialect: the state in
- * either case (1.0 writes capitals), the result in the scheduling shape.
+ * A job as the UI reads it from `GET /jobs/<uuid>` in either dialect: the state in either case
+ * (1.0 writes capitals), the result in the shape of its queue (scheduling, automation or
+ * forecasting), so that the development check accepts every job the Jobs page links to.
  */
-export const schedulingJob = job.extend({ status: z.string(), result: jobResult.nullable().optional() });
+export const schedulingJob = job.extend({
+  status: z.string(),
+  result: z.union([jobResult, automationJobResult, forecastJobResult]).nullable().optional(),
+});
 
 /** One belief as the chart endpoints give it. */
 export const chartRecord = z.object({

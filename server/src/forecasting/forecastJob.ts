@@ -11,6 +11,7 @@ import { firstRefused, type Reference } from '../policies/references.ts';
 import { FORECASTER_VERSION, type ForecastOutcome, type ForecastTask, type MethodName } from '../../../worker/src/tasks.ts';
 import { BACKTEST_LEAD_DAYS } from '../../../worker/src/forecasting/backtest.ts';
 import type { WorkerPool } from '../scheduling/workerPool.ts';
+import type { ForecastJobResult } from '../contracts/responses.ts';
 
 /** What a forecasting job is asked: which sensor, which window, as known when, from what. */
 export interface ForecastJobArgs {
@@ -287,6 +288,6 @@ export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler {
       method: last.outcome.method,
       backtest: last.outcome.backtest,
       ...(note ? { message: note } : {}),
-    };
+    } satisfies ForecastJobResult;
   };
 }

@@ -3,6 +3,7 @@ import { API, request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
 import type { Asset } from '../../api/types.ts';
 import { storedFlex } from '../../lib/attributes.ts';
+import { Field } from '../Field.tsx';
 import { ErrorNotice, Empty } from '../Status.tsx';
 
 interface Props {
@@ -24,37 +25,149 @@ function parseObject(text: string): { value: Record<string, unknown> } | { error
   }
 }
 
+/** A stored value as its field shows it: text as written, anything else as JSON. */
+const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
 /**
- * The flex-model and flex-context stored on the asset, which every trigger starts from: as a
- * key list, and as raw JSON to edit whole (checked here for JSON, by the server for its fields).
+ * A value as typed in a field: JSON where it reads as JSON (numbers, true, lists, objects), else
+ * the text itself (`10 kW`), as the API reads quantities.
+ */
+function typed(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+type Part = 'flex-model' | 'flex-context';
+
+/**
+ * The flex-model and flex-context stored on the asset, which every trigger starts from: every
+ * stored key as an editable field (a value left unchanged is sent back exactly as stored), a key
+ * to add, and raw JSON to edit whole (checked here for JSON, by the server for its fields).
  */
 export function StoredFlexConfig({ asset, canEdit, onStored }: Props) {
   const { model, context } = storedFlex(asset);
-  const parts = [
-    ['flex-model', model],
-    ['flex-context', context],
-  ] as const;
+  const stored: Record<Part, Record<string, unknown>> = { 'flex-model': model, 'flex-context': context };
+  // Edited texts by part and key; a key not here is as stored.
+  const [edits, setEdits] = useState<Record<Part, Record<string, string>>>({ 'flex-model': {}, 'flex-context': {} });
+  const [removed, setRemoved] = useState<Record<Part, string[]>>({ 'flex-model': [], 'flex-context': [] });
+  const [added, setAdded] = useState<Record<Part, { key: string; value: string }>>({
+    'flex-model': { key: '', value: '' },
+    'flex-context': { key: '', value: '' },
+  });
+  const [failure, setFailure] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+
+  /** The part as it will be stored: unchanged keys exactly as they are, edited ones as typed. */
+  const result = (part: Part) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(stored[part])) {
+      if (removed[part].includes(k)) continue;
+      out[k] = k in edits[part] ? typed(edits[part][k]) : v;
+    }
+    const extra = added[part];
+    if (extra.key.trim()) out[extra.key.trim()] = typed(extra.value);
+    return out;
+  };
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    setFailure(null);
+    setSaved(false);
+    try {
+      await request(`${API}/assets/${asset.id}`, {
+        method: 'PATCH',
+        json: { flex_model: JSON.stringify(result('flex-model')), flex_context: JSON.stringify(result('flex-context')) },
+      });
+      setSaved(true);
+      onStored();
+    } catch (err) {
+      setFailure(err);
+    }
+  }
+
   return (
     <>
-      <div className="two-columns">
-        {parts.map(([key, value]) => (
-          <section key={key} aria-label={`Stored ${key}`}>
-            <h3>{key}</h3>
-            {Object.keys(value).length ? (
-              <dl className="kv">
-                {Object.entries(value).map(([k, v]) => (
-                  <div key={k}>
-                    <dt>{k}</dt>
-                    <dd>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>
-                  </div>
-                ))}
-              </dl>
-            ) : (
-              <Empty>None stored; schedules use the sensor and asset attributes.</Empty>
+      <form onSubmit={save} aria-label="Stored flex settings" noValidate>
+        <div className="two-columns">
+          {(['flex-model', 'flex-context'] as const).map((part) => (
+            <section key={part} aria-label={`Stored ${part}`}>
+              <h3>{part}</h3>
+              {Object.keys(stored[part]).length ? (
+                <dl className="kv">
+                  {Object.entries(stored[part]).map(([k, v]) => {
+                    const gone = removed[part].includes(k);
+                    const id = `stored-${part}-${k}`;
+                    return (
+                      <div key={k} className={gone ? 'removed' : undefined}>
+                        <dt>
+                          <label htmlFor={id}>{k}</label>
+                        </dt>
+                        <dd>
+                          <input
+                            id={id}
+                            value={edits[part][k] ?? shown(v)}
+                            disabled={!canEdit || gone}
+                            spellCheck={false}
+                            onChange={(e) => setEdits((all) => ({ ...all, [part]: { ...all[part], [k]: e.target.value } }))}
+                          />
+                          {canEdit && (
+                            <button
+                              type="button"
+                              aria-label={`${gone ? 'Keep' : 'Remove'} ${k}`}
+                              onClick={() =>
+                                setRemoved((all) => ({
+                                  ...all,
+                                  [part]: gone ? all[part].filter((x) => x !== k) : [...all[part], k],
+                                }))
+                              }
+                            >
+                              {gone ? 'Keep' : 'Remove'}
+                            </button>
+                          )}
+                        </dd>
+                      </div>
+                    );
+                  })}
+                </dl>
+              ) : (
+                <Empty>None stored; schedules use the sensor and asset attributes.</Empty>
+              )}
+              {canEdit && (
+                <div className="grid-form">
+                  <Field label={`New ${part} key`}>
+                    <input
+                      value={added[part].key}
+                      spellCheck={false}
+                      onChange={(e) => setAdded((all) => ({ ...all, [part]: { ...all[part], key: e.target.value } }))}
+                    />
+                  </Field>
+                  <Field label={`New ${part} value`} hint="e.g. 10 kW, 0.95, true or JSON">
+                    <input
+                      value={added[part].value}
+                      spellCheck={false}
+                      onChange={(e) => setAdded((all) => ({ ...all, [part]: { ...all[part], value: e.target.value } }))}
+                    />
+                  </Field>
+                </div>
+              )}
+            </section>
+          ))}
+        </div>
+        {canEdit && (
+          <div className="actions">
+            <button type="submit">Save settings</button>
+            {saved && (
+              <span role="status" className="ok">
+                Saved.
+              </span>
             )}
-          </section>
-        ))}
-      </div>
+          </div>
+        )}
+      </form>
+      <ErrorNotice error={failure} />
       {canEdit && <RawJsonEditor asset={asset} model={model} context={context} onStored={onStored} />}
     </>
   );

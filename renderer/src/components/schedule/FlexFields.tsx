@@ -3,8 +3,10 @@ import type { FieldMessages } from '../../api/errors.ts';
 import type { Sensor } from '../../api/types.ts';
 import { Field } from '../Field.tsx';
 import {
+  breachPriceUnit,
   breachPrices,
   contextSensors,
+  EFFICIENCY_UNIT,
   contextTexts,
   POWER_UNIT,
   relaxFlags,
@@ -29,19 +31,19 @@ const hints: Partial<Record<StorageKey | ContextKey | AdvancedKey | 'state-of-ch
   'power-capacity': powerHint,
   'consumption-capacity': powerHint,
   'production-capacity': powerHint,
-  'roundtrip-efficiency': 'a ratio such as 0.9, or 90%',
-  'charging-efficiency': 'a ratio such as 0.95, or 95%',
-  'discharging-efficiency': 'a ratio such as 0.95, or 95%',
-  'storage-efficiency': 'kept per step, e.g. 0.9999 or 99.99%',
+  'roundtrip-efficiency': 'in %, e.g. 90',
+  'charging-efficiency': 'in %, e.g. 95',
+  'discharging-efficiency': 'in %, e.g. 95',
+  'storage-efficiency': 'kept per step, in %, e.g. 99.99',
   'site-power-capacity': powerHint,
   'site-consumption-capacity': powerHint,
   'site-production-capacity': powerHint,
-  'soc-minima-breach-price': 'e.g. 1000 EUR/MWh',
-  'soc-maxima-breach-price': 'e.g. 1000 EUR/MWh',
-  'consumption-breach-price': 'e.g. 100 EUR/MW',
-  'production-breach-price': 'e.g. 100 EUR/MW',
-  'site-consumption-breach-price': 'e.g. 100 EUR/MW',
-  'site-production-breach-price': 'e.g. 100 EUR/MW',
+  'soc-minima-breach-price': 'a bare number is in the currency shown, e.g. 1000',
+  'soc-maxima-breach-price': 'a bare number is in the currency shown, e.g. 1000',
+  'consumption-breach-price': 'a bare number is in the currency shown, e.g. 100',
+  'production-breach-price': 'a bare number is in the currency shown, e.g. 100',
+  'site-consumption-breach-price': 'a bare number is in the currency shown, e.g. 100',
+  'site-production-breach-price': 'a bare number is in the currency shown, e.g. 100',
 };
 
 /** Plain labels, with the unit a bare number is taken in; the API key is shown beside as secondary text. */
@@ -49,10 +51,10 @@ const labels: Record<(typeof storageTexts)[number] | ContextKey | AdvancedKey, s
   'power-capacity': `Power capacity (${POWER_UNIT})`,
   'consumption-capacity': `Charging capacity (${POWER_UNIT})`,
   'production-capacity': `Discharging capacity (${POWER_UNIT})`,
-  'roundtrip-efficiency': 'Round-trip efficiency',
-  'charging-efficiency': 'Charging efficiency',
-  'discharging-efficiency': 'Discharging efficiency',
-  'storage-efficiency': 'Storage efficiency',
+  'roundtrip-efficiency': `Round-trip efficiency (${EFFICIENCY_UNIT})`,
+  'charging-efficiency': `Charging efficiency (${EFFICIENCY_UNIT})`,
+  'discharging-efficiency': `Discharging efficiency (${EFFICIENCY_UNIT})`,
+  'storage-efficiency': `Storage efficiency (${EFFICIENCY_UNIT})`,
   'consumption-price-sensor': 'Price of consumption',
   'production-price-sensor': 'Price of production',
   'site-power-capacity': `Grid connection capacity (${POWER_UNIT})`,
@@ -186,7 +188,7 @@ export function ProcessFields({ form, setForm, errors }: Props) {
 }
 
 /** The flex-context: prices, inflexible devices and site capacities. */
-export function FlexContextFields({ form, setForm, errors, sensors }: Props & { sensors: Sensor[] }) {
+export function FlexContextFields({ form, setForm, errors, sensors, currency }: Props & { sensors: Sensor[]; currency: string }) {
   const set = (key: ContextKey) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, context: { ...f.context, [key]: e.target.value } }));
   const priceSensors = sensors.filter((s) => s.unit.includes('/'));
@@ -232,13 +234,13 @@ export function FlexContextFields({ form, setForm, errors, sensors }: Props & { 
           </label>
         ))}
       </fieldset>
-      <AdvancedFields form={form} setForm={setForm} errors={errors} />
+      <AdvancedFields form={form} setForm={setForm} errors={errors} currency={currency} />
     </div>
   );
 }
 
 /** Soft constraints: relax flags and breach prices, folded away as most sites need none. */
-function AdvancedFields({ form, setForm, errors }: Props) {
+function AdvancedFields({ form, setForm, errors, currency }: Props & { currency: string }) {
   const set = (key: AdvancedKey) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, advanced: { ...f.advanced, [key]: e.target.value } }));
   const inUse = [...relaxFlags, ...breachPrices].some((k) => form.advanced[k]);
@@ -256,7 +258,7 @@ function AdvancedFields({ form, setForm, errors }: Props) {
           </Field>
         ))}
         {breachPrices.map((key) => (
-          <Field key={key} label={labels[key]} errors={errors[key]} hint={hintOf(key)}>
+          <Field key={key} label={`${labels[key]} (${currency}/${breachPriceUnit(key)})`} errors={errors[key]} hint={hintOf(key)}>
             <input name={key} value={form.advanced[key]} onChange={set(key)} />
           </Field>
         ))}

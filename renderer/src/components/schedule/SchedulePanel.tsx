@@ -11,6 +11,7 @@ import { ErrorNotice, Progress } from '../Status.tsx';
 import { useVisibleSensors } from '../../hooks/useVisibleSensors.ts';
 import { FlexContextFields, ProcessFields, StorageFields } from './FlexFields.tsx';
 import {
+  DEFAULT_CURRENCY,
   FORM_CONTEXT_KEYS,
   PROCESS_MODEL_KEYS,
   STORAGE_MODEL_KEYS,
@@ -22,6 +23,8 @@ import {
   type FlexForm,
 } from './flexForm.ts';
 import { ScheduleResult } from './ScheduleResult.tsx';
+import { flexFromAttributes } from './legacyAttributes.ts';
+import { currencyOf } from '../../lib/money.ts';
 import * as wire from '../../api/contracts.ts';
 
 interface Props {
@@ -43,11 +46,17 @@ const POLL_MS = 500;
  */
 export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, onStored }: Props) {
   const attributes = useMemo(() => parseAttributes(asset.attributes), [asset.attributes]);
+  const powerSensors = sensors.filter(isPower);
+  // Stored settings first; what FlexMeasures 0.18 kept as attributes fills the keys they leave out.
+  const [fromAttributes] = useState(() => {
+    const { model } = storedFlex(asset);
+    const socUnit = typeof model['soc-unit'] === 'string' ? model['soc-unit'] : 'kWh';
+    return flexFromAttributes(parseAttributes(powerSensors[0]?.attributes), attributes, socUnit);
+  });
   const [form, setForm] = useState<FlexForm>(() => {
     const { model, context } = storedFlex(asset);
-    return formFromStored(model, context, zone);
+    return formFromStored({ ...fromAttributes.model, ...model }, { ...fromAttributes.context, ...context }, zone);
   });
-  const powerSensors = sensors.filter(isPower);
   const [chosenSensorId, setSensorId] = useState<number | undefined>();
   // Until the user chooses, the first power sensor (also once sensors arrive after the first render).
   const sensorId = chosenSensorId ?? powerSensors[0]?.id;
@@ -93,13 +102,18 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
 
   // The result starts below the long form: brought into view once the job has settled.
   const jobState = useRef<HTMLElement>(null);
+  const compute = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (settled) jobState.current?.scrollIntoView({ block: 'start' });
   }, [settled, job?.id]);
 
+  // Prices are in the chosen price sensor's currency; a bare breach price is taken in it.
+  const chosenPrice = visible?.find((s) => String(s.id) === form.context['consumption-price-sensor']);
+  const currency = currencyOf(chosenPrice?.unit) ?? DEFAULT_CURRENCY;
+
   function collect() {
     const model = isProcess ? toProcessFlexModel(form) : toStorageFlexModel(form, zone);
-    const context = toFlexContext(form);
+    const context = toFlexContext(form, currency);
     return { model: model.json, context: context.json, errors: { ...model.errors, ...context.errors } };
   }
 
@@ -162,6 +176,23 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   const running = waitingSince !== null && !settled;
   return (
     <div className="schedule-panel">
+      {/* The form is long: Compute is one Tab and Enter away from the start of the panel. */}
+      <a
+        className="skip-link"
+        href="#compute-schedule"
+        onClick={(e) => {
+          e.preventDefault();
+          compute.current?.focus();
+        }}
+      >
+        Skip to Compute
+      </a>
+      {fromAttributes.used.length > 0 && (
+        <p className="muted" role="note" aria-label="Filled from attributes">
+          Filled from this asset's FlexMeasures 0.18 attributes ({fromAttributes.used.join(', ')}), shown in the units beside each field;
+          "Save as this asset's defaults" stores them as flex-model and flex-context keys.
+        </p>
+      )}
       <form onSubmit={trigger} noValidate aria-label="Schedule">
         <div className="grid-form">
           <Field label="Power sensor to schedule" errors={errors.sensor}>
@@ -202,10 +233,10 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
         </fieldset>
         <fieldset>
           <legend>Flex-context</legend>
-          <FlexContextFields form={form} setForm={setForm} errors={errors} sensors={visible ?? []} />
+          <FlexContextFields form={form} setForm={setForm} errors={errors} sensors={visible ?? []} currency={currency} />
         </fieldset>
         <div className="actions">
-          <button type="submit" className="primary" disabled={running}>
+          <button type="submit" className="primary" disabled={running} id="compute-schedule" ref={compute}>
             {running ? 'Scheduling…' : 'Compute schedule'}
           </button>
           <button type="button" onClick={storeDefaults}>

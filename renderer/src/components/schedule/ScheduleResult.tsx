@@ -24,7 +24,8 @@ interface Props {
  * commitment; for a failed job, the reason.
  */
 export function ScheduleResult({ job, zone, names }: Props) {
-  const result = job.result ?? undefined;
+  // Only a scheduling job's result has devices; automation and forecasting jobs show theirs elsewhere.
+  const result = job.result && 'devices' in job.result ? job.result : undefined;
   const specs = useMemo(() => {
     if (!result?.devices) return undefined;
     return {

@@ -53,6 +53,9 @@ export type AdvancedKey = (typeof relaxFlags)[number] | (typeof breachPrices)[nu
 
 const text = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
+/** The currency of prices where no price sensor names one: FlexMeasures' own default. */
+export const DEFAULT_CURRENCY = 'EUR';
+
 /** The unit the form shows beside power fields: a bare number typed there is taken in it. */
 export const POWER_UNIT = 'kW';
 const powerKeys = new Set<string>(['power-capacity', 'consumption-capacity', 'production-capacity', ...contextTexts]);
@@ -72,6 +75,32 @@ function structured(v: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Efficiencies are shown and typed in %: a stored ratio (0.95) reads 95, a stored "95%" reads 95. */
+export const EFFICIENCY_UNIT = '%';
+const efficiencyKeys = new Set<string>(['roundtrip-efficiency', 'charging-efficiency', 'discharging-efficiency', 'storage-efficiency']);
+const asPercent = (ratio: number) => String(Number((ratio * 100).toPrecision(12)));
+function storedEfficiency(v: unknown): string {
+  if (typeof v === 'number') return asPercent(v);
+  const percent = typeof v === 'string' ? /^\s*(-?[\d.]+)\s*%\s*$/.exec(v) : null;
+  if (percent) return percent[1];
+  if (typeof v === 'string' && isNumber(v)) return asPercent(Number(v));
+  return text(v);
+}
+
+/**
+ * An efficiency typed in the form, in the % shown beside it: a bare 95 is 95 %. A bare number
+ * below 1 is refused rather than read as a fraction of a percent: it is a ratio typed by habit.
+ * @returns the value to send (`95%`), or the message why it cannot be read.
+ */
+function typedEfficiency(v: string): { value: string } | { error: string } {
+  const percent = /^\s*(-?[\d.]+)\s*%?\s*$/.exec(v);
+  const n = percent ? Number(percent[1]) : NaN;
+  if (!Number.isFinite(n)) return { error: `Cannot read \`${v}\` as a percentage; write e.g. 95 for 95 %.` };
+  if (n <= 0 || n > 100) return { error: 'Must be greater than 0 % and at most 100 %.' };
+  if (n < 1) return { error: `Efficiencies are in %: write ${asPercent(n)} for ${asPercent(n)} %.` };
+  return { value: `${n}%` };
 }
 
 /** A power typed in the form: a bare number is in the unit shown beside the field. */
@@ -119,7 +148,10 @@ export function mergeStored(stored: Record<string, unknown>, fromForm: Record<st
  */
 export function formFromStored(model: Record<string, unknown>, context: Record<string, unknown>, zone: string): FlexForm {
   const storage = Object.fromEntries(
-    [...storageNumbers, ...storageTexts].map((k) => [k, powerKeys.has(k) ? storedPower(model[k]) : text(model[k])]),
+    [...storageNumbers, ...storageTexts].map((k) => [
+      k,
+      powerKeys.has(k) ? storedPower(model[k]) : efficiencyKeys.has(k) ? storedEfficiency(model[k]) : text(model[k]),
+    ]),
   ) as Record<StorageKey, string>;
   storage['soc-unit'] = text(model['soc-unit']) || 'kWh';
   const targets = Array.isArray(model['soc-targets'])
@@ -152,15 +184,7 @@ export function formFromStored(model: Record<string, unknown>, context: Record<s
 
 const NOT_A_NUMBER = 'Not a valid number.';
 const isNumber = (v: string) => v.trim() !== '' && Number.isFinite(Number(v));
-/** A ratio in (0, 1] or a percentage in (0, 100]. */
-function efficiencyError(v: string): string | undefined {
-  const percent = /^\s*(-?[\d.]+)\s*%\s*$/.exec(v);
-  const ratio = percent ? Number(percent[1]) / 100 : Number(v);
-  if (!Number.isFinite(ratio)) return `Cannot convert value \`${v}\` to a ratio; use a number such as 0.95 or a percentage such as 95%.`;
-  if (ratio <= 0 || ratio > 1) return 'Must be greater than 0 and less than or equal to 1.';
-  return undefined;
-}
-/** A power or ratio with its unit, as the API reads quantity strings. */
+/** A power with its unit, as the API reads quantity strings. */
 const looksLikeQuantity = (v: string) => /^\s*-?\d+(\.\d+)?(e-?\d+)?\s*[^\d\s].*$/i.test(v) || isNumber(v);
 
 /**
@@ -184,21 +208,14 @@ export function toStorageFlexModel(form: FlexForm, zone: string): { json: Record
       json[key] = structured(v);
       continue;
     }
-    if (key.endsWith('efficiency')) {
-      const problem = efficiencyError(v);
-      if (problem) errors[key] = [problem];
-    } else if (!looksLikeQuantity(v)) {
-      errors[key] = [`Cannot convert value \`${v}\` to a power; write it with its unit, e.g. 25 kW.`];
+    if (efficiencyKeys.has(key)) {
+      const typed = typedEfficiency(v);
+      if ('error' in typed) errors[key] = [typed.error];
+      json[key] = 'value' in typed ? typed.value : v;
+      continue;
     }
-    // Ratios travel as numbers, everything else as the quantity text the user wrote (a bare power in kW).
-    json[key] =
-      key === 'roundtrip-efficiency' || key === 'storage-efficiency'
-        ? isNumber(v)
-          ? Number(v)
-          : v
-        : powerKeys.has(key)
-          ? typedPower(v)
-          : v;
+    if (!looksLikeQuantity(v)) errors[key] = [`Cannot convert value \`${v}\` to a power; write it with its unit, e.g. 25 kW.`];
+    json[key] = typedPower(v);
   }
   if (form.socSensor) json['state-of-charge'] = { sensor: Number(form.socSensor) };
   json['prefer-charging-sooner'] = form.preferChargingSooner;
@@ -232,8 +249,14 @@ export function toProcessFlexModel(form: FlexForm): { json: Record<string, unkno
   };
 }
 
-/** The flex-context of the form, checked field by field. */
-export function toFlexContext(form: FlexForm): { json: Record<string, unknown>; errors: FieldMessages } {
+/** The unit a breach price is per: MWh of SoC breach, MW of capacity breach. */
+export const breachPriceUnit = (key: AdvancedKey) => (key.startsWith('soc') ? 'MWh' : 'MW');
+
+/**
+ * The flex-context of the form, checked field by field.
+ * @param currency the currency shown beside price fields (the price sensor's): a bare price is in it.
+ */
+export function toFlexContext(form: FlexForm, currency = DEFAULT_CURRENCY): { json: Record<string, unknown>; errors: FieldMessages } {
   const json: Record<string, unknown> = {};
   const errors: FieldMessages = {};
   for (const key of contextSensors) if (form.context[key]) json[key] = Number(form.context[key]);
@@ -256,9 +279,13 @@ export function toFlexContext(form: FlexForm): { json: Record<string, unknown>; 
       json[key] = structured(v);
       continue;
     }
-    // The currency is the operator's to say: a bare number would have to guess it.
+    // A bare number is in the currency and unit shown beside the field.
+    if (isNumber(v) && Number(v) >= 0) {
+      json[key] = `${v.trim()} ${currency}/${breachPriceUnit(key)}`;
+      continue;
+    }
     if (!/^\s*\d+(\.\d+)?\s*[A-Z]{3}\/(k|M)?Wh?\s*$/.test(v))
-      errors[key] = [`Write a price with its currency and unit, e.g. ${key.startsWith('soc') ? '1000 EUR/MWh' : '100 EUR/MW'}.`];
+      errors[key] = [`Write a price in ${currency}/${breachPriceUnit(key)}, e.g. ${key.startsWith('soc') ? '1000' : '100'}.`];
     json[key] = v;
   }
   return { json, errors };

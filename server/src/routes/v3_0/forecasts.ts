@@ -172,7 +172,7 @@ export const forecastRoutes = [
     },
     response: {
       status: 202,
-      schema: wire.processedAnswer.extend({ job: z.string(), forecast: z.string() }),
+      schema: wire.forecastTriggerAnswer,
       description: 'The job id (`job`, and `forecast` as 1.0 also answers), with the URLs of its status and values',
     },
   }),

@@ -1,0 +1,66 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { recordToyPrices } from '../commands/toyPrices.ts';
+import { Periodic } from '../periodic.ts';
+
+/** Hourly: a new day's prices are written within the hour after midnight in the market's zone. */
+const TICK_MS = 3600_000;
+const TOY_ZONE = 'Europe/Amsterdam';
+
+/**
+ * The public day-ahead price sensor of the toy account, when the toy account exists.
+ * @returns its id, or undefined.
+ */
+export async function toyPriceSensorId(db: Knex): Promise<number | undefined> {
+  if (!(await db('account').where({ name: 'Toy Account' }).first('id'))) return undefined;
+  const row = await db('sensor as s')
+    .join('generic_asset as a', 'a.id', 's.generic_asset_id')
+    .where({ 'a.name': 'NL transmission zone', 's.name': 'day-ahead prices' })
+    .whereNull('a.account_id')
+    .first<{ id: number } | undefined>('s.id');
+  return row?.id;
+}
+
+/**
+ * Keeps the toy account's prices ahead of the clock: `toy-account` writes today and the coming
+ * days once, and without this a toy account made last week had no prices for today and could
+ * not schedule. Does nothing where there is no toy account.
+ */
+export class ToyPriceClock {
+  private readonly clock: Periodic;
+
+  constructor(
+    private db: Knex,
+    log: Logger,
+  ) {
+    this.clock = new Periodic(
+      TICK_MS,
+      (nowMs) => this.refresh(nowMs),
+      (err) => log.error({ err }, 'toy prices'),
+    );
+  }
+
+  start(): void {
+    this.clock.start();
+  }
+
+  stop(): Promise<void> {
+    return this.clock.stop();
+  }
+
+  /**
+   * Writes the toy prices of the day of `nowMs` and the coming days (the clock's own time in
+   * production; any time in tests).
+   * @returns how many days were written (0 without a toy account).
+   */
+  tick(nowMs: number): Promise<number> {
+    return this.clock.run(nowMs);
+  }
+
+  private async refresh(nowMs: number): Promise<number> {
+    const sensorId = await toyPriceSensorId(this.db);
+    if (sensorId === undefined) return 0;
+    const { startMs, endMs } = await this.db.transaction((trx) => recordToyPrices(trx, sensorId, TOY_ZONE, nowMs));
+    return Math.round((endMs - startMs) / 86_400_000);
+  }
+}
