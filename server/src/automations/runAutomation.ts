@@ -6,17 +6,19 @@ import { forecastSensor } from '../forecasting/forecastJob.ts';
 import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
 import { AppError } from '../errors.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
+import { describePrincipal, resolvePrincipal, type PrincipalRef } from '../policies/principal.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { getAsset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
 import { getSensor } from '../store/sensors.ts';
-import { getUser } from '../store/users.ts';
 import type { WorkerPool } from '../scheduling/workerPool.ts';
 
 /** One run of an automation: which one, and the due time it stands for. */
 export interface AutomationJobArgs {
   automationId: number;
   dueMs: number;
+  /** The automation acting for its maker: the run and the jobs it starts use the maker's rights as they are when it runs. */
+  principal: PrincipalRef;
 }
 
 /**
@@ -55,12 +57,11 @@ async function fedByForecasts(db: Knex, context: Record<string, unknown>, foreca
  */
 export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler {
   return async (job, runtime) => {
-    const { automationId, dueMs } = job.args as AutomationJobArgs;
+    const { automationId, dueMs, principal: ref } = job.args as AutomationJobArgs;
     const automation = await getAutomation(db, automationId);
     if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
-    const owner = automation.ownerId === null ? undefined : await getUser(db, automation.ownerId);
-    if (!owner?.active)
-      throw new JobFailure('PermissionDenied', `The user who made automation ${automationId} is no longer active; nothing was run.`);
+    const principal = await resolvePrincipal(db, ref);
+    if (typeof principal === 'string') throw new JobFailure('PermissionDenied', `${principal}; nothing was run.`);
     const horizon = parseIsoDuration(automation.horizon);
     if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
     const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
@@ -69,7 +70,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     const forecasts = [];
     for (const sensorId of automation.forecastSensorIds) {
       // Forecast as known at the due time, which the run stands for even when it runs late.
-      const forecast = { sensorId, ownerId: owner.id, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
+      const forecast = { sensorId, principal: ref, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
       const made = await forecastSensor(db, pool, forecast, () => runtime.yieldTurn());
       forecasts.push({ sensor_id: sensorId, data_source_id: made.sourceId, method: made.cycles[0]?.outcome.method });
     }
@@ -87,12 +88,12 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       // Known as of the run (never before its due time): the state of charge at the start included.
       const prior = DateTime.fromMillis(Math.max(dueMs, Date.now()), { zone: automation.timezone });
       const input = { start, duration: horizon, prior, sensor, flexModel: {}, flexContext: fed.context };
-      const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, owner, input, { reuseWithinS: 0, force: true }).catch(
+      const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, principal, input, { reuseWithinS: 0, force: true }).catch(
         (err: unknown) => {
           if (err instanceof AppError && err.status === 403) {
             throw new JobFailure(
               'PermissionDenied',
-              `the user who made automation ${automationId} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
+              `${describePrincipal(ref)} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
             );
           }
           throw err;
