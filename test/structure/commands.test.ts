@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * Issue 20: one command per use case. Triggering a schedule or a forecast, storing sensor data,
- * creating or changing an asset and creating a user live in server/src/commands/ only, taking a
+ * creating, changing or deleting an asset and creating a user live in server/src/commands/ only, taking a
  * principal, so that the v3.0 routes, the legacy routes, the CLI and automations all run the same
  * checks (the principal's current rights, the asset's account, the value rules). This walks the
  * source and refuses, outside commands/:
@@ -13,7 +13,8 @@ import { describe, expect, it } from 'vitest';
  *   a failed job's fallback under its own queue name);
  * - in the ways in (routes/, cli/, automations/), a direct store write of these use cases: the
  *   store's belief, asset and user writers (`recordBeliefs`, `recordBeliefSets`, `createAsset`,
- *   `updateAsset`, `createUser` from server/src/store/), or a raw insert or update of their tables.
+ *   `updateAsset`, `deleteAsset`, `createUser` from server/src/store/), or a raw insert or update
+ *   of their tables.
  *
  * Job handlers (scheduling/, forecasting/, tariffs/) store their own results after re-checking the
  * job's principal; they are not ways in and are not walked here.
@@ -32,7 +33,7 @@ const inside = (file: string, dir: string) => file.startsWith(path.join(root, di
 /** The store's writers of the guarded use cases, by store module. */
 const guardedWriters: Record<string, string[]> = {
   'store/beliefs.ts': ['recordBeliefs', 'recordBeliefSets'],
-  'store/assets.ts': ['createAsset', 'updateAsset'],
+  'store/assets.ts': ['createAsset', 'updateAsset', 'deleteAsset'],
   'store/users.ts': ['createUser'],
 };
 
@@ -78,10 +79,13 @@ export function guardedStoreWrites(file: string, text: string): string[] {
 /**
  * Writes the walk lets through, each with its reason. The first administrator is made by
  * `POST /setup` together with the first account, in one transaction that checks no user exists
- * yet: nobody is there to act as, and the route answers only on the machine itself.
+ * yet: nobody is there to act as, and the route answers only on the machine itself. API 2.0
+ * deletes a device (a sensor) under its own rule (members of the account) and the asset with it
+ * when it held only that device: not the v3.0 asset delete (account-admins), which would refuse it.
  */
 const allowed: Record<string, string[]> = {
   'routes/v3_0/setup.ts': ['store/users.ts createUser'],
+  'routes/legacy/v2Assets.ts': ['store/assets.ts deleteAsset'],
 };
 
 describe('commands/', () => {
@@ -128,7 +132,7 @@ describe('commands/', () => {
       'commands/triggerForecast.ts': ['routes/v3_0/forecasts.ts'],
       // sensorUploads.ts answers the v3.0 data endpoints and the legacy data messages alike.
       'commands/storeSensorData.ts': ['routes/sensorUploads.ts', 'routes/legacy/dataMessages.ts', 'cli/beliefs.ts'],
-      'commands/assets.ts': ['routes/v3_0/assets.ts', 'routes/legacy/v2Assets.ts'],
+      'commands/assets.ts': ['routes/v3_0/assets.ts', 'routes/legacy/v2Assets.ts', 'cli/resources.ts'],
       // API 2.0's user endpoints run the v3.0 ones (routes/legacy/v2Users.ts).
       'commands/users.ts': ['routes/v3_0/users.ts', 'cli/resources.ts'],
     };

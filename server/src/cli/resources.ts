@@ -5,7 +5,8 @@ import { createUser } from '../commands/users.ts';
 import { createToyAccount } from '../commands/toyAccount.ts';
 import * as accounts from '../store/accounts.ts';
 import { presentAutomation } from '../automations/wire.ts';
-import { deleteAsset, getAsset, listAssets } from '../store/assets.ts';
+import { deleteAsset } from '../commands/assets.ts';
+import { getAsset, listAssets } from '../store/assets.ts';
 import { deleteAutomation, getAutomation, listAutomations } from '../store/automations.ts';
 import { deleteSensor, getSensor, listSensors } from '../store/sensors.ts';
 import { revokeTokens } from '../store/tokens.ts';
@@ -141,7 +142,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
         },
         asset: {
           find: () => getAsset(db, o.id),
-          remove: () => db.transaction((t) => deleteAsset(t, o.id)),
+          remove: () => db.transaction(async (t) => deleteAsset({ db: t }, OPERATOR, { asset: (await getAsset(t, o.id))! })),
           note: ' with its sensors and data',
         },
         sensor: { find: () => getSensor(db, o.id), remove: () => db.transaction((t) => deleteSensor(t, o.id)), note: ' with its data' },

@@ -14,8 +14,8 @@ import { getSensor } from '../store/sensors.ts';
 import type { SchedulerPlugins } from '../../../worker/src/scheduling/schedulerPlugins.ts';
 
 /**
- * Creating and changing an asset, the one way every caller does it (the v3.0 endpoints and API
- * 2.0's devices): the principal's rights on the asset and its account, the sensors its stored flex
+ * Creating, changing and deleting an asset, the one way every caller does it (the v3.0 endpoints,
+ * API 2.0's devices, the CLI): the principal's rights on the asset and its account, the sensors its stored flex
  * configuration names (for the principal and the asset's account, whoever later runs it), and the
  * asset rules (type, parent in the same account, free name and external id, stored values). No
  * HTTP context: errors are the API's (422 field messages, 403). Each runs in the caller's transaction.
@@ -180,4 +180,14 @@ export async function updateAsset(
   await checkStoredValues(db, body.flex_context, 'flex_context');
   await assets.updateAsset(db, asset.id, { ...changes, attributes });
   return (await assets.getAsset(db, asset.id))!;
+}
+
+/**
+ * Deletes an asset with the assets below it, their sensors and data (account-admins of its account,
+ * admins).
+ * @param deps the store: a transaction.
+ */
+export async function deleteAsset(deps: { db: Knex.Transaction }, principal: Principal, input: { asset: assets.Asset }): Promise<void> {
+  authorize(principal, 'delete', await assetAccess(deps.db, input.asset.account_id));
+  await assets.deleteAsset(deps.db, input.asset.id);
 }

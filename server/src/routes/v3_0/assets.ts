@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { createAsset, updateAsset } from '../../commands/assets.ts';
+import { createAsset, deleteAsset, updateAsset } from '../../commands/assets.ts';
 import { fieldError } from '../../errors.ts';
 import { assetCreate, assetPatch } from '../../contracts/resources.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
@@ -197,7 +197,7 @@ export const assetRoutes = [
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'delete') }),
     transaction: true,
-    command: ({ db, loaded }) => assets.deleteAsset(db, loaded.asset.id),
+    command: ({ db, user, loaded: { asset } }) => deleteAsset({ db }, userPrincipal(user), { asset }),
     response: { status: 204, schema: null, description: 'deleted, with its sensors and their data' },
   }),
 ];
