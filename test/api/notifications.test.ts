@@ -241,7 +241,7 @@ describe('attention', () => {
       expect.objectContaining({
         subject: `job:${job.id}`,
         job_id: job.id,
-        message: `Automation job ${job.id} failed. PermissionDenied: The user who made automation ${made.body.id} is no longer active; nothing was run.`,
+        message: `Automation job ${job.id} failed. PermissionDenied: the user who made automation ${made.body.id} (id ${owner.user.id}) is no longer active; nothing was run.`,
       }),
     ]);
     expect(outbox().filter((m) => m.body === failed[0].message)).toEqual([

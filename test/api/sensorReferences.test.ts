@@ -410,7 +410,7 @@ describe('jobs re-check their owner’s rights before they store', () => {
     const first = await waitForSchedule(t, admin.token, w.own.sensor.id, res.body.schedule);
     expect(first.status).toBe(200);
     const job = (await t.server.services.jobs.get(res.body.schedule))!;
-    expect(job.args).toMatchObject({ ownerId: admin.user.id });
+    expect(job.args).toMatchObject({ principal: { kind: 'user', userId: admin.user.id } });
     await revoke(admin.user.id);
     const [socBefore, powerBefore] = [await beliefCount(w.target), await beliefCount(w.own.sensor.id)];
     const failed = await runCopy(job.args);

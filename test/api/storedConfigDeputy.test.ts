@@ -178,7 +178,9 @@ describe('running on stored flex configuration written before the rule', () => {
     const done = (await t.server.services.jobs.get(job.id))!;
     expect(done.status).toBe('failed');
     expect(done.errorKind).toBe('forbidden');
-    expect(done.error).toMatch(/^PermissionDenied: the user who made automation \d+ or the account of asset \d+ may not use a sensor/);
+    expect(done.error).toMatch(
+      /^PermissionDenied: the user who made automation \d+ \(id \d+\) or the account of asset \d+ may not use a sensor/,
+    );
     expect(await t.db('timed_belief').where({ sensor_id: sensorsOf.public.soc }).count({ n: '*' }).first()).toEqual({ n: 0 });
   });
 
@@ -189,7 +191,7 @@ describe('running on stored flex configuration written before the rule', () => {
       json: { start: START, duration: 'PT6H', 'force-new-job-creation': true },
     });
     const job = (await t.server.services.jobs.get(res.body.schedule ?? res.body.job))!;
-    const args = job.args as { spec: { devices: { socSensorId: number | null }[] }; ownerId: number };
+    const args = job.args as { spec: { devices: { socSensorId: number | null }[] }; principal: unknown };
     // A job made before the rule, or by hand: its SoC output is the public price sensor.
     args.spec.devices[0].socSensorId = sensorsOf.public.price;
     const prices = await t.db('timed_belief').where({ sensor_id: sensorsOf.public.price }).orderBy('event_start').select('event_value');

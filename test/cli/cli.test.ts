@@ -138,7 +138,7 @@ describe('add user', () => {
   it('refuses what cannot be a user, and stores nothing', async () => {
     const base = ['add', 'user', '--username', 'someone', '--password', 'a long secret', '--json'];
     failure(await cli(...base, '--email', 'not-an-email', '--account', String(ids.siteA)), /not a valid email address/);
-    failure(await cli(...base, '--email', 'x@example.com', '--account', '999'), /Account 999 not found/);
+    failure(await cli(...base, '--email', 'x@example.com', '--account', '999'), /account_id: Account with Id 999 doesn't exist/);
     failure(
       await cli(...base, '--email', 'x@example.com', '--account', String(ids.siteA), '--roles', 'superuser'),
       /Unknown role "superuser"/,

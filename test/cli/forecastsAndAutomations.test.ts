@@ -55,6 +55,30 @@ describe('add forecasts / show backtest', () => {
     });
   });
 
+  it("runs as the operator, yet keeps the forecast's account rule: another account's regressor is refused and nothing stored", async () => {
+    const foreign = (await f.sensor({ assetId: (await f.asset({ accountId: (await f.account()).id })).id, unit: 'kW' })).id;
+    const before = await t.db('timed_belief').where({ sensor_id: loadSensor }).count({ n: '*' }).first();
+    const from = new Date(ORIGIN + 7 * 86_400_000).toISOString();
+    const to = new Date(ORIGIN + 8 * 86_400_000).toISOString();
+    const refused = await cli([
+      'add',
+      'forecasts',
+      '--sensor',
+      String(loadSensor),
+      '--from',
+      from,
+      '--to',
+      to,
+      '--regressors',
+      String(foreign),
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `PermissionDenied: the operator or the account of sensor ${loadSensor} may no longer read sensor ${foreign}; nothing was stored.`,
+    );
+    expect(await t.db('timed_belief').where({ sensor_id: loadSensor }).count({ n: '*' }).first()).toEqual(before);
+  });
+
   it('prints the backtest the method was chosen by, per horizon against seasonal-naive', async () => {
     const shown = await cli(['show', 'backtest', '--sensor', String(loadSensor)]);
     expect(shown.code).toBe(0);

@@ -54,7 +54,9 @@ export class AutomationClock {
       const due = latestDue(automation.cron, automation.timezone, automation.lastDueMs ?? automation.createdAtMs, nowMs);
       if (due === null) continue;
       const asset = await getAsset(this.db, automation.assetId);
-      const args: AutomationJobArgs = { automationId: automation.id, dueMs: due };
+      // Each run acts for the automation's maker, whose rights it resolves when it runs.
+      const principal = { kind: 'automation' as const, automationId: automation.id, ownerId: automation.ownerId };
+      const args: AutomationJobArgs = { automationId: automation.id, dueMs: due, principal };
       const job = await this.jobs.enqueue('automation', args, {
         accountId: asset?.account_id ?? null,
         sensorId: null,

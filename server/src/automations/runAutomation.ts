@@ -6,13 +6,13 @@ import { forecastSensor } from '../forecasting/forecastJob.ts';
 import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
 import { AppError } from '../errors.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
+import { describePrincipal, resolvePrincipal, type PrincipalRef } from '../policies/principal.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { deviceCapacity, socTargetsWithin, type SocTargetAt } from '../scheduling/recurringTargets.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
 import { listRecurringSocTargets } from '../store/recurringSocTargets.ts';
 import { getSensor } from '../store/sensors.ts';
-import { getUser } from '../store/users.ts';
 import type { WorkerPool } from '../scheduling/workerPool.ts';
 import type { AutomationJobResult } from '../contracts/responses.ts';
 
@@ -20,6 +20,8 @@ import type { AutomationJobResult } from '../contracts/responses.ts';
 export interface AutomationJobArgs {
   automationId: number;
   dueMs: number;
+  /** The automation acting for its maker: the run and the jobs it starts use the maker's rights as they are when it runs. */
+  principal: PrincipalRef;
 }
 
 /**
@@ -76,12 +78,11 @@ async function recurringTargetsOf(db: Knex, asset: Asset, startMs: number, endMs
  */
 export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler {
   return async (job, runtime) => {
-    const { automationId, dueMs } = job.args as AutomationJobArgs;
+    const { automationId, dueMs, principal: ref } = job.args as AutomationJobArgs;
     const automation = await getAutomation(db, automationId);
     if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
-    const owner = automation.ownerId === null ? undefined : await getUser(db, automation.ownerId);
-    if (!owner?.active)
-      throw new JobFailure('PermissionDenied', `The user who made automation ${automationId} is no longer active; nothing was run.`);
+    const principal = await resolvePrincipal(db, ref);
+    if (typeof principal === 'string') throw new JobFailure('PermissionDenied', `${principal}; nothing was run.`);
     const horizon = parseIsoDuration(automation.horizon);
     if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
     const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
@@ -90,7 +91,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     const forecasts = [];
     for (const sensorId of automation.forecastSensorIds) {
       // Forecast as known at the due time, which the run stands for even when it runs late.
-      const forecast = { sensorId, ownerId: owner.id, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
+      const forecast = { sensorId, principal: ref, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
       const made = await forecastSensor(db, pool, forecast, () => runtime.yieldTurn());
       forecasts.push({ sensor_id: sensorId, data_source_id: made.sourceId, method: made.cycles[0]?.outcome.method });
     }
@@ -111,12 +112,12 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       const recurring = await recurringTargetsOf(db, asset, dueMs, endMs);
       socTargets = recurring.added;
       const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
-      const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, owner, input, { reuseWithinS: 0, force: true }).catch(
+      const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, principal, input, { reuseWithinS: 0, force: true }).catch(
         (err: unknown) => {
           if (err instanceof AppError && err.status === 403) {
             throw new JobFailure(
               'PermissionDenied',
-              `the user who made automation ${automationId} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
+              `${describePrincipal(ref)} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
             );
           }
           throw err;

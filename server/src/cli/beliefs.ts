@@ -3,14 +3,14 @@ import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { DateTime } from 'luxon';
 import { readSensorData } from '../commands/readSensorData.ts';
-import { saveSensorData } from '../commands/saveSensorData.ts';
+import { storeSensorData } from '../commands/storeSensorData.ts';
 import { csvEvents, parseBeliefsCsv } from '../domain/beliefsCsv.ts';
 import type { BeliefTiming } from '../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../domain/time.ts';
 import { isValidUnit } from '../domain/units.ts';
 import { ReplacementError } from '../store/beliefs.ts';
 import { getSource, type SourceProps } from '../store/sources.ts';
-import { CliError, type CliContext } from './context.ts';
+import { CliError, OPERATOR, type CliContext } from './context.ts';
 import { duration, group, int, sensorOf, time } from './options.ts';
 
 /** An existing source by id, or a source of type `CLI script` by name. */
@@ -73,11 +73,11 @@ export function registerBeliefCommands(program: Command, cli: CliContext): void 
       const bar = new SingleBar({ format: 'beliefs |{bar}| {value}/{total}' }, Presets.shades_classic);
       bar.start(built.events.length, 0);
       try {
-        const result = await saveSensorData(await cli.db(), {
-          sensorId: sensor.id,
+        const db = await cli.db();
+        const result = await storeSensorData({ db, reader: db, allowOverwrite: cli.config.allowDataOverwrite }, OPERATOR, {
+          uploads: [{ sensorId: sensor.id, eventResolutionMs: sensor.event_resolution_ms, events: built.events }],
+          loaded: [sensor],
           source: await sourceOf(cli, o.source),
-          events: built.events,
-          allowOverwrite: cli.config.allowDataOverwrite,
           onProgress: (done) => bar.update(done),
         });
         bar.stop();

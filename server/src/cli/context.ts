@@ -1,6 +1,14 @@
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../config.ts';
 import { migrate, openStore, storeTarget } from '../db/connection.ts';
+import type { AppError } from '../errors.ts';
+import type { Principal } from '../policies/principal.ts';
+
+/**
+ * Whom the command line acts as: the operator, who holds the data folder (see `Principal`). The
+ * commands it shares with the API still apply every rule that protects one account from another.
+ */
+export const OPERATOR: Principal = { kind: 'operator' };
 
 /** What every CLI command works with: the settings and the migrated store of the data folder. */
 export interface CliContext {
@@ -35,3 +43,24 @@ export function createCliContext(json: () => boolean): CliContext {
 
 /** An error meant for the operator: printed without a stack trace. */
 export class CliError extends Error {}
+
+/**
+ * A refusal of a command the CLI shares with the API, as a line for the operator: the message,
+ * or each field with its messages (under their request location, which means nothing here).
+ */
+export function refusalText(err: AppError): string {
+  const { message, detail } = err.body;
+  const fields = (tree: unknown, path: string[]): string[] =>
+    Array.isArray(tree)
+      ? [`${path.join('.')}: ${tree.join(' ')}`]
+      : tree && typeof tree === 'object'
+        ? Object.entries(tree).flatMap(([key, inner]) => fields(inner, [...path, key]))
+        : [String(tree)];
+  const text =
+    typeof message === 'string'
+      ? message
+      : Object.values(message as Record<string, unknown>)
+          .flatMap((tree) => fields(tree, []))
+          .join('; ');
+  return typeof detail === 'string' ? `${text}: ${detail}` : text;
+}

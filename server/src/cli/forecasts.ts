@@ -5,7 +5,8 @@ import { BACKTEST_LEAD_DAYS } from '../../../worker/src/forecasting/backtest.ts'
 import { forecastSensor, historyNote } from '../forecasting/forecastJob.ts';
 import { createWorkerPool } from '../scheduling/workerPool.ts';
 import { getForecastModel } from '../store/forecastModels.ts';
-import { CliError, type CliContext } from './context.ts';
+import { principalRef } from '../policies/principal.ts';
+import { CliError, OPERATOR, type CliContext } from './context.ts';
 import { duration, group, int, list, sensorOf, table, time } from './options.ts';
 
 interface AddOptions {
@@ -43,7 +44,7 @@ export function registerForecastCommands(program: Command, cli: CliContext): voi
           pool,
           {
             sensorId: sensor.id,
-            ownerId: null,
+            principal: principalRef(OPERATOR),
             startMs: o.from.toMillis(),
             endMs: o.to.toMillis(),
             maxHorizonMs: o.maxHorizon,

@@ -2,7 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { registerAutomationCommands } from './automations.ts';
 import { registerBeliefCommands } from './beliefs.ts';
-import { CliError, createCliContext, type CliContext } from './context.ts';
+import { AppError } from '../errors.ts';
+import { CliError, createCliContext, refusalText, type CliContext } from './context.ts';
 import { registerDbCommands } from './db.ts';
 import { registerForecastCommands } from './forecasts.ts';
 import { registerResourceCommands } from './resources.ts';
@@ -30,6 +31,11 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     if (err instanceof CliError || err instanceof ConfigError) {
       process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    // The commands shared with the API refuse in the API's terms.
+    if (err instanceof AppError) {
+      process.stderr.write(`error: ${refusalText(err)}\n`);
       return 1;
     }
     throw err;

@@ -1,15 +1,17 @@
 import type { Command } from 'commander';
 import { timezone } from '../contracts/fields.ts';
-import { hashPassword, randomPassword } from '../domain/passwords.ts';
+import { hashPassword } from '../domain/passwords.ts';
+import { createUser } from '../commands/users.ts';
 import { createToyAccount } from '../commands/toyAccount.ts';
 import * as accounts from '../store/accounts.ts';
 import { presentAutomation } from '../automations/wire.ts';
-import { deleteAsset, getAsset, listAssets } from '../store/assets.ts';
+import { deleteAsset } from '../commands/assets.ts';
+import { getAsset, listAssets } from '../store/assets.ts';
 import { deleteAutomation, getAutomation, listAutomations } from '../store/automations.ts';
 import { deleteSensor, getSensor, listSensors } from '../store/sensors.ts';
 import { revokeTokens } from '../store/tokens.ts';
 import * as users from '../store/users.ts';
-import { CliError, type CliContext } from './context.ts';
+import { CliError, OPERATOR, type CliContext } from './context.ts';
 import { confirm, group, int, list, table } from './options.ts';
 
 /** `add account|user|toy-account`, `list …`, `delete …`, `set password`. */
@@ -53,30 +55,22 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
         const db = await cli.db();
         if (!/^[^@\s]+@[^@\s]+$/.test(o.email)) throw new CliError(`"${o.email}" is not a valid email address`);
         if (!timezone.safeParse(o.timezone).success) throw new CliError(`Timezone ${o.timezone} doesn't exist.`);
-        if (!(await accounts.getAccount(db, o.account))) throw new CliError(`Account ${o.account} not found`);
+        if (o.password !== undefined && o.password.length < 8) throw new CliError('The password must be at least 8 characters long');
         const known = await users.listRoles(db);
         const roleIds = o.roles.map((name) => {
           const role = known.find((r) => r.name === name);
           if (!role) throw new CliError(`Unknown role "${name}"; known: ${known.map((r) => r.name).join(', ')}`);
           return role.id;
         });
-        if (await db('user').whereRaw('lower(email) = ?', [o.email.toLowerCase()]).orWhere({ username: o.username }).first()) {
-          throw new CliError('A user with this email or username already exists');
-        }
-        const password = o.password ?? randomPassword();
-        if (password.length < 8) throw new CliError('The password must be at least 8 characters long');
-        const passwordHash = await hashPassword(password);
-        const user = await db.transaction((trx) =>
-          users.createUser(trx, {
-            email: o.email,
-            username: o.username,
-            passwordHash,
-            accountId: o.account,
-            roleIds,
-            timezone: o.timezone,
-            active: !o.inactive,
-          }),
-        );
+        const { user, password } = await createUser({ db, hash: hashPassword }, OPERATOR, {
+          email: o.email,
+          username: o.username,
+          password: o.password,
+          accountId: o.account,
+          roleIds,
+          timezone: o.timezone,
+          active: !o.inactive,
+        });
         const shown = {
           id: user.id,
           email: user.email,
@@ -86,8 +80,8 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
           active: user.active,
         };
         cli.print(
-          o.password ? shown : { ...shown, password },
-          `Created user ${user.id} <${user.email}>${o.password ? '' : ` with password ${password}`}`,
+          password === null ? shown : { ...shown, password },
+          `Created user ${user.id} <${user.email}>${password === null ? '' : ` with password ${password}`}`,
         );
       },
     );
@@ -148,7 +142,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
         },
         asset: {
           find: () => getAsset(db, o.id),
-          remove: () => db.transaction((t) => deleteAsset(t, o.id)),
+          remove: () => db.transaction(async (t) => deleteAsset({ db: t }, OPERATOR, { asset: (await getAsset(t, o.id))! })),
           note: ' with its sensors and data',
         },
         sensor: { find: () => getSensor(db, o.id), remove: () => db.transaction((t) => deleteSensor(t, o.id)), note: ' with its data' },

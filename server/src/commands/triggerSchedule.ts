@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import type { EnqueueOptions, JobQueue, JobRecord } from '../jobs/jobQueue.ts';
+import { principalRef, type Principal } from '../policies/principal.ts';
 import { authorizeReferences, flexReferences, refuseForeign } from '../policies/references.ts';
 import { resolveSensorJob, triggerReferences, type TriggerInput } from '../scheduling/flexConfig.ts';
 import type { JobSpec } from '../scheduling/jobSpec.ts';
@@ -9,7 +10,6 @@ import { readSensorState } from '../scheduling/sensorState.ts';
 import { deviceFlexModel, inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import type { SensorInContext } from '../store/sensors.ts';
-import type { User } from '../store/users.ts';
 
 /**
  * Triggering a schedule, the one sequence every caller uses (v3.0 and legacy routes, automations):
@@ -36,13 +36,16 @@ export type QueueOptions = Pick<EnqueueOptions, 'reuseWithinS' | 'force'> & { se
  */
 export async function queueSchedule(
   deps: ScheduleDeps,
-  principal: User,
+  principal: Principal,
   job: { spec: JobSpec; asset: Asset; request: { flexModel?: unknown; flexContext?: unknown } },
   options: QueueOptions,
 ): Promise<JobRecord> {
   const { spec, asset, request } = job;
   await authorizeReferences(deps.db, principal, triggerReferences(spec, asset, request), [], asset.account_id);
-  const args: SchedulingJobArgs = { spec: await readSensorState(deps.db, spec, spec.priorMs ?? Date.now()), ownerId: principal.id };
+  const args: SchedulingJobArgs = {
+    spec: await readSensorState(deps.db, spec, spec.priorMs ?? Date.now()),
+    principal: principalRef(principal),
+  };
   return deps.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...options });
 }
 
@@ -52,7 +55,7 @@ export async function queueSchedule(
  */
 export async function triggerSensorSchedule(
   deps: ScheduleDeps,
-  principal: User,
+  principal: Principal,
   input: Omit<TriggerInput, 'flexContext'> & {
     sensor: SensorInContext;
     flexModel: Record<string, unknown>;

@@ -6,8 +6,8 @@ import { mostRecentBeliefs, recordBeliefs, type BeliefInput } from '../store/bel
 import { saveForecastModel } from '../store/forecastModels.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { getOrCreateSource } from '../store/sources.ts';
-import { getUser } from '../store/users.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
+import { describePrincipal, resolvePrincipal, type PrincipalRef } from '../policies/principal.ts';
 import { FORECASTER_VERSION, type ForecastOutcome, type ForecastTask, type MethodName } from '../../../worker/src/tasks.ts';
 import { BACKTEST_LEAD_DAYS } from '../../../worker/src/forecasting/backtest.ts';
 import type { WorkerPool } from '../scheduling/workerPool.ts';
@@ -17,10 +17,10 @@ import type { ForecastJobResult } from '../contracts/responses.ts';
 export interface ForecastJobArgs {
   sensorId: number;
   /**
-   * The user on whose behalf it runs: the job reads and writes only what this user may, when it
-   * runs. Null for the site operator at the command line, who holds the whole store anyway.
+   * Who started it (a user, an automation for its maker, the operator at the command line): the
+   * job reads and writes only what they may, when it runs.
    */
-  ownerId: number | null;
+  principal: PrincipalRef;
   startMs: number;
   endMs: number;
   /** The belief time of the forecasts; when absent, the time the job runs (or the start, if earlier). */
@@ -144,14 +144,14 @@ export function forecastReferences(args: Pick<ForecastJobArgs, 'sensorId' | 'reg
  * feed (the job runs for that account, whoever started it).
  */
 async function assertOwnerMay(db: Knex, args: ForecastJobArgs): Promise<void> {
-  if (args.ownerId === null) return;
-  const owner = await getUser(db, args.ownerId);
+  const principal = await resolvePrincipal(db, args.principal);
+  if (typeof principal === 'string') throw new JobFailure('PermissionDenied', `${principal}; nothing was stored.`);
   const account = (await getSensor(db, args.sensorId))?.account_id;
-  const refused = owner?.active ? await firstRefused(db, owner, forecastReferences(args), undefined, account) : undefined;
-  if (!owner?.active || refused) {
+  const refused = await firstRefused(db, principal, forecastReferences(args), undefined, account);
+  if (refused) {
     throw new JobFailure(
       'PermissionDenied',
-      `The user who triggered this forecast (id ${args.ownerId}) may no longer use sensor ${refused?.id ?? args.sensorId}; nothing was stored.`,
+      `${describePrincipal(args.principal)} or the account of sensor ${args.sensorId} may no longer ${refused.use} sensor ${refused.id}; nothing was stored.`,
     );
   }
 }

@@ -3,8 +3,8 @@ import { fieldTree, forbidden, mergeFieldTrees, unprocessable, type Location } f
 import { getAccount } from '../store/accounts.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
-import type { User } from '../store/users.ts';
 import { accountMay, can, type ObjectAccess } from './access.ts';
+import type { Actor } from './principal.ts';
 
 /**
  * The one rule for the sensors and assets a request (or a job) names: each is resolved once and
@@ -124,7 +124,7 @@ export function flexReferences(config: unknown, prefix = '', location: Location 
  */
 export async function authorizeReferences(
   db: Knex,
-  user: User,
+  actor: Actor,
   refs: Reference[],
   loaded: readonly SensorInContext[] = [],
   usableBy?: UsableBy,
@@ -141,7 +141,7 @@ export async function authorizeReferences(
     }
     throw unprocessable(location, fields);
   }
-  if ((await refused(db, user, refs, resolved, usableBy)) !== undefined) throw forbidden();
+  if ((await refused(db, actor, refs, resolved, usableBy)) !== undefined) throw forbidden();
   return resolved;
 }
 
@@ -150,11 +150,11 @@ export async function authorizeReferences(
  * (a unit check would otherwise tell a foreign sensor's unit in its 422). When an id is unknown,
  * nothing is refused here: the caller's resolution answers its 422.
  */
-export async function refuseForeign(db: Knex, user: User, refs: Reference[], usableBy?: UsableBy): Promise<void> {
+export async function refuseForeign(db: Knex, actor: Actor, refs: Reference[], usableBy?: UsableBy): Promise<void> {
   const resolved = await resolve(db, refs);
   // An unknown id answers its 422 first, as a schema would.
   if (refs.some((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id))) return;
-  if ((await refused(db, user, refs, resolved, usableBy)) !== undefined) throw forbidden();
+  if ((await refused(db, actor, refs, resolved, usableBy)) !== undefined) throw forbidden();
 }
 
 /**
@@ -164,20 +164,20 @@ export async function refuseForeign(db: Knex, user: User, refs: Reference[], usa
  */
 export async function firstRefused(
   db: Knex,
-  user: User,
+  actor: Actor,
   refs: Reference[],
   readSensor: SensorReader = (id) => getSensor(db, id),
   usableBy?: UsableBy,
 ): Promise<Reference | undefined> {
   const resolved = await resolve(db, refs, [], readSensor);
   return (
-    refs.find((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id)) ?? refused(db, user, refs, resolved, usableBy)
+    refs.find((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id)) ?? refused(db, actor, refs, resolved, usableBy)
   );
 }
 
 /** Shorthand for one sensor already loaded (a path sensor): throws the 403 unless allowed. */
-export async function authorizeSensor(db: Knex, user: User, sensor: SensorInContext, use: Use): Promise<void> {
-  if (!can(user, permissionFor(use), sensorAccess(sensor))) throw forbidden();
+export async function authorizeSensor(db: Knex, actor: Actor, sensor: SensorInContext, use: Use): Promise<void> {
+  if (!can(actor, permissionFor(use), sensorAccess(sensor))) throw forbidden();
 }
 
 async function resolve(
@@ -204,7 +204,7 @@ async function resolve(
  * The first resolved reference the user (or the account `usableBy`, when given) may not use;
  * each object is judged once, for its strongest use.
  */
-async function refused(db: Knex, user: User, refs: Reference[], resolved: Resolved, usableBy?: UsableBy): Promise<Reference | undefined> {
+async function refused(db: Knex, actor: Actor, refs: Reference[], resolved: Resolved, usableBy?: UsableBy): Promise<Reference | undefined> {
   const strongest = new Map<string, Reference>();
   for (const r of refs) {
     const key = `${r.kind}:${r.id}`;
@@ -226,7 +226,7 @@ async function refused(db: Knex, user: User, refs: Reference[], resolved: Resolv
       context = contexts.get(key)!;
     }
     const permission = permissionFor(r.use);
-    if (!can(user, permission, context)) return r;
+    if (!can(actor, permission, context)) return r;
     if (usableBy !== undefined && !accountMay(usableBy, permission, context)) return r;
   }
   return undefined;

@@ -1,12 +1,13 @@
 import type { User } from '../store/users.ts';
 import type { Permission } from './access.ts';
+import { rightsOf, type Actor } from './principal.ts';
 
 /**
  * Platform-wide roles, for the decisions that depend on the caller alone (object permissions
- * are in `access.ts`).
+ * are in `access.ts`). The operator at the command line counts as a platform admin (see `Principal`).
  */
 
-export const isAdmin = (user: User) => user.roles.includes('admin');
+export const isAdmin = (actor: Actor) => rightsOf(actor)?.roles.includes('admin') ?? true;
 
 /** Admins and admin-readers see every account's objects. */
 export const readsEverything = (user: User) => isAdmin(user) || user.roles.includes('admin-reader');
@@ -14,18 +15,18 @@ export const readsEverything = (user: User) => isAdmin(user) || user.roles.inclu
 export const isConsultant = (user: User) => user.roles.includes('consultant');
 
 /** Whether the caller may put new assets into this account (null: public assets, admins only). */
-export const mayOwnAssetsIn = (user: User, accountId: number | null) =>
-  isAdmin(user) || (accountId !== null && accountId === user.account_id);
+export const mayOwnAssetsIn = (actor: Actor, accountId: number | null) =>
+  isAdmin(actor) || (accountId !== null && accountId === rightsOf(actor)?.account_id);
 
 /**
  * Only admins hand out the platform-wide roles, and `consultant`: it opens the client accounts of
  * the consultancy, which are not the account-admin's to open.
  */
 const adminGranted = new Set(['admin', 'admin-reader', 'consultant']);
-export const mayGrantRole = (user: User, roleName: string) => isAdmin(user) || !adminGranted.has(roleName);
+export const mayGrantRole = (actor: Actor, roleName: string) => isAdmin(actor) || !adminGranted.has(roleName);
 
 /** Nobody, admins included, may switch off their own account or change their own roles. */
-export const mayChangeStanding = (caller: User, target: User) => caller.id !== target.id;
+export const mayChangeStanding = (caller: Actor, target: User) => rightsOf(caller)?.id !== target.id;
 
 /** A scheduler plugin runs code on the appliance: choosing one is for platform admins. */
 export const mayChooseScheduler = isAdmin;

@@ -1,8 +1,8 @@
-import { alreadyReceived, commitUploads, type SensorUpload } from '../commands/saveSensorData.ts';
+import { alreadyReceived, storeSensorData, type SensorUpload } from '../commands/storeSensorData.ts';
 import type { UploadEvent } from '../domain/sensorData.ts';
 import { invalidReplacement } from '../errors.ts';
 import type { AppContext } from '../http/context.ts';
-import { authorizeReferences, type Reference } from '../policies/references.ts';
+import { userPrincipal } from '../policies/principal.ts';
 import { ReplacementError } from '../store/beliefs.ts';
 import type { SensorInContext } from '../store/sensors.ts';
 import type { User } from '../store/users.ts';
@@ -18,8 +18,8 @@ export const ALREADY_RECEIVED = {
 } as const;
 
 /**
- * Stores checked uploads as beliefs of the caller's own data source, all or nothing; shared by
- * the v3.0 data endpoints and the legacy message endpoints.
+ * Stores checked uploads as beliefs of the caller's own data source, all or nothing, and answers
+ * as the v3.0 data endpoints and the legacy message endpoints do.
  * @param ctx the request.
  * @param user the caller, the data's source.
  * @param uploads the events per sensor, already in the sensors' units and resolutions.
@@ -34,14 +34,12 @@ export async function storeUploads(
   uploads: SensorUpload[],
   loaded: readonly SensorInContext[] = [],
 ): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
-  // The routes check their sensors as they read them; this one rule guards the store itself.
-  const refs = uploads.map((u): Reference => ({ kind: 'sensor', id: u.sensorId, use: 'write', location: 'json', field: 'sensor' }));
-  await authorizeReferences(ctx.services.reader, user, refs, loaded);
+  const { db, reader, config } = ctx.services;
   try {
-    const result = await commitUploads(ctx.services.db, {
+    // The routes check their sensors as they read them; the command guards the store itself.
+    const result = await storeSensorData({ db, reader, allowOverwrite: config.allowDataOverwrite }, userPrincipal(user), {
       uploads,
-      source: { name: user.username, type: 'user', userId: user.id, accountId: user.account_id },
-      allowOverwrite: ctx.services.config.allowDataOverwrite,
+      loaded,
     });
     return alreadyReceived(result) ? ALREADY_RECEIVED : PROCESSED;
   } catch (err) {

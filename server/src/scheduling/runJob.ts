@@ -5,8 +5,8 @@ import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
 import { getSensor, updateSensor, type SensorInContext } from '../store/sensors.ts';
-import { getUser } from '../store/users.ts';
 import { firstRefused } from '../policies/references.ts';
+import { describePrincipal, resolvePrincipal, type PrincipalRef } from '../policies/principal.ts';
 import { conversion } from '../domain/units.ts';
 import { buildProcessProblem, buildStorageProblem, consumptionSign, sensorsOnce, type JobSensors } from './buildProblem.ts';
 import { jobReferences, scheduledSensors, type JobSpec, type ProcessJobSpec, type StorageJobSpec } from './jobSpec.ts';
@@ -20,8 +20,8 @@ import { fallbackUsed, socFromReading, unresolvedConstraints } from './warnings.
 /** Job arguments: the resolved spec, whose rights it runs with, and whether this is the fallback of an infeasible job. */
 export interface SchedulingJobArgs {
   spec: JobSpec;
-  /** The user who triggered it: the job may only read and write what this user may, when it runs. */
-  ownerId: number;
+  /** Who started it (a user, an automation for its maker): the job may only read and write what they may, when it runs. */
+  principal: PrincipalRef;
   fallback?: boolean;
 }
 
@@ -35,24 +35,19 @@ export interface SchedulingJobArgs {
  *   write transaction) they are read afresh, as they are now.
  * @throws a PermissionDenied failure naming what is refused.
  */
-async function assertOwnerMay(db: Knex, ownerId: number | undefined, spec: JobSpec, sensors?: JobSensors): Promise<void> {
-  const owner = ownerId === undefined ? undefined : await getUser(db, ownerId);
-  if (!owner || !owner.active) {
-    throw new SchedulingFailure(
-      'PermissionDenied',
-      `the user who triggered this job (id ${ownerId ?? 'unknown'}) is no longer active; nothing was stored.`,
-    );
-  }
+async function assertOwnerMay(db: Knex, ref: PrincipalRef | undefined, spec: JobSpec, sensors?: JobSensors): Promise<void> {
+  const principal = await resolvePrincipal(db, ref);
+  if (typeof principal === 'string') throw new SchedulingFailure('PermissionDenied', `${principal}; nothing was stored.`);
   const read = sensors ?? ((id: number) => getSensor(db, id));
   const scheduled = await read(scheduledSensors(spec)[0]);
   if (!scheduled) throw new SchedulingFailure('PermissionDenied', 'the scheduled sensor no longer exists; nothing was stored.');
   const refs = jobReferences(spec);
-  const byOwner = await firstRefused(db, owner, refs, sensors);
-  // Once the owner passes, whatever is refused is refused to the account.
-  const r = byOwner ?? (await firstRefused(db, owner, refs, sensors, scheduled.account_id));
+  const byOwner = await firstRefused(db, principal, refs, sensors);
+  // Once the principal passes, whatever is refused is refused to the account.
+  const r = byOwner ?? (await firstRefused(db, principal, refs, sensors, scheduled.account_id));
   if (r) {
     const who = byOwner
-      ? `the user who triggered this job (id ${owner.id}) may no longer`
+      ? `${describePrincipal(ref!)} may no longer`
       : `the account of the scheduled asset (${scheduled.account_id ?? 'public'}) may not`;
     throw new SchedulingFailure(
       'PermissionDenied',
@@ -93,9 +88,9 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
     const args = job.args as SchedulingJobArgs;
     const { spec, fallback } = args;
     const sensors = sensorsOnce(db);
-    await assertOwnerMay(db, args.ownerId, spec, sensors);
+    await assertOwnerMay(db, args.principal, spec, sensors);
     const beliefTimeMs = spec.priorMs ?? Date.now();
-    if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, sensors, spec, args.ownerId, beliefTimeMs);
+    if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, sensors, spec, args.principal, beliefTimeMs);
     const started = performance.now();
     const warnings: JobWarning[] = [];
     const problem = await buildStorageProblem(db, sensors, spec, beliefTimeMs, log, warnings);
@@ -140,7 +135,7 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
     };
     const { source, numBeliefs } = await db.transaction(async (trx) => {
       // Rights may have changed while the solver ran.
-      await assertOwnerMay(trx, args.ownerId, spec);
+      await assertOwnerMay(trx, args.principal, spec);
       const src = await getOrCreateSource(trx, {
         name: sourceNames[model],
         type: 'scheduler',
@@ -226,7 +221,7 @@ async function runProcess(
   pool: WorkerPool,
   sensors: JobSensors,
   spec: ProcessJobSpec,
-  ownerId: number,
+  principal: PrincipalRef,
   beliefTimeMs: number,
 ): Promise<JobResult> {
   const warnings: JobWarning[] = [];
@@ -238,7 +233,7 @@ async function runProcess(
   const schedule = outcome.schedule;
   const sensor = await sensors(spec.sensorId);
   const { source, numBeliefs } = await db.transaction(async (trx) => {
-    await assertOwnerMay(trx, ownerId, spec);
+    await assertOwnerMay(trx, principal, spec);
     const src = await getOrCreateSource(trx, {
       name: sourceNames.ProcessScheduler,
       type: 'scheduler',

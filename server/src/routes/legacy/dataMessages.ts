@@ -1,5 +1,5 @@
 import { readSensorData } from '../../commands/readSensorData.ts';
-import type { SensorUpload } from '../../commands/saveSensorData.ts';
+import type { SensorUpload } from '../../commands/storeSensorData.ts';
 import { evenlySpacedEvents, unitMismatch, type Problems, type UploadEvent } from '../../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../../domain/time.ts';
 import { isEnergyPriceUnit, isPowerUnit } from '../../domain/units.ts';

@@ -3,6 +3,7 @@ import { formatStart } from '../../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit } from '../../domain/units.ts';
 import { resolveStorageJob } from '../../scheduling/flexConfig.ts';
 import { queueSchedule } from '../../commands/triggerSchedule.ts';
+import { userPrincipal } from '../../policies/principal.ts';
 import { getAsset } from '../../store/assets.ts';
 import { getSensor, updateSensor, type SensorInContext } from '../../store/sensors.ts';
 import type { Knex } from 'knex';
@@ -166,7 +167,7 @@ const postUdiEvent = (v: LegacyVersion): PlacedLater =>
       const { db, reader, config, jobs } = ctx.services;
       const job = await queueSchedule(
         { db: reader, config, jobs },
-        user,
+        userPrincipal(user),
         { spec, asset, request: { flexModel } },
         {
           sensorId: device.id,

@@ -9,6 +9,8 @@ import { unplacedRoute, type Loaded } from '../../http/routes.ts';
 import { parseInput } from '../../http/validate.ts';
 import type { Permission } from '../../policies/access.ts';
 import { mayCreateV2Assets } from '../../policies/roles.ts';
+import * as assetCommands from '../../commands/assets.ts';
+import { userPrincipal } from '../../policies/principal.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { defined } from '../../store/defined.ts';
@@ -190,15 +192,13 @@ const createAsset = unplacedRoute({
     return { typeId, displayName };
   },
   transaction: true,
-  command: async ({ db, body, checked: { typeId, displayName } }) => {
-    const asset = await assets.createAsset(db, {
+  command: async ({ ctx, db, user, body, checked: { typeId, displayName } }) => {
+    const asset = await assetCommands.createAsset({ db, schedulerPlugins: ctx.services.schedulerPlugins }, userPrincipal(user), {
       name: displayName,
       latitude: body.latitude,
       longitude: body.longitude,
       generic_asset_type_id: typeId,
       account_id: body.owner_id,
-      parent_asset_id: null,
-      attributes: {},
     });
     const attributes = defined({
       capacity_in_mw: body.capacity_in_mw,
@@ -236,7 +236,7 @@ const patchAsset = unplacedRoute({
     return { body, typeId };
   },
   transaction: true,
-  command: async ({ db, loaded: { device }, checked: { body, typeId } }) => {
+  command: async ({ ctx, db, user, loaded: { device }, checked: { body, typeId } }) => {
     const { sensor, asset } = device;
     await sensors.updateSensor(db, sensor.id, {
       name: body.name,
@@ -244,12 +244,8 @@ const patchAsset = unplacedRoute({
       event_resolution_ms: body.event_resolution === undefined ? undefined : body.event_resolution * 60_000,
       attributes: patchedAttributes(sensor.attributes, body),
     });
-    await assets.updateAsset(db, asset.id, {
-      name: body.display_name,
-      latitude: body.latitude,
-      longitude: body.longitude,
-      generic_asset_type_id: typeId,
-    });
+    const changes = { name: body.display_name, latitude: body.latitude, longitude: body.longitude, generic_asset_type_id: typeId };
+    await assetCommands.updateAsset({ db, schedulerPlugins: ctx.services.schedulerPlugins }, userPrincipal(user), { asset, changes });
     return present(db, sensor.id);
   },
   response: { schema: wire.v2Asset },

@@ -1,26 +1,22 @@
-import type { Knex } from 'knex';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { fieldError, forbidden, unprocessable } from '../../errors.ts';
+import { createAsset, deleteAsset, updateAsset } from '../../commands/assets.ts';
+import { fieldError } from '../../errors.ts';
 import { assetCreate, assetPatch } from '../../contracts/resources.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
 import { searchTerms } from '../../domain/searchTerms.ts';
 import * as wire from '../../contracts/responses.ts';
 import { route } from '../../http/routes.ts';
 import { authorize, can } from '../../policies/access.ts';
-import { mayOwnAssetsIn } from '../../policies/roles.ts';
 import { presentAsset } from '../../presenters/index.ts';
-import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { scheduledSensors, type JobSpec } from '../../scheduling/jobSpec.ts';
-import { checkStoredValues } from '../../scheduling/storedValues.ts';
 import { jobStatusMessage } from './jobs.ts';
-import { getSensor, listSensors } from '../../store/sensors.ts';
-import type { User } from '../../store/users.ts';
+import { listSensors } from '../../store/sensors.ts';
 import type { AppContext } from '../../http/context.ts';
 import { accountAccess, accountById, assetById, idParams, listedAccount } from '../load.ts';
-import { assetAccess, flexReferences, type AccountReferences } from '../../policies/references.ts';
-import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
+import { userPrincipal } from '../../policies/principal.ts';
+import { assetAccess } from '../../policies/references.ts';
 import { readableAccounts } from '../../policies/visibility.ts';
 
 const listQuery = z.object({
@@ -46,83 +42,7 @@ const listQuery = z.object({
 /** The dialect asset bodies are written in. */
 const dialectOf = (ctx: AppContext) => ctx.services.config.apiCompat;
 
-/** Attributes with 1.0's top-level `sensors_to_show` folded in, where Flexsite keeps it. */
-const withSensorsToShow = (attributes: Record<string, unknown>, sensorsToShow: unknown) =>
-  sensorsToShow === undefined ? attributes : { ...attributes, sensors_to_show: sensorsToShow };
-
 const presentOne = (a: assets.Asset, ctx: AppContext) => ({ ...presentAsset(a, dialectOf(ctx)), status: 200 });
-
-/** `sensors_to_show` inside asset attributes must name existing sensors. */
-async function checkSensorsToShow(db: Knex, attributes: Record<string, unknown> | undefined): Promise<void> {
-  const value = attributes?.sensors_to_show;
-  if (value === undefined) return;
-  const fail = (message: string) => fieldError('json', 'attributes', message);
-  if (!Array.isArray(value)) throw fail('sensors_to_show should be a list.');
-  const ids = value.flatMap((v: unknown) => (Array.isArray(v) ? v : [v]));
-  if (!ids.every((v) => Number.isSafeInteger(v))) {
-    throw fail('sensors_to_show should only contain sensor IDs (integers) or lists thereof.');
-  }
-  for (const sensorId of ids as number[]) {
-    if (!(await getSensor(db, sensorId))) throw fail(`No sensor found with id ${sensorId}.`);
-  }
-}
-
-async function checkType(db: Knex, typeId: number | undefined): Promise<void> {
-  if (typeId !== undefined && !(await assets.getAssetType(db, typeId))) {
-    throw fieldError('json', 'generic_asset_type_id', `GenericAssetType with id ${typeId} doesn't exist.`);
-  }
-}
-
-/**
- * A parent must exist, be visible to the caller and sit in the same account: deleting a parent
- * deletes its children, which must not reach into another account.
- */
-async function checkParent(db: Knex, user: User, parentId: number | null | undefined, accountId: number | null): Promise<void> {
-  if (!parentId) return;
-  const parent = await assets.getAsset(db, parentId);
-  if (!parent || !can(user, 'read', await assetAccess(db, parent.account_id))) {
-    throw fieldError('json', 'parent_asset_id', `GenericAsset with id ${parentId} doesn't exist.`);
-  }
-  if (parent.account_id !== accountId) {
-    throw fieldError('json', 'parent_asset_id', 'A parent asset must belong to the same account.');
-  }
-}
-
-async function checkNameFree(
-  db: Knex,
-  props: { name: string; parentId: number | null; accountId: number | null; exceptId?: number },
-): Promise<void> {
-  if (await assets.assetNameTaken(db, props)) {
-    throw fieldError('json', 'name', `An asset with the name '${props.name}' already exists under parent asset with id=${props.parentId}.`);
-  }
-}
-
-/** 1.0's database keeps external ids unique per account; Flexsite answers a clash with a 422. */
-async function checkExternalIdFree(
-  db: Knex,
-  props: { externalId: string | undefined; accountId: number | null; exceptId?: number },
-): Promise<void> {
-  if (props.externalId === undefined || !(await assets.externalIdTaken(db, { ...props, externalId: props.externalId }))) return;
-  throw fieldError('json', 'external_id', `An asset with external_id '${props.externalId}' already exists in this account.`);
-}
-
-/**
- * Every sensor and asset that flex configuration written to an asset names (the 1.0 fields and the
- * 0.18 attributes), authorized when written against the writer and the asset's account: jobs run
- * on it later for that account, whoever starts them.
- */
-const storedFlexReferences = (
-  body: { flex_model?: unknown; flex_context?: unknown; attributes?: Record<string, unknown> },
-  accountId: number | null,
-): AccountReferences => ({
-  refs: [
-    ...flexReferences(body.flex_model, 'flex_model'),
-    ...flexReferences(body.flex_context, 'flex_context'),
-    ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
-    ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
-  ],
-  usableBy: accountId,
-});
 
 /** FlexMeasures 1.0's `fields` (v3.0-29): the asset fields to show, separated by `|`. */
 const fieldsOf = (text: string | undefined) => text?.split('|').filter((f) => f.trim());
@@ -213,40 +133,8 @@ export const assetRoutes = [
       authorize(user, own.permission, accountAccess(own.value));
     },
     request: { json: assetCreate },
-    references: ({ body }) => storedFlexReferences(body, body.account_id ?? null),
     transaction: true,
-    async command({ ctx, db, user, body }) {
-      const accountId = body.account_id ?? null;
-      if (accountId === null && !mayOwnAssetsIn(user, null)) throw forbidden();
-      if (accountId !== null) {
-        if (!mayOwnAssetsIn(user, accountId))
-          throw fieldError('json', 'account_id', 'User is not allowed to create assets for this account.');
-        if (!(await getAccount(db, accountId))) throw fieldError('json', 'account_id', `Account with Id ${accountId} doesn't exist.`);
-      }
-      await checkType(db, body.generic_asset_type_id);
-      await checkParent(db, user, body.parent_asset_id, accountId);
-      const attributes = withSensorsToShow(body.attributes ?? {}, body.sensors_to_show);
-      authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, {}, attributes);
-      await checkSensorsToShow(db, attributes);
-      const parentId = body.parent_asset_id ?? null;
-      await checkNameFree(db, { name: body.name, parentId, accountId });
-      await checkExternalIdFree(db, { externalId: body.external_id, accountId });
-      await checkStoredValues(db, body.flex_model, 'flex_model');
-      await checkStoredValues(db, body.flex_context, 'flex_context');
-      return assets.createAsset(db, {
-        description: body.description ?? null,
-        external_id: body.external_id ?? null,
-        name: body.name,
-        latitude: body.latitude ?? null,
-        longitude: body.longitude ?? null,
-        generic_asset_type_id: body.generic_asset_type_id,
-        account_id: accountId,
-        parent_asset_id: parentId,
-        attributes,
-        flex_context: body.flex_context,
-        flex_model: body.flex_model,
-      });
-    },
+    command: ({ ctx, db, user, body }) => createAsset({ db, schedulerPlugins: ctx.services.schedulerPlugins }, userPrincipal(user), body),
     response: { status: 201, schema: wire.asset, present: (a, ctx) => presentAsset(a, dialectOf(ctx)), description: 'the new asset' },
   }),
   route({
@@ -297,35 +185,9 @@ export const assetRoutes = [
     summary: 'Update an asset',
     request: { params: idParams, json: assetPatch },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
-    references: ({ body, loaded: { asset } }) => storedFlexReferences(body, asset.account_id),
     transaction: true,
-    async command({ ctx, db, user, body, loaded: { asset } }) {
-      await checkType(db, body.generic_asset_type_id);
-      if (body.parent_asset_id === asset.id) throw unprocessable('json', { parent_asset_id: ['An asset cannot be its own parent.'] });
-      await checkParent(db, user, body.parent_asset_id, asset.account_id);
-      if (body.parent_asset_id && (await assets.descendantIds(db, asset.id)).includes(body.parent_asset_id)) {
-        // Flex-context inheritance walks up the tree; a cycle would make an asset its own ancestor.
-        throw fieldError('json', 'parent_asset_id', 'A descendant asset cannot become the parent.');
-      }
-      const { sensors_to_show, ...changes } = body;
-      const attributes =
-        sensors_to_show === undefined ? body.attributes : withSensorsToShow(body.attributes ?? asset.attributes, sensors_to_show);
-      authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, asset.attributes, attributes);
-      await checkSensorsToShow(db, attributes);
-      if (body.name !== undefined || body.parent_asset_id !== undefined) {
-        await checkNameFree(db, {
-          name: body.name ?? asset.name,
-          parentId: body.parent_asset_id === undefined ? asset.parent_asset_id : body.parent_asset_id,
-          accountId: asset.account_id,
-          exceptId: asset.id,
-        });
-      }
-      await checkExternalIdFree(db, { externalId: body.external_id, accountId: asset.account_id, exceptId: asset.id });
-      await checkStoredValues(db, body.flex_model, 'flex_model');
-      await checkStoredValues(db, body.flex_context, 'flex_context');
-      await assets.updateAsset(db, asset.id, { ...changes, attributes });
-      return (await assets.getAsset(db, asset.id))!;
-    },
+    command: ({ ctx, db, user, body, loaded: { asset } }) =>
+      updateAsset({ db, schedulerPlugins: ctx.services.schedulerPlugins }, userPrincipal(user), { asset, changes: body }),
     response: { schema: wire.assetAnswer, present: presentOne },
   }),
   route({
@@ -335,7 +197,7 @@ export const assetRoutes = [
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'delete') }),
     transaction: true,
-    command: ({ db, loaded }) => assets.deleteAsset(db, loaded.asset.id),
+    command: ({ db, user, loaded: { asset } }) => deleteAsset({ db }, userPrincipal(user), { asset }),
     response: { status: 204, schema: null, description: 'deleted, with its sensors and their data' },
   }),
 ];

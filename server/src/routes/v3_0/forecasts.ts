@@ -2,25 +2,17 @@ import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { forecastTrigger } from '../../contracts/forecasts.ts';
-import { fieldError, rejected } from '../../errors.ts';
-import {
-  forecastReferences,
-  historyDays,
-  MIN_HISTORY_DAYS,
-  minimumHistoryText,
-  type ForecastJobArgs,
-} from '../../forecasting/forecastJob.ts';
+import { triggerForecast } from '../../commands/triggerForecast.ts';
+import { rejected } from '../../errors.ts';
+import { userPrincipal } from '../../policies/principal.ts';
 import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
-import { formatDurationHours, formatResolution } from '../../domain/time.ts';
+import { formatDurationHours } from '../../domain/time.ts';
 import { mostRecentBeliefs } from '../../store/beliefs.ts';
 import { getForecastModel } from '../../store/forecastModels.ts';
 import { BACKTEST_LEAD_DAYS } from '../../../../worker/src/forecasting/backtest.ts';
 import { idParams, sensorById } from '../load.ts';
-
-const DAY_MS = 86_400_000;
-const DEFAULT_WINDOW_MS = 2 * DAY_MS;
 
 const unprocessableJob = (message: string) => rejected(422, 'UNPROCESSABLE_ENTITY', message);
 
@@ -38,16 +30,6 @@ async function forecastJob(ctx: AppContext, jobId: string, sensorId: number) {
 const NO_BACKTEST =
   `Chosen without a backtest: the sensor had too little history. Choosing the method by backtest needs ` +
   `${BACKTEST_LEAD_DAYS} days of history before the earliest origin plus the forecast's horizon (10 days for a 48-hour forecast).`;
-
-/** A warning for the trigger's answer when the history is too short to choose the method by backtest. */
-function historyNoteAtTrigger(sensorId: number, history: number, horizonMs: number): string | null {
-  const backtestDays = BACKTEST_LEAD_DAYS + horizonMs / DAY_MS;
-  if (history >= backtestDays) return null;
-  return (
-    `Too little history for a backtest: sensor ${sensorId} has ${Math.round(history * 10) / 10} days of it; ` +
-    `${minimumHistoryText(horizonMs)}. The method will be seasonal-naive-day.`
-  );
-}
 
 /** What a finished forecasting job recorded: per cycle, the window, belief time and source of its values. */
 interface ForecastJobResult {
@@ -85,87 +67,16 @@ export const forecastRoutes = [
     path: '/sensors/:id/forecasts/trigger',
     summary: 'Trigger forecasting job for one sensor',
     request: { params: idParams, json: forecastTrigger },
-    // Read here; the job's references below ask to write it.
+    // Read here; the command asks to write it.
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
-    check({ ctx, user, body, loaded: { sensor } }): ForecastJobArgs {
-      const { maxForecastMs, maxForecastCycles } = ctx.services.config.limits;
-      const tooLong = (field: string) =>
-        fieldError('json', field, `The forecast window may be at most ${maxForecastMs / 86_400_000} days long.`);
-      // Bounded before any date arithmetic, which a huge duration would overflow.
-      if (body.duration && body.duration.ms > maxForecastMs) throw tooLong('duration');
-      const stepMs = sensor.event_resolution_ms;
-      if (!stepMs)
-        throw fieldError(
-          'path',
-          'id',
-          `Sensor ${sensor.id} records instantaneous values; only sensors with an event resolution can be forecast.`,
-        );
-      const startMs = body.start?.toMillis() ?? Math.floor(Date.now() / stepMs) * stepMs;
-      const endMs =
-        body.end?.toMillis() ??
-        (body.duration ? (body.start ?? DateTime.fromMillis(startMs)).plus(body.duration.luxon).toMillis() : startMs + DEFAULT_WINDOW_MS);
-      if (endMs <= startMs) throw fieldError('json', body.end ? 'end' : 'duration', 'The forecast window must end after it starts.');
-      // A forecast is ex ante by definition: one believed after its events began would be stamped as known before it was.
-      if (body.prior && body.prior.toMillis() > startMs)
-        throw fieldError('json', 'prior', 'The belief time of a forecast must not be after the start of its window.');
-      if (!(endMs - startMs <= maxForecastMs)) throw tooLong(body.end ? 'end' : 'duration');
-      // Each cycle is a model fit: one trigger may not hold the job worker for thousands of them.
-      const horizonMs = body['max-forecast-horizon']?.ms;
-      if (horizonMs && Math.ceil((endMs - startMs) / horizonMs) > maxForecastCycles) {
-        throw fieldError(
-          'json',
-          'max-forecast-horizon',
-          `Too short for this window: at most ${maxForecastCycles} forecast cycles per trigger.`,
-        );
-      }
-      if (body['max-forecast-horizon'] && body['max-forecast-horizon'].ms < stepMs) {
-        throw fieldError('json', 'max-forecast-horizon', `Must be at least the sensor's resolution (${formatResolution(stepMs)}).`);
-      }
-      const config = body.config ?? {};
-      const regressorIds = [
-        ...new Set([
-          ...(body.regressors ?? []),
-          ...(config.regressors ?? []),
-          ...(config['future-regressors'] ?? []),
-          ...(config['past-regressors'] ?? []),
-        ]),
-      ];
-      return {
-        sensorId: sensor.id,
-        ownerId: user.id,
-        startMs,
-        endMs,
-        regressorIds,
-        ...(body.prior ? { priorMs: body.prior.toMillis() } : {}),
-        ...(body['max-forecast-horizon'] ? { maxHorizonMs: body['max-forecast-horizon'].ms } : {}),
-      };
-    },
-    // The job runs for the sensor's account, which must be able to read the regressors too.
-    references: ({ checked, loaded: { sensor } }) => ({ refs: forecastReferences(checked), usableBy: sensor.account_id }),
-    async command({ ctx, db, loaded: { sensor }, checked: args }) {
-      // What the job will read, as far as it is known now (without `prior`, the job reads at the time it runs).
-      const beliefTimeMs = args.priorMs ?? Math.min(Date.now(), args.startMs);
-      const horizonMs = Math.min(args.endMs - Math.min(beliefTimeMs, args.startMs), args.maxHorizonMs ?? Infinity);
-      const history = await historyDays(db, sensor, args.startMs, beliefTimeMs);
-      if (history < MIN_HISTORY_DAYS) {
-        throw fieldError(
-          'json',
-          args.priorMs !== undefined ? 'prior' : 'start',
-          `Too little history: sensor ${sensor.id} has ${Math.round(history * 10) / 10} days of it known at ` +
-            `${new Date(beliefTimeMs).toISOString()} before the start; ${minimumHistoryText(horizonMs)}.`,
-        );
-      }
-      const short = historyNoteAtTrigger(sensor.id, history, horizonMs);
-      const job = await ctx.services.jobs.enqueue('forecasting', args, {
-        accountId: sensor.account_id,
-        sensorId: sensor.id,
-        reuseWithinS: ctx.services.config.jobCacheTtlS,
-      });
+    async command({ ctx, user, body, loaded: { sensor } }) {
+      const { reader, config, jobs } = ctx.services;
+      const { job, note } = await triggerForecast({ db: reader, config, jobs }, userPrincipal(user), { sensor, trigger: body });
       return {
         job: job.id,
         forecast: job.id,
         status: 'ACCEPTED',
-        message: `Forecasting job has been queued.${short ? ` ${short}` : ''}`,
+        message: `Forecasting job has been queued.${note ? ` ${note}` : ''}`,
         'job-url': `/api/v3_0/jobs/${job.id}`,
         'results-url': `/api/v3_0/sensors/${sensor.id}/forecasts/${job.id}`,
       };

@@ -14,6 +14,7 @@ import { speaks10 } from '../../http/compat.ts';
 import { deviceFlexModel, inheritedFlexContext, storedDevices } from '../../scheduling/storedConfig.ts';
 import { descendantIds, type Asset } from '../../store/assets.ts';
 import type { User } from '../../store/users.ts';
+import { userPrincipal } from '../../policies/principal.ts';
 import { flexReferences, refuseForeign } from '../../policies/references.ts';
 import { queueSchedule, triggerSensorSchedule } from '../../commands/triggerSchedule.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
@@ -84,7 +85,7 @@ export const scheduleRoutes = [
     async command({ ctx, user, body, loaded: { sensor } }) {
       const { reader, config, jobs } = ctx.services;
       const input = { ...triggerInput(body), sensor, flexModel: body['flex-model'] ?? {}, flexContext: body['flex-context'] ?? {} };
-      const job = await triggerSensorSchedule({ db: reader, config, jobs }, user, input, {
+      const job = await triggerSensorSchedule({ db: reader, config, jobs }, userPrincipal(user), input, {
         reuseWithinS: config.jobCacheTtlS,
         force: forced(body),
       });
@@ -133,7 +134,7 @@ export const scheduleRoutes = [
     async command({ ctx, user, body, checked }) {
       const { reader, config, jobs } = ctx.services;
       const options = { sensorId: checked.devices[0].sensor.id, reuseWithinS: config.jobCacheTtlS, force: forced(body) };
-      return processed(ctx, await queueSchedule({ db: reader, config, jobs }, user, checked, options));
+      return processed(ctx, await queueSchedule({ db: reader, config, jobs }, userPrincipal(user), checked, options));
     },
     response: triggerResponse,
   }),

@@ -1,62 +1,22 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
-import { AppError, fieldError, forbidden, unprocessable } from '../../errors.ts';
+import { createUser, resetPassword, updateUser } from '../../commands/users.ts';
 import { userCreate, userPatch } from '../../contracts/resources.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
 import * as wire from '../../contracts/responses.ts';
-import { randomPassword } from '../../domain/passwords.ts';
 import { route } from '../../http/routes.ts';
-import { mayChangeStanding, mayGrantRole, removesActiveAdmin } from '../../policies/roles.ts';
+import { userPrincipal } from '../../policies/principal.ts';
 import { presentUser } from '../../presenters/index.ts';
 import { sendMail } from '../../outbox.ts';
-import { getAccount } from '../../store/accounts.ts';
-import { revokeTokens } from '../../store/tokens.ts';
 import * as users from '../../store/users.ts';
-import { accountAccess, idParams, listedAccount, userById } from '../load.ts';
+import { idParams, listedAccount, userById } from '../load.ts';
 
 /** `account` is FlexMeasures 1.0's spelling (v3.0-32) of `account_id`. */
 const listQuery = z.object({ account_id: intText.optional(), account: intText.optional(), include_inactive: boolText.optional() });
-
-/** Role ids must exist, and only admins may hand out the platform-wide roles. */
-async function checkRoles(db: Knex, caller: users.User, roleIds: number[], current: number[]): Promise<void> {
-  const roles = await users.listRoles(db);
-  const unknown = roleIds.filter((r) => !roles.some((role) => role.id === r));
-  if (unknown.length) throw unprocessable('json', { flexmeasures_roles: [`Unknown role id(s): ${unknown.join(', ')}.`] });
-  const handedOut = roles.filter((r) => roleIds.includes(r.id) && !current.includes(r.id));
-  if (handedOut.some((r) => !mayGrantRole(caller, r.name))) throw forbidden();
-}
-
-/** Emails and usernames are unique; a clash is the reference's 400. */
-async function checkIdentityFree(db: Knex, props: { email?: string; username?: string; except?: number }): Promise<void> {
-  const taken = await users.takenIdentity(db, props);
-  if (!taken) return;
-  throw new AppError(400, {
-    message: 'Duplicate user already exists',
-    detail: taken === 'email' ? `email ${props.email} is taken` : `username ${props.username} is taken`,
-    status: 400,
-  });
-}
 
 const presentOne = (u: users.User) => ({ ...presentUser(u), status: 200 });
 
 /** A value as one POSIX shell word: the mail suggests a command to copy, and e-mails may hold an apostrophe. */
 const shellWord = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
-
-/**
- * The appliance must keep an administrator who can sign in: the last active one may not be
- * deactivated, lose the admin role or have their password reset (a random one nobody knows).
- * @param change what would happen to the target.
- */
-async function keepLastAdmin(db: Knex, target: users.User, change: { active?: boolean; roleIds?: number[]; reset?: boolean }) {
-  const roles = await users.listRoles(db);
-  const roleNames = change.roleIds?.map((id) => roles.find((r) => r.id === id)?.name ?? '');
-  if (removesActiveAdmin(target, { ...change, roleNames }) && (await users.countActiveAdmins(db, target.id)) === 0) {
-    throw new AppError(409, {
-      message: `${target.username} is the last active administrator: make another user an active admin first.`,
-      status: 409,
-    });
-  }
-}
 
 export const userRoutes = [
   route({
@@ -81,30 +41,11 @@ export const userRoutes = [
     path: '/users',
     summary: 'Create a new user',
     request: { json: userCreate },
-    // Admins add users anywhere; account-admins only to their own account.
-    load: async ({ db, body }) => {
-      const account = await getAccount(db, body.account_id);
-      if (!account) throw fieldError('json', 'account_id', `Account with Id ${body.account_id} doesn't exist.`);
-      return { account: { value: account, permission: 'create-children' as const, on: accountAccess(account) } };
-    },
-    async command({ ctx, db, user, body, loaded: { account } }) {
-      const roleIds = body.flexmeasures_roles ?? [];
-      await checkRoles(db, user, roleIds, []);
-      await checkIdentityFree(db, { email: body.email, username: body.username });
-      // Without a password nobody can sign in as the new user until an admin resets it. Hashed
-      // before the transaction, which would otherwise hold the store for the hashing time.
-      const passwordHash = await ctx.services.passwords.hash(body.password ?? randomPassword());
-      return db.transaction((trx) =>
-        users.createUser(trx, {
-          email: body.email,
-          username: body.username,
-          passwordHash,
-          accountId: account.id,
-          roleIds,
-          timezone: body.timezone,
-          active: body.active,
-        }),
-      );
+    // Admins add users anywhere; account-admins only to their own account (the command checks).
+    async command({ ctx, db, user, body }) {
+      const { account_id: accountId, flexmeasures_roles: roleIds = [], ...fields } = body;
+      const made = await createUser({ db, hash: ctx.services.passwords.hash }, userPrincipal(user), { ...fields, accountId, roleIds });
+      return made.user;
     },
     response: { status: 201, schema: wire.user, present: presentUser, description: 'the new user' },
   }),
@@ -124,16 +65,7 @@ export const userRoutes = [
     request: { params: idParams, json: userPatch },
     load: async ({ db, params }) => ({ target: await userById(db, params.id, 'update') }),
     transaction: true,
-    async command({ db, user: me, body, loaded: { target } }) {
-      if (!mayChangeStanding(me, target) && (body.active !== undefined || body.flexmeasures_roles !== undefined)) throw forbidden();
-      if (body.flexmeasures_roles) await checkRoles(db, me, body.flexmeasures_roles, target.roleIds);
-      await keepLastAdmin(db, target, { active: body.active, roleIds: body.flexmeasures_roles });
-      await checkIdentityFree(db, { email: body.email, username: body.username, except: target.id });
-      await users.updateUser(db, target.id, { email: body.email, username: body.username, active: body.active, timezone: body.timezone });
-      if (body.flexmeasures_roles) await users.setRoles(db, target.id, body.flexmeasures_roles);
-      if (body.active === false) await revokeTokens(db, target.id);
-      return (await users.getUser(db, target.id))!;
-    },
+    command: ({ db, user, body, loaded: { target } }) => updateUser({ db }, userPrincipal(user), { target, changes: body }),
     response: { schema: wire.userAnswer, present: presentOne },
   }),
   route({
@@ -143,14 +75,8 @@ export const userRoutes = [
     request: { params: idParams },
     // As for PATCH: the user themselves, account-admins of their account, admins.
     load: async ({ db, params }) => ({ target: await userById(db, params.id, 'update') }),
-    async command({ ctx, db, loaded: { target } }) {
-      await keepLastAdmin(db, target, { reset: true });
-      // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
-      const passwordHash = await ctx.services.passwords.hash(randomPassword());
-      await db.transaction(async (trx) => {
-        await users.updateUser(trx, target.id, { password_hash: passwordHash });
-        await revokeTokens(trx, target.id);
-      });
+    async command({ ctx, db, user, loaded: { target } }) {
+      await resetPassword({ db, hash: ctx.services.passwords.hash }, userPrincipal(user), { target });
       // Mailed after the commit: the message must not announce a reset that did not happen.
       await sendMail(ctx.services, {
         to: target.email,

@@ -1,7 +1,18 @@
 import type { Knex } from 'knex';
 import type { UploadEvent } from '../domain/sensorData.ts';
+import { rightsOf, type Principal } from '../policies/principal.ts';
+import { authorizeReferences, type Reference } from '../policies/references.ts';
 import { recordBeliefs, recordBeliefSets, ReplacementError, type BeliefInput, type RecordResult } from '../store/beliefs.ts';
+import type { SensorInContext } from '../store/sensors.ts';
 import { findSource, getOrCreateSource, type SourceProps } from '../store/sources.ts';
+
+/**
+ * Storing sensor data, the one way every caller writes measurements and forecasts as beliefs (the
+ * v3.0 data endpoints, the legacy messages, the CLI's CSV import): each sensor is authorized for
+ * writing by the principal, and the data is stored as the principal's own source. No HTTP context:
+ * a refused sensor is the API's 403, an unknown one its 422; a replacement that is not allowed
+ * throws `ReplacementError`, each caller answering it in its own words.
+ */
 
 const PROGRESS_CHUNK = 10_000;
 
@@ -23,28 +34,6 @@ interface UploadsProps {
 type Saved = RecordResult & { sourceId: number };
 
 /**
- * Stores the events of one upload as beliefs of one source, in one transaction: all of them or,
- * on a replacement that is not allowed (`ReplacementError`), none.
- * @param db the store.
- * @param props the sensor, the source (created on first use), the events, whether replacements
- *   overwrite, and a progress callback (which makes the work go in chunks).
- * @returns what was stored, and the id of the source.
- */
-export async function saveSensorData(
-  db: Knex,
-  props: {
-    sensorId: number;
-    source: SourceProps;
-    events: readonly UploadEvent[];
-    allowOverwrite: boolean;
-    onProgress?: (done: number, total: number) => void;
-  },
-): Promise<Saved> {
-  const { sensorId, events, ...rest } = props;
-  return saveUploads(db, { ...rest, uploads: [{ sensorId, events }] });
-}
-
-/**
  * Stores uploads for several sensors as beliefs of one source, in a transaction of their own: all
  * of them or, on a replacement that is not allowed (`ReplacementError`), none.
  * @param db the store.
@@ -52,7 +41,7 @@ export async function saveSensorData(
  *   and a progress callback (which makes the work go in chunks).
  * @returns what was stored, and the id of the source.
  */
-export async function saveUploads(db: Knex, props: UploadsProps & { onProgress?: (done: number, total: number) => void }): Promise<Saved> {
+async function saveUploads(db: Knex, props: UploadsProps & { onProgress?: (done: number, total: number) => void }): Promise<Saved> {
   return db.transaction(async (trx) => {
     const source = await getOrCreateSource(trx, props.source);
     return { ...(await recordUploads(trx, props, source.id, props.onProgress)), sourceId: source.id };
@@ -211,7 +200,7 @@ const queues = new WeakMap<Knex, UploadQueue>();
  * @param props the uploads, the source (created on first use), whether replacements overwrite.
  * @returns what was stored, and the id of the source.
  */
-export function commitUploads(db: Knex, props: UploadsProps): Promise<Saved> {
+function commitUploads(db: Knex, props: UploadsProps): Promise<Saved> {
   let queue = queues.get(db);
   if (!queue) queues.set(db, (queue = new UploadQueue(db)));
   return queue.submit(props);
@@ -219,3 +208,43 @@ export function commitUploads(db: Knex, props: UploadsProps): Promise<Saved> {
 
 /** Whether an upload answers "already received": something was left out as unchanged, or nothing was new. */
 export const alreadyReceived = (r: RecordResult) => r.unchanged > 0 || r.inserted + r.replaced === 0;
+
+/** Where the store is and how it stores: the writing connection, the reading one, and whether replacements overwrite. */
+export interface DataStore {
+  db: Knex;
+  reader: Knex;
+  allowOverwrite: boolean;
+}
+
+/** What to store: the events per sensor, and for the operator, the source to store them as. */
+export interface SensorDataInput {
+  uploads: SensorUpload[];
+  /** The sensors as the caller has read them already, which are not read again to authorize them. */
+  loaded?: readonly SensorInContext[];
+  /** The operator's choice of source; a user's (or automation's) data is always their own source. */
+  source?: SourceProps;
+  /** Makes the work go in chunks of its own transaction, reporting progress (a large import). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** The source a principal's data is stored as: a user's own, the operator's choice. */
+function sourceOf(principal: Principal, named: SourceProps | undefined): SourceProps {
+  const user = rightsOf(principal);
+  if (user) return { name: user.username, type: 'user', userId: user.id, accountId: user.account_id };
+  if (!named) throw new Error('the operator names the source of the data');
+  return named;
+}
+
+/**
+ * Stores the events as beliefs, all or none.
+ * @returns what was stored, and the id of the source.
+ * @throws the 403 answer for a sensor the principal may not write, `ReplacementError` for a
+ *   replacement that is not allowed.
+ */
+export async function storeSensorData(store: DataStore, principal: Principal, input: SensorDataInput): Promise<Saved> {
+  const refs = input.uploads.map((u): Reference => ({ kind: 'sensor', id: u.sensorId, use: 'write', location: 'json', field: 'sensor' }));
+  await authorizeReferences(store.reader, principal, refs, input.loaded);
+  const props = { uploads: input.uploads, source: sourceOf(principal, input.source), allowOverwrite: store.allowOverwrite };
+  // A large import goes in chunks and says how far it got; requests share transactions (group commit).
+  return input.onProgress ? saveUploads(store.db, { ...props, onProgress: input.onProgress }) : commitUploads(store.db, props);
+}

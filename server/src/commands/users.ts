@@ -1,0 +1,143 @@
+import type { Knex } from 'knex';
+import type { z } from 'zod';
+import type { userPatch } from '../contracts/resources.ts';
+import { randomPassword } from '../domain/passwords.ts';
+import { AppError, fieldError, forbidden, unprocessable } from '../errors.ts';
+import { authorize, type AccessContext } from '../policies/access.ts';
+import type { Principal } from '../policies/principal.ts';
+import { mayChangeStanding, mayGrantRole, removesActiveAdmin } from '../policies/roles.ts';
+import { getAccount } from '../store/accounts.ts';
+import { revokeTokens } from '../store/tokens.ts';
+import * as users from '../store/users.ts';
+
+/**
+ * Creating and changing users, the one way every caller does it (the v3.0 endpoints, API 2.0's,
+ * which run them, and the CLI): the principal's rights on the account or user, the roles they may
+ * grant, unique e-mails and usernames, and an active administrator kept. No HTTP context: errors
+ * are the API's (422 field messages, 403, the reference's 400 for a taken identity, 409).
+ */
+
+/** What the commands need of the server: the store, and how passwords are hashed (the server's thread, or at once). */
+export interface UserDeps {
+  db: Knex;
+  hash(password: string): Promise<string>;
+}
+
+/** A new user; without a password one is made up (and answered once), so that nobody signs in until it is set. */
+export interface NewUser {
+  email: string;
+  username: string;
+  password?: string;
+  accountId: number;
+  roleIds: number[];
+  timezone?: string;
+  active?: boolean;
+}
+
+export type UserChanges = z.output<typeof userPatch>;
+
+/** The access context of a user: an account-admin may change only users whose every role they could grant. */
+const userAccess = (u: users.User): AccessContext => ({ kind: 'user', id: u.id, accountId: u.account_id, roles: u.roles });
+
+/** Role ids must exist, and only admins may hand out the platform-wide roles. */
+async function checkRoles(db: Knex, principal: Principal, roleIds: number[], current: number[]): Promise<void> {
+  const roles = await users.listRoles(db);
+  const unknown = roleIds.filter((r) => !roles.some((role) => role.id === r));
+  if (unknown.length) throw unprocessable('json', { flexmeasures_roles: [`Unknown role id(s): ${unknown.join(', ')}.`] });
+  const handedOut = roles.filter((r) => roleIds.includes(r.id) && !current.includes(r.id));
+  if (handedOut.some((r) => !mayGrantRole(principal, r.name))) throw forbidden();
+}
+
+/** Emails and usernames are unique; a clash is the reference's 400. */
+async function checkIdentityFree(db: Knex, props: { email?: string; username?: string; except?: number }): Promise<void> {
+  const taken = await users.takenIdentity(db, props);
+  if (!taken) return;
+  throw new AppError(400, {
+    message: 'Duplicate user already exists',
+    detail: taken === 'email' ? `email ${props.email} is taken` : `username ${props.username} is taken`,
+    status: 400,
+  });
+}
+
+/**
+ * The appliance must keep an administrator who can sign in: the last active one may not be
+ * deactivated, lose the admin role or have their password reset (a random one nobody knows).
+ * @param change what would happen to the target.
+ */
+async function keepLastAdmin(db: Knex, target: users.User, change: { active?: boolean; roleIds?: number[]; reset?: boolean }) {
+  const roles = await users.listRoles(db);
+  const roleNames = change.roleIds?.map((id) => roles.find((r) => r.id === id)?.name ?? '');
+  if (removesActiveAdmin(target, { ...change, roleNames }) && (await users.countActiveAdmins(db, target.id)) === 0) {
+    throw new AppError(409, {
+      message: `${target.username} is the last active administrator: make another user an active admin first.`,
+      status: 409,
+    });
+  }
+}
+
+/**
+ * Creates a user in an account, where the principal may add users (admins anywhere, account-admins
+ * in their own account).
+ * @returns the user, and the password made up when none was given (null otherwise).
+ */
+export async function createUser(
+  deps: UserDeps,
+  principal: Principal,
+  input: NewUser,
+): Promise<{ user: users.User; password: string | null }> {
+  const { db } = deps;
+  const account = await getAccount(db, input.accountId);
+  if (!account) throw fieldError('json', 'account_id', `Account with Id ${input.accountId} doesn't exist.`);
+  authorize(principal, 'create-children', { kind: 'account', id: account.id, consultancyAccountId: account.consultancy_account_id });
+  await checkRoles(db, principal, input.roleIds, []);
+  await checkIdentityFree(db, { email: input.email, username: input.username });
+  const madeUp = input.password === undefined ? randomPassword() : null;
+  // Hashed before the transaction, which would otherwise hold the store for the hashing time.
+  const passwordHash = await deps.hash(input.password ?? madeUp!);
+  const { password: _password, ...props } = input;
+  const user = await db.transaction((trx) => users.createUser(trx, { ...props, passwordHash }));
+  return { user, password: madeUp };
+}
+
+/**
+ * Changes a user's fields, roles and standing (deactivating signs them out everywhere). Nobody
+ * changes their own roles or standing, and the last active administrator stays one.
+ * @param deps the store: a transaction.
+ * @returns the user as stored afterwards.
+ */
+export async function updateUser(
+  deps: { db: Knex.Transaction },
+  principal: Principal,
+  input: { target: users.User; changes: UserChanges },
+): Promise<users.User> {
+  const { db } = deps;
+  const { target, changes } = input;
+  authorize(principal, 'update', userAccess(target));
+  if (!mayChangeStanding(principal, target) && (changes.active !== undefined || changes.flexmeasures_roles !== undefined))
+    throw forbidden();
+  if (changes.flexmeasures_roles) await checkRoles(db, principal, changes.flexmeasures_roles, target.roleIds);
+  await keepLastAdmin(db, target, { active: changes.active, roleIds: changes.flexmeasures_roles });
+  await checkIdentityFree(db, { email: changes.email, username: changes.username, except: target.id });
+  const { email, username, active, timezone } = changes;
+  await users.updateUser(db, target.id, { email, username, active, timezone });
+  if (changes.flexmeasures_roles) await users.setRoles(db, target.id, changes.flexmeasures_roles);
+  if (active === false) await revokeTokens(db, target.id);
+  return (await users.getUser(db, target.id))!;
+}
+
+/**
+ * Replaces a user's password with a random one nobody knows and signs them out everywhere; the
+ * last active administrator keeps theirs. The caller tells the user (the API mails them).
+ */
+export async function resetPassword(deps: UserDeps, principal: Principal, input: { target: users.User }): Promise<void> {
+  const { db } = deps;
+  const { target } = input;
+  authorize(principal, 'update', userAccess(target));
+  await keepLastAdmin(db, target, { reset: true });
+  // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
+  const passwordHash = await deps.hash(randomPassword());
+  await db.transaction(async (trx) => {
+    await users.updateUser(trx, target.id, { password_hash: passwordHash });
+    await revokeTokens(trx, target.id);
+  });
+}
