@@ -6,149 +6,25 @@
  * differently, the test says so and why (docs/flexmeasures-1.0.md lists each case).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAsset } from '../../server/src/store/assets.ts';
-import { factories } from '../helpers/factories.ts';
-import { waitForSchedule } from '../helpers/schedules.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { DAY1_MS, DAY_MS, HOUR_MS, startConftest, type Conftest } from '../helpers/flexMeasuresConftest.ts';
 
-let t: TestServer;
-let f: ReturnType<typeof factories>;
+let c: Conftest;
+let t: Conftest['t'];
+let f: Conftest['f'];
 let token: string;
-let accountId: number;
-
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
-/** 2015-01-01T00:00:00+01:00, the start of the fixtures' "day 1". */
-const DAY1_MS = Date.parse('2015-01-01T00:00:00+01:00');
-
-/** epex_da, day 1: FlexMeasures' seeded random prices (EUR/MWh, hourly, local time). */
-const DAY1_PRICES = [
-  0.6394267984578837, 0.03148401500669048, 0.4125439775536789, 0.3810445647275101, 1.374273994786017, 1.3303409989612758,
-  1.7843591354096908, 0.17091529637359196, 0.7873168339436719, 0.05086703536323349, 0.32795696220540504, 0.636150861207784,
-  0.026535969683863632, 0.14737467980550156, 0.32494221888976177, 0.15960966431884493, 0.029533443327409575, 0.02007874127427867, 0.0,
-  0.00022143986617584885, 0.10795930888702622, 0.20448029457857794, 0.1701252582589958, 0.11523844413747857,
-];
-/** epex_da, day 2: 100 (00–08 h), 90 (08–16 h), 100 (16–24 h). */
-const DAY2_PRICES = [...new Array<number>(8).fill(100), ...new Array<number>(8).fill(90), ...new Array<number>(8).fill(100)];
-
 let epexDa: number;
-/** The conftest's assets: power sensors (15 min, MW) and state-of-charge sensors (instantaneous). */
-const fixture = {
-  batteryKw: 0,
-  battery: 0,
-  batteryAsset: 0,
-  batterySoc: 0,
-  station: 0,
-  stationAsset: 0,
-  uniSoc: 0,
-  bidirectional: 0,
-  biSoc: 0,
-  hub: 0,
-};
-
-/** An asset as the conftest makes it, with its stored flex-context and parent. */
-async function asset(
-  type: string,
-  props: { parent?: number; flexContext?: Record<string, unknown>; attributes?: Record<string, unknown> },
-) {
-  const a = await f.asset({ accountId, type, attributes: props.attributes });
-  await t.db.transaction((trx) =>
-    updateAsset(trx, a.id, { parent_asset_id: props.parent ?? null, ...(props.flexContext && { flex_context: props.flexContext }) }),
-  );
-  return a.id;
-}
-
-/** The legacy attributes the conftest gives the test battery and the charging stations. */
-const socAttributes = { max_soc_in_mwh: 5, min_soc_in_mwh: 0, soc_in_mwh: 2.5, soc_datetime: '2015-01-01T00:00+01' };
-
+let fixture: Conftest['fixture'];
 beforeAll(async () => {
-  t = await startTestServer({ FLEXSITE_API_COMPAT: '1.0' });
-  f = factories(t.db);
-  accountId = (await f.account({ roles: ['Prosumer'] })).id;
-  token = (await f.user({ accountId, roles: ['account-admin'] })).token;
-  const market = await asset('transmission zone', {});
-  epexDa = (await f.sensor({ assetId: market, unit: 'EUR/MWh', resolutionMinutes: 60, name: 'epex_da' })).id;
-  await f.beliefs(epexDa, DAY1_MS, HOUR_MS, [...DAY1_PRICES, ...DAY2_PRICES], DAY1_MS - 30 * DAY_MS);
-  const siteContext = { 'site-power-capacity': '2 MVA', 'consumption-price': { sensor: epexDa } };
-
-  const building = await asset('building', { flexContext: { 'site-power-capacity': '2 MVA' } });
-  fixture.batteryAsset = await asset('battery', {
-    parent: building,
-    flexContext: siteContext,
-    attributes: { ...socAttributes, is_consumer: true, is_producer: true },
-  });
-  fixture.battery = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'MW', name: 'power' })).id;
-  fixture.batteryKw = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'kW', name: 'power (kW)' })).id;
-  fixture.batterySoc = (await f.sensor({ assetId: fixture.batteryAsset, unit: 'kWh', resolutionMinutes: 0, name: 'state of charge' })).id;
-
-  fixture.hub = await asset('building', {});
-  fixture.stationAsset = await asset('one-way_evse', {
-    parent: fixture.hub,
-    flexContext: siteContext,
-    attributes: { ...socAttributes, is_consumer: true, is_producer: false },
-  });
-  fixture.station = (await f.sensor({ assetId: fixture.stationAsset, unit: 'MW', name: 'power' })).id;
-  fixture.uniSoc = (await f.sensor({ assetId: fixture.stationAsset, unit: 'MWh', resolutionMinutes: 0, name: 'uni-soc' })).id;
-  const bidirectionalAsset = await asset('two-way_evse', {
-    parent: fixture.hub,
-    flexContext: siteContext,
-    attributes: { ...socAttributes, is_consumer: true, is_producer: true },
-  });
-  fixture.bidirectional = (await f.sensor({ assetId: bidirectionalAsset, unit: 'MW', name: 'power' })).id;
-  fixture.biSoc = (await f.sensor({ assetId: bidirectionalAsset, unit: 'MWh', resolutionMinutes: 0, name: 'bi-soc' })).id;
+  c = await startConftest();
+  ({ t, f, token, epexDa, fixture } = c);
 });
 afterAll(() => t.close());
 
-/** flexmeasures/api/v3_0/tests/utils.py `message_for_trigger_schedule`, with the options these tests use. */
-function messageForTriggerSchedule(opts: { resolution?: string; withTargets?: boolean; useTimeWindow?: boolean } = {}) {
-  const flexModel: Record<string, unknown> = {
-    'soc-at-start': 12.1,
-    'soc-min': 0,
-    'soc-max': 40,
-    'soc-unit': 'kWh',
-    'roundtrip-efficiency': '98%',
-    'storage-efficiency': '99.99%',
-    'power-capacity': '2 MW',
-  };
-  if (opts.withTargets) {
-    const at = '2015-01-02T23:00:00+01:00';
-    const when = opts.useTimeWindow ? { start: '2015-01-02T22:45:00+01:00', end: at } : { datetime: at };
-    flexModel['soc-targets'] = [{ value: 25, ...when }];
-    flexModel['soc-minima'] = [{ value: 24, ...when }];
-    flexModel['soc-maxima'] = [{ value: 26, ...when }];
-  }
-  return {
-    start: '2015-01-01T00:00:00+01:00',
-    duration: 'PT24H',
-    ...(opts.resolution && { resolution: opts.resolution }),
-    'flex-model': flexModel,
-    // Both tests put the prices and a site capacity "big enough to avoid any infeasibilities" here.
-    'flex-context': { 'consumption-price': { sensor: epexDa }, 'production-price': { sensor: epexDa }, 'site-power-capacity': '1 TW' },
-  };
-}
-
-/** Waits for a job to settle; returns its status. */
-async function settled(job: string): Promise<string> {
-  await t.server.services.jobs.settled(job, 60_000);
-  return (await t.db('job').where({ id: job }).first<{ status: string }>()).status;
-}
-
-/** Beliefs the scheduler stored on a sensor, in order. */
-async function storedValues(sensorId: number): Promise<number[]> {
-  const rows = await t
-    .db('timed_belief')
-    .join('data_source', 'data_source.id', 'timed_belief.source_id')
-    .where({ sensor_id: sensorId, 'data_source.type': 'scheduler' })
-    .orderBy('event_start')
-    .select<{ event_value: number }[]>('event_value');
-  return rows.map((r) => r.event_value);
-}
-
-const schedule = async (sensorId: number, job: string, duration: string) => {
-  const res = await waitForSchedule(t, token, sensorId, job, duration);
-  expect(res.status).toBe(200);
-  return res.body as { values: number[]; start: string; duration: string; unit: string };
-};
+const messageForTriggerSchedule: Conftest['messageForTriggerSchedule'] = (opts) => c.messageForTriggerSchedule(opts);
+const settled = (job: string) => c.settled(job);
+const storedValues = (sensorId: number) => c.storedValues(sensorId);
+const schedule = (sensorId: number, job: string, duration: string) => c.schedule(sensorId, job, duration);
+const asset: Conftest['asset'] = (type, props) => c.asset(type, props);
 
 describe('test_sensor_schedules_fresh_db.py::test_trigger_and_get_schedule', () => {
   const cases = [
