@@ -17,10 +17,11 @@ import {
 import { formatStart, formatTimedelta, type IsoDuration } from '../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit, readQuantity } from '../domain/units.ts';
 import { fieldMessages } from '../http/validate.ts';
-import type { Asset } from '../store/assets.ts';
+import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';
 import { SOC_LOOKUP_STEPS } from './sensorState.ts';
+import { inheritedFlexContext } from './storedConfig.ts';
 import {
   jobReferences,
   type CommitmentSpec,
@@ -686,6 +687,19 @@ const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSp
 };
 
 /**
+ * The site-power-capacity stored on a device's asset or its ancestors, which FlexMeasures 1.0 takes
+ * as the device's power capacity of last resort (`_get_device_power_capacity`): a trigger's own
+ * site-power-capacity bounds the site, not the device. Undefined when none is stored; the
+ * trigger's then serves (Flexsite's lenience, where FlexMeasures fails the job).
+ */
+async function storedSitePowerCapacity(db: Knex, sensor: SensorInContext, horizon: Horizon): Promise<SeriesSpec | undefined> {
+  const deviceAsset = await getAsset(db, sensor.generic_asset_id);
+  if (!deviceAsset) return undefined;
+  const context = parseFlex(flexContext, await inheritedFlexContext(db, deviceAsset, {}));
+  return siteCapacity(db, context, 'site-power-capacity', undefined, horizon);
+}
+
+/**
  * Resolves a trigger for one or more storage devices into a job spec, answering every
  * flex-model/flex-context error with a 422 before any job exists.
  * @param devices the power sensors to schedule, each with its own flex-model.
@@ -718,7 +732,8 @@ export async function resolveStorageJob(
     const model = parseFlex(storageFlexModel, { ...stored(asset, 'flex-model'), ...raw });
     models.push(model);
     socUnit = socUnitOf(model, d.sensor);
-    specs.push(await deviceSpec(db, d.sensor, asset, model, deviceContext));
+    const storedSitePower = await storedSitePowerCapacity(db, d.sensor, horizon);
+    specs.push(await deviceSpec(db, d.sensor, asset, model, { ...deviceContext, sitePower: storedSitePower ?? sitePower }));
   }
   // Targets beyond the requested end extend the schedule (within the maximum horizon).
   const latestTarget = Math.max(...specs.map((s) => lastInstant(s.socTargets)));
