@@ -87,8 +87,15 @@ const ms = (v: number) => Math.round(v * 10) / 10;
 /**
  * The handler of the `scheduling` queue: reads the inputs as known at the belief time, solves in
  * a worker thread, and stores the result as beliefs of a `scheduler` data source.
+ * @param options.fallback whether an infeasible storage job is followed by the fallback
+ *   scheduler's job (0.18); FlexMeasures 1.0 retired it, so its dialect reports the failure only.
  */
-export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobHandler {
+export function schedulingHandler(
+  db: Knex,
+  pool: WorkerPool,
+  log: Logger,
+  options: { fallback: boolean } = { fallback: true },
+): JobHandler {
   return async (job) => {
     const args = job.args as SchedulingJobArgs;
     const { spec, fallback } = args;
@@ -115,11 +122,12 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       throw new SchedulingFailure(failureName, plain ? err.message : 'the solver stopped unexpectedly; the server log has the details.');
     });
     if (!outcome.ok) {
-      if (!fallback && outcome.kind === 'infeasible') {
+      if (!fallback && outcome.kind === 'infeasible' && options.fallback) {
         // The reference answers an infeasible problem with a simple charge/discharge policy: the
         // queue enqueues these arguments as this job's fallback.
         throw new SchedulingFailure('InfeasibleProblemException', outcome.message, { ...args, fallback: true } satisfies SchedulingJobArgs);
       }
+      if (outcome.kind === 'infeasible' && !fallback) throw new SchedulingFailure('InfeasibleProblemException', outcome.message);
       throw new SchedulingFailure(failureName, outcome.message);
     }
     const schedule = outcome.schedule;
