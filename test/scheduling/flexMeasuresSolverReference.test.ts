@@ -506,3 +506,215 @@ describe('test_solver.py::test_building_solver_day_2', () => {
     expect(+result.soc[96].toFixed(6)).toBe(0.5);
   });
 });
+
+/** A finished job's `result` as GET /jobs/<uuid> serves it. */
+async function jobResult(job: string) {
+  const res = await c.t.request('GET', `/api/v3_0/jobs/${job}`, { token: c.token });
+  expect(res.status).toBe(200);
+  return res.body.result as Record<string, unknown> & { commitment_costs: Record<string, number> };
+}
+
+/** Day 1 at constant prices, as FlexMeasures' `series_to_ts_specs` gives them: one segment per quarter-hour. */
+function quarterHourly(value: (i: number) => number, unit: string) {
+  return Array.from({ length: 96 }, (_, i) => ({
+    start: new Date(DAY1_MS + i * 900_000).toISOString(),
+    duration: 'PT15M',
+    value: `${value(i)} ${unit}`,
+  }));
+}
+
+describe('test_storage.py::test_battery_solver_multi_commitment', () => {
+  it('charges at a constant rate, breaching the 1 kW site consumption capacity, with each cost as FlexMeasures reports it', async () => {
+    const consumptionOut = (await c.f.sensor({ assetId: c.fixture.batteryAsset, unit: 'kW', name: 'consumption output' })).id;
+    const productionOut = (await c.f.sensor({ assetId: c.fixture.batteryAsset, unit: 'kW', name: 'production output' })).id;
+    const start = '2015-01-01T00:00:00+01:00';
+    const end = '2015-01-02T00:00:00+01:00';
+    const { job, values } = await finished({
+      sensor: c.fixture.battery,
+      start,
+      flexModel: {
+        'soc-at-start': '0.4 MWh',
+        'soc-min': '0 MWh',
+        consumption: { sensor: consumptionOut },
+        production: { sensor: productionOut },
+        'soc-max': '1 MWh',
+        'power-capacity': '1 MVA',
+        'soc-minima': [{ datetime: end, value: '1 MWh' }],
+        'prefer-charging-sooner': false,
+      },
+      flexContext: {
+        'consumption-price': quarterHourly(() => 100, 'EUR/MWh'),
+        'production-price': quarterHourly(() => 90, 'EUR/MWh'),
+        'site-power-capacity': '2 MW',
+        'site-consumption-capacity': '1 kW',
+        'site-consumption-breach-price': '1000 EUR/kW',
+        'site-production-breach-price': '1000 EUR/kW',
+        'site-peak-consumption': '20 kW',
+        'site-peak-production': '20 kW',
+        'site-peak-consumption-price': '260 EUR/MW',
+        commitments: [
+          {
+            name: 'a sample commitment penalizing peaks',
+            baseline: [{ value: '0 kW', start, end }],
+            'up-price': '1 EUR/MW',
+            'down-price': [{ value: '-1 EUR/MW', start, end }],
+          },
+          { name: 'a sample commitment penalizing demand/supply', baseline: '0 kW', 'up-price': '1 EUR/MWh', 'down-price': '-1 EUR/MWh' },
+          { name: 'electricity net energy', baseline: '0 kW', 'up-price': '0 EUR/MWh' },
+        ],
+        'site-peak-production-price': quarterHourly(() => 260, 'EUR/MW'),
+        'soc-minima-breach-price': '6000 EUR/kWh',
+      },
+    });
+    values.forEach((v) => expect(Math.abs(v - (1 - 0.4) / 24)).toBeLessThanOrEqual(1e-7 * ((1 - 0.4) / 24)));
+    const costs = (await jobResult(job)).commitment_costs;
+    // 60 EUR for 600 kWh at 100 EUR/MWh (FlexMeasures' "electricity net energy").
+    expect(costs.energy).toBeCloseTo(100 * (1 - 0.4), 6);
+    // Differs in form: FlexMeasures reports the 24 kW breach's height ("any", 1000 × 24) and its
+    // area ("all", 1000 × 24 × 24 h) apart, as "electricity any/all consumption breach(es)"; Flexsite their sum.
+    expect(costs['consumption breach']).toBeCloseTo(1000 * (25 - 1) + (1000 * (25 - 1) * 96) / 4, 6);
+    expect(costs['production breach']).toBeCloseTo(0, 6);
+    // 1.3 EUR for the 5 kW above the 20 kW peak at 260 EUR/MW; no production peak.
+    expect(costs['consumption peak']).toBeCloseTo((260 / 1000) * (25 - 20), 6);
+    expect(costs['production peak']).toBeCloseTo(0, 6);
+    expect(costs['a sample commitment penalizing peaks']).toBeCloseTo(4 * (1 - 0.4), 6);
+    expect(costs['a sample commitment penalizing demand/supply']).toBeCloseTo(1 * (1 - 0.4), 6);
+    // Differs in name: FlexMeasures reports the one named like its internal commitment as
+    // "electricity net energy (custom)"; Flexsite's internal one is "energy", so no clash.
+    expect(costs['electricity net energy']).toBe(0);
+    // The outputs: consumption in kW (25 kW throughout), production all zero.
+    const consumption = await c.schedule(consumptionOut, job, 'PT24H');
+    expect(consumption.unit).toBe('kW');
+    consumption.values.forEach((v) => expect(v).toBeCloseTo(((1 - 0.4) / 24) * 1000, 6));
+    const production = await c.schedule(productionOut, job, 'PT24H');
+    expect(production.values).toHaveLength(96);
+    production.values.forEach((v) => expect(v).toBeCloseTo(0, 9));
+  });
+});
+
+describe('test_storage.py::test_battery_relaxation', () => {
+  it('resolving SoC breaches beats resolving device power breaches', async () => {
+    // Prices 100 EUR/MWh, but 0 from 16:00 and 1000 from 17:00 (production 10 less); the
+    // 0.025 MW device may not charge from 12:00 to 18:00, which the soc-minima there need.
+    const price = (i: number) => (i >= 64 && i < 68 ? 0 : i >= 68 && i < 72 ? 1000 : 100);
+    const capacity = quarterHourly((i) => (i >= 48 && i < 72 ? 0 : 0.025), 'MW');
+    const start = '2015-01-01T00:00:00+01:00';
+    const { job, values } = await finished({
+      sensor: c.fixture.battery,
+      start,
+      flexModel: {
+        'soc-at-start': '0.4 MWh',
+        'soc-min': '0 MWh',
+        'soc-max': '1 MWh',
+        'power-capacity': '0.025 MVA',
+        'consumption-capacity': capacity,
+        'production-capacity': capacity,
+        'soc-minima': [{ start: '2015-01-01T12:00:00+01:00', duration: 'PT6H', value: '0.8 MWh' }],
+        'prefer-charging-sooner': false,
+      },
+      flexContext: {
+        'consumption-price': quarterHourly(price, 'EUR/MWh'),
+        'production-price': quarterHourly((i) => price(i) - 10, 'EUR/MWh'),
+        'site-power-capacity': '2 MW',
+        'site-consumption-breach-price': '1000 EUR/kW',
+        'site-production-breach-price': '1000 EUR/kW',
+        'site-peak-consumption': '20 kW',
+        'site-peak-production': '20 kW',
+        'site-peak-consumption-price': [
+          { start, duration: 'PT2H', value: '260 EUR/MW' },
+          { start: '2015-01-01T02:00:00+01:00', duration: 'PT22H', value: '235 EUR/MW' },
+        ],
+        'site-peak-production-price': quarterHourly(() => 260, 'EUR/MW'),
+        'consumption-breach-price': '100 EUR/kW',
+        'production-breach-price': '100 EUR/kW',
+      },
+    });
+    for (const v of values) expect(Math.abs(v)).toBeLessThanOrEqual(2 + TOLERANCE);
+    // Charging at 0.025 MW until 16:00 (breaching the zero capacity from noon), idle from 16:00 to 18:00.
+    values.slice(0, 64).forEach((v) => expect(Math.abs(v - 0.025)).toBeLessThanOrEqual(1e-7 * 0.025));
+    values.slice(64, 72).forEach((v) => expect(Math.abs(v)).toBeLessThanOrEqual(1e-9));
+    // The device's consumption breach: FlexMeasures' "any consumption breach device 0" (its height,
+    // 100 EUR/kW × 25 kW) plus "all consumption breaches device 0" (its area, × 4 h), reported by
+    // Flexsite as one sum (differs in form, as in test_battery_solver_multi_commitment).
+    const costs = (await jobResult(job)).commitment_costs;
+    expect(costs['consumption breach power']).toBeCloseTo(100 * 0.025 * 1000 + 100 * 0.025 * 1000 * 4, 6);
+  });
+});
+
+describe('test_storage.py::test_unresolved_targets_most_relevant_only_flag_* (the default report)', () => {
+  // FlexMeasures also calls its report with `most_relevant_only=True` (only the earliest
+  // violation, or the tightest margin); that is an argument of an internal function, which no
+  // API request sets: the job result is the default report, checked here.
+  const prices = [{ start: '2015-01-01T00:00:00+01:00', end: '2015-01-02T00:00:00+01:00', value: '100 EUR/MWh' }];
+  type Entry = Record<string, { datetime: string; violation?: string; margin?: string }[]> & { asset: number };
+  const mine = (list: Entry[]) => list.find((e) => e.asset === c.fixture.batteryAsset);
+
+  it('soc_minima_violations: all three unreachable checkpoints, in order', async () => {
+    const at = ['2015-01-01T06:00:00+01:00', '2015-01-01T12:00:00+01:00', '2015-01-02T00:00:00+01:00'];
+    const { job } = await finished(
+      {
+        sensor: c.fixture.battery,
+        start: '2015-01-01T00:00:00+01:00',
+        flexModel: {
+          'soc-at-start': '0.4 MWh',
+          'soc-min': '0 MWh',
+          'soc-max': '1 MWh',
+          'power-capacity': '0.01 MVA',
+          'soc-minima': at.map((datetime) => ({ datetime, value: '0.9 MWh' })),
+          'prefer-charging-sooner': false,
+        },
+        flexContext: {
+          'consumption-price': prices,
+          'production-price': prices,
+          'site-power-capacity': '2 MW',
+          'soc-minima-breach-price': '1 EUR/kWh',
+        },
+      },
+      await socOutput(c.fixture.batteryAsset),
+    );
+    const { unresolved } = (await jobResult(job)) as unknown as { unresolved: Entry[] };
+    const violations = mine(unresolved)!['soc-minima'];
+    expect(violations.map((v) => v.datetime)).toEqual([
+      '2015-01-01T05:00:00+00:00',
+      '2015-01-01T11:00:00+00:00',
+      '2015-01-01T23:00:00+00:00',
+    ]);
+    for (const v of violations) {
+      expect(v.violation!.endsWith(' kWh')).toBe(true);
+      expect(parseFloat(v.violation!)).toBeGreaterThan(0);
+    }
+  });
+
+  it('soc_minima_resolved_margins: both met checkpoints, the tighter with the smaller margin', async () => {
+    const { job } = await finished(
+      {
+        sensor: c.fixture.battery,
+        start: '2015-01-01T00:00:00+01:00',
+        flexModel: {
+          'soc-at-start': '0.4 MWh',
+          'soc-min': '0 MWh',
+          'soc-max': '1 MWh',
+          'power-capacity': '2 MVA',
+          'soc-minima': [
+            { datetime: '2015-01-01T06:00:00+01:00', value: '0.5 MWh' },
+            { datetime: '2015-01-02T00:00:00+01:00', value: '0.1 MWh' },
+          ],
+        },
+        flexContext: {
+          'consumption-price': prices,
+          'production-price': [{ ...prices[0], value: '-1 EUR/MWh' }],
+          'site-power-capacity': '2 MW',
+          'soc-minima-breach-price': '1 EUR/kWh',
+        },
+      },
+      await socOutput(c.fixture.batteryAsset),
+    );
+    const { unresolved, resolved } = (await jobResult(job)) as unknown as { unresolved: Entry[]; resolved: Entry[] };
+    expect(unresolved).toEqual([]);
+    const margins = mine(resolved)!['soc-minima'];
+    expect(margins.map((m) => m.datetime)).toEqual(['2015-01-01T05:00:00+00:00', '2015-01-01T23:00:00+00:00']);
+    const [tight, slack] = margins.map((m) => parseFloat(m.margin!));
+    expect(tight).toBeGreaterThanOrEqual(0);
+    expect(tight).toBeLessThan(slack);
+  });
+});
