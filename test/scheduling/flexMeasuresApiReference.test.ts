@@ -227,3 +227,38 @@ describe('test_sensor_schedules_fresh_db.py::test_trigger_schedule_inflexible_co
     expect(await jobCount()).toBe(before);
   });
 });
+
+describe('test_asset_schedules_fresh_db.py::test_asset_trigger_and_get_aggregate_schedule', () => {
+  it('fills the aggregate-consumption and aggregate-production sensors of the flex-context', async () => {
+    const aggregateConsumption = (await c.f.sensor({ assetId: c.fixture.hub, unit: 'MW', name: 'aggregate-consumption' })).id;
+    const aggregateProduction = (await c.f.sensor({ assetId: c.fixture.hub, unit: 'MW', name: 'aggregate-production' })).id;
+    const message = c.messageForTriggerSchedule({ resolution: 'PT30M' });
+    const cp1 = { ...message['flex-model'], 'state-of-charge': { sensor: c.fixture.biSoc }, sensor: c.fixture.bidirectional };
+    const cp2 = { ...message['flex-model'], 'state-of-charge': { sensor: c.fixture.uniSoc }, sensor: c.fixture.station };
+    const res = await c.t.request('POST', `/api/v3_0/assets/${c.fixture.hub}/schedules/trigger`, {
+      token: c.token,
+      json: {
+        ...message,
+        'flex-model': [cp1, cp2],
+        'flex-context': {
+          'consumption-price': { sensor: c.epexDa },
+          'production-price': { sensor: c.epexDa },
+          'site-power-capacity': '1 TW',
+          'aggregate-consumption': { sensor: aggregateConsumption },
+          'aggregate-production': { sensor: aggregateProduction },
+        },
+        'force-new-job-creation': true,
+      },
+    });
+    expect(res.status).toBe(202);
+    expect(await c.settled(res.body.schedule)).toBe('finished');
+    // Stored under the scheduler's source with each sensor's own sign convention (production
+    // positive, as no attribute says otherwise): the consumption part negative, the production part non-negative.
+    const consumption = await c.storedValues(aggregateConsumption);
+    const production = await c.storedValues(aggregateProduction);
+    expect(consumption.length).toBeGreaterThan(0);
+    expect(production.length).toBeGreaterThan(0);
+    expect(consumption.some((v) => -v > 0)).toBe(true);
+    for (const v of production) expect(v).toBeGreaterThanOrEqual(0);
+  });
+});

@@ -172,7 +172,9 @@ export function schedulingHandler(
       }
       const siteOutputs = { consumption: spec.aggregateConsumptionSensorId, production: spec.aggregateProductionSensorId };
       rows.push(
-        ...(await consumptionProductionBeliefs(trx, { spec, beliefTimeMs, sourceId: src.id }, sensors, siteOutputs, schedule.sitePowerMw)),
+        ...(await consumptionProductionBeliefs(trx, { spec, beliefTimeMs, sourceId: src.id }, sensors, siteOutputs, schedule.sitePowerMw, {
+          signed: false,
+        })),
       );
       // A re-run with the same belief time replaces its own earlier result.
       await recordBeliefs(trx, rows, { allowOverwrite: true });
@@ -283,9 +285,12 @@ function outputSensorIds(spec: StorageJobSpec): number[] {
 /**
  * A power schedule on FlexMeasures 1.0 consumption/production output sensors (a device's
  * `consumption`/`production`, the site's `aggregate-…`): one of them alone gets the whole
- * schedule, both get its consumption and its production part. Each
- * sensor's `consumption_is_positive` is set to its field's convention (the trigger refused a
- * contradicting one), so that consumption is stored positive on the one, production on the other.
+ * schedule, both get its consumption and its production part. A device's sensors get their
+ * field's `consumption_is_positive` (the trigger refused a contradicting one), so that
+ * consumption is stored positive on the one, production on the other; the site's keep their
+ * own convention, as 1.0 sets the attribute only on flex-model outputs (so an aggregate-consumption
+ * sensor without it stores consumption negative).
+ * @param options.signed whether to set the sensors' sign attributes (a device's outputs).
  */
 async function consumptionProductionBeliefs(
   trx: Knex.Transaction,
@@ -293,6 +298,7 @@ async function consumptionProductionBeliefs(
   sensors: JobSensors,
   outputs: { consumption?: number; production?: number },
   powerMw: number[],
+  options: { signed: boolean } = { signed: true },
 ): Promise<BeliefInput[]> {
   const both = outputs.consumption !== undefined && outputs.production !== undefined;
   const rows: BeliefInput[] = [];
@@ -302,6 +308,10 @@ async function consumptionProductionBeliefs(
   ] as const) {
     if (id === undefined) continue;
     const stored = await sensors(id);
+    if (!options.signed) {
+      rows.push(...powerBeliefs({ ...at, sensor: stored, powerMw: powerMw.map(part) }));
+      continue;
+    }
     const attributes = { ...stored.attributes, consumption_is_positive: consumptionIsPositive };
     if (stored.attributes.consumption_is_positive !== consumptionIsPositive) await updateSensor(trx, id, { attributes });
     rows.push(...powerBeliefs({ ...at, sensor: { ...stored, attributes }, powerMw: powerMw.map(part) }));
