@@ -882,3 +882,90 @@ describe('test_solver.py::test_multiple_devices_simultaneous_scheduler', () => {
     expect(breaches.reduce((a, [, v]) => a + v, 0)).toBeCloseTo(unmet * 10000 * 2, 6);
   });
 });
+
+/** The SoC (MWh) at each quarter-hour of an hour in which the test battery cannot move (power capacity 0), from 1 MWh. */
+async function idleSoc(flexModel: Record<string, unknown>) {
+  const { values, soc } = await finished(
+    {
+      sensor: c.fixture.battery,
+      start: '2015-01-01T00:00:00+01:00',
+      duration: 'PT1H',
+      flexModel: { 'soc-max': 2, 'soc-min': 0, 'soc-unit': 'MWh', 'soc-at-start': 1, 'power-capacity': '0 MW', ...flexModel },
+    },
+    await socOutput(c.fixture.batteryAsset),
+  );
+  for (const v of values) expect(v).toBeCloseTo(0, 9);
+  expect(soc).toHaveLength(5);
+  return soc;
+}
+
+describe('test_solver.py::test_battery_stock_delta_quantity', () => {
+  // FlexMeasures asserts the stock-delta column (MW per step); here it is the SoC's change over an
+  // hour without device power.
+  const cases: [string[] | null, string[] | null, number][] = [
+    [['1 MW'], ['1MW'], 0],
+    [['0.5 MW', '0.5 MW'], null, 1],
+    [['100 kW'], null, 0.1],
+    [null, ['100 kW'], -0.1],
+    [null, null, 0],
+  ];
+  it.each(cases)('soc-gain %o, soc-usage %o: %d MW', async (gain, usage, delta) => {
+    const soc = await idleSoc({
+      'roundtrip-efficiency': 1,
+      'storage-efficiency': 1,
+      ...(gain && { 'soc-gain': gain }),
+      ...(usage && { 'soc-usage': usage }),
+    });
+    soc.forEach((s, i) => expect(s).toBeCloseTo(1 + delta * 0.25 * i, 9));
+  });
+});
+
+describe('test_solver.py::test_battery_efficiency_quantity', () => {
+  // The efficiency column per quarter-hour step: the SoC kept after one idle step from 1 MWh.
+  const cases: [string | number | null, number][] = [
+    ['100%', 1],
+    ['110%', 1],
+    ['90%', 0.9],
+    [0.9, 0.9],
+    [null, 1],
+  ];
+  it.each(cases)('storage-efficiency %s: %d per step', async (efficiency, expected) => {
+    const soc = await idleSoc({ 'roundtrip-efficiency': 1, ...(efficiency !== null && { 'storage-efficiency': efficiency }) });
+    expect(soc[1]).toBeCloseTo(expected, 9);
+  });
+});
+
+describe('test_solver.py::test_dis_charging_efficiency_as_sensor', () => {
+  // conftest `efficiency_sensors`: 90% per quarter-hour over day 1 but its last hour (missing,
+  // so 100%); discharging 200%. FlexMeasures asserts the efficiency columns; here they show as the
+  // power that one quarter-hour's SoC target takes: 0.1 MWh more (or less) in 15 minutes.
+  let efficiency: number;
+  beforeAll(async () => {
+    efficiency = await seriesSensor(c.fixture.batteryAsset, '%', 15, new Array<number>(92).fill(90));
+  });
+  const cases: [string, string, number, number, number][] = [
+    ['charging at 90%', '2015-01-01T00:00:00+01:00', 0, 0.1, 0.1 / 0.25 / 0.9],
+    ['charging in the last hour, 100% where the sensor has no data', '2015-01-01T23:00:00+01:00', 0, 0.1, 0.1 / 0.25],
+    ['discharging at 200%', '2015-01-01T00:00:00+01:00', 1, 0.9, -(0.1 / 0.25) * 2],
+  ];
+  it.each(cases)('%s', async (_name, start, from, to, power) => {
+    const startMs = Date.parse(start);
+    const { values } = await finished({
+      sensor: c.fixture.battery,
+      start,
+      duration: 'PT15M',
+      flexModel: {
+        'soc-max': 2,
+        'soc-min': 0,
+        'soc-unit': 'MWh',
+        'soc-at-start': from,
+        'charging-efficiency': { sensor: efficiency },
+        'discharging-efficiency': '200%',
+        'soc-targets': [{ datetime: new Date(startMs + 900_000).toISOString(), value: to }],
+      },
+      flexContext: { 'relax-constraints': false },
+    });
+    expect(values).toHaveLength(1);
+    expect(values[0]).toBeCloseTo(power, 6);
+  });
+});

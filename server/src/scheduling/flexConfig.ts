@@ -365,7 +365,8 @@ async function deviceSpec(
     return spec ?? { fixed: 1 };
   };
   const storage = model['storage-efficiency'] ?? asNumber(attribute(sensor, asset, 'storage_efficiency'));
-  const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', fraction);
+  // Above 100% is clipped to 100% (as 1.0 does, fixed or per step: buildProblem clips series).
+  const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', positive);
   // A device capacity given as segments keeps the sensor's attribute where no segment applies.
   const mw = (field: string, v: StorageFlexModel['power-capacity'], attrMw: unknown) =>
     seriesOf(db, field, v ?? asNumber(attrMw), quantityIn('MW', 'MW', 'min'), horizon, asNumber(attrMw));
@@ -405,7 +406,7 @@ async function deviceSpec(
         ? (await seriesOf(db, 'storage-efficiency', storage, storageKind, horizon))!
         : storage === undefined
           ? 1
-          : fractionOf('storage-efficiency', storage),
+          : Math.min(1, storageKind.read('storage-efficiency', storage)),
     socGainMw: gains.filter((g): g is SeriesSpec => g !== undefined),
     socUsageMw: usages.filter((g): g is SeriesSpec => g !== undefined),
     canConsume: !strictlyProducer,
