@@ -969,3 +969,103 @@ describe('test_solver.py::test_dis_charging_efficiency_as_sensor', () => {
     expect(values[0]).toBeCloseTo(power, 6);
   });
 });
+
+describe('test_solver.py: directional capacities under breach prices (#2323)', () => {
+  // Day 2 (day 1 for the schedule case) of the test battery from 1 MWh, 0–2 MWh. FlexMeasures
+  // asserts the hard derivative bounds and the soft breach commitments; here the bounds show in
+  // the schedule and the commitments as cost entries of the job result ("… breach power").
+  const schedule = (start: string, flexModel: Record<string, unknown>, flexContext: Record<string, unknown>) =>
+    finished({
+      sensor: c.fixture.battery,
+      start,
+      flexModel: { 'soc-at-start': '1 MWh', 'soc-min': '0 MWh', 'soc-max': '2 MWh', ...flexModel },
+      flexContext,
+    });
+  const DAY2 = '2015-01-02T00:00:00+01:00';
+  const opposite = (field: string) => (field === 'production-capacity' ? 'consumption-capacity' : 'production-capacity');
+
+  it.each(['production-capacity', 'consumption-capacity'])(
+    'test_explicit_zero_directional_capacity_stays_hard_under_relax_constraints: %s 0 kW',
+    async (field) => {
+      // Relaxation on (the default), cheap device breaches, dear site breaches, a 1 kW site and a
+      // strong incentive to produce.
+      const { values } = await schedule(
+        DAY2,
+        { 'power-capacity': '2 MW', [field]: '0 kW', [opposite(field)]: '2 MW' },
+        {
+          'consumption-price': '1 EUR/MWh',
+          'production-price': '1000 EUR/MWh',
+          'production-breach-price': '100 EUR/kW',
+          'consumption-breach-price': '100 EUR/kW',
+          'site-production-breach-price': '10000 EUR/kW',
+          'site-consumption-breach-price': '10000 EUR/kW',
+          'site-power-capacity': '1 kW',
+        },
+      );
+      for (const v of values) {
+        if (field === 'production-capacity') expect(v).toBeGreaterThanOrEqual(-TOLERANCE);
+        else expect(v).toBeLessThanOrEqual(TOLERANCE);
+      }
+      // Where allowed to, it does produce (up to the 1 kW site): the incentive is real.
+      if (field === 'consumption-capacity') expect(Math.min(...values)).toBeLessThan(0);
+    },
+  );
+
+  it.each(['production-capacity', 'consumption-capacity'])(
+    'test_non_zero_directional_capacity_still_softens_under_breach_price: %s 0.1 MW',
+    async (field) => {
+      const { job, values } = await schedule(
+        DAY2,
+        { 'power-capacity': '2 MW', [field]: '0.1 MW', [opposite(field)]: '2 MW' },
+        {
+          'consumption-price': '1 EUR/MWh',
+          'production-price': '1 EUR/MWh',
+          'production-breach-price': '100 EUR/kW',
+          'consumption-breach-price': '100 EUR/kW',
+          'site-power-capacity': '2 MW',
+        },
+      );
+      for (const v of values) expect(Math.abs(v)).toBeLessThanOrEqual(2 + TOLERANCE);
+      const direction = field.split('-')[0];
+      expect(Object.keys((await jobResult(job)).commitment_costs)).toContain(`${direction} breach power`);
+    },
+  );
+
+  it.each([
+    ['production-capacity', { 'consumption-price': '1 EUR/MWh', 'production-price': '1000 EUR/MWh' }],
+    ['consumption-capacity', { 'consumption-price': '-1000 EUR/MWh', 'production-price': '1 EUR/MWh' }],
+  ] as const)('test_explicit_zero_directional_capacity_not_breached_in_schedule: %s 0 kW', async (field, prices) => {
+    const { values } = await schedule(
+      '2015-01-01T00:00:00+01:00',
+      { 'power-capacity': '0.1 MW', [field]: '0 kW', [opposite(field)]: '0.1 MW', 'prefer-charging-sooner': false },
+      { ...prices, [`${field.split('-')[0]}-breach-price`]: '100 EUR/kW', 'site-power-capacity': '2 MW', 'relax-constraints': false },
+    );
+    for (const v of values) {
+      if (field === 'production-capacity') expect(v).toBeGreaterThanOrEqual(-TOLERANCE);
+      else expect(v).toBeLessThanOrEqual(TOLERANCE);
+    }
+  });
+
+  it.each([
+    ['production-capacity', -2],
+    ['consumption-capacity', 2],
+  ] as const)('test_windowed_zero_directional_capacity_stays_soft: %s, 0 kW from 12:00 to 13:00', async (field, hardBound) => {
+    const windowed = [
+      { value: '2 MW', start: DAY2, duration: 'PT24H' },
+      { value: '0 kW', start: '2015-01-02T12:00:00+01:00', duration: 'PT1H' },
+    ];
+    const { job, values } = await schedule(
+      DAY2,
+      { 'power-capacity': '2 MW', [field]: windowed },
+      {
+        'consumption-price': '1 EUR/MWh',
+        'production-price': '1 EUR/MWh',
+        'site-power-capacity': '2 MW',
+        'relax-capacity-constraints': true,
+      },
+    );
+    for (const v of values) expect(Math.abs(v)).toBeLessThanOrEqual(Math.abs(hardBound) + TOLERANCE);
+    const direction = field.split('-')[0];
+    expect(Object.keys((await jobResult(job)).commitment_costs)).toContain(`${direction} breach power`);
+  });
+});
