@@ -1069,3 +1069,57 @@ describe('test_solver.py: directional capacities under breach prices (#2323)', (
     expect(Object.keys((await jobResult(job)).commitment_costs)).toContain(`${direction} breach power`);
   });
 });
+
+describe('test_solver.py::test_soc_bounds_timeseries', () => {
+  // Day 2, hourly steps, the test battery from 2.5 MWh within 0.5–4.5 MWh; then with soc-maxima
+  // of 1 MWh at 12:00 and 13:00, a soc-minimum of 3.5 MWh at 08:00 and a target of 2 MWh at 19:00.
+  const socOf = async (extra: Record<string, unknown>) =>
+    (
+      await finished(
+        {
+          sensor: c.fixture.battery,
+          start: '2015-01-02T00:00:00+01:00',
+          resolution: 'PT1H',
+          flexModel: { 'soc-unit': 'MWh', 'soc-at-start': 2.5, 'soc-min': 0.5, 'soc-max': 4.5, ...extra },
+        },
+        await socOutput(c.fixture.batteryAsset),
+      )
+    ).soc.map((v) => +v.toFixed(6));
+
+  it('the time series alter the SoC profile and are respected, as are the global bounds', async () => {
+    const first = await socOf({});
+    const second = await socOf({
+      'soc-maxima': [
+        { datetime: '2015-01-02T12:00:00+01:00', value: 1.0 },
+        { datetime: '2015-01-02T13:00:00+01:00', value: 1.0 },
+      ],
+      'soc-minima': [{ datetime: '2015-01-02T08:00:00+01:00', value: 3.5 }],
+      'soc-targets': [{ datetime: '2015-01-02T19:00:00+01:00', value: 2.0 }],
+    });
+    expect(first).toHaveLength(25);
+    expect(second).not.toEqual(first);
+    for (const soc of [first, second]) {
+      expect(Math.min(...soc)).toBe(0.5);
+      expect(Math.max(...soc)).toBe(4.5);
+    }
+    expect(second[8]).toBeGreaterThanOrEqual(3.5);
+    expect(second[13]).toBeLessThanOrEqual(1.0);
+    expect(second[19]).toBe(2.0);
+  });
+});
+
+describe('test_solver.py::test_battery_solver_inflexible_key_equivalence', () => {
+  it('inflexible-device-sensors and inflexible-production give the same schedule for production-positive data', async () => {
+    const { pv, demand } = await inflexibleDevices(c.fixture.building);
+    const run = (flexContext: Record<string, unknown>) =>
+      finished({
+        sensor: c.fixture.battery,
+        start: '2015-01-01T00:00:00+01:00',
+        flexModel: { 'soc-at-start': 2.5, 'soc-unit': 'MWh' },
+        flexContext: { ...flexContext, 'site-power-capacity': '2 MW' },
+      });
+    const deprecated = await run({ 'inflexible-device-sensors': [pv, demand] });
+    const signExplicit = await run({ 'inflexible-production': [{ sensor: pv }, { sensor: demand }] });
+    expect(signExplicit.values).toEqual(deprecated.values);
+  });
+});
