@@ -1123,3 +1123,32 @@ describe('test_solver.py::test_battery_solver_inflexible_key_equivalence', () =>
     expect(signExplicit.values).toEqual(deprecated.values);
   });
 });
+
+describe('test_solver.py::test_numerical_errors', () => {
+  it('a target at soc-max (and one at soc-min) stays solvable at 5-minute steps, without relaxation', async () => {
+    // The bidirectional charging station, here with a 5-minute power sensor for FlexMeasures' resolution.
+    const station = (await c.f.sensor({ assetId: c.fixture.bidirectionalAsset, unit: 'MW', resolutionMinutes: 5 })).id;
+    const { soc } = await finished(
+      {
+        sensor: station,
+        start: '2015-01-02T00:00:00+01:00',
+        flexModel: {
+          'soc-at-start': 0.01456,
+          'soc-min': 0.01295,
+          'soc-max': 0.056,
+          'roundtrip-efficiency': 0.85,
+          'storage-efficiency': 1,
+          'soc-targets': [
+            { value: 0.01295, datetime: '2015-01-02T01:00:00+01:00' },
+            { value: 0.056, datetime: '2015-01-02T02:00:00+01:00' },
+          ],
+          'soc-unit': 'MWh',
+        },
+        flexContext: { 'relax-constraints': false },
+      },
+      await socOutput(c.fixture.bidirectionalAsset),
+    );
+    expect(soc[12]).toBeCloseTo(0.01295, 6);
+    expect(soc[24]).toBeCloseTo(0.056, 6);
+  });
+});
