@@ -818,7 +818,7 @@ describe('test_solver.py::test_multiple_devices_simultaneous_scheduler', () => {
     }
   });
 
-  async function schedules(capacityMw: number, soft: boolean) {
+  async function schedules(capacityMw: number, soft: boolean, sequential = false) {
     // Absent in the first hour: no charging from 00:00 to 01:00.
     const consumption = hourly(START, [0, ...new Array<number>(23).fill(capacityMw)], 'MW');
     const flexModel = evs.map((sensor, d) => ({
@@ -838,6 +838,7 @@ describe('test_solver.py::test_multiple_devices_simultaneous_scheduler', () => {
         start: START,
         duration: 'PT24H',
         'flex-model': flexModel,
+        ...(sequential && { sequential }),
         'flex-context': {
           'consumption-price': hourly(START, prices, 'EUR/MWh'),
           'site-power-capacity': `${capacityMw} MW`,
@@ -864,6 +865,15 @@ describe('test_solver.py::test_multiple_devices_simultaneous_scheduler', () => {
     each.forEach((values, d) => values.forEach((v, j) => expect(Math.abs(v - expected[d][j])).toBeLessThanOrEqual(1e-8)));
     expect(energyCost(each[0])).toBeCloseTo(18.66, 2);
     expect(energyCost(each[1])).toBeCloseTo(1.46, 2);
+  });
+
+  it('test_multiple_devices_sequential_scheduler: differs, `sequential` schedules the devices jointly', async () => {
+    // FlexMeasures schedules the first EV alone (it takes the cheapest slot, 01:00) and the second
+    // in what capacity is left (02:00, 2430.39 EUR/MWh): [0, 1, 0…] and [0, 0, 1, 0…]. Flexsite
+    // answers `sequential: true` with one joint job (see `sequential` above), so the case-1 allocation.
+    const { each } = await schedules(1, false, true);
+    expect(each[0].slice(0, 5)).toEqual([0, 0, 0, 0, 1]);
+    expect(each[1].slice(0, 3)).toEqual([0, 1, 0]);
   });
 
   it('case 2: a 0.25 MW site and devices: some demand unmet; only the aggregate is unique', async () => {
