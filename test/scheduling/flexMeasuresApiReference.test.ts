@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getAsset, updateAsset } from '../../server/src/store/assets.ts';
-import { startConftest, type Conftest } from '../helpers/flexMeasuresConftest.ts';
+import { DAY1_MS, startConftest, type Conftest } from '../helpers/flexMeasuresConftest.ts';
 
 let c: Conftest;
 /** conftest "Test small battery": an asset of the same account for the "other asset" sensors. */
@@ -260,5 +260,37 @@ describe('test_asset_schedules_fresh_db.py::test_asset_trigger_and_get_aggregate
     expect(production.length).toBeGreaterThan(0);
     expect(consumption.some((v) => -v > 0)).toBe(true);
     for (const v of production) expect(v).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('test_sensor_schedules_fresh_db.py::test_conflicting_consumption_is_positive_attribute_prevents_job_creation', () => {
+  it('a consumption-positive sensor as the production output: 422 at the trigger, no job, nothing stored', async () => {
+    // conftest `battery_soc_sensor`: an instantaneous % sensor, 50 at the start.
+    const soc = (await c.f.sensor({ assetId: c.fixture.batteryAsset, unit: '%', resolutionMinutes: 0 })).id;
+    await c.f.beliefs(soc, DAY1_MS, 0, [50], DAY1_MS);
+    const mismatched = (
+      await c.f.sensor({
+        assetId: c.fixture.batteryAsset,
+        unit: 'MW',
+        resolutionMinutes: 15,
+        attributes: { consumption_is_positive: true },
+      })
+    ).id;
+    const message = c.messageForTriggerSchedule({ resolution: 'PT1H' });
+    const { 'soc-at-start': _omitted, ...flexModel } = message['flex-model'];
+    const before = await jobCount();
+    const { res } = await trigger({
+      ...message,
+      'flex-model': { ...flexModel, 'state-of-charge': { sensor: soc }, production: { sensor: mismatched } },
+      'flex-context': {
+        'consumption-price': { sensor: c.epexDa },
+        'production-price': { sensor: c.epexDa },
+        'site-power-capacity': '1 TW',
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body.message)).toContain('consumption_is_positive');
+    expect(await jobCount()).toBe(before);
+    expect(await c.t.db('timed_belief').where({ sensor_id: mismatched }).count({ n: '*' })).toEqual([{ n: 0 }]);
   });
 });
