@@ -514,14 +514,17 @@ async function jobResult(job: string) {
   return res.body.result as Record<string, unknown> & { commitment_costs: Record<string, number> };
 }
 
-/** Day 1 at constant prices, as FlexMeasures' `series_to_ts_specs` gives them: one segment per quarter-hour. */
-function quarterHourly(value: (i: number) => number, unit: string) {
+/** A day of quarter-hourly values from `startMs`, as FlexMeasures' `series_to_ts_specs` gives them: one segment per quarter-hour. */
+function quarterHourlyFrom(startMs: number, value: (i: number) => number, unit = 'EUR/MWh') {
   return Array.from({ length: 96 }, (_, i) => ({
-    start: new Date(DAY1_MS + i * 900_000).toISOString(),
+    start: new Date(startMs + i * 900_000).toISOString(),
     duration: 'PT15M',
     value: `${value(i)} ${unit}`,
   }));
 }
+
+/** Day 1's quarter-hourly values. */
+const quarterHourly = (value: (i: number) => number, unit: string) => quarterHourlyFrom(DAY1_MS, value, unit);
 
 describe('test_storage.py::test_battery_solver_multi_commitment', () => {
   it('charges at a constant rate, breaching the 1 kW site consumption capacity, with each cost as FlexMeasures reports it', async () => {
@@ -1160,5 +1163,126 @@ describe('test_solver.py::test_numerical_errors', () => {
     );
     expect(soc[12]).toBeCloseTo(0.01295, 6);
     expect(soc[24]).toBeCloseTo(0.056, 6);
+  });
+});
+
+describe('test_solver.py::test_battery_power_capacity_as_sensor, test_battery_bothways_power_capacity_as_sensor', () => {
+  // conftest `capacity_sensors` (kW, 15 min, consumption positive), on day 2 from 00:00 to 07:45:
+  // production 200 then 300 (from 04:00), consumption 250 then 150, power capacity 225 then 199,
+  // site power capacity 1300 then 1050. FlexMeasures asserts the derivative bounds frame by frame;
+  // here they show as the power at three pairs of quarter-hours priced −1000 then +1000 EUR/MWh
+  // (00:00 elsewhere): 01:00/01:15, 05:00/05:15 and 10:00/10:15, the last past the sensors' data.
+  const DAY2 = Date.parse('2015-01-02T00:00:00+01:00');
+  const PAIRS = [4, 20, 40];
+  let dynamic: number;
+  let sensors: Record<'production' | 'consumption' | 'power' | 'site', number>;
+  beforeAll(async () => {
+    const asset = await c.asset('battery', {
+      flexContext: { 'site-power-capacity': '10 MVA', 'consumption-price': { sensor: c.epexDa } },
+      attributes: { max_soc_in_mwh: 20, min_soc_in_mwh: 0, soc_in_mwh: 2.0 },
+    });
+    dynamic = (
+      await c.f.sensor({
+        assetId: asset,
+        unit: 'MW',
+        name: 'power',
+        attributes: { capacity_in_mw: 10, production_capacity: '8 MW', consumption_capacity: '0.5 MW' },
+      })
+    ).id;
+    const capacity = async (first: number, second: number) => {
+      const id = (await c.f.sensor({ assetId: asset, unit: 'kW', resolutionMinutes: 15, attributes: { consumption_is_positive: true } }))
+        .id;
+      await c.f.beliefs(id, DAY2, 900_000, [...new Array<number>(16).fill(first), ...new Array<number>(16).fill(second)], KNOWN_MS);
+      return id;
+    };
+    sensors = {
+      production: await capacity(200, 300),
+      consumption: await capacity(250, 150),
+      power: await capacity(225, 199),
+      site: await capacity(1300, 1050),
+    };
+  });
+  const prices = quarterHourlyFrom(DAY2, (i) => (PAIRS.includes(i) ? -1000 : PAIRS.includes(i - 1) ? 1000 : 0));
+
+  /** Per period (00–04, 04–08, 08–24 h): a bound, or one value for all three. */
+  type Bound = number | [number, number, number];
+  const at = (b: Bound, period: number) => (typeof b === 'number' ? b : b[period]);
+  type Case = [string, boolean, boolean, string | null, string | null, Bound, Bound, boolean, boolean, Bound, Bound];
+  const cases: Case[] = [
+    ['Test battery with dynamic power capacity', false, false, null, null, -8, 0.5, false, false, -1.1, 1.1],
+    ['Test battery with dynamic power capacity', true, false, null, null, [-0.2, -0.3, -10], 0.5, false, false, -1.1, 1.1],
+    ['Test battery with dynamic power capacity', false, true, null, null, -8, [0.25, 0.15, 10], false, true, -1.1, [1.1, 1.05, 1.1]],
+    ['Test battery with dynamic power capacity', false, false, '100 kW', '200 kW', -0.1, 0.2, false, false, -1.1, 1.1],
+    ['Test battery with dynamic power capacity', false, false, '1 MW', '2 MW', -1, 2, false, false, -1.1, 1.1],
+    ['Test battery', false, false, null, null, -2, 2, false, false, -1.1, 1.1],
+    ['Test battery', false, false, '10 kW', null, -0.01, 0, false, false, -1.1, 1.1],
+    ['Test battery', false, false, '10 kW', '100 kW', -0.01, 0.1, true, true, [-1.1, -1.05, -1.1], [1.1, 1.05, 1.1]],
+  ];
+  it.each(cases)(
+    '%s: production sensor %s, consumption sensor %s, production %s, consumption %s',
+    async (
+      name,
+      productionSensor,
+      consumptionSensor,
+      production,
+      consumption,
+      expProd,
+      expCons,
+      siteProdSensor,
+      siteConsSensor,
+      expSiteProd,
+      expSiteCons,
+    ) => {
+      const flexModel: Record<string, unknown> = {
+        'soc-at-start': 10,
+        'soc-max': 20,
+        'soc-unit': 'MWh',
+        'roundtrip-efficiency': '100%',
+        'prefer-charging-sooner': false,
+      };
+      if (productionSensor) flexModel['production-capacity'] = { sensor: sensors.production };
+      if (consumptionSensor) flexModel['consumption-capacity'] = { sensor: sensors.consumption };
+      if (production !== null) flexModel['production-capacity'] = production;
+      if (consumption !== null) flexModel['consumption-capacity'] = consumption;
+      const flexContext: Record<string, unknown> = {
+        'site-power-capacity': '1100 kVA',
+        'relax-constraints': false,
+        'consumption-price': prices,
+        'production-price': prices,
+      };
+      if (siteConsSensor) flexContext['site-consumption-capacity'] = { sensor: sensors.site };
+      if (siteProdSensor) flexContext['site-production-capacity'] = { sensor: sensors.site };
+      const { values } = await finished({
+        sensor: name === 'Test battery' ? c.fixture.battery : dynamic,
+        start: '2015-01-02T00:00:00+01:00',
+        flexModel,
+        flexContext,
+      });
+      PAIRS.forEach((step, period) => {
+        expect(values[step]).toBeCloseTo(Math.min(at(expCons, period), at(expSiteCons, period)), 6);
+        expect(values[step + 1]).toBeCloseTo(Math.max(at(expProd, period), at(expSiteProd, period)), 6);
+      });
+    },
+  );
+
+  it('bothways: power-capacity from the production sensor, consumption from the consumption sensor, production from the power capacity sensor', async () => {
+    const { values } = await finished({
+      sensor: c.fixture.battery,
+      start: '2015-01-02T00:00:00+01:00',
+      duration: 'PT7H45M',
+      flexModel: {
+        'soc-at-start': 10,
+        'soc-max': 20,
+        'soc-unit': 'MWh',
+        'roundtrip-efficiency': '100%',
+        'prefer-charging-sooner': false,
+        'power-capacity': { sensor: sensors.production },
+        'consumption-capacity': { sensor: sensors.consumption },
+        'production-capacity': { sensor: sensors.power },
+      },
+      flexContext: { 'consumption-price': prices, 'production-price': prices },
+    });
+    // Both ways within the power capacity sensor's 225 kW, then 199 kW.
+    values.forEach((v, i) => expect(Math.abs(v)).toBeLessThanOrEqual((i < 16 ? 0.225 : 0.199) + 1e-9));
   });
 });

@@ -81,6 +81,16 @@ function attribute(sensor: SensorInContext, asset: Asset, name: string): unknown
 
 const asNumber = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
+/**
+ * A capacity attribute in MW: a number, or a quantity such as "8 MW" (1.0's `production_capacity` and
+ * `consumption_capacity` sensor attributes are written so); anything else counts as absent.
+ */
+function capacityAttributeMw(v: unknown): number | undefined {
+  if (typeof v !== 'string') return asNumber(v);
+  const n = readQuantity(v, 'MW', 'MW');
+  return typeof n === 'number' ? n : undefined;
+}
+
 /** Stored flex config on the asset (attributes `flex-model` / `flex-context`), under the request's. */
 function stored(asset: Asset, key: 'flex-model' | 'flex-context'): Record<string, unknown> {
   const v = asset.attributes[key];
@@ -368,8 +378,10 @@ async function deviceSpec(
   // Above 100% is clipped to 100% (as 1.0 does, fixed or per step: buildProblem clips series).
   const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', positive);
   // A device capacity given as segments keeps the sensor's attribute where no segment applies.
-  const mw = (field: string, v: StorageFlexModel['power-capacity'], attrMw: unknown) =>
-    seriesOf(db, field, v ?? asNumber(attrMw), quantityIn('MW', 'MW', 'min'), horizon, asNumber(attrMw));
+  const mw = (field: string, v: StorageFlexModel['power-capacity'], attr: unknown) => {
+    const attrMw = capacityAttributeMw(attr);
+    return seriesOf(db, field, v ?? attrMw, quantityIn('MW', 'MW', 'min'), horizon, attrMw);
+  };
   let consumption = await mw('consumption-capacity', model['consumption-capacity'], attribute(sensor, asset, 'consumption_capacity'));
   let production = await mw('production-capacity', model['production-capacity'], attribute(sensor, asset, 'production_capacity'));
   if (oppositeCapacityZero && consumption && !production && nonZero(consumption)) production = { fixed: 0 };
