@@ -10,7 +10,7 @@ import { dataFolder } from './dataFolder.ts';
 import { openReaders, openStore, migrate, storeTarget } from './db/connection.ts';
 import { dialectFor } from './db/dialect.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
-import { versionHeaders } from './http/compat.ts';
+import { speaks10, versionHeaders } from './http/compat.ts';
 import type { Services } from './http/context.ts';
 import { checkJsonBody, parseJsonText } from './http/jsonBody.ts';
 import { createLoginThrottle } from './http/loginThrottle.ts';
@@ -202,7 +202,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const tariffs = new TariffWriter(db, config, log);
   const toyPrices = new ToyPriceClock(db, log);
   const handlers = pool && {
-    scheduling: attention.watch('scheduling', schedulingHandler(db, pool, log)),
+    scheduling: attention.watch('scheduling', schedulingHandler(db, pool, log, { fallback: !speaks10(config) })),
     forecasting: forecastingHandler(db, pool),
     automation: attention.watch('automation', automationHandler(db, pool, config)),
   };

@@ -399,7 +399,9 @@ describe('output sensors', () => {
       'aggregate-consumption': { sensor: consumption },
       'aggregate-production': { sensor: production },
     });
-    expect(await stored(consumption)).toEqual([1.5, 0]);
+    // Stored with each sensor's own sign convention (production positive): 1.0 sets the sign
+    // attribute on a device's outputs only, so the consumption part is stored negative here.
+    expect(await stored(consumption)).toEqual([-1.5, 0]);
     expect(await stored(production)).toEqual([0, 500]);
   });
 

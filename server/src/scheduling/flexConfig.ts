@@ -17,10 +17,11 @@ import {
 import { formatStart, formatTimedelta, type IsoDuration } from '../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit, readQuantity } from '../domain/units.ts';
 import { fieldMessages } from '../http/validate.ts';
-import type { Asset } from '../store/assets.ts';
+import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';
 import { SOC_LOOKUP_STEPS } from './sensorState.ts';
+import { inheritedFlexContext } from './storedConfig.ts';
 import {
   jobReferences,
   type CommitmentSpec,
@@ -79,6 +80,16 @@ function attribute(sensor: SensorInContext, asset: Asset, name: string): unknown
 }
 
 const asNumber = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/**
+ * A capacity attribute in MW: a number, or a quantity such as "8 MW" (1.0's `production_capacity` and
+ * `consumption_capacity` sensor attributes are written so); anything else counts as absent.
+ */
+function capacityAttributeMw(v: unknown): number | undefined {
+  if (typeof v !== 'string') return asNumber(v);
+  const n = readQuantity(v, 'MW', 'MW');
+  return typeof n === 'number' ? n : undefined;
+}
 
 /** Stored flex config on the asset (attributes `flex-model` / `flex-context`), under the request's. */
 function stored(asset: Asset, key: 'flex-model' | 'flex-context'): Record<string, unknown> {
@@ -364,10 +375,13 @@ async function deviceSpec(
     return spec ?? { fixed: 1 };
   };
   const storage = model['storage-efficiency'] ?? asNumber(attribute(sensor, asset, 'storage_efficiency'));
-  const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', fraction);
+  // Above 100% is clipped to 100% (as 1.0 does, fixed or per step: buildProblem clips series).
+  const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', positive);
   // A device capacity given as segments keeps the sensor's attribute where no segment applies.
-  const mw = (field: string, v: StorageFlexModel['power-capacity'], attrMw: unknown) =>
-    seriesOf(db, field, v ?? asNumber(attrMw), quantityIn('MW', 'MW', 'min'), horizon, asNumber(attrMw));
+  const mw = (field: string, v: StorageFlexModel['power-capacity'], attr: unknown) => {
+    const attrMw = capacityAttributeMw(attr);
+    return seriesOf(db, field, v ?? attrMw, quantityIn('MW', 'MW', 'min'), horizon, attrMw);
+  };
   let consumption = await mw('consumption-capacity', model['consumption-capacity'], attribute(sensor, asset, 'consumption_capacity'));
   let production = await mw('production-capacity', model['production-capacity'], attribute(sensor, asset, 'production_capacity'));
   if (oppositeCapacityZero && consumption && !production && nonZero(consumption)) production = { fixed: 0 };
@@ -404,7 +418,7 @@ async function deviceSpec(
         ? (await seriesOf(db, 'storage-efficiency', storage, storageKind, horizon))!
         : storage === undefined
           ? 1
-          : fractionOf('storage-efficiency', storage),
+          : Math.min(1, storageKind.read('storage-efficiency', storage)),
     socGainMw: gains.filter((g): g is SeriesSpec => g !== undefined),
     socUsageMw: usages.filter((g): g is SeriesSpec => g !== undefined),
     canConsume: !strictlyProducer,
@@ -686,6 +700,19 @@ const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): SeriesSp
 };
 
 /**
+ * The site-power-capacity stored on a device's asset or its ancestors, which FlexMeasures 1.0 takes
+ * as the device's power capacity of last resort (`_get_device_power_capacity`): a trigger's own
+ * site-power-capacity bounds the site, not the device. Undefined when none is stored; the
+ * trigger's then serves (Flexsite's lenience, where FlexMeasures fails the job).
+ */
+async function storedSitePowerCapacity(db: Knex, sensor: SensorInContext, horizon: Horizon): Promise<SeriesSpec | undefined> {
+  const deviceAsset = await getAsset(db, sensor.generic_asset_id);
+  if (!deviceAsset) return undefined;
+  const context = parseFlex(flexContext, await inheritedFlexContext(db, deviceAsset, {}));
+  return siteCapacity(db, context, 'site-power-capacity', undefined, horizon);
+}
+
+/**
  * Resolves a trigger for one or more storage devices into a job spec, answering every
  * flex-model/flex-context error with a 422 before any job exists.
  * @param devices the power sensors to schedule, each with its own flex-model.
@@ -718,7 +745,8 @@ export async function resolveStorageJob(
     const model = parseFlex(storageFlexModel, { ...stored(asset, 'flex-model'), ...raw });
     models.push(model);
     socUnit = socUnitOf(model, d.sensor);
-    specs.push(await deviceSpec(db, d.sensor, asset, model, deviceContext));
+    const storedSitePower = await storedSitePowerCapacity(db, d.sensor, horizon);
+    specs.push(await deviceSpec(db, d.sensor, asset, model, { ...deviceContext, sitePower: storedSitePower ?? sitePower }));
   }
   // Targets beyond the requested end extend the schedule (within the maximum horizon).
   const latestTarget = Math.max(...specs.map((s) => lastInstant(s.socTargets)));

@@ -82,8 +82,15 @@ const ms = (v: number) => Math.round(v * 10) / 10;
 /**
  * The handler of the `scheduling` queue: reads the inputs as known at the belief time, solves in
  * a worker thread, and stores the result as beliefs of a `scheduler` data source.
+ * @param options.fallback whether an infeasible storage job is followed by the fallback
+ *   scheduler's job (0.18); FlexMeasures 1.0 retired it, so its dialect reports the failure only.
  */
-export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobHandler {
+export function schedulingHandler(
+  db: Knex,
+  pool: WorkerPool,
+  log: Logger,
+  options: { fallback: boolean } = { fallback: true },
+): JobHandler {
   return async (job) => {
     const args = job.args as SchedulingJobArgs;
     const { spec, fallback } = args;
@@ -110,11 +117,12 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       throw new SchedulingFailure(failureName, plain ? err.message : 'the solver stopped unexpectedly; the server log has the details.');
     });
     if (!outcome.ok) {
-      if (!fallback && outcome.kind === 'infeasible') {
+      if (!fallback && outcome.kind === 'infeasible' && options.fallback) {
         // The reference answers an infeasible problem with a simple charge/discharge policy: the
         // queue enqueues these arguments as this job's fallback.
         throw new SchedulingFailure('InfeasibleProblemException', outcome.message, { ...args, fallback: true } satisfies SchedulingJobArgs);
       }
+      if (outcome.kind === 'infeasible' && !fallback) throw new SchedulingFailure('InfeasibleProblemException', outcome.message);
       throw new SchedulingFailure(failureName, outcome.message);
     }
     const schedule = outcome.schedule;
@@ -159,7 +167,9 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
       }
       const siteOutputs = { consumption: spec.aggregateConsumptionSensorId, production: spec.aggregateProductionSensorId };
       rows.push(
-        ...(await consumptionProductionBeliefs(trx, { spec, beliefTimeMs, sourceId: src.id }, sensors, siteOutputs, schedule.sitePowerMw)),
+        ...(await consumptionProductionBeliefs(trx, { spec, beliefTimeMs, sourceId: src.id }, sensors, siteOutputs, schedule.sitePowerMw, {
+          signed: false,
+        })),
       );
       // A re-run with the same belief time replaces its own earlier result.
       await recordBeliefs(trx, rows, { allowOverwrite: true });
@@ -270,9 +280,12 @@ function outputSensorIds(spec: StorageJobSpec): number[] {
 /**
  * A power schedule on FlexMeasures 1.0 consumption/production output sensors (a device's
  * `consumption`/`production`, the site's `aggregate-…`): one of them alone gets the whole
- * schedule, both get its consumption and its production part. Each
- * sensor's `consumption_is_positive` is set to its field's convention (the trigger refused a
- * contradicting one), so that consumption is stored positive on the one, production on the other.
+ * schedule, both get its consumption and its production part. A device's sensors get their
+ * field's `consumption_is_positive` (the trigger refused a contradicting one), so that
+ * consumption is stored positive on the one, production on the other; the site's keep their
+ * own convention, as 1.0 sets the attribute only on flex-model outputs (so an aggregate-consumption
+ * sensor without it stores consumption negative).
+ * @param options.signed whether to set the sensors' sign attributes (a device's outputs).
  */
 async function consumptionProductionBeliefs(
   trx: Knex.Transaction,
@@ -280,6 +293,7 @@ async function consumptionProductionBeliefs(
   sensors: JobSensors,
   outputs: { consumption?: number; production?: number },
   powerMw: number[],
+  options: { signed: boolean } = { signed: true },
 ): Promise<BeliefInput[]> {
   const both = outputs.consumption !== undefined && outputs.production !== undefined;
   const rows: BeliefInput[] = [];
@@ -289,6 +303,10 @@ async function consumptionProductionBeliefs(
   ] as const) {
     if (id === undefined) continue;
     const stored = await sensors(id);
+    if (!options.signed) {
+      rows.push(...powerBeliefs({ ...at, sensor: stored, powerMw: powerMw.map(part) }));
+      continue;
+    }
     const attributes = { ...stored.attributes, consumption_is_positive: consumptionIsPositive };
     if (stored.attributes.consumption_is_positive !== consumptionIsPositive) await updateSensor(trx, id, { attributes });
     rows.push(...powerBeliefs({ ...at, sensor: { ...stored, attributes }, powerMw: powerMw.map(part) }));

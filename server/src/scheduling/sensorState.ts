@@ -22,7 +22,7 @@ const fail = (field: string, message: string) => unprocessable('json', fieldTree
  * Completes a resolved job from its sensors' state.
  * @param beliefTimeMs what is known: the trigger's `prior`, else now.
  * @returns the spec with every soc-at-start known; 422 when a state of charge is missing or an
- *   output sensor's sign attribute contradicts its field.
+ *   device output sensor's sign attribute contradicts its field (1.0 checks only flex-model outputs).
  */
 export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: number): Promise<JobSpec> {
   if (spec.scheduler !== 'StorageScheduler') return spec;
@@ -32,10 +32,6 @@ export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: num
       ['production', d.productionSensorId, false],
     ]);
   }
-  await checkOutputSigns(db, [
-    ['aggregate-consumption', spec.aggregateConsumptionSensorId, true],
-    ['aggregate-production', spec.aggregateProductionSensorId, false],
-  ]);
   if (!spec.devices.some((d) => d.socAtStartFromSensor)) return spec;
   const devices: StorageDeviceSpec[] = [];
   for (const { socAtStartFromSensor, ...d } of spec.devices) {
