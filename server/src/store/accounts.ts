@@ -42,6 +42,25 @@ export async function accountRoles(db: Knex, accountIds: number[]): Promise<Map<
   return byAccount;
 }
 
+/** @returns whether an account role of that name exists. */
+export async function accountRoleExists(db: Knex, name: string): Promise<boolean> {
+  return (await db('account_role').where({ name }).first('id')) !== undefined;
+}
+
+/** @returns how many users and assets each account id given holds. */
+export async function accountHoldings(db: Knex, accountIds: number[]): Promise<Map<number, { users: number; assets: number }>> {
+  const count = (table: string) =>
+    db(table)
+      .whereIn('account_id', accountIds)
+      .groupBy('account_id')
+      .select<{ account_id: number; n: number | string }[]>('account_id', db.raw('count(*) as n'));
+  const [users, assets] = await Promise.all([count('user'), count('generic_asset')]);
+  const held = new Map(accountIds.map((id) => [id, { users: 0, assets: 0 }]));
+  for (const r of users) held.get(r.account_id)!.users = Number(r.n);
+  for (const r of assets) held.get(r.account_id)!.assets = Number(r.n);
+  return held;
+}
+
 /**
  * Creates an account with the named account roles (created when new).
  * @returns the new account.

@@ -15,7 +15,11 @@ import { presentSensor } from '../../presenters/index.ts';
 import * as assets from '../../store/assets.ts';
 import * as sensors from '../../store/sensors.ts';
 import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
-import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
+import { can } from '../../policies/access.ts';
+import { isConsultant } from '../../policies/roles.ts';
+import { listClientAccounts, type Account } from '../../store/accounts.ts';
+import type { User } from '../../store/users.ts';
+import { accountAccess, assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
 /** `account` and `asset` are FlexMeasures 1.0's spellings (v3.0-32) of `account_id` and `asset_id`. */
 const listQuery = z.object({
@@ -29,7 +33,20 @@ const listQuery = z.object({
   per_page: intText.pipe(z.number().min(1).max(10_000)).optional(),
   filter: z.string().max(1000).optional(),
   unit: z.string().max(80).optional(),
+  /** FlexMeasures 1.0: public assets' sensors too; a consultant's listing of their account also lists its clients'. */
+  include_public_assets: boolText.optional(),
+  include_consultancy_clients: boolText.optional(),
 });
+
+/**
+ * The accounts a listing by account covers: the account, and with `include_consultancy_clients`
+ * (consultants only, as 1.0) its client accounts the caller may read.
+ */
+async function listedAccountIds(db: Knex, caller: User, account: Account, withClients: boolean): Promise<number[]> {
+  if (!withClients || !isConsultant(caller)) return [account.id];
+  const clients = await listClientAccounts(db, account.id);
+  return [account.id, ...clients.filter((c) => can(caller, 'read', accountAccess(c))).map((c) => c.id)];
+}
 
 /**
  * The sensors matching any of 1.0's search terms: in the sensor's, its asset's or its account's
@@ -85,8 +102,12 @@ export const sensorRoutes = [
         account: assetId === undefined ? await listedAccount(db, user, query.account ?? query.account_id) : undefined,
       };
     },
-    async command({ db, query, loaded }) {
-      let list = await sensors.listSensors(db, loaded.asset ? { assetId: loaded.asset.id } : { accountId: loaded.account!.id });
+    async command({ db, user, query, loaded }) {
+      const accountIds = loaded.account && (await listedAccountIds(db, user, loaded.account, query.include_consultancy_clients ?? false));
+      let list = await sensors.listSensors(
+        db,
+        loaded.asset ? { assetId: loaded.asset.id } : { accountIds, includePublic: query.include_public_assets ?? false },
+      );
       if (query.unit !== undefined) list = list.filter((s) => s.unit === query.unit);
       if (query.filter !== undefined) list = await searched(db, list, query.filter);
       if (query.page === undefined) return { list };
