@@ -119,6 +119,19 @@ export const userCreate = z.strictObject({
   flexmeasures_roles: z.array(id).optional(),
 });
 
+/** Body of POST /accounts (FlexMeasures 1.0). */
+export const accountCreate = z.strictObject({ name: text(), consultancy_account_id: id.nullable().optional() });
+
+/**
+ * Body of PATCH /accounts/<id> (FlexMeasures 1.0): the fields Flexsite accounts have. 1.0's
+ * colours, logo, attributes and plan are unknown fields here.
+ */
+export const accountPatch = z.strictObject({
+  name: text().optional(),
+  consultancy_account_id: id.nullable().optional(),
+  account_roles: z.array(id).optional(),
+});
+
 /** Body of POST /setup: the first account and its administrator. */
 export const firstSetup = z.strictObject({
   account_name: text(),

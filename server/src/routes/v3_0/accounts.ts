@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { createAccount, patchAccount } from '../../commands/accounts.ts';
+import { accountCreate, accountPatch } from '../../contracts/resources.ts';
+import { mayCreateAccounts } from '../../policies/roles.ts';
 import * as wire from '../../contracts/responses.ts';
 import { pageOf, pageQuery, pageSchema, sortedAsAsked } from '../../contracts/paging.ts';
-import { fieldError } from '../../errors.ts';
+import { fieldError, forbidden } from '../../errors.ts';
 import { route } from '../../http/routes.ts';
 import { presentAccount, presentAsset, presentUser } from '../../presenters/index.ts';
 import * as accounts from '../../store/accounts.ts';
@@ -70,5 +73,31 @@ export const accountRoutes = [
       };
     },
     response: { schema: wire.accountOverview },
+  }),
+  route({
+    method: 'POST',
+    path: '/accounts',
+    summary: 'Create an account.',
+    guard: ({ user }) => {
+      if (!mayCreateAccounts(user)) throw forbidden();
+    },
+    request: { json: accountCreate },
+    transaction: true,
+    command: ({ db, user, body }) => createAccount(db, user, body),
+    response: { status: 201, schema: wire.account, present: (a) => presentAccount(a, []), description: 'the new account' },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/accounts/:id',
+    summary: 'Update an existing account.',
+    request: { params: idParams, json: accountPatch },
+    load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'update') }),
+    transaction: true,
+    async command({ db, user, body, loaded: { account } }) {
+      const patched = await patchAccount(db, user, { account, changes: body });
+      const roles = await accounts.accountRoles(db, [account.id]);
+      return presentAccount(patched, roles.get(account.id)!);
+    },
+    response: { schema: wire.account },
   }),
 ];

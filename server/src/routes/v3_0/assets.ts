@@ -6,6 +6,8 @@ import { assetCreate, assetPatch } from '../../contracts/resources.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
 import { searchTerms } from '../../domain/searchTerms.ts';
 import * as wire from '../../contracts/responses.ts';
+import { assetChangeEvents } from '../../commands/auditEvents.ts';
+import { actorOf, recordAudit } from '../../store/auditLog.ts';
 import { route } from '../../http/routes.ts';
 import { authorize, can } from '../../policies/access.ts';
 import { mayOwnAssetsIn } from '../../policies/roles.ts';
@@ -233,7 +235,7 @@ export const assetRoutes = [
       await checkExternalIdFree(db, { externalId: body.external_id, accountId });
       await checkStoredValues(db, body.flex_model, 'flex_model');
       await checkStoredValues(db, body.flex_context, 'flex_context');
-      return assets.createAsset(db, {
+      const created = await assets.createAsset(db, {
         description: body.description ?? null,
         external_id: body.external_id ?? null,
         name: body.name,
@@ -246,6 +248,8 @@ export const assetRoutes = [
         flex_context: body.flex_context,
         flex_model: body.flex_model,
       });
+      await recordAudit(db, actorOf(user), { assetId: created.id, accountId }, `Created asset '${created.name}': ${created.id}`);
+      return created;
     },
     response: { status: 201, schema: wire.asset, present: (a, ctx) => presentAsset(a, dialectOf(ctx)), description: 'the new asset' },
   }),
@@ -324,6 +328,9 @@ export const assetRoutes = [
       await checkStoredValues(db, body.flex_model, 'flex_model');
       await checkStoredValues(db, body.flex_context, 'flex_context');
       await assets.updateAsset(db, asset.id, { ...changes, attributes });
+      for (const event of assetChangeEvents(asset, { ...changes, attributes })) {
+        await recordAudit(db, actorOf(user), { assetId: asset.id, accountId: asset.account_id }, event);
+      }
       return (await assets.getAsset(db, asset.id))!;
     },
     response: { schema: wire.assetAnswer, present: presentOne },
@@ -335,7 +342,15 @@ export const assetRoutes = [
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'delete') }),
     transaction: true,
-    command: ({ db, loaded }) => assets.deleteAsset(db, loaded.asset.id),
+    async command({ db, user, loaded: { asset } }) {
+      await assets.deleteAsset(db, asset.id);
+      await recordAudit(
+        db,
+        actorOf(user),
+        { assetId: asset.id, accountId: asset.account_id },
+        `Deleted asset '${asset.name}': ${asset.id}`,
+      );
+    },
     response: { status: 204, schema: null, description: 'deleted, with its sensors and their data' },
   }),
 ];

@@ -15,11 +15,8 @@ import { presentSensor } from '../../presenters/index.ts';
 import * as assets from '../../store/assets.ts';
 import * as sensors from '../../store/sensors.ts';
 import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
-import { can } from '../../policies/access.ts';
-import { isConsultant } from '../../policies/roles.ts';
-import { listClientAccounts, type Account } from '../../store/accounts.ts';
-import type { User } from '../../store/users.ts';
-import { accountAccess, assetById, idParams, listedAccount, sensorById } from '../load.ts';
+import { listedAccountIds } from '../../policies/visibility.ts';
+import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
 /** `account` and `asset` are FlexMeasures 1.0's spellings (v3.0-32) of `account_id` and `asset_id`. */
 const listQuery = z.object({
@@ -37,16 +34,6 @@ const listQuery = z.object({
   include_public_assets: boolText.optional(),
   include_consultancy_clients: boolText.optional(),
 });
-
-/**
- * The accounts a listing by account covers: the account, and with `include_consultancy_clients`
- * (consultants only, as 1.0) its client accounts the caller may read.
- */
-async function listedAccountIds(db: Knex, caller: User, account: Account, withClients: boolean): Promise<number[]> {
-  if (!withClients || !isConsultant(caller)) return [account.id];
-  const clients = await listClientAccounts(db, account.id);
-  return [account.id, ...clients.filter((c) => can(caller, 'read', accountAccess(c))).map((c) => c.id)];
-}
 
 /**
  * The sensors matching any of 1.0's search terms: in the sensor's, its asset's or its account's

@@ -12,6 +12,8 @@ import { mayChangeStanding, mayGrantRole, removesActiveAdmin } from '../../polic
 import { presentUser } from '../../presenters/index.ts';
 import { sendMail } from '../../outbox.ts';
 import { getAccount } from '../../store/accounts.ts';
+import { userChangeEvent } from '../../commands/auditEvents.ts';
+import { actorOf, recordAudit } from '../../store/auditLog.ts';
 import { revokeTokens } from '../../store/tokens.ts';
 import * as users from '../../store/users.ts';
 import { accountAccess, idParams, listedAccount, userById } from '../load.ts';
@@ -116,8 +118,8 @@ export const userRoutes = [
       // Without a password nobody can sign in as the new user until an admin resets it. Hashed
       // before the transaction, which would otherwise hold the store for the hashing time.
       const passwordHash = await ctx.services.passwords.hash(body.password ?? randomPassword());
-      return db.transaction((trx) =>
-        users.createUser(trx, {
+      return db.transaction(async (trx) => {
+        const created = await users.createUser(trx, {
           email: body.email,
           username: body.username,
           passwordHash,
@@ -125,8 +127,10 @@ export const userRoutes = [
           roleIds,
           timezone: body.timezone,
           active: body.active,
-        }),
-      );
+        });
+        await recordAudit(trx, actorOf(user), { userId: created.id, accountId: account.id }, `User ${created.username} created`);
+        return created;
+      });
     },
     response: { status: 201, schema: wire.user, present: presentUser, description: 'the new user' },
   }),
@@ -154,6 +158,14 @@ export const userRoutes = [
       await users.updateUser(db, target.id, { email: body.email, username: body.username, active: body.active, timezone: body.timezone });
       if (body.flexmeasures_roles) await users.setRoles(db, target.id, body.flexmeasures_roles);
       if (body.active === false) await revokeTokens(db, target.id);
+      const roleNames = new Map((await users.listRoles(db)).map((r) => [r.id, r.name]));
+      const newRoles = body.flexmeasures_roles ?? target.roleIds;
+      const event = userChangeEvent({
+        removedRoles: target.roleIds.filter((r) => !newRoles.includes(r)).map((r) => roleNames.get(r)!),
+        addedRoles: newRoles.filter((r) => !target.roleIds.includes(r)).map((r) => roleNames.get(r)!),
+        active: body.active,
+      });
+      if (event) await recordAudit(db, actorOf(me), { userId: target.id, accountId: target.account_id }, event);
       return (await users.getUser(db, target.id))!;
     },
     response: { schema: wire.userAnswer, present: presentOne },
@@ -165,13 +177,19 @@ export const userRoutes = [
     request: { params: idParams },
     // As for PATCH: the user themselves, account-admins of their account, admins.
     load: async ({ db, params }) => ({ target: await userById(db, params.id, 'update') }),
-    async command({ ctx, db, loaded: { target } }) {
+    async command({ ctx, db, user, loaded: { target } }) {
       await keepLastAdmin(db, target, { reset: true });
       // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
       const passwordHash = await ctx.services.passwords.hash(randomPassword());
       await db.transaction(async (trx) => {
         await users.updateUser(trx, target.id, { password_hash: passwordHash });
         await revokeTokens(trx, target.id);
+        await recordAudit(
+          trx,
+          actorOf(user),
+          { userId: target.id, accountId: target.account_id },
+          `Password reset for user ${target.username}`,
+        );
       });
       // Mailed after the commit: the message must not announce a reset that did not happen.
       await sendMail(ctx.services, {
