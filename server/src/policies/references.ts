@@ -231,3 +231,21 @@ async function refused(db: Knex, user: User, refs: Reference[], resolved: Resolv
   }
   return undefined;
 }
+
+/**
+ * Every sensor and asset that flex configuration written to an asset names (the 1.0 fields and the
+ * 0.18 attributes), authorized when written against the writer and the asset's account: jobs run
+ * on it later for that account, whoever starts them.
+ */
+export const storedFlexReferences = (
+  body: { flex_model?: unknown; flex_context?: unknown; attributes?: Record<string, unknown> },
+  accountId: number | null,
+): AccountReferences => ({
+  refs: [
+    ...flexReferences(body.flex_model, 'flex_model'),
+    ...flexReferences(body.flex_context, 'flex_context'),
+    ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
+    ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
+  ],
+  usableBy: accountId,
+});

@@ -7,6 +7,7 @@ import { boolText, intText } from '../../contracts/fields.ts';
 import { searchTerms } from '../../domain/searchTerms.ts';
 import * as wire from '../../contracts/responses.ts';
 import { assetChangeEvents } from '../../commands/auditEvents.ts';
+import { copyAsset } from '../../commands/copyAsset.ts';
 import { actorOf, recordAudit } from '../../store/auditLog.ts';
 import { route } from '../../http/routes.ts';
 import { authorize, can } from '../../policies/access.ts';
@@ -21,7 +22,7 @@ import { getSensor, listSensors } from '../../store/sensors.ts';
 import type { User } from '../../store/users.ts';
 import type { AppContext } from '../../http/context.ts';
 import { accountAccess, accountById, assetById, idParams, listedAccount } from '../load.ts';
-import { assetAccess, flexReferences, type AccountReferences } from '../../policies/references.ts';
+import { assetAccess, storedFlexReferences } from '../../policies/references.ts';
 import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
 import { readableAccounts } from '../../policies/visibility.ts';
 
@@ -46,6 +47,9 @@ const listQuery = z.object({
 });
 
 /** The dialect asset bodies are written in. */
+/** Where POST /assets/<id>/copy puts the copy (FlexMeasures 1.0). */
+const copyQuery = z.object({ account: intText.optional(), parent: intText.optional() });
+
 const dialectOf = (ctx: AppContext) => ctx.services.config.apiCompat;
 
 /** Attributes with 1.0's top-level `sensors_to_show` folded in, where Flexsite keeps it. */
@@ -107,24 +111,6 @@ async function checkExternalIdFree(
   if (props.externalId === undefined || !(await assets.externalIdTaken(db, { ...props, externalId: props.externalId }))) return;
   throw fieldError('json', 'external_id', `An asset with external_id '${props.externalId}' already exists in this account.`);
 }
-
-/**
- * Every sensor and asset that flex configuration written to an asset names (the 1.0 fields and the
- * 0.18 attributes), authorized when written against the writer and the asset's account: jobs run
- * on it later for that account, whoever starts them.
- */
-const storedFlexReferences = (
-  body: { flex_model?: unknown; flex_context?: unknown; attributes?: Record<string, unknown> },
-  accountId: number | null,
-): AccountReferences => ({
-  refs: [
-    ...flexReferences(body.flex_model, 'flex_model'),
-    ...flexReferences(body.flex_context, 'flex_context'),
-    ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
-    ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
-  ],
-  usableBy: accountId,
-});
 
 /** FlexMeasures 1.0's `fields` (v3.0-29): the asset fields to show, separated by `|`. */
 const fieldsOf = (text: string | undefined) => text?.split('|').filter((f) => f.trim());
@@ -352,5 +338,40 @@ export const assetRoutes = [
       );
     },
     response: { status: 204, schema: null, description: 'deleted, with its sensors and their data' },
+  }),
+  route({
+    method: 'POST',
+    path: '/assets/:id/copy',
+    summary: 'Copy an asset to a target account and/or parent.',
+    request: { params: idParams, query: copyQuery },
+    // The copy's place, 1.0's rules: given parent, else the given account's top level, else the original's place.
+    async load({ db, params, query }) {
+      const source = await assetById(db, params.id, 'read');
+      const parentId = query.parent ?? (query.account === undefined ? source.value.parent_asset_id : null);
+      const missingParent = () => fieldError('query', 'parent', `No asset found with id ${query.parent}.`);
+      // Creating under a parent needs create-children on it, at the top level on the account (its admins).
+      const parent = parentId === null ? undefined : await assetById(db, parentId, 'create-children', missingParent);
+      const accountId = query.account ?? (parent ? parent.value.account_id : source.value.account_id);
+      const account = parent || accountId === null ? undefined : await accountById(db, accountId, 'create-children');
+      return { asset: source, parent, account };
+    },
+    check({ user, query, loaded: { asset, parent, account } }) {
+      const accountId = account?.id ?? (query.account === undefined ? (parent?.account_id ?? asset.account_id) : query.account);
+      // A public top-level copy is a new public asset: platform admins only.
+      if (accountId === null && !parent && !mayOwnAssetsIn(user, null)) throw forbidden();
+      // As everywhere in Flexsite (1.0 allows it here): a child lives in its parent's account.
+      if (parent && parent.account_id !== accountId) throw fieldError('query', 'parent', 'A parent asset must belong to the same account.');
+      return { accountId, parentId: parent?.id ?? null };
+    },
+    transaction: true,
+    async command({ ctx, db, user, query, loaded: { asset }, checked: target }) {
+      const copy = await copyAsset(db, user, { asset, target, plugins: ctx.services.schedulerPlugins });
+      const to = [
+        query.account !== undefined && `to account ${copy.account_id}`,
+        query.parent !== undefined && `${query.account !== undefined ? 'under parent' : 'to parent asset'} ${copy.parent_asset_id}`,
+      ].filter(Boolean);
+      return { message: `Successfully copied asset ${asset.id}${to.length ? ` ${to.join(' ')}` : ''}.`, asset: copy.id };
+    },
+    response: { status: 201, schema: z.object({ message: z.string(), asset: z.number() }), description: 'the copy' },
   }),
 ];
