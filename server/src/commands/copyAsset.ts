@@ -95,7 +95,8 @@ export async function copyAsset(
     };
     // What stays pointing outside the subtree must be usable by the copy's account, as for any
     // stored configuration (jobs run on it for that account).
-    const { refs, usableBy } = storedFlexReferences(config, target.accountId);
+    const kpis = config.attributes.sensors_to_show_as_kpis as { sensor: number }[] | undefined;
+    const { refs, usableBy } = storedFlexReferences({ ...config, sensors_to_show_as_kpis: kpis }, target.accountId);
     await authorizeReferences(trx, principal, refs, [], usableBy);
     await assets.updateAsset(trx, id, config);
   }

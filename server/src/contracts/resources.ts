@@ -58,6 +58,26 @@ const assetFields = {
       }
     })
     .optional(),
+  /** FlexMeasures 1.0: daily sensors shown as KPIs (`GET /assets/<id>/kpis`), as JSON text; kept in the attributes too. */
+  sensors_to_show_as_kpis: z
+    .string()
+    .max(65_536, { abort: true })
+    .transform((text, ctx): unknown => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'Not a valid JSON string.' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z
+        .array(
+          z.strictObject({ title: z.string().min(1).max(255), sensor: id, function: z.enum(['sum', 'min', 'max', 'mean']).optional() }),
+        )
+        .max(100),
+    )
+    .optional(),
 };
 
 /** Body of POST /assets. Leaving out `account_id` makes a public asset (admins only). */

@@ -234,11 +234,16 @@ async function refused(db: Knex, user: User, refs: Reference[], resolved: Resolv
 
 /**
  * Every sensor and asset that flex configuration written to an asset names (the 1.0 fields and the
- * 0.18 attributes), authorized when written against the writer and the asset's account: jobs run
+ * 0.18 attributes) and its KPI sensors, authorized when written against the writer and the asset's account: jobs run
  * on it later for that account, whoever starts them.
  */
 export const storedFlexReferences = (
-  body: { flex_model?: unknown; flex_context?: unknown; attributes?: Record<string, unknown> },
+  body: {
+    flex_model?: unknown;
+    flex_context?: unknown;
+    attributes?: Record<string, unknown>;
+    sensors_to_show_as_kpis?: { sensor: number }[];
+  },
   accountId: number | null,
 ): AccountReferences => ({
   refs: [
@@ -246,6 +251,14 @@ export const storedFlexReferences = (
     ...flexReferences(body.flex_context, 'flex_context'),
     ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
     ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
+    // KPI sensors are read for whoever reads the asset's KPIs.
+    ...(body.sensors_to_show_as_kpis ?? []).map((k, i): Reference => ({
+      kind: 'sensor',
+      id: k.sensor,
+      use: 'read',
+      location: 'json',
+      field: `sensors_to_show_as_kpis.${i}.sensor`,
+    })),
   ],
   usableBy: accountId,
 });

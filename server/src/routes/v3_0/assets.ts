@@ -52,9 +52,23 @@ const copyQuery = z.object({ account: intText.optional(), parent: intText.option
 
 const dialectOf = (ctx: AppContext) => ctx.services.config.apiCompat;
 
-/** Attributes with 1.0's top-level `sensors_to_show` folded in, where Flexsite keeps it. */
-const withSensorsToShow = (attributes: Record<string, unknown>, sensorsToShow: unknown) =>
-  sensorsToShow === undefined ? attributes : { ...attributes, sensors_to_show: sensorsToShow };
+/** Attributes with 1.0's top-level `sensors_to_show` and `sensors_to_show_as_kpis` folded in, where Flexsite keeps them. */
+const withShown = (attributes: Record<string, unknown>, top: { sensors_to_show?: unknown; sensors_to_show_as_kpis?: unknown }) => ({
+  ...attributes,
+  ...(top.sensors_to_show === undefined ? {} : { sensors_to_show: top.sensors_to_show }),
+  ...(top.sensors_to_show_as_kpis === undefined ? {} : { sensors_to_show_as_kpis: top.sensors_to_show_as_kpis }),
+});
+
+/** KPI sensors (found and authorized by the references step) must have a daily resolution, as 1.0 asks. */
+async function checkKpiSensors(db: Knex, kpis: { sensor: number }[] | undefined): Promise<void> {
+  for (const [i, kpi] of (kpis ?? []).entries()) {
+    if ((await getSensor(db, kpi.sensor))?.event_resolution_ms !== 86_400_000) {
+      throw unprocessable('json', {
+        sensors_to_show_as_kpis: { [i]: { sensor: [`Sensor with ID ${kpi.sensor} is not a daily sensor.`] } },
+      });
+    }
+  }
+}
 
 const presentOne = (a: assets.Asset, ctx: AppContext) => ({ ...presentAsset(a, dialectOf(ctx)), status: 200 });
 
@@ -213,7 +227,8 @@ export const assetRoutes = [
       }
       await checkType(db, body.generic_asset_type_id);
       await checkParent(db, user, body.parent_asset_id, accountId);
-      const attributes = withSensorsToShow(body.attributes ?? {}, body.sensors_to_show);
+      const attributes = withShown(body.attributes ?? {}, body);
+      await checkKpiSensors(db, body.sensors_to_show_as_kpis);
       authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, {}, attributes);
       await checkSensorsToShow(db, attributes);
       const parentId = body.parent_asset_id ?? null;
@@ -297,9 +312,12 @@ export const assetRoutes = [
         // Flex-context inheritance walks up the tree; a cycle would make an asset its own ancestor.
         throw fieldError('json', 'parent_asset_id', 'A descendant asset cannot become the parent.');
       }
-      const { sensors_to_show, ...changes } = body;
+      const { sensors_to_show, sensors_to_show_as_kpis, ...changes } = body;
       const attributes =
-        sensors_to_show === undefined ? body.attributes : withSensorsToShow(body.attributes ?? asset.attributes, sensors_to_show);
+        sensors_to_show === undefined && sensors_to_show_as_kpis === undefined
+          ? body.attributes
+          : withShown(body.attributes ?? asset.attributes, body);
+      await checkKpiSensors(db, sensors_to_show_as_kpis);
       authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, asset.attributes, attributes);
       await checkSensorsToShow(db, attributes);
       if (body.name !== undefined || body.parent_asset_id !== undefined) {
