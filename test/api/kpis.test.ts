@@ -94,6 +94,7 @@ describe('money: a schedule against doing nothing', () => {
         { period: '2026-01', ...figures(50, 0, null, null, 1, 0) },
         { period: '2026-02', ...figures(-100, 0, null, null, 1, 0) },
       ],
+      data: [],
     });
 
     // Measured: the battery charged 0.5 MW, then discharged 0.5 MW (the sensor keeps production positive).

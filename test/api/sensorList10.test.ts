@@ -51,3 +51,44 @@ describe('GET /api/v3_0/sensors, 1.0 parameters', () => {
     expect((await list({ account: accountId, filter: 'power' }, otherToken)).status).toBe(403);
   });
 });
+
+describe('GET /api/v3_0/sensors: include_public_assets, include_consultancy_clients (1.0)', () => {
+  let consultancy: number;
+  let consultant: string;
+  let memberOfConsultancy: string;
+  let publicSensor: number;
+  let clientSensor: number;
+  let ownSensor: number;
+
+  beforeAll(async () => {
+    const f = factories(t.db);
+    consultancy = (await f.account()).id;
+    consultant = (await f.user({ accountId: consultancy, roles: ['consultant'] })).token;
+    memberOfConsultancy = (await f.user({ accountId: consultancy })).token;
+    const client = (await f.account({ consultancyAccountId: consultancy })).id;
+    ownSensor = (await f.sensor({ assetId: (await f.asset({ accountId: consultancy })).id })).id;
+    clientSensor = (await f.sensor({ assetId: (await f.asset({ accountId: client })).id })).id;
+    publicSensor = (await f.sensor({ assetId: (await f.asset({ accountId: null })).id, name: 'public price' })).id;
+  });
+  const idsOf = (body: { id: number }[]) => body.map((s) => s.id);
+
+  it('include_public_assets adds the public assets’ sensors', async () => {
+    expect(idsOf((await list({}, memberOfConsultancy)).body)).toEqual([ownSensor]);
+    expect(idsOf((await list({ include_public_assets: 'true' }, memberOfConsultancy)).body)).toEqual([ownSensor, publicSensor]);
+    expect(idsOf((await list({ include_public_assets: 'false' }, memberOfConsultancy)).body)).toEqual([ownSensor]);
+  });
+
+  it('include_consultancy_clients adds the client accounts’ sensors for a consultant only', async () => {
+    expect(idsOf((await list({ include_consultancy_clients: 'true' }, consultant)).body)).toEqual([ownSensor, clientSensor]);
+    // A member without the consultant role cannot read the clients: nothing is added.
+    expect(idsOf((await list({ include_consultancy_clients: 'true' }, memberOfConsultancy)).body)).toEqual([ownSensor]);
+    // Another account's consultant names the consultancy: refused as before.
+    expect((await list({ account: consultancy, include_consultancy_clients: 'true' }, otherToken)).status).toBe(403);
+  });
+
+  it('bad flags are a 422 under their name', async () => {
+    const res = await list({ include_public_assets: 'maybe' });
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(res.body)).toContain('include_public_assets');
+  });
+});

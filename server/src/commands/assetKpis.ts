@@ -7,7 +7,9 @@ import { siteStepCost, sumAt } from '../scheduling/money.ts';
 import { descendantIds } from '../store/assets.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import { scheduleMoneyIn, type ScheduleMoney } from '../store/scheduleMoney.ts';
-import { getSensor, listSensors } from '../store/sensors.ts';
+import { forbidden } from '../errors.ts';
+import { sensorStats } from '../store/sensorStats.ts';
+import { getSensor, listSensors, type SensorInContext } from '../store/sensors.ts';
 import { MEASURING_SOURCE_TYPES } from '../store/lastMeasurements.ts';
 
 /** Money figures of a period, in the schedules' currency. */
@@ -137,4 +139,50 @@ export async function assetKpis(db: Knex, assetId: number, startMs: number, endM
     days: byPeriod(steps, zone, 'yyyy-MM-dd'),
     months: byPeriod(steps, zone, 'yyyy-MM'),
   };
+}
+
+/** One of FlexMeasures 1.0's sensor KPIs: a daily sensor's values over the window, reduced by a function. */
+export interface SensorKpi {
+  title: string;
+  unit: string;
+  sensor: number;
+  downsample_value: number;
+  downsample_function: 'sum' | 'min' | 'max' | 'mean';
+}
+
+/**
+ * The asset's `sensors_to_show_as_kpis` over the window, as 1.0 computes them: the statistics of
+ * the first source with data (0 without any), by the KPI's function, else the mean for a `%`
+ * sensor and the sum for others; rounded to 2 decimals. Sensors deleted since are left out.
+ * @param mayRead whether the caller may read a sensor (checked when the list was stored, and again
+ *   here: a KPI must not show what its reader cannot see).
+ */
+export async function sensorKpis(
+  db: Knex,
+  asset: { attributes: Record<string, unknown> },
+  window: { startMs: number; endMs: number },
+  mayRead: (sensor: SensorInContext) => boolean,
+): Promise<SensorKpi[]> {
+  const kpis = (asset.attributes.sensors_to_show_as_kpis ?? []) as {
+    title: string;
+    sensor: number;
+    function?: SensorKpi['downsample_function'];
+  }[];
+  const out: SensorKpi[] = [];
+  for (const kpi of kpis) {
+    const sensor = await getSensor(db, kpi.sensor);
+    if (!sensor) continue;
+    if (!mayRead(sensor)) throw forbidden();
+    const fn = kpi.function ?? (sensor.unit === '%' ? 'mean' : 'sum');
+    const [first] = await sensorStats(db, sensor.id, window);
+    const value = first ? first[fn] : 0;
+    out.push({
+      title: kpi.title,
+      unit: sensor.unit,
+      sensor: sensor.id,
+      downsample_value: Math.round(value * 100) / 100,
+      downsample_function: fn,
+    });
+  }
+  return out;
 }

@@ -4,13 +4,15 @@ import type { assetCreate, assetPatch } from '../contracts/resources.ts';
 import { fieldError, forbidden, unprocessable } from '../errors.ts';
 import { authorize, can } from '../policies/access.ts';
 import type { Actor, Principal } from '../policies/principal.ts';
-import { assetAccess, authorizeReferences, flexReferences, type Reference } from '../policies/references.ts';
+import { assetAccess, authorizeReferences, storedFlexReferences } from '../policies/references.ts';
 import { mayOwnAssetsIn } from '../policies/roles.ts';
 import { authorizeSchedulerChoice } from '../policies/schedulerChoice.ts';
 import { checkStoredValues } from '../scheduling/storedValues.ts';
 import { getAccount } from '../store/accounts.ts';
 import * as assets from '../store/assets.ts';
+import { recordAudit } from '../store/auditLog.ts';
 import { getSensor } from '../store/sensors.ts';
+import { assetChangeEvents, auditActor } from './auditEvents.ts';
 import type { SchedulerPlugins } from '../../../worker/src/scheduling/schedulerPlugins.ts';
 
 /**
@@ -30,9 +32,23 @@ export interface AssetDeps {
 export type AssetCreate = z.output<typeof assetCreate>;
 export type AssetPatch = z.output<typeof assetPatch>;
 
-/** Attributes with 1.0's top-level `sensors_to_show` folded in, where Flexsite keeps it. */
-const withSensorsToShow = (attributes: Record<string, unknown>, sensorsToShow: unknown) =>
-  sensorsToShow === undefined ? attributes : { ...attributes, sensors_to_show: sensorsToShow };
+/** Attributes with 1.0's top-level `sensors_to_show` and `sensors_to_show_as_kpis` folded in, where Flexsite keeps them. */
+const withShown = (attributes: Record<string, unknown>, top: { sensors_to_show?: unknown; sensors_to_show_as_kpis?: unknown }) => ({
+  ...attributes,
+  ...(top.sensors_to_show === undefined ? {} : { sensors_to_show: top.sensors_to_show }),
+  ...(top.sensors_to_show_as_kpis === undefined ? {} : { sensors_to_show_as_kpis: top.sensors_to_show_as_kpis }),
+});
+
+/** KPI sensors (found and authorized with the other references) must have a daily resolution, as 1.0 asks. */
+async function checkKpiSensors(db: Knex, kpis: { sensor: number }[] | undefined): Promise<void> {
+  for (const [i, kpi] of (kpis ?? []).entries()) {
+    if ((await getSensor(db, kpi.sensor))?.event_resolution_ms !== 86_400_000) {
+      throw unprocessable('json', {
+        sensors_to_show_as_kpis: { [i]: { sensor: [`Sensor with ID ${kpi.sensor} is not a daily sensor.`] } },
+      });
+    }
+  }
+}
 
 /** `sensors_to_show` inside asset attributes must name existing sensors. */
 async function checkSensorsToShow(db: Knex, attributes: Record<string, unknown> | undefined): Promise<void> {
@@ -88,19 +104,10 @@ async function checkExternalIdFree(
   throw fieldError('json', 'external_id', `An asset with external_id '${props.externalId}' already exists in this account.`);
 }
 
-/**
- * Every sensor and asset that flex configuration written to an asset names (the 1.0 fields and the
- * 0.18 attributes), authorized when written against the writer and the asset's account: jobs run
- * on it later for that account, whoever starts them.
- */
+/** The sensors and assets an asset's stored configuration names, authorized for the writer and the asset's account. */
 async function authorizeStoredFlex(db: Knex, principal: Principal, body: AssetPatch, accountId: number | null): Promise<void> {
-  const refs: Reference[] = [
-    ...flexReferences(body.flex_model, 'flex_model'),
-    ...flexReferences(body.flex_context, 'flex_context'),
-    ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
-    ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
-  ];
-  await authorizeReferences(db, principal, refs, [], accountId);
+  const { refs, usableBy } = storedFlexReferences(body, accountId);
+  await authorizeReferences(db, principal, refs, [], usableBy);
 }
 
 /**
@@ -119,7 +126,8 @@ export async function createAsset(deps: AssetDeps, principal: Principal, input: 
   }
   await checkType(db, input.generic_asset_type_id);
   await checkParent(db, principal, input.parent_asset_id, accountId);
-  const attributes = withSensorsToShow(input.attributes ?? {}, input.sensors_to_show);
+  const attributes = withShown(input.attributes ?? {}, input);
+  await checkKpiSensors(db, input.sensors_to_show_as_kpis);
   authorizeSchedulerChoice(principal, deps.schedulerPlugins, {}, attributes);
   await checkSensorsToShow(db, attributes);
   const parentId = input.parent_asset_id ?? null;
@@ -127,7 +135,7 @@ export async function createAsset(deps: AssetDeps, principal: Principal, input: 
   await checkExternalIdFree(db, { externalId: input.external_id, accountId });
   await checkStoredValues(db, input.flex_model, 'flex_model');
   await checkStoredValues(db, input.flex_context, 'flex_context');
-  return assets.createAsset(db, {
+  const created = await assets.createAsset(db, {
     description: input.description ?? null,
     external_id: input.external_id ?? null,
     name: input.name,
@@ -140,6 +148,8 @@ export async function createAsset(deps: AssetDeps, principal: Principal, input: 
     flex_context: input.flex_context,
     flex_model: input.flex_model,
   });
+  await recordAudit(db, auditActor(principal), { assetId: created.id, accountId }, `Created asset '${created.name}': ${created.id}`);
+  return created;
 }
 
 /**
@@ -162,9 +172,12 @@ export async function updateAsset(
     // Flex-context inheritance walks up the tree; a cycle would make an asset its own ancestor.
     throw fieldError('json', 'parent_asset_id', 'A descendant asset cannot become the parent.');
   }
-  const { sensors_to_show, ...changes } = body;
+  const { sensors_to_show, sensors_to_show_as_kpis, ...changes } = body;
   const attributes =
-    sensors_to_show === undefined ? body.attributes : withSensorsToShow(body.attributes ?? asset.attributes, sensors_to_show);
+    sensors_to_show === undefined && sensors_to_show_as_kpis === undefined
+      ? body.attributes
+      : withShown(body.attributes ?? asset.attributes, body);
+  await checkKpiSensors(db, sensors_to_show_as_kpis);
   authorizeSchedulerChoice(principal, deps.schedulerPlugins, asset.attributes, attributes);
   await checkSensorsToShow(db, attributes);
   if (body.name !== undefined || body.parent_asset_id !== undefined) {
@@ -179,6 +192,9 @@ export async function updateAsset(
   await checkStoredValues(db, body.flex_model, 'flex_model');
   await checkStoredValues(db, body.flex_context, 'flex_context');
   await assets.updateAsset(db, asset.id, { ...changes, attributes });
+  for (const event of assetChangeEvents(asset, { ...changes, attributes })) {
+    await recordAudit(db, auditActor(principal), { assetId: asset.id, accountId: asset.account_id }, event);
+  }
   return (await assets.getAsset(db, asset.id))!;
 }
 
@@ -189,5 +205,12 @@ export async function updateAsset(
  */
 export async function deleteAsset(deps: { db: Knex.Transaction }, principal: Principal, input: { asset: assets.Asset }): Promise<void> {
   authorize(principal, 'delete', await assetAccess(deps.db, input.asset.account_id));
-  await assets.deleteAsset(deps.db, input.asset.id);
+  const { asset } = input;
+  await assets.deleteAsset(deps.db, asset.id);
+  await recordAudit(
+    deps.db,
+    auditActor(principal),
+    { assetId: asset.id, accountId: asset.account_id },
+    `Deleted asset '${asset.name}': ${asset.id}`,
+  );
 }

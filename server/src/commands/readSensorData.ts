@@ -15,6 +15,9 @@ export interface DataRequest {
   beliefsBeforeMs?: number;
   horizonAtLeastMs?: number;
   sourceIds?: number[];
+  /** FlexMeasures 1.0: only the data of sources of this account, resp. of this type. */
+  sourceAccountId?: number;
+  sourceType?: string;
   type?: GetType;
 }
 
@@ -56,6 +59,8 @@ export async function readSensorData(
     horizonAtLeastMs,
     horizonAtMostMs,
     sourceIds: request.sourceIds,
+    sourceAccountIds: request.sourceAccountId === undefined ? undefined : [request.sourceAccountId],
+    sourceTypes: request.sourceType === undefined ? undefined : [request.sourceType],
   });
   const grid = resampleToGrid(beliefs, { startMs, endMs, stepMs, eventResolutionMs: res, stock: isStockUnit(sensor.unit) });
   const identity = c.scale === 1 && c.offset === 0;

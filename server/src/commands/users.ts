@@ -7,8 +7,10 @@ import { authorize, type AccessContext } from '../policies/access.ts';
 import type { Principal } from '../policies/principal.ts';
 import { mayChangeStanding, mayGrantRole, removesActiveAdmin } from '../policies/roles.ts';
 import { getAccount } from '../store/accounts.ts';
+import { recordAudit } from '../store/auditLog.ts';
 import { revokeTokens } from '../store/tokens.ts';
 import * as users from '../store/users.ts';
+import { auditActor, userChangeEvent } from './auditEvents.ts';
 
 /**
  * Creating and changing users, the one way every caller does it (the v3.0 endpoints, API 2.0's,
@@ -95,7 +97,11 @@ export async function createUser(
   // Hashed before the transaction, which would otherwise hold the store for the hashing time.
   const passwordHash = await deps.hash(input.password ?? madeUp!);
   const { password: _password, ...props } = input;
-  const user = await db.transaction((trx) => users.createUser(trx, { ...props, passwordHash }));
+  const user = await db.transaction(async (trx) => {
+    const created = await users.createUser(trx, { ...props, passwordHash });
+    await recordAudit(trx, auditActor(principal), { userId: created.id, accountId: account.id }, `User ${created.username} created`);
+    return created;
+  });
   return { user, password: madeUp };
 }
 
@@ -122,6 +128,14 @@ export async function updateUser(
   await users.updateUser(db, target.id, { email, username, active, timezone });
   if (changes.flexmeasures_roles) await users.setRoles(db, target.id, changes.flexmeasures_roles);
   if (active === false) await revokeTokens(db, target.id);
+  const roleNames = new Map((await users.listRoles(db)).map((r) => [r.id, r.name]));
+  const newRoles = changes.flexmeasures_roles ?? target.roleIds;
+  const event = userChangeEvent({
+    removedRoles: target.roleIds.filter((r) => !newRoles.includes(r)).map((r) => roleNames.get(r)!),
+    addedRoles: newRoles.filter((r) => !target.roleIds.includes(r)).map((r) => roleNames.get(r)!),
+    active,
+  });
+  if (event) await recordAudit(db, auditActor(principal), { userId: target.id, accountId: target.account_id }, event);
   return (await users.getUser(db, target.id))!;
 }
 
@@ -139,5 +153,11 @@ export async function resetPassword(deps: UserDeps, principal: Principal, input:
   await db.transaction(async (trx) => {
     await users.updateUser(trx, target.id, { password_hash: passwordHash });
     await revokeTokens(trx, target.id);
+    await recordAudit(
+      trx,
+      auditActor(principal),
+      { userId: target.id, accountId: target.account_id },
+      `Password reset for user ${target.username}`,
+    );
   });
 }

@@ -23,6 +23,16 @@ export const assetKpis = z.object({
   total: kpiFigures,
   days: z.array(periodFigures),
   months: z.array(periodFigures),
+  /** FlexMeasures 1.0's sensor KPIs (the asset's `sensors_to_show_as_kpis`). */
+  data: z.array(
+    z.object({
+      title: z.string(),
+      unit: z.string(),
+      sensor: z.number().int(),
+      downsample_value: z.number(),
+      downsample_function: z.enum(['sum', 'min', 'max', 'mean']),
+    }),
+  ),
 });
 
 /** What a notification is about. */

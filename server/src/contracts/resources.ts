@@ -58,6 +58,26 @@ const assetFields = {
       }
     })
     .optional(),
+  /** FlexMeasures 1.0: daily sensors shown as KPIs (`GET /assets/<id>/kpis`), as JSON text; kept in the attributes too. */
+  sensors_to_show_as_kpis: z
+    .string()
+    .max(65_536, { abort: true })
+    .transform((text, ctx): unknown => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'Not a valid JSON string.' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z
+        .array(
+          z.strictObject({ title: z.string().min(1).max(255), sensor: id, function: z.enum(['sum', 'min', 'max', 'mean']).optional() }),
+        )
+        .max(100),
+    )
+    .optional(),
 };
 
 /** Body of POST /assets. Leaving out `account_id` makes a public asset (admins only). */
@@ -117,6 +137,19 @@ export const userCreate = z.strictObject({
   active: z.boolean().optional(),
   timezone: timezone.optional(),
   flexmeasures_roles: z.array(id).optional(),
+});
+
+/** Body of POST /accounts (FlexMeasures 1.0). */
+export const accountCreate = z.strictObject({ name: text(), consultancy_account_id: id.nullable().optional() });
+
+/**
+ * Body of PATCH /accounts/<id> (FlexMeasures 1.0): the fields Flexsite accounts have. 1.0's
+ * colours, logo, attributes and plan are unknown fields here.
+ */
+export const accountPatch = z.strictObject({
+  name: text().optional(),
+  consultancy_account_id: id.nullable().optional(),
+  account_roles: z.array(id).optional(),
 });
 
 /** Body of POST /setup: the first account and its administrator. */

@@ -33,6 +33,7 @@ export const asset = z.object({
   flex_model: z.string().optional(),
   /** JSON text, 1.0 dialect only. */
   sensors_to_show: z.string().optional(),
+  sensors_to_show_as_kpis: z.string().optional(),
   /** FlexMeasures 1.0: always in the 1.0 dialect, in 0.18 once set. */
   description: z.string().nullable().optional(),
   external_id: z.string().nullable().optional(),

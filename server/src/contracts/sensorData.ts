@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { awareDateTime, fixedDurationMs, isoDuration } from './fields.ts';
+import { awareDateTime, fixedDurationMs, intText, isoDuration } from './fields.ts';
 import { parseEntityAddress } from '../domain/entityAddress.ts';
 import { GET_TYPES, MAX_VALUES, POST_TYPES } from '../domain/sensorData.ts';
 import { isValidUnit } from '../domain/units.ts';
@@ -118,6 +118,11 @@ const downloadFields = {
   horizon: signedDurationMs.optional(),
   prior: awareDateTime.optional(),
   source: sourceIds.optional(),
+  /** FlexMeasures 1.0 (also spelled with underscores, as 1.0 accepts): filters on the data's source. */
+  'source-account': intText.optional(),
+  source_account: intText.optional(),
+  'source-type': z.string().min(1).max(80).optional(),
+  source_type: z.string().min(1).max(80).optional(),
   type: z.enum(GET_TYPES).optional(),
 };
 

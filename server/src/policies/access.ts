@@ -12,6 +12,9 @@ export type AccessContext =
   | { kind: 'user'; id: number; accountId: number; roles: string[] }
   | { kind: 'asset'; accountId: number | null; consultancyAccountId: number | null }
   | { kind: 'sensor'; accountId: number | null; consultancyAccountId: number | null }
+  /** The audit log of an account, and of a user (in their account). */
+  | { kind: 'account-audit'; id: number; consultancyAccountId: number | null }
+  | { kind: 'user-audit'; id: number; accountId: number; consultancyAccountId: number | null }
   /** API 2.0's objects: an asset (a device) acted for by its account's members; a user changed by themselves. */
   | { kind: 'v2-asset'; accountId: number | null }
   | { kind: 'v2-user'; id: number };
@@ -39,7 +42,8 @@ export function can(actor: Actor, permission: Permission, ctx: AccessContext): b
     case 'account':
       if (permission === 'create-children') return isAccountAdmin(user, ctx.id);
       if (permission === 'read') return isMember(user, ctx.id) || isConsultantOf(user, ctx.consultancyAccountId);
-      if (permission === 'update') return isMember(user, ctx.id);
+      // 1.0 lets every member change the account; Flexsite only its admins (PATCH /accounts/<id>).
+      if (permission === 'update') return isAccountAdmin(user, ctx.id);
       return false;
     case 'user':
       if (permission === 'read') return isMember(user, ctx.accountId);
@@ -57,6 +61,14 @@ export function can(actor: Actor, permission: Permission, ctx: AccessContext): b
       if (permission === 'create-children') return isMember(user, ctx.accountId);
       if (permission === 'update') return ctx.kind === 'asset' ? isMember(user, ctx.accountId) : isAccountAdmin(user, ctx.accountId);
       return isAccountAdmin(user, ctx.accountId);
+    // Audit logs (1.0): read by the account's admins and its consultancy's consultants; a user's also by the user.
+    case 'account-audit':
+      return permission === 'read' && (isAccountAdmin(user, ctx.id) || isConsultantOf(user, ctx.consultancyAccountId));
+    case 'user-audit':
+      return (
+        permission === 'read' &&
+        (user.id === ctx.id || isAccountAdmin(user, ctx.accountId) || isConsultantOf(user, ctx.consultancyAccountId))
+      );
     case 'v2-asset':
       return isMember(user, ctx.accountId);
     case 'v2-user':

@@ -231,3 +231,34 @@ async function refused(db: Knex, actor: Actor, refs: Reference[], resolved: Reso
   }
   return undefined;
 }
+
+/**
+ * Every sensor and asset that flex configuration written to an asset names (the 1.0 fields and the
+ * 0.18 attributes) and its KPI sensors, authorized when written against the writer and the asset's account: jobs run
+ * on it later for that account, whoever starts them.
+ */
+export const storedFlexReferences = (
+  body: {
+    flex_model?: unknown;
+    flex_context?: unknown;
+    attributes?: Record<string, unknown>;
+    sensors_to_show_as_kpis?: { sensor: number }[];
+  },
+  accountId: number | null,
+): AccountReferences => ({
+  refs: [
+    ...flexReferences(body.flex_model, 'flex_model'),
+    ...flexReferences(body.flex_context, 'flex_context'),
+    ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
+    ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
+    // KPI sensors are read for whoever reads the asset's KPIs.
+    ...(body.sensors_to_show_as_kpis ?? []).map((k, i): Reference => ({
+      kind: 'sensor',
+      id: k.sensor,
+      use: 'read',
+      location: 'json',
+      field: `sensors_to_show_as_kpis.${i}.sensor`,
+    })),
+  ],
+  usableBy: accountId,
+});

@@ -43,6 +43,25 @@ export const removesActiveAdmin = (target: User, change: { active?: boolean; rol
   isAdmin(target) &&
   (change.active === false || (change.roleNames !== undefined && !change.roleNames.includes('admin')) || change.reset === true);
 
+/**
+ * New accounts, and the account roles of any account, are for platform admins: 1.0 also lets a
+ * consultancy's consultants create (client) accounts, which in Flexsite they could not fill with
+ * users, and lets whoever may update an account set its roles, among them `Consultancy`.
+ */
+export const mayCreateAccounts = isAdmin;
+export const maySetAccountRoles = isAdmin;
+
+/**
+ * Whether the caller may make `consultancyId` an account's consultancy (null: none), 1.0's rule:
+ * admins any; others only their own account (or none), and only as a consultant or account-admin
+ * of an account with the `Consultancy` account role — the role that lets them read the client.
+ */
+export const mayChooseConsultancy = (user: User, callerAccountRoles: string[], consultancyId: number | null) =>
+  isAdmin(user) ||
+  (callerAccountRoles.includes('Consultancy') &&
+    (isConsultant(user) || user.roles.includes('account-admin')) &&
+    (consultancyId === null || consultancyId === user.account_id));
+
 /** API 2.0 lets admins alone create assets. */
 export const mayCreateV2Assets = isAdmin;
 

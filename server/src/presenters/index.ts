@@ -23,7 +23,12 @@ export const presentAsset = (a: Asset, dialect: '0.18' | '1.0' = '0.18') => ({
   ...(dialect === '1.0' || !isEmpty(a.flex_context) || !isEmpty(a.flex_model)
     ? { flex_context: JSON.stringify(a.flex_context), flex_model: JSON.stringify(a.flex_model) }
     : {}),
-  ...(dialect === '1.0' ? { sensors_to_show: JSON.stringify(a.attributes.sensors_to_show ?? []) } : {}),
+  ...(dialect === '1.0'
+    ? {
+        sensors_to_show: JSON.stringify(a.attributes.sensors_to_show ?? []),
+        sensors_to_show_as_kpis: JSON.stringify(a.attributes.sensors_to_show_as_kpis ?? []),
+      }
+    : {}),
   // Only a 1.0-style request sets these: 0.18 answers show them once set.
   ...(dialect === '1.0' || a.description != null ? { description: a.description ?? null } : {}),
   ...(dialect === '1.0' || a.external_id != null ? { external_id: a.external_id ?? null } : {}),

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.ts';
 import { authChanged } from './authCache.ts';
+import { defined } from './defined.ts';
 
 export interface Account {
   id: number;
@@ -18,6 +19,33 @@ export async function getAccount(db: Knex, id: number): Promise<Account | undefi
   // Read by every request that checks an owner: a kept statement (see `Dialect.query`).
   const [row] = await dialectOf(db).query<Account>(db, 'SELECT * FROM account WHERE id = ?', [id]);
   return row;
+}
+
+/** @returns the account of that name, or undefined. */
+export async function accountByName(db: Knex, name: string): Promise<Account | undefined> {
+  return db<Account>('account').where({ name }).first();
+}
+
+/** Changes the given fields of an account. */
+export async function updateAccount(
+  trx: Knex.Transaction,
+  id: number,
+  changes: Partial<Pick<Account, 'name' | 'consultancy_account_id'>>,
+): Promise<void> {
+  const row = defined(changes);
+  if (Object.keys(row).length) await trx('account').where({ id }).update(row);
+}
+
+/** @returns every account role, by id. */
+export async function listAccountRoles(db: Knex): Promise<AccountRole[]> {
+  return db<AccountRole>('account_role').select('id', 'name').orderBy('id');
+}
+
+/** Gives an account exactly these account roles (by id). */
+export async function setAccountRoles(trx: Knex.Transaction, accountId: number, roleIds: number[]): Promise<void> {
+  await trx('account_account_role').where({ account_id: accountId }).delete();
+  if (roleIds.length)
+    await trx('account_account_role').insert(roleIds.map((account_role_id) => ({ account_id: accountId, account_role_id })));
 }
 
 /** @returns every account, by id. */
@@ -40,6 +68,25 @@ export async function accountRoles(db: Knex, accountIds: number[]): Promise<Map<
   const byAccount = new Map<number, AccountRole[]>(accountIds.map((a) => [a, []]));
   for (const r of rows) byAccount.get(r.account_id)?.push({ id: r.id, name: r.name });
   return byAccount;
+}
+
+/** @returns whether an account role of that name exists. */
+export async function accountRoleExists(db: Knex, name: string): Promise<boolean> {
+  return (await db('account_role').where({ name }).first('id')) !== undefined;
+}
+
+/** @returns how many users and assets each account id given holds. */
+export async function accountHoldings(db: Knex, accountIds: number[]): Promise<Map<number, { users: number; assets: number }>> {
+  const count = (table: string) =>
+    db(table)
+      .whereIn('account_id', accountIds)
+      .groupBy('account_id')
+      .select<{ account_id: number; n: number | string }[]>('account_id', db.raw('count(*) as n'));
+  const [users, assets] = await Promise.all([count('user'), count('generic_asset')]);
+  const held = new Map(accountIds.map((id) => [id, { users: 0, assets: 0 }]));
+  for (const r of users) held.get(r.account_id)!.users = Number(r.n);
+  for (const r of assets) held.get(r.account_id)!.assets = Number(r.n);
+  return held;
 }
 
 /**

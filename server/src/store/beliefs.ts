@@ -382,6 +382,8 @@ export interface BeliefQuery {
   sourceTypes?: readonly string[];
   /** No beliefs of sources of these types. */
   excludeSourceTypes?: readonly string[];
+  /** Only beliefs of sources of these accounts. */
+  sourceAccountIds?: readonly number[];
   /**
    * One belief per event and source. Otherwise one per event: of each source's most recent
    * belief, the one formed first (then the lowest source id), as the reference picks.
@@ -425,6 +427,13 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
       db('data_source')
         .select('id')
         .whereIn('type', [...query.sourceTypes]),
+    );
+  if (query.sourceAccountIds)
+    latest.whereIn(
+      'source_id',
+      db('data_source')
+        .select('id')
+        .whereIn('account_id', [...query.sourceAccountIds]),
     );
   if (query.excludeSourceTypes)
     latest.whereNotIn(

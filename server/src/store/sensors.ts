@@ -44,9 +44,19 @@ export async function getSensor(db: Knex, id: number): Promise<SensorInContext |
 }
 
 /** @returns the sensors on assets of the account. */
-export async function listSensors(db: Knex, filter: { accountId?: number; assetId?: number }): Promise<Sensor[]> {
+export async function listSensors(
+  db: Knex,
+  filter: { accountId?: number; accountIds?: number[]; includePublic?: boolean; assetId?: number },
+): Promise<Sensor[]> {
   const q = db('sensor as s').join('generic_asset as a', 'a.id', 's.generic_asset_id').select<DbSensor[]>('s.*');
   if (filter.accountId !== undefined) q.where('a.account_id', filter.accountId);
+  if (filter.accountIds !== undefined) {
+    const ids = filter.accountIds;
+    q.where((w) => {
+      w.whereIn('a.account_id', ids);
+      if (filter.includePublic) w.orWhereNull('a.account_id');
+    });
+  }
   if (filter.assetId !== undefined) q.where('s.generic_asset_id', filter.assetId);
   return (await q.orderBy('s.id')).map(fromRow);
 }

@@ -9,6 +9,7 @@ import * as m0007 from './0007_auth_epoch.ts';
 import * as m0008 from './0008_job_error_kind.ts';
 import * as m0010 from './0010_asset_description_external_id.ts';
 import * as m0012 from './0012_cockpit.ts';
+import * as m0017 from './0017_audit_log.ts';
 import * as m0018 from './0018_recurring_soc_targets.ts';
 
 interface Migration {
@@ -28,6 +29,7 @@ export const migrations: [string, Migration][] = [
   ['0008_job_error_kind', m0008],
   ['0010_asset_description_external_id', m0010],
   ['0012_cockpit', m0012],
+  ['0017_audit_log', m0017],
   ['0018_recurring_soc_targets', m0018],
 ];
 

@@ -1,5 +1,10 @@
 import { z } from 'zod';
+import { createAccount, patchAccount } from '../../commands/accounts.ts';
+import { accountCreate, accountPatch } from '../../contracts/resources.ts';
+import { mayCreateAccounts } from '../../policies/roles.ts';
 import * as wire from '../../contracts/responses.ts';
+import { pageOf, pageQuery, pageSchema, sortedAsAsked } from '../../contracts/paging.ts';
+import { fieldError, forbidden } from '../../errors.ts';
 import { route } from '../../http/routes.ts';
 import { presentAccount, presentAsset, presentUser } from '../../presenters/index.ts';
 import * as accounts from '../../store/accounts.ts';
@@ -8,20 +13,48 @@ import { listUsers } from '../../store/users.ts';
 import { accountById, idParams } from '../load.ts';
 import { readableAccounts } from '../../policies/visibility.ts';
 
+const accountSortKeys = ['id', 'name', 'assets', 'users'] as const;
+/** FlexMeasures 1.0 (v3.0-32): an account role by name, 1.0's list parameters. */
+const listQuery = pageQuery(accountSortKeys).extend({ role: z.string().max(80).optional() });
+
 export const accountRoutes = [
   route({
     method: 'GET',
     path: '/accounts',
     summary: 'Download account list',
-    async command({ db, user }) {
-      const visible = await readableAccounts(db, user);
-      const roles = await accounts.accountRoles(
-        db,
-        visible.map((a) => a.id),
-      );
-      return visible.map((a) => presentAccount(a, roles.get(a.id) ?? []));
+    request: { query: listQuery },
+    async check({ db, query }) {
+      if (query.role !== undefined && !(await accounts.accountRoleExists(db, query.role)))
+        throw fieldError('query', 'role', `No account role found with name ${query.role}.`);
     },
-    response: { schema: z.array(wire.account) },
+    async command({ db, user, query }) {
+      const visible = await readableAccounts(db, user);
+      const ids = visible.map((a) => a.id);
+      const [roles, held] = await Promise.all([accounts.accountRoles(db, ids), accounts.accountHoldings(db, ids)]);
+      // 1.0 splits its account filter at spaces and keeps accounts with any term in their name.
+      const terms =
+        query.filter
+          ?.split(' ')
+          .filter((t) => t !== '')
+          .map((t) => t.toLowerCase()) ?? [];
+      const found = visible.filter(
+        (a) =>
+          (query.role === undefined || roles.get(a.id)!.some((r) => r.name === query.role)) &&
+          (!terms.length || terms.some((t) => a.name.toLowerCase().includes(t))),
+      );
+      const sortKey = (a: accounts.Account, key: (typeof accountSortKeys)[number]) =>
+        key === 'id' ? a.id : key === 'name' ? a.name : held.get(a.id)![key];
+      const present = (a: accounts.Account) => presentAccount(a, roles.get(a.id)!);
+      if (query.page === undefined) return sortedAsAsked(query, found, sortKey).map(present);
+      const page = pageOf(query, visible.length, found, sortKey);
+      return {
+        ...page,
+        data: page.data.map((a) => ({ ...present(a), user_count: held.get(a.id)!.users, asset_count: held.get(a.id)!.assets })),
+      };
+    },
+    response: {
+      schema: z.union([z.array(wire.account), pageSchema(wire.account.extend({ user_count: z.number(), asset_count: z.number() }))]),
+    },
   }),
   route({
     method: 'GET',
@@ -40,5 +73,31 @@ export const accountRoutes = [
       };
     },
     response: { schema: wire.accountOverview },
+  }),
+  route({
+    method: 'POST',
+    path: '/accounts',
+    summary: 'Create an account.',
+    guard: ({ user }) => {
+      if (!mayCreateAccounts(user)) throw forbidden();
+    },
+    request: { json: accountCreate },
+    transaction: true,
+    command: ({ db, user, body }) => createAccount(db, user, body),
+    response: { status: 201, schema: wire.account, present: (a) => presentAccount(a, []), description: 'the new account' },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/accounts/:id',
+    summary: 'Update an existing account.',
+    request: { params: idParams, json: accountPatch },
+    load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'update') }),
+    transaction: true,
+    async command({ db, user, body, loaded: { account } }) {
+      const patched = await patchAccount(db, user, { account, changes: body });
+      const roles = await accounts.accountRoles(db, [account.id]);
+      return presentAccount(patched, roles.get(account.id)!);
+    },
+    response: { schema: wire.account },
   }),
 ];

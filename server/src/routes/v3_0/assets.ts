@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { createAsset, deleteAsset, updateAsset } from '../../commands/assets.ts';
-import { fieldError } from '../../errors.ts';
+import { fieldError, forbidden } from '../../errors.ts';
 import { assetCreate, assetPatch } from '../../contracts/resources.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
 import { searchTerms } from '../../domain/searchTerms.ts';
 import * as wire from '../../contracts/responses.ts';
+import { copyAsset } from '../../commands/copyAsset.ts';
 import { route } from '../../http/routes.ts';
 import { authorize, can } from '../../policies/access.ts';
 import { presentAsset } from '../../presenters/index.ts';
@@ -17,6 +18,7 @@ import type { AppContext } from '../../http/context.ts';
 import { accountAccess, accountById, assetById, idParams, listedAccount } from '../load.ts';
 import { userPrincipal } from '../../policies/principal.ts';
 import { assetAccess } from '../../policies/references.ts';
+import { mayOwnAssetsIn } from '../../policies/roles.ts';
 import { readableAccounts } from '../../policies/visibility.ts';
 
 const listQuery = z.object({
@@ -40,6 +42,9 @@ const listQuery = z.object({
 });
 
 /** The dialect asset bodies are written in. */
+/** Where POST /assets/<id>/copy puts the copy (FlexMeasures 1.0). */
+const copyQuery = z.object({ account: intText.optional(), parent: intText.optional() });
+
 const dialectOf = (ctx: AppContext) => ctx.services.config.apiCompat;
 
 const presentOne = (a: assets.Asset, ctx: AppContext) => ({ ...presentAsset(a, dialectOf(ctx)), status: 200 });
@@ -199,5 +204,40 @@ export const assetRoutes = [
     transaction: true,
     command: ({ db, user, loaded: { asset } }) => deleteAsset({ db }, userPrincipal(user), { asset }),
     response: { status: 204, schema: null, description: 'deleted, with its sensors and their data' },
+  }),
+  route({
+    method: 'POST',
+    path: '/assets/:id/copy',
+    summary: 'Copy an asset to a target account and/or parent.',
+    request: { params: idParams, query: copyQuery },
+    // The copy's place, 1.0's rules: given parent, else the given account's top level, else the original's place.
+    async load({ db, params, query }) {
+      const source = await assetById(db, params.id, 'read');
+      const parentId = query.parent ?? (query.account === undefined ? source.value.parent_asset_id : null);
+      const missingParent = () => fieldError('query', 'parent', `No asset found with id ${query.parent}.`);
+      // Creating under a parent needs create-children on it, at the top level on the account (its admins).
+      const parent = parentId === null ? undefined : await assetById(db, parentId, 'create-children', missingParent);
+      const accountId = query.account ?? (parent ? parent.value.account_id : source.value.account_id);
+      const account = parent || accountId === null ? undefined : await accountById(db, accountId, 'create-children');
+      return { asset: source, parent, account };
+    },
+    check({ user, query, loaded: { asset, parent, account } }) {
+      const accountId = account?.id ?? (query.account === undefined ? (parent?.account_id ?? asset.account_id) : query.account);
+      // A public top-level copy is a new public asset: platform admins only.
+      if (accountId === null && !parent && !mayOwnAssetsIn(user, null)) throw forbidden();
+      // As everywhere in Flexsite (1.0 allows it here): a child lives in its parent's account.
+      if (parent && parent.account_id !== accountId) throw fieldError('query', 'parent', 'A parent asset must belong to the same account.');
+      return { accountId, parentId: parent?.id ?? null };
+    },
+    transaction: true,
+    async command({ ctx, db, user, query, loaded: { asset }, checked: target }) {
+      const copy = await copyAsset(db, user, { asset, target, plugins: ctx.services.schedulerPlugins });
+      const to = [
+        query.account !== undefined && `to account ${copy.account_id}`,
+        query.parent !== undefined && `${query.account !== undefined ? 'under parent' : 'to parent asset'} ${copy.parent_asset_id}`,
+      ].filter(Boolean);
+      return { message: `Successfully copied asset ${asset.id}${to.length ? ` ${to.join(' ')}` : ''}.`, asset: copy.id };
+    },
+    response: { status: 201, schema: z.object({ message: z.string(), asset: z.number() }), description: 'the copy' },
   }),
 ];

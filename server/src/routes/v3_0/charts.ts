@@ -8,6 +8,8 @@ import * as wire from '../../contracts/responses.ts';
 import { can } from '../../policies/access.ts';
 import { sensorAccess } from '../../policies/references.ts';
 import type { Asset } from '../../store/assets.ts';
+import { chartAnnotations } from '../../charts/annotations.ts';
+import { assetAnnotations } from '../../store/annotations.ts';
 import { beliefHistory } from '../../store/beliefHistory.ts';
 import { mostRecentBeliefs, type StoredBelief } from '../../store/beliefs.ts';
 import { getSensor, listSensors, type SensorInContext } from '../../store/sensors.ts';
@@ -50,6 +52,9 @@ const chartQuery = chartDataQuery.extend({
 });
 
 type DataQuery = z.output<typeof chartDataQuery>;
+
+/** Query of `chart_annotations` (FlexMeasures 1.0): the window, belief times, and whether to clip to the window. */
+const annotationsQuery = chartDataQuery.extend({ clip: boolText.optional() });
 
 /** The event window; without bounds, the last six days and the coming one. */
 function windowOf(query: DataQuery): { startMs: number; endMs: number } {
@@ -235,5 +240,43 @@ export const chartRoutes = [
     load: sensorToRead,
     command: ({ db, query, loaded: { sensor } }) => chartRecords(db, [sensor], query, sensor.timezone),
     response: { schema: z.array(wire.chartRecord) },
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/:id/chart_annotations',
+    summary: 'Download annotations for use in charts',
+    request: { params: idParams, query: annotationsQuery },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    async command({ db, query, loaded: { asset } }) {
+      // 1.0 sets no default window here: without bounds every annotation is listed.
+      const start = query.start ?? query.event_starts_after;
+      const end = query.end ?? query.event_ends_before ?? (start && query.duration ? start.plus(query.duration.luxon) : undefined);
+      const startMs = (start ?? (end && query.duration ? end.minus(query.duration.luxon) : undefined))?.toMillis();
+      const endMs = end?.toMillis();
+      const found = await assetAnnotations(
+        db,
+        { assetId: asset.id, accountId: asset.account_id },
+        {
+          afterMs: startMs,
+          beforeMs: endMs,
+          beliefsAfterMs: query.beliefs_after?.toMillis(),
+          beliefsBeforeMs: (query.prior ?? query.beliefs_before)?.toMillis(),
+        },
+      );
+      return chartAnnotations(found, { startMs, endMs, clip: query.clip ?? true });
+    },
+    response: {
+      schema: z.array(
+        z.object({
+          index: z.number(),
+          start: z.number(),
+          end: z.number(),
+          belief_time: z.number(),
+          source: z.string(),
+          type: z.string(),
+          content: z.array(z.string()),
+        }),
+      ),
+    },
   }),
 ];

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { awareDateTime } from '../../contracts/fields.ts';
 import * as cockpit from '../../contracts/cockpit.ts';
-import { assetKpis } from '../../commands/assetKpis.ts';
+import { assetKpis, sensorKpis } from '../../commands/assetKpis.ts';
+import { can } from '../../policies/access.ts';
+import { sensorAccess } from '../../policies/references.ts';
 import { siteNow } from '../../commands/siteNow.ts';
 import { fieldError } from '../../errors.ts';
 import { route } from '../../http/routes.ts';
@@ -26,7 +28,11 @@ export const cockpitRoutes = [
       if (endMs - startMs > MAX_KPI_WINDOW_MS) throw fieldError('query', 'end', 'The window may span at most 400 days.');
       return { startMs, endMs };
     },
-    command: ({ db, loaded, checked }) => assetKpis(db, loaded.asset.id, checked.startMs, checked.endMs),
+    // FlexMeasures 1.0 answers this path with its sensor KPIs under `data`; Flexsite adds them to its money figures.
+    command: async ({ db, user, loaded, checked }) => ({
+      ...(await assetKpis(db, loaded.asset.id, checked.startMs, checked.endMs)),
+      data: await sensorKpis(db, loaded.asset, checked, (sensor) => can(user, 'read', sensorAccess(sensor))),
+    }),
     response: { schema: cockpit.assetKpis },
   }),
   route({

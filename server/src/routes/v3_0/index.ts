@@ -4,6 +4,7 @@ import { readiness } from '../api.ts';
 import { speaks10 } from '../../http/compat.ts';
 import { openApiDocument } from '../openapi.ts';
 import { accountRoutes } from './accounts.ts';
+import { auditLogRoutes } from './auditLogs.ts';
 import { annotationRoutes } from './annotations.ts';
 import { assetRoutes } from './assets.ts';
 import { assetSensorRoutes } from './assetSensors.ts';
@@ -46,6 +47,7 @@ export function v3Routes(): RouteSpec[] {
     ...userRoutes,
     ...passwordRoutes,
     ...accountRoutes,
+    ...auditLogRoutes,
     ...jobRoutes,
     ...scheduleRoutes,
     ...forecastRoutes,

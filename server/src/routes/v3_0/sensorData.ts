@@ -6,7 +6,7 @@ import { csvEvents, parseBeliefsCsv } from '../../domain/beliefsCsv.ts';
 import { downloadProblems, evenlySpacedEvents, type BeliefTiming, type UploadEvent } from '../../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../../domain/time.ts';
 import { isValidUnit } from '../../domain/units.ts';
-import { fieldError, unprocessable, type Location } from '../../errors.ts';
+import { fieldError, notFound, unprocessable, type Location } from '../../errors.ts';
 import { checkJsonBody, parseJsonText } from '../../http/jsonBody.ts';
 import type { AppContext } from '../../http/context.ts';
 import { readFormData } from '../../http/multipart.ts';
@@ -14,6 +14,7 @@ import { readRawBody } from '../../http/rawBody.ts';
 import { route } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
 import type { Permission } from '../../policies/access.ts';
+import { getAccount } from '../../store/accounts.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import { listSources } from '../../store/sources.ts';
 import { PROCESSED, storeSensorUpload } from '../sensorUploads.ts';
@@ -98,6 +99,13 @@ async function checkDownload({
     const unknown = query.source.find((id) => !known.has(id));
     if (unknown !== undefined) throw fieldError(queryLocation, 'source', `No data source found with id ${unknown}.`);
   }
+  // 1.0 names the account as its account ids are named everywhere: an unknown one is a 404.
+  const sourceAccount = query['source-account'] ?? query.source_account;
+  if (sourceAccount !== undefined && !(await getAccount(db, sourceAccount))) throw notFound(`Account ${sourceAccount} not found`);
+  const sourceType = query['source-type'] ?? query.source_type;
+  if (sourceType !== undefined && !(await listSources(db, { sensorId: loaded.sensor.id })).some((s) => s.type === sourceType)) {
+    throw fieldError(queryLocation, 'source_type', `No data source with source-type '${sourceType}' has recorded any data on this sensor.`);
+  }
   const problems = downloadProblems(loaded.sensor, query.unit, query.type);
   if (problems.length) throw unprocessable(queryLocation, { _schema: problems });
 }
@@ -121,6 +129,8 @@ async function download({
     beliefsBeforeMs: query.prior?.toMillis(),
     horizonAtLeastMs: query.horizon,
     sourceIds: query.source,
+    sourceAccountId: query['source-account'] ?? query.source_account,
+    sourceType: query['source-type'] ?? query.source_type,
     type: query.type,
   });
   if ('problems' in data) throw unprocessable(queryLocation, data.problems);

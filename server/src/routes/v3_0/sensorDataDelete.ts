@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { awareDateTime, id } from '../../contracts/fields.ts';
 import { fieldError } from '../../errors.ts';
+import { actorOf, recordAudit } from '../../store/auditLog.ts';
 import { route } from '../../http/routes.ts';
 import { formatTimedelta } from '../../domain/time.ts';
 import { deleteBeliefs } from '../../store/beliefs.ts';
@@ -42,7 +43,7 @@ export const sensorDataDeleteRoutes = [
       }
     },
     transaction: true,
-    command: async ({ db, body, loaded: { sensor } }) => {
+    command: async ({ db, user, body, loaded: { sensor } }) => {
       await deleteBeliefs(db, {
         sensorId: sensor.id,
         resolutionMs: sensor.event_resolution_ms,
@@ -50,6 +51,14 @@ export const sensorDataDeleteRoutes = [
         startMs: body.start?.toMillis(),
         untilMs: body.until?.toMillis(),
       });
+      // On the sensor's asset's log, worded as 1.0 does (times as Python prints them).
+      const event = [
+        `Deleted data for sensor '${sensor.name}': ${sensor.id}`,
+        body.source !== undefined && `source: ${body.source}`,
+        body.start && `from: ${body.start.toFormat('yyyy-MM-dd HH:mm:ssZZ')}`,
+        body.until && `until: ${body.until.toFormat('yyyy-MM-dd HH:mm:ssZZ')}`,
+      ].filter(Boolean);
+      await recordAudit(db, actorOf(user), { assetId: sensor.generic_asset_id, accountId: sensor.account_id }, event.join(', '));
     },
     response: { status: 204, schema: null, description: 'the data deleted' },
   }),

@@ -15,6 +15,7 @@ import { presentSensor } from '../../presenters/index.ts';
 import * as assets from '../../store/assets.ts';
 import * as sensors from '../../store/sensors.ts';
 import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
+import { listedAccountIds } from '../../policies/visibility.ts';
 import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
 /** `account` and `asset` are FlexMeasures 1.0's spellings (v3.0-32) of `account_id` and `asset_id`. */
@@ -29,6 +30,9 @@ const listQuery = z.object({
   per_page: intText.pipe(z.number().min(1).max(10_000)).optional(),
   filter: z.string().max(1000).optional(),
   unit: z.string().max(80).optional(),
+  /** FlexMeasures 1.0: public assets' sensors too; a consultant's listing of their account also lists its clients'. */
+  include_public_assets: boolText.optional(),
+  include_consultancy_clients: boolText.optional(),
 });
 
 /**
@@ -85,8 +89,12 @@ export const sensorRoutes = [
         account: assetId === undefined ? await listedAccount(db, user, query.account ?? query.account_id) : undefined,
       };
     },
-    async command({ db, query, loaded }) {
-      let list = await sensors.listSensors(db, loaded.asset ? { assetId: loaded.asset.id } : { accountId: loaded.account!.id });
+    async command({ db, user, query, loaded }) {
+      const accountIds = loaded.account && (await listedAccountIds(db, user, loaded.account, query.include_consultancy_clients ?? false));
+      let list = await sensors.listSensors(
+        db,
+        loaded.asset ? { assetId: loaded.asset.id } : { accountIds, includePublic: query.include_public_assets ?? false },
+      );
       if (query.unit !== undefined) list = list.filter((s) => s.unit === query.unit);
       if (query.filter !== undefined) list = await searched(db, list, query.filter);
       if (query.page === undefined) return { list };

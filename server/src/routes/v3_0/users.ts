@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { createUser, resetPassword, updateUser } from '../../commands/users.ts';
 import { userCreate, userPatch } from '../../contracts/resources.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
+import { pageOf, pageQuery, pageSchema, sortedAsAsked } from '../../contracts/paging.ts';
+import { searchTerms } from '../../domain/searchTerms.ts';
 import * as wire from '../../contracts/responses.ts';
 import { route } from '../../http/routes.ts';
 import { userPrincipal } from '../../policies/principal.ts';
@@ -11,7 +13,21 @@ import * as users from '../../store/users.ts';
 import { idParams, listedAccount, userById } from '../load.ts';
 
 /** `account` is FlexMeasures 1.0's spelling (v3.0-32) of `account_id`. */
-const listQuery = z.object({ account_id: intText.optional(), account: intText.optional(), include_inactive: boolText.optional() });
+const userSortKeys = ['username', 'email', 'lastLogin', 'lastSeen'] as const;
+const listQuery = pageQuery(userSortKeys).extend({
+  account_id: intText.optional(),
+  account: intText.optional(),
+  include_inactive: boolText.optional(),
+});
+
+const userSortKey = (u: users.User, key: (typeof userSortKeys)[number]) =>
+  ({ username: u.username, email: u.email, lastLogin: u.last_login_at, lastSeen: u.last_seen_at })[key];
+
+/** 1.0's user search: every term in the user's email, username or account name (any case). */
+function searchedUsers(list: users.User[], accountName: string, filter: string | undefined): users.User[] {
+  const terms = filter === undefined ? [] : searchTerms(filter).map((t) => t.toLowerCase());
+  return list.filter((u) => terms.every((term) => [u.email, u.username, accountName].some((v) => v.toLowerCase().includes(term))));
+}
 
 const presentOne = (u: users.User) => ({ ...presentUser(u), status: 200 });
 
@@ -25,9 +41,15 @@ export const userRoutes = [
     summary: 'Download user list',
     request: { query: listQuery },
     load: async ({ db, user, query }) => ({ account: await listedAccount(db, user, query.account ?? query.account_id) }),
-    command: ({ db, query, loaded }) =>
-      users.listUsers(db, { accountId: loaded.account.id, includeInactive: query.include_inactive ?? false }),
-    response: { schema: z.array(wire.user), present: (list) => list.map(presentUser) },
+    async command({ db, query, loaded }) {
+      const all = await users.listUsers(db, { accountId: loaded.account.id, includeInactive: query.include_inactive ?? false });
+      const found = searchedUsers(all, loaded.account.name, query.filter);
+      return query.page === undefined ? sortedAsAsked(query, found, userSortKey) : pageOf(query, all.length, found, userSortKey);
+    },
+    response: {
+      schema: z.union([z.array(wire.user), pageSchema(wire.user)]),
+      present: (found) => (Array.isArray(found) ? found.map(presentUser) : { ...found, data: found.data.map(presentUser) }),
+    },
   }),
   route({
     method: 'GET',
