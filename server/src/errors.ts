@@ -24,12 +24,9 @@ export const unauthorized = () =>
     status: 'UNAUTHORIZED',
   });
 
-export const forbidden = () =>
-  new AppError(403, {
-    result: 'Rejected',
-    status: 'INVALID_SENDER',
-    message: 'You cannot be authorized for this content or functionality.',
-  });
+/** The reference's 403; `message` says why where the refused party is not the caller (an automation's maker). */
+export const forbidden = (message = 'You cannot be authorized for this content or functionality.') =>
+  new AppError(403, { result: 'Rejected', status: 'INVALID_SENDER', message });
 
 /** Werkzeug-style HTTP error: `{"message", "status": <int>}`. */
 export const httpError = (status: number, message: string) => new AppError(status, { message, status });

@@ -124,6 +124,15 @@ describe('an automation acts for its maker, with the maker’s current rights', 
     expect(await beliefCount(s.load)).toBe(56 * 96);
     expect(await beliefCount(s.power)).toBe(0);
     expect(await t.db('job').where({ queue: 'scheduling' })).toHaveLength(schedules.length);
-    await disable(id);
+    // It can still be paused, but not pointed at sensors: there is nobody whose rights could write them.
+    const renamed = await t.request('PATCH', `/api/v3_0/automations/${id}`, {
+      token: platformAdmin.token,
+      json: { schedule_sensor_id: s.power },
+    });
+    expect(renamed.status).toBe(422);
+    expect(renamed.body.message.json.owner_id[0]).toMatch(/not found or inactive/);
+    expect((await disable(id)).status).toBe(200);
+    expect(await t.db('automation').where({ id }).first()).toMatchObject({ enabled: expect.anything(), schedule_sensor_id: s.power });
+    expect(Boolean((await t.db('automation').where({ id }).first()).enabled)).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * Issue 20: one command per use case. Triggering a schedule or a forecast, storing sensor data,
- * creating, changing or deleting an asset and creating a user live in server/src/commands/ only, taking a
+ * creating, changing or deleting an asset or an automation and creating a user live in server/src/commands/ only, taking a
  * principal, so that the v3.0 routes, the legacy routes, the CLI and automations all run the same
  * checks (the principal's current rights, the asset's account, the value rules). This walks the
  * source and refuses, outside commands/:
@@ -12,9 +12,9 @@ import { describe, expect, it } from 'vitest';
  * - a scheduling or forecasting job queued anywhere (the queue itself, server/src/jobs/, re-queues
  *   a failed job's fallback under its own queue name);
  * - in the ways in (routes/, cli/, automations/), a direct store write of these use cases: the
- *   store's belief, asset and user writers (`recordBeliefs`, `recordBeliefSets`, `createAsset`,
- *   `updateAsset`, `deleteAsset`, `createUser` from server/src/store/), or a raw insert or update
- *   of their tables.
+ *   store's belief, asset, automation and user writers (`recordBeliefs`, `recordBeliefSets`,
+ *   `createAsset`, `updateAsset`, `deleteAsset`, `createAutomation`, `updateAutomation`,
+ *   `deleteAutomation`, `createUser` from server/src/store/), or a raw insert or update of their tables.
  *
  * Job handlers (scheduling/, forecasting/, tariffs/) store their own results after re-checking the
  * job's principal; they are not ways in and are not walked here.
@@ -34,11 +34,12 @@ const inside = (file: string, dir: string) => file.startsWith(path.join(root, di
 const guardedWriters: Record<string, string[]> = {
   'store/beliefs.ts': ['recordBeliefs', 'recordBeliefSets'],
   'store/assets.ts': ['createAsset', 'updateAsset', 'deleteAsset'],
+  'store/automations.ts': ['createAutomation', 'updateAutomation', 'deleteAutomation'],
   'store/users.ts': ['createUser'],
 };
 
 /** A raw knex insert or update on the tables of the guarded use cases, within one statement. */
-const rawTableWrite = /\(\s*['"`](timed_belief|generic_asset|user)['"`]\s*\)[^;]*?\.(insert|update)\(/;
+const rawTableWrite = /\(\s*['"`](timed_belief|generic_asset|automation|user)['"`]\s*\)[^;]*?\.(insert|update)\(/;
 
 /**
  * The guarded store writes a source file makes: writers imported by name (renamed or not) from
@@ -97,7 +98,7 @@ describe('commands/', () => {
     expect(outside).toEqual([]);
   });
 
-  it('is the only way routes, legacy routes, the CLI and automations write beliefs, assets and users', () => {
+  it('is the only way routes, legacy routes, the CLI and automations write beliefs, assets, automations and users', () => {
     const writes = ['routes', 'cli', 'automations']
       .flatMap((dir) => sources(path.join(root, dir)))
       .flatMap((file) => {
@@ -135,6 +136,7 @@ describe('commands/', () => {
       'commands/assets.ts': ['routes/v3_0/assets.ts', 'routes/legacy/v2Assets.ts', 'cli/resources.ts'],
       // API 2.0's user endpoints run the v3.0 ones (routes/legacy/v2Users.ts).
       'commands/users.ts': ['routes/v3_0/users.ts', 'cli/resources.ts'],
+      'commands/automations.ts': ['routes/v3_0/automations.ts', 'cli/automations.ts', 'cli/resources.ts'],
     };
     for (const [command, files] of Object.entries(callers)) {
       for (const file of files) {

@@ -1,14 +1,12 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { automationChanges, automationLimitProblem, automationReferences, newAutomation, presentAutomation } from '../automations/wire.ts';
+import { presentAutomation } from '../automations/wire.ts';
+import { createAutomation, updateAutomation } from '../commands/automations.ts';
 import { automationCreate, automationPatch } from '../contracts/automations.ts';
 import { fieldMessages } from '../http/validate.ts';
-import { can } from '../policies/access.ts';
-import { assetAccess, firstRefused } from '../policies/references.ts';
 import { getAsset } from '../store/assets.ts';
 import * as store from '../store/automations.ts';
-import { getUser } from '../store/users.ts';
-import { CliError, type CliContext } from './context.ts';
+import { CliError, OPERATOR, type CliContext } from './context.ts';
 import { group, int, list } from './options.ts';
 
 interface AutomationOptions {
@@ -41,39 +39,6 @@ function parsed<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
 
 const ids = (v: string) => list(v).map(int);
 
-/**
- * Refuses what the automation's owner could not do through the API: change the asset and write
- * into the sensors it forecasts and schedules, because its runs act with the owner's rights.
- */
-async function assertOwnerMay(cli: CliContext, ownerId: number | null, assetId: number, body: Parameters<typeof automationReferences>[0]) {
-  const db = await cli.db();
-  const owner = ownerId === null ? undefined : await getUser(db, ownerId);
-  if (!owner?.active) throw new CliError(`user ${ownerId} not found or inactive; automations run with an active user's rights`);
-  const asset = await getAsset(db, assetId);
-  if (!asset) throw new CliError(`asset ${assetId} not found`);
-  if (!can(owner, 'update', await assetAccess(db, asset.account_id))) {
-    throw new CliError(`user ${owner.id} may not change asset ${asset.id}`);
-  }
-  // The runs act for the asset's account too, which must be able to use what they name.
-  const refused = await firstRefused(db, owner, automationReferences(body), undefined, asset.account_id);
-  if (refused)
-    throw new CliError(
-      `user ${owner.id} or account ${asset.account_id ?? 'public'} may not ${refused.use} sensor ${refused.id} (${refused.field})`,
-    );
-}
-
-/** Refuses, as the API does, an automation beyond the limits on what one account may start. */
-async function withinLimits(
-  cli: CliContext,
-  fields: { cron: string; timezone: string; horizon: string },
-  assetId: number,
-  adding: boolean,
-) {
-  const db = await cli.db();
-  const problem = await automationLimitProblem(db, cli.config.limits, fields, (await getAsset(db, assetId))!, adding);
-  if (problem) throw new CliError(`${problem.field === '_schema' ? '' : `--${problem.field}: `}${problem.message}`);
-}
-
 const describe = (a: ReturnType<typeof presentAutomation>) =>
   `automation ${a.id} "${a.name}" on asset ${a.asset_id}: ${a.cron} (${a.timezone}), next run ${a.next_run ?? '-'}`;
 
@@ -102,11 +67,12 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
       .requiredOption('--name <name>'),
   ).action(async (o: AutomationOptions & { asset: number; owner: number }) => {
     const body = parsed(automationCreate, bodyOf(o));
-    await assertOwnerMay(cli, o.owner, o.asset, body);
     const db = await cli.db();
-    const props = await newAutomation(db, body);
-    await withinLimits(cli, props, o.asset, true);
-    const created = presentAutomation(await db.transaction((trx) => store.createAutomation(trx, o.asset, o.owner, props, Date.now())));
+    const asset = await getAsset(db, o.asset);
+    if (!asset) throw new CliError(`asset ${o.asset} not found`);
+    const created = presentAutomation(
+      await createAutomation({ db, limits: cli.config.limits }, OPERATOR, { asset, makerId: o.owner, body }),
+    );
     cli.print(created, `Created ${describe(created)}`);
   });
 
@@ -121,14 +87,8 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
     const automation = await store.getAutomation(db, o.id);
     if (!automation) throw new CliError(`automation ${o.id} not found`);
     const body = parsed(automationPatch, { timezone: automation.timezone, ...bodyOf(o) });
-    await assertOwnerMay(cli, automation.ownerId, automation.assetId, body);
-    const fields = {
-      cron: body.cron ?? automation.cron,
-      timezone: body.timezone ?? automation.timezone,
-      horizon: body.horizon ?? automation.horizon,
-    };
-    await withinLimits(cli, fields, automation.assetId, false);
-    const edited = presentAutomation(await db.transaction((trx) => store.updateAutomation(trx, o.id, automationChanges(body))));
+    const asset = (await getAsset(db, automation.assetId))!;
+    const edited = presentAutomation(await updateAutomation({ db, limits: cli.config.limits }, OPERATOR, { automation, asset, body }));
     cli.print(edited, `Changed ${describe(edited)}`);
   });
 }

@@ -7,7 +7,8 @@ import * as accounts from '../store/accounts.ts';
 import { presentAutomation } from '../automations/wire.ts';
 import { deleteAsset } from '../commands/assets.ts';
 import { getAsset, listAssets } from '../store/assets.ts';
-import { deleteAutomation, getAutomation, listAutomations } from '../store/automations.ts';
+import { getAutomation, listAutomations } from '../store/automations.ts';
+import { deleteAutomation } from '../commands/automations.ts';
 import { deleteSensor, getSensor, listSensors } from '../store/sensors.ts';
 import { revokeTokens } from '../store/tokens.ts';
 import * as users from '../store/users.ts';
@@ -146,7 +147,14 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
           note: ' with its sensors and data',
         },
         sensor: { find: () => getSensor(db, o.id), remove: () => db.transaction((t) => deleteSensor(t, o.id)), note: ' with its data' },
-        automation: { find: () => getAutomation(db, o.id), remove: () => db.transaction((t) => deleteAutomation(t, o.id)), note: '' },
+        automation: {
+          find: () => getAutomation(db, o.id),
+          remove: async () => {
+            const automation = (await getAutomation(db, o.id))!;
+            await deleteAutomation({ db }, OPERATOR, { automation, asset: (await getAsset(db, automation.assetId))! });
+          },
+          note: '',
+        },
       };
       const target = targets[what];
       if (!target) throw new CliError(`cannot delete "${what}"; choose user, account, asset, sensor or automation`);
