@@ -5,7 +5,9 @@ import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
 import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
 import { AppError } from '../errors.ts';
+import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
+import type { MethodName } from '../../../worker/src/tasks.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { getAsset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
@@ -17,6 +19,16 @@ import type { WorkerPool } from '../scheduling/workerPool.ts';
 export interface AutomationJobArgs {
   automationId: number;
   dueMs: number;
+}
+
+/** What an automation run records: the forecasts it made and the schedule job it queued. */
+export interface AutomationJobResult {
+  automation_id: number;
+  due: string;
+  forecasts: { sensor_id: number; data_source_id: number; method: MethodName | undefined }[];
+  schedule_job_id: string | null;
+  /** What the forecasts added to the schedule's flex-context, for the job page. */
+  schedule_inputs: { inflexible_device_sensors: number[]; consumption_price_sensor: number | null } | null;
 }
 
 /**
@@ -53,9 +65,9 @@ async function fedByForecasts(db: Knex, context: Record<string, unknown>, foreca
  * at the due time. It acts with the rights of
  * the user who made the automation, checked now, not when it was made.
  */
-export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler {
+export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler<FlexsiteJobs, 'automation'> {
   return async (job, runtime) => {
-    const { automationId, dueMs } = job.args as AutomationJobArgs;
+    const { automationId, dueMs } = job.args;
     const automation = await getAutomation(db, automationId);
     if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
     const owner = automation.ownerId === null ? undefined : await getUser(db, automation.ownerId);
@@ -70,12 +82,12 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     for (const sensorId of automation.forecastSensorIds) {
       // Forecast as known at the due time, which the run stands for even when it runs late.
       const forecast = { sensorId, ownerId: owner.id, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
-      const made = await forecastSensor(db, pool, forecast, () => runtime.yieldTurn());
+      const made = await forecastSensor(db, pool, forecast, { beforeCycle: () => runtime.yieldTurn() });
       forecasts.push({ sensor_id: sensorId, data_source_id: made.sourceId, method: made.cycles[0]?.outcome.method });
     }
 
     let scheduleJobId: string | null = null;
-    let scheduleInputs = null;
+    let scheduleInputs: AutomationJobResult['schedule_inputs'] = null;
     if (automation.scheduleSensorId !== null) {
       const sensor = await getSensor(db, automation.scheduleSensorId);
       const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
@@ -105,7 +117,6 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       due: new Date(dueMs).toISOString(),
       forecasts,
       schedule_job_id: scheduleJobId,
-      // What the forecasts added to the schedule's flex-context, for the job page.
       schedule_inputs: scheduleInputs,
     };
   };

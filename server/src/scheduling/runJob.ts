@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobResult, JobWarning } from '../contracts/responses.ts';
+import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
@@ -88,9 +89,9 @@ const ms = (v: number) => Math.round(v * 10) / 10;
  * The handler of the `scheduling` queue: reads the inputs as known at the belief time, solves in
  * a worker thread, and stores the result as beliefs of a `scheduler` data source.
  */
-export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobHandler {
-  return async (job) => {
-    const args = job.args as SchedulingJobArgs;
+export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobHandler<FlexsiteJobs, 'scheduling'> {
+  return async (job, runtime) => {
+    const { args } = job;
     const { spec, fallback } = args;
     const sensors = sensorsOnce(db);
     await assertOwnerMay(db, args.ownerId, spec, sensors);
@@ -116,9 +117,11 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
     });
     if (!outcome.ok) {
       if (!fallback && outcome.kind === 'infeasible') {
-        // The reference answers an infeasible problem with a simple charge/discharge policy: the
-        // queue enqueues these arguments as this job's fallback.
-        throw new SchedulingFailure('InfeasibleProblemException', outcome.message, { ...args, fallback: true } satisfies SchedulingJobArgs);
+        // The reference answers an infeasible problem with a simple charge/discharge policy: a
+        // job of its own, with this job's account and sensor, never reused.
+        const options = { accountId: job.accountId, sensorId: job.sensorId, reuseWithinS: 0, force: true };
+        const standIn = await runtime.enqueue('scheduling', { ...args, fallback: true }, options);
+        throw new SchedulingFailure('InfeasibleProblemException', outcome.message, standIn.id);
       }
       throw new SchedulingFailure(failureName, outcome.message);
     }

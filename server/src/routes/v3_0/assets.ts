@@ -12,7 +12,7 @@ import { mayOwnAssetsIn } from '../../policies/roles.ts';
 import { presentAsset } from '../../presenters/index.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
-import { scheduledSensors, type JobSpec } from '../../scheduling/jobSpec.ts';
+import { scheduledSensors } from '../../scheduling/jobSpec.ts';
 import { checkStoredValues } from '../../scheduling/storedValues.ts';
 import { jobStatusMessage } from './jobs.ts';
 import { getSensor, listSensors } from '../../store/sensors.ts';
@@ -269,7 +269,7 @@ export const assetRoutes = [
       // The queue keeps jobs for a while only (FLEXSITE_PLANNING_TTL), as FlexMeasures' Redis does.
       const recent = asset.account_id === null ? [] : await ctx.services.jobs.list({ accountId: asset.account_id, limit: 1000 });
       const listed = recent.flatMap((job) => {
-        const spec = (job.args as { spec?: JobSpec } | null)?.spec;
+        const spec = job.queue === 'scheduling' ? job.args.spec : undefined;
         const sensorId = [job.sensorId, ...(spec ? scheduledSensors(spec) : [])].find((id) => id !== null && own.has(id));
         if (sensorId === undefined || sensorId === null) return [];
         const metadata = JSON.stringify({ job_id: job.id, queue: job.queue, sensor_id: sensorId, created_at: job.createdAt });

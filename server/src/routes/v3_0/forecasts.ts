@@ -9,6 +9,7 @@ import {
   MIN_HISTORY_DAYS,
   minimumHistoryText,
   type ForecastJobArgs,
+  type ForecastJobResult,
 } from '../../forecasting/forecastJob.ts';
 import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
@@ -47,14 +48,6 @@ function historyNoteAtTrigger(sensorId: number, history: number, horizonMs: numb
     `Too little history for a backtest: sensor ${sensorId} has ${Math.round(history * 10) / 10} days of it; ` +
     `${minimumHistoryText(horizonMs)}. The method will be seasonal-naive-day.`
   );
-}
-
-/** What a finished forecasting job recorded: per cycle, the window, belief time and source of its values. */
-interface ForecastJobResult {
-  data_source_id: number;
-  start_ms: number;
-  end_ms: number;
-  cycles: { belief_time_ms: number; start_ms: number; end_ms: number; data_source_id?: number }[];
 }
 
 /**
@@ -211,7 +204,7 @@ export const forecastRoutes = [
         };
       }
       if (job.status === 'failed') throw rejected(422, 'FAILED', `Forecasting job failed with ${job.error}.`);
-      const beliefs = await jobBeliefs(db, sensor.id, job.result as unknown as ForecastJobResult);
+      const beliefs = job.result ? await jobBeliefs(db, sensor.id, job.result) : [];
       if (!beliefs.length)
         throw rejected(
           400,
