@@ -39,6 +39,9 @@ export interface ForecastCycle {
   /** The forecaster source its values were stored under (one per method). */
   sourceId: number;
   outcome: ForecastOutcome;
+  /** When it ran (epoch ms) and how long it took, for people and for the fairness bench (a cycle is a job's turn). */
+  ranAtMs: number;
+  ranMs: number;
 }
 
 /** What a finished forecasting job records: per cycle, the window, belief time and source of its values. */
@@ -48,7 +51,15 @@ export interface ForecastJobResult {
   start_ms: number;
   end_ms: number;
   /** Each cycle's source and belief time: what the forecast's values are read back by (jobs of before sources per cycle name none). */
-  cycles: { belief_time_ms: number; start_ms: number; end_ms: number; method?: MethodName; data_source_id?: number }[];
+  cycles: {
+    belief_time_ms: number;
+    start_ms: number;
+    end_ms: number;
+    method?: MethodName;
+    data_source_id?: number;
+    ran_at_ms?: number;
+    ran_ms?: number;
+  }[];
   method: MethodName;
   backtest: ForecastOutcome['backtest'];
   /** Too little history, in words. */
@@ -216,6 +227,7 @@ export async function forecastSensor(
   let sourceId = 0;
   for (const cycle of plan) {
     await hooks.beforeCycle?.();
+    const ranAtMs = Date.now();
     const originMs = originOf(cycle.beliefTimeMs, cycle.startMs, stepMs);
     const historyStartMs = originMs - HISTORY_MS;
     const endMs = cycle.endMs;
@@ -242,7 +254,7 @@ export async function forecastSensor(
       );
     }
     sourceId = await storeForecast(db, args, sensor, { ...cycle, originMs, stepMs }, outcome);
-    done.push({ ...cycle, sourceId, outcome });
+    done.push({ ...cycle, sourceId, outcome, ranAtMs, ranMs: Date.now() - ranAtMs });
     hooks.afterCycle?.(done.length, plan.length);
   }
   return { sourceId, cycles: done };
@@ -303,6 +315,8 @@ export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler<Flexs
         end_ms: c.endMs,
         method: c.outcome.method,
         data_source_id: c.sourceId,
+        ran_at_ms: c.ranAtMs,
+        ran_ms: c.ranMs,
       })),
       method: last.outcome.method,
       backtest: last.outcome.backtest,

@@ -13,7 +13,7 @@ import { presentAsset } from '../../presenters/index.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { scheduledSensors } from '../../scheduling/jobSpec.ts';
-import { checkStoredValues } from '../../scheduling/storedValues.ts';
+import { attributeReferences, checkStoredAttributes, checkStoredValues } from '../../scheduling/storedValues.ts';
 import { jobStatusMessage } from './jobs.ts';
 import { getSensor, listSensors } from '../../store/sensors.ts';
 import type { User } from '../../store/users.ts';
@@ -120,6 +120,7 @@ const storedFlexReferences = (
     ...flexReferences(body.flex_context, 'flex_context'),
     ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
     ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
+    ...attributeReferences(body.attributes),
   ],
   usableBy: accountId,
 });
@@ -233,6 +234,7 @@ export const assetRoutes = [
       await checkExternalIdFree(db, { externalId: body.external_id, accountId });
       await checkStoredValues(db, body.flex_model, 'flex_model');
       await checkStoredValues(db, body.flex_context, 'flex_context');
+      await checkStoredAttributes(db, body.attributes);
       return assets.createAsset(db, {
         description: body.description ?? null,
         external_id: body.external_id ?? null,
@@ -323,6 +325,7 @@ export const assetRoutes = [
       await checkExternalIdFree(db, { externalId: body.external_id, accountId: asset.account_id, exceptId: asset.id });
       await checkStoredValues(db, body.flex_model, 'flex_model');
       await checkStoredValues(db, body.flex_context, 'flex_context');
+      await checkStoredAttributes(db, body.attributes);
       await assets.updateAsset(db, asset.id, { ...changes, attributes });
       return (await assets.getAsset(db, asset.id))!;
     },
