@@ -461,7 +461,7 @@ describe('a job that failed by interruption', () => {
     await t
       .db('job')
       .where({ id: first.body.schedule })
-      .update({ error: 'JobInterrupted: the server stopped while this job ran, twice; trigger it again.' });
+      .update({ error: 'JobInterrupted: the server stopped while this job ran, twice; trigger it again.', error_kind: 'interrupted' });
     const again = await trigger(w, body);
     expect(again.status).toBe(200);
     expect(again.body.schedule).not.toBe(first.body.schedule);

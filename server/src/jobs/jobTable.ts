@@ -119,7 +119,7 @@ export class JobTable<M extends JobTypes> {
       .where({ cache_key: cacheKey, queue })
       .andWhere('created_at', '>', Date.now() - options.reuseWithinS * 1000)
       // An interrupted job says "trigger it again": that trigger gets a new job.
-      .andWhereNot((q) => q.where({ status: 'failed', error_kind: 'interrupted' }))
+      .andWhere((q) => q.whereNot({ status: 'failed' }).orWhereNull('error_kind').orWhereNot({ error_kind: 'interrupted' }))
       .orderBy('created_at', 'desc')
       .first();
     return cached && jobOf<M, Q>(queue, cached);
@@ -179,6 +179,15 @@ export class JobTable<M extends JobTypes> {
     const q = this.db<DbJob>('job').orderBy('created_at', 'desc').limit(filter.limit);
     if (filter.accountId !== undefined) q.where({ account_id: filter.accountId });
     return (await q).flatMap((r) => fromRow(this.isQueue, r) ?? []);
+  }
+
+  /** Whether a job of another account than this one is queued. */
+  async othersQueued(accountId: number | null): Promise<boolean> {
+    const waiting = await this.db('job')
+      .where({ status: 'queued' })
+      .where((q) => (accountId === null ? q.whereNotNull('account_id') : q.whereNull('account_id').orWhereNot('account_id', accountId)))
+      .first('id');
+    return waiting !== undefined;
   }
 
   /**

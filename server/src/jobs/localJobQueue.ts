@@ -110,13 +110,7 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
    * one). The waiting job so waits at most for the cycle under way when it was queued.
    */
   private async yieldTurn(job: JobRecord<M>): Promise<void> {
-    const waiting = await this.db('job')
-      .where({ status: 'queued' })
-      .where((q) =>
-        job.accountId === null ? q.whereNotNull('account_id') : q.whereNull('account_id').orWhereNot('account_id', job.accountId),
-      )
-      .first('id');
-    if (!waiting || this.closing) return;
+    if (this.closing || !(await this.table.othersQueued(job.accountId))) return;
     this.yielding.add(job.id);
     try {
       await this.claimAndRun();

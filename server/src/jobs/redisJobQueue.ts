@@ -108,11 +108,22 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
     try {
       // A job delivered again after its worker died is still marked started in the store.
       const job = await this.table.claim(id, ['queued', 'started']);
-      const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: () => this.turns.yieldTurn(id, queued.accountId) };
+      const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: () => this.yieldTurn(id, queued.accountId) };
       if (job) await runAndRecord(this.table, handlers, job, this.log, runtime);
     } finally {
       this.turns.leave(id);
     }
+  }
+
+  /**
+   * Before a cycle of a long job: gives its slot to a waiting job of another account. When the
+   * job waiting here in standby is of the same account while BullMQ holds another account's job,
+   * the standby one goes back to BullMQ, which then hands out the other (its priority is lower,
+   * the account having fewer unfinished jobs): it starts at the next cycle.
+   */
+  private async yieldTurn(id: string, accountId: number | null): Promise<void> {
+    if (this.turns.onlyOwnWaiting(accountId) && (await this.table.othersQueued(accountId))) this.turns.sendBackOf(accountId);
+    await this.turns.yieldTurn(id, accountId);
   }
 
   async enqueue<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], options: EnqueueOptions): Promise<JobRecord<M, Q>> {

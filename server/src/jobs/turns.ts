@@ -8,8 +8,8 @@ interface Waiter {
   refuse: (reason: Error) => void;
 }
 
-/** Why a waiting job was sent away: the process is stopping. */
-export class TurnsClosed extends Error {}
+/** Why a waiting job was sent away (back to its queue): the process is stopping, or another account's job should come in. */
+export class SentBack extends Error {}
 
 /**
  * The job slots of one process, handed out in turns across accounts: a free slot goes to a job
@@ -26,9 +26,9 @@ export class Turns {
 
   constructor(private slots: number) {}
 
-  /** Resolves once the job holds a slot; rejects with `TurnsClosed` when the process stops first. */
+  /** Resolves once the job holds a slot; rejects with `SentBack` when it is sent back to its queue first. */
   take(id: string, accountId: number | null, resuming = false): Promise<void> {
-    if (this.closed) return Promise.reject(new TurnsClosed('the job queue is closing'));
+    if (this.closed) return Promise.reject(new SentBack('the job queue is closing'));
     return new Promise<void>((grant, refuse) => {
       this.waiting.push({ id, accountId, resuming, grant, refuse });
       this.handOut();
@@ -54,12 +54,30 @@ export class Turns {
     await new Promise<void>((grant, refuse) => this.waiting.push({ id, accountId, resuming: true, grant, refuse }));
   }
 
-  /** Sends the jobs waiting to start away (they go back to their queue); yielded ones finish. */
+  /** Sends the jobs waiting to start back to their queue; yielded ones finish. */
   close(): void {
     this.closed = true;
-    const leaving = this.waiting.filter((w) => !w.resuming);
-    this.waiting = this.waiting.filter((w) => w.resuming);
-    for (const w of leaving) w.refuse(new TurnsClosed('the job queue is closing'));
+    this.sendBack(() => true, 'the job queue is closing');
+  }
+
+  /**
+   * Whether a job of the account waits to start here while no other account's does: then it
+   * may stand in the way of another account's job that the queue has not handed out yet.
+   */
+  onlyOwnWaiting(accountId: number | null): boolean {
+    const starting = this.waiting.filter((w) => !w.resuming);
+    return starting.length > 0 && starting.every((w) => w.accountId === accountId);
+  }
+
+  /** Sends the jobs of the account waiting to start back to their queue, to make room for another account's. */
+  sendBackOf(accountId: number | null): void {
+    this.sendBack((w) => w.accountId === accountId, "another account's job is waiting");
+  }
+
+  private sendBack(which: (w: Waiter) => boolean, reason: string): void {
+    const leaving = this.waiting.filter((w) => !w.resuming && which(w));
+    this.waiting = this.waiting.filter((w) => !leaving.includes(w));
+    for (const w of leaving) w.refuse(new SentBack(reason));
   }
 
   /** Of these waiting jobs, the one whose turn it is. */
