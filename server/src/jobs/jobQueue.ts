@@ -84,16 +84,26 @@ export class JobFailure extends Error {
  * waiting in the queue, so that one account's long forecast never holds another's schedule for
  * longer than one cycle.
  */
-export interface JobRuntime<M extends JobTypes = FlexsiteJobs> {
+export interface QueueAccess<M extends JobTypes = FlexsiteJobs> {
   enqueue: JobQueue<M>['enqueue'];
   /** Resolves at once when no other account waits; else once the waiting job had its turn. */
   yieldTurn(): Promise<void>;
 }
 
+/** What a running job of queue `Q` may ask of its queue. */
+export interface JobRuntime<M extends JobTypes = FlexsiteJobs, Q extends keyof M & string = keyof M & string> extends QueueAccess<M> {
+  /**
+   * Queues a job on this job's queue, for its account and sensor (never reused), to stand in for
+   * it: the job then fails with a `JobFailure` naming the returned id (an infeasible schedule's
+   * fallback). The job's own checks passed; this is no new trigger.
+   */
+  standIn(args: M[Q]['args']): Promise<string>;
+}
+
 /** Runs the jobs of queue `Q`; returns the result summary stored with the job. */
 export type JobHandler<M extends JobTypes = FlexsiteJobs, Q extends keyof M & string = keyof M & string> = (
   job: JobRecord<M, Q>,
-  runtime: JobRuntime<M>,
+  runtime: JobRuntime<M, Q>,
 ) => Promise<M[Q]['result']>;
 
 /** A handler for every queue. */

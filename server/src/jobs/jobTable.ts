@@ -10,8 +10,8 @@ import {
   type JobHandlers,
   type JobOf,
   type JobRecord,
-  type JobRuntime,
   type JobTypes,
+  type QueueAccess,
 } from './jobQueue.ts';
 
 export interface DbJob {
@@ -271,9 +271,12 @@ export async function runAndRecord<M extends JobTypes, Q extends keyof M & strin
   handlers: JobHandlers<M>,
   job: JobRecord<M, Q>,
   log: Logger,
-  runtime: JobRuntime<M>,
+  queue: QueueAccess<M>,
 ): Promise<void> {
   const handler = handlers[job.queue];
+  const standIn = async (args: M[Q]['args']) =>
+    (await queue.enqueue(job.queue, args, { accountId: job.accountId, sensorId: job.sensorId, reuseWithinS: 0, force: true })).id;
+  const runtime = { ...queue, standIn };
   let outcome: { result: object } | { error: Error };
   try {
     outcome = { result: await handler(job, runtime) };

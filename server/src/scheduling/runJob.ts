@@ -118,10 +118,8 @@ export function schedulingHandler(db: Knex, pool: WorkerPool, log: Logger): JobH
     if (!outcome.ok) {
       if (!fallback && outcome.kind === 'infeasible') {
         // The reference answers an infeasible problem with a simple charge/discharge policy: a
-        // job of its own, with this job's account and sensor, never reused.
-        const options = { accountId: job.accountId, sensorId: job.sensorId, reuseWithinS: 0, force: true };
-        const standIn = await runtime.enqueue('scheduling', { ...args, fallback: true }, options);
-        throw new SchedulingFailure('InfeasibleProblemException', outcome.message, standIn.id);
+        // job of its own.
+        throw new SchedulingFailure('InfeasibleProblemException', outcome.message, await runtime.standIn({ ...args, fallback: true }));
       }
       throw new SchedulingFailure(failureName, outcome.message);
     }
