@@ -17,6 +17,11 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
   private runningAccounts = new Map<string, number | null>();
   /** Running jobs that gave their turn away (see `yieldTurn`): they hold no slot meanwhile. */
   private yielding = new Set<string>();
+  /**
+   * The account of each job this process queued and has not claimed yet: a turn check finds a
+   * waiting job of another account here without a store query (the store is asked otherwise).
+   */
+  private queuedAccounts = new Map<string, number | null>();
   /** Yielded jobs waiting for a slot. */
   private slotWaiters: (() => void)[] = [];
   private waiters = new Map<string, (() => void)[]>();
@@ -52,6 +57,7 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
     const cached = await this.table.reusable(queue, cacheKey, options);
     if (cached) return cached;
     const job = await this.table.insert(queue, args, cacheKey, options);
+    this.queuedAccounts.set(job.id, job.accountId);
     this.pump();
     return job;
   }
@@ -110,7 +116,8 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
    * one). The waiting job so waits at most for the cycle under way when it was queued.
    */
   private async yieldTurn(job: JobRecord<M>): Promise<void> {
-    if (this.closing || !(await this.table.othersQueued(job.accountId))) return;
+    const noted = [...this.queuedAccounts.values()].some((a) => a !== job.accountId);
+    if (this.closing || !(noted || (await this.table.othersQueued(job.accountId)))) return;
     this.yielding.add(job.id);
     try {
       await this.claimAndRun();
@@ -139,7 +146,12 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
         (await queued()
           .where((q) => q.whereNull('account_id').orWhereNotIn('account_id', active))
           .first('id')) ?? (await queued().first('id'));
-      if (!next) return;
+      if (!next) {
+        // Nothing is queued: notes of jobs that expired meanwhile go too.
+        this.queuedAccounts.clear();
+        return;
+      }
+      this.queuedAccounts.delete(next.id);
       const job = await this.table.claim(next.id);
       if (!job) continue;
       const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: () => this.yieldTurn(job) };
