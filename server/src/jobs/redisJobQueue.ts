@@ -78,8 +78,8 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
     });
     this.worker.on('error', (err) => this.log.error({ err }, 'job queue failure'));
     this.worker.on('stalled', (id) => this.log.warn({ job: id }, 'job interrupted (its worker stopped); running it again'));
-    // `run` records every outcome of a job itself and never throws: a job BullMQ fails was failed
-    // by BullMQ, because it stalled a second time (its worker stopped twice), or its outcome could
+    // `run` records every outcome of a job itself and throws nothing but BullMQ's WaitingError (the
+    // job went back to the queue, no failure): a job BullMQ fails was failed by BullMQ, because it stalled a second time (its worker stopped twice), or its outcome could
     // not be recorded. Whichever worker noticed, every worker hears of it; the store still shows
     // it started, and it is recorded as interrupted (the update only applies once).
     this.events = new QueueEvents(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });
@@ -92,8 +92,8 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
   }
 
   /**
-   * Runs a job BullMQ handed to this process once it has a slot; one that has none when the
-   * process stops goes back to BullMQ's queue for another process.
+   * Runs a job BullMQ handed to this process once it has a slot. One sent away before (the
+   * process stops, or another account's job should come in) goes back to BullMQ's queue.
    */
   private async run(handlers: JobHandlers<M>, bull: BullJob, token: string | undefined): Promise<void> {
     const id = String(bull.id);
