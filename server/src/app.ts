@@ -23,6 +23,7 @@ import { apiRoutes } from './routes/api.ts';
 import { legacyApi } from './routes/legacy/index.ts';
 import { mountSunset } from './routes/sunset.ts';
 import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
+import { isQueueName, type FlexsiteJobs } from './jobs/flexsiteJobs.ts';
 import { LocalJobQueue } from './jobs/localJobQueue.ts';
 import type { RedisJobQueue } from './jobs/redisJobQueue.ts';
 import { openRedis, redisNamespace } from './redis.ts';
@@ -202,15 +203,15 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const tariffs = new TariffWriter(db, config, log);
   const toyPrices = new ToyPriceClock(db, log);
   const handlers = pool && {
-    scheduling: attention.watch('scheduling', schedulingHandler(db, pool, log, { fallback: !speaks10(config) })),
+    scheduling: attention.watchSchedules(schedulingHandler(db, pool, log, { fallback: !speaks10(config) })),
     forecasting: forecastingHandler(db, pool),
-    automation: attention.watch('automation', automationHandler(db, pool, config)),
+    automation: attention.watchAutomations(automationHandler(db, pool, config)),
   };
   const closePool = async () => pool?.destroy();
   // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.
-  const jobs: LocalJobQueue | RedisJobQueue = config.redisUrl
-    ? new (await import('./jobs/redisJobQueue.ts')).RedisJobQueue(db, config, log, handlers ?? null, closePool)
-    : new LocalJobQueue(db, config, log, handlers ?? {}, closePool);
+  const jobs: LocalJobQueue<FlexsiteJobs> | RedisJobQueue<FlexsiteJobs> = config.redisUrl
+    ? new (await import('./jobs/redisJobQueue.ts')).RedisJobQueue<FlexsiteJobs>(db, config, log, isQueueName, handlers ?? null, closePool)
+    : new LocalJobQueue<FlexsiteJobs>(db, config, log, isQueueName, handlers ?? null, closePool);
   // Login attempts are counted by the processes that serve HTTP, together.
   const redis =
     config.redisUrl && config.role !== 'worker'

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { householdLoad } from '../../bench/_forecastSeries.ts';
 import { factories } from '../helpers/factories.ts';
 import { startNpm, stopProcess, waitForLine } from '../helpers/processes.ts';
+import { storageJobArgs } from '../helpers/schedules.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 let t: TestServer;
@@ -215,7 +216,7 @@ describe('automations that see the present', () => {
     const result = (await t.request('GET', `/api/v3_0/jobs/${run.id}`, { token })).body.result;
     expect(result.schedule_inputs).toEqual({ inflexible_device_sensors: [loadSensor], consumption_price_sensor: null });
     const scheduling = await t.server.services.jobs.get(result.schedule_job_id);
-    const spec = (scheduling!.args as { spec: { inflexibleSensorIds: number[]; devices: { socAtStartMwh: number }[] } }).spec;
+    const { spec } = storageJobArgs(scheduling);
     expect(spec.inflexibleSensorIds).toEqual([loadSensor]);
     expect(spec.devices[0].socAtStartMwh).toBeCloseTo(0.012, 9);
     await t.server.services.jobs.settled(result.schedule_job_id, 30_000);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { householdLoad } from '../../bench/_forecastSeries.ts';
 import { factories } from '../helpers/factories.ts';
-import { onSharedBackends } from '../helpers/sharedBackends.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /**
@@ -37,36 +36,71 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-// Turns are taken on the in-process queue; jobs on BullMQ (the postgresql project's Redis) do not
-// give their turn yet (issue 20, still open).
-describe.skipIf(onSharedBackends)('fair turns between accounts', () => {
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Triggers a forecast of account A's load sensor over `days` from the origin, in cycles of `horizon`. */
+async function forecast(days: number, horizon: string): Promise<string> {
+  const res = await t.request('POST', `/api/v3_0/sensors/${forecaster.sensorId}/forecasts/trigger`, {
+    token: forecaster.token,
+    json: { start: new Date(ORIGIN).toISOString(), duration: `P${days}D`, 'max-forecast-horizon': horizon },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  return res.body.job;
+}
+
+/** Triggers account B's 24-hour schedule. */
+async function schedule(): Promise<string> {
+  const res = await t.request('POST', `/api/v3_0/sensors/${scheduler.sensorId}/schedules/trigger`, {
+    token: scheduler.token,
+    json: {
+      start: '2015-01-01T00:00:00Z',
+      duration: 'PT24H',
+      'flex-model': { 'soc-at-start': 0 },
+      'flex-context': { 'consumption-price': '50 EUR/MWh' },
+      'force-new-job-creation': true,
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.schedule;
+}
+
+async function started(id: string): Promise<void> {
+  for (let i = 0; i < 500 && (await t.server.services.jobs.get(id))!.status === 'queued'; i++) await pause(10);
+}
+
+async function ended(id: string) {
+  await t.server.services.jobs.settled(id, 120_000);
+  return (await t.server.services.jobs.get(id))!;
+}
+
+// On the in-process queue (sqlite project) and on BullMQ (the postgresql project's Redis) alike.
+describe('fair turns between accounts', () => {
   it("start another account's schedule between the cycles of a long forecast", async () => {
-    const forecast = await t.request('POST', `/api/v3_0/sensors/${forecaster.sensorId}/forecasts/trigger`, {
-      token: forecaster.token,
-      json: { start: new Date(ORIGIN).toISOString(), duration: 'P7D', 'max-forecast-horizon': 'P1D' },
-    });
-    expect(forecast.status).toBe(202);
-    const { jobs } = t.server.services;
-    // Wait until the forecast holds the only slot.
-    for (let i = 0; i < 200 && (await jobs.get(forecast.body.job))!.status === 'queued'; i++) await new Promise((r) => setTimeout(r, 10));
-    const schedule = await t.request('POST', `/api/v3_0/sensors/${scheduler.sensorId}/schedules/trigger`, {
-      token: scheduler.token,
-      json: {
-        start: '2015-01-01T00:00:00Z',
-        duration: 'PT24H',
-        'flex-model': { 'soc-at-start': 0 },
-        'flex-context': { 'consumption-price': '50 EUR/MWh' },
-      },
-    });
-    expect(schedule.status).toBe(200);
-    await jobs.settled(schedule.body.schedule, 120_000);
-    await jobs.settled(forecast.body.job, 120_000);
-    const [f, s] = [(await jobs.get(forecast.body.job))!, (await jobs.get(schedule.body.schedule))!];
+    const f1 = await forecast(7, 'P1D');
+    // The forecast holds the only slot.
+    await started(f1);
+    const s = await ended(await schedule());
+    const f = await ended(f1);
     expect(f.status).toBe('finished');
     expect(s.status).toBe('finished');
     // Seven daily cycles: each still has measurements within a week before it (issue 22's history rule).
-    expect((f.result as { cycles: unknown[] }).cycles).toHaveLength(7);
+    expect(f.queue === 'forecasting' && f.result?.cycles).toHaveLength(7);
     // The schedule ran while the forecast was still going: it waited for a cycle, not for all seven.
     expect(s.finishedAt!).toBeLessThan(f.finishedAt!);
   }, 180_000);
+
+  it("start another account's schedule queued behind a second job of the forecasting account", async () => {
+    // 28 cycles of six hours.
+    const f1 = await forecast(7, 'PT6H');
+    await started(f1);
+    // On BullMQ the second forecast is handed to the process at once and waits there for a slot.
+    const f2 = await forecast(3, 'P1D');
+    await pause(100);
+    const s = await ended(await schedule());
+    const [first, second] = [await ended(f1), await ended(f2)];
+    expect([first.status, second.status, s.status]).toEqual(['finished', 'finished', 'finished']);
+    // The schedule waited neither for the first forecast nor for the second.
+    expect(s.finishedAt!).toBeLessThan(first.finishedAt!);
+    expect(s.finishedAt!).toBeLessThan(second.finishedAt!);
+  }, 240_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
-import { waitForSchedule } from '../helpers/schedules.ts';
+import { storageJobArgs, waitForSchedule } from '../helpers/schedules.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /** Issue 20, low findings: what a job tells those who name it. */
@@ -55,7 +55,7 @@ describe('job errors', () => {
     const { jobs } = t.server.services;
     const job = (await jobs.get(res.body.schedule))!;
     // Arguments no trigger can make any more (a window of millions of years), queued by hand.
-    const args = job.args as { spec: { startMs: number; endMs: number } };
+    const args = storageJobArgs(job);
     args.spec.endMs = args.spec.startMs + 1e17;
     const broken = await jobs.enqueue('scheduling', args, {
       accountId: job.accountId,
@@ -78,7 +78,7 @@ describe('job errors', () => {
       .db('sensor')
       .where({ id: owner.sensorId })
       .update({ generic_asset_id: (await t.db('sensor').where({ id: outsider.sensorId }).first()).generic_asset_id });
-    const refused = await jobs.enqueue('scheduling', job.args, {
+    const refused = await jobs.enqueue('scheduling', storageJobArgs(job), {
       accountId: job.accountId,
       sensorId: owner.sensorId,
       reuseWithinS: 0,

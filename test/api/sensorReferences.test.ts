@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forbidden, unprocessable } from '../helpers/bodies.ts';
 import { factories } from '../helpers/factories.ts';
 import { EA, fm1 } from '../helpers/legacy.ts';
-import { waitForSchedule } from '../helpers/schedules.ts';
+import { storageJobArgs, waitForSchedule } from '../helpers/schedules.ts';
+import type { SchedulingJobArgs } from '../../server/src/scheduling/runJob.ts';
 import { schedulerPluginFolder } from '../helpers/schedulerPlugins.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
 
@@ -383,7 +384,7 @@ describe('jobs re-check their owner’s rights before they store', () => {
    * Queues a copy of a finished job's arguments straight into the queue, past the API's checks,
    * as a job queued before the change would be, and waits for it.
    */
-  async function runCopy(args: unknown) {
+  async function runCopy(args: SchedulingJobArgs) {
     const { jobs } = t.server.services;
     const job = await jobs.enqueue('scheduling', args, { accountId: null, sensorId: null, reuseWithinS: 0, force: true });
     await jobs.settled(job.id, 30_000);
@@ -413,7 +414,7 @@ describe('jobs re-check their owner’s rights before they store', () => {
     expect(job.args).toMatchObject({ principal: { kind: 'user', userId: admin.user.id } });
     await revoke(admin.user.id);
     const [socBefore, powerBefore] = [await beliefCount(w.target), await beliefCount(w.own.sensor.id)];
-    const failed = await runCopy(job.args);
+    const failed = await runCopy(storageJobArgs(job));
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/^PermissionDenied: the user who triggered this job \(id \d+\) .*; nothing was stored\.$/);
     expect(failed.error).toMatch(reason);
@@ -460,7 +461,7 @@ describe('a job that failed by interruption', () => {
     await t
       .db('job')
       .where({ id: first.body.schedule })
-      .update({ error: 'JobInterrupted: the server stopped while this job ran, twice; trigger it again.' });
+      .update({ error: 'JobInterrupted: the server stopped while this job ran, twice; trigger it again.', error_kind: 'interrupted' });
     const again = await trigger(w, body);
     expect(again.status).toBe(200);
     expect(again.body.schedule).not.toBe(first.body.schedule);

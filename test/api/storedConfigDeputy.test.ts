@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateAsset } from '../../server/src/store/assets.ts';
 import { factories } from '../helpers/factories.ts';
+import { storageJobArgs } from '../helpers/schedules.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /**
@@ -191,7 +192,7 @@ describe('running on stored flex configuration written before the rule', () => {
       json: { start: START, duration: 'PT6H', 'force-new-job-creation': true },
     });
     const job = (await t.server.services.jobs.get(res.body.schedule ?? res.body.job))!;
-    const args = job.args as { spec: { devices: { socSensorId: number | null }[] }; principal: unknown };
+    const args = storageJobArgs(job);
     // A job made before the rule, or by hand: its SoC output is the public price sensor.
     args.spec.devices[0].socSensorId = sensorsOf.public.price;
     const prices = await t.db('timed_belief').where({ sensor_id: sensorsOf.public.price }).orderBy('event_start').select('event_value');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshot } from '../helpers/db.ts';
 import { factories } from '../helpers/factories.ts';
-import { waitForSchedule } from '../helpers/schedules.ts';
+import { storageJobArgs, waitForSchedule } from '../helpers/schedules.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /** FlexMeasures 1.0 stored flex configuration: asset fields, inheritance, triggers without a flex body. */
@@ -164,11 +164,7 @@ describe('triggers on stored configuration', () => {
     });
     expect(res.status).toBe(200);
     const job = (await t.server.services.jobs.get(res.body.schedule))!;
-    const spec = (
-      job.args as {
-        spec: { consumptionPrice: unknown; devices: { socMaxMwh: number }[] };
-      }
-    ).spec;
+    const { spec } = storageJobArgs(job);
     expect(spec.consumptionPrice).toEqual({
       sensor: priceSensor,
       unit: 'EUR/MWh',
@@ -221,7 +217,7 @@ describe('triggers on stored configuration', () => {
     });
     expect(res.status).toBe(200);
     const job = (await t.server.services.jobs.get(res.body.schedule))!;
-    expect((job.args as { spec: { devices: { sensorId: number }[] } }).spec.devices.map((d) => d.sensorId)).toEqual([powerA.id]);
+    expect(storageJobArgs(job).spec.devices.map((d) => d.sensorId)).toEqual([powerA.id]);
 
     const bare = await createAsset({ name: 'nothing stored' });
     const none = await t.request('POST', `/api/v3_0/assets/${bare.body.id}/schedules/trigger`, {

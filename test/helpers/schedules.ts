@@ -1,3 +1,6 @@
+import type { JobRecord } from '../../server/src/jobs/jobQueue.ts';
+import type { StorageJobSpec } from '../../server/src/scheduling/jobSpec.ts';
+import type { SchedulingJobArgs } from '../../server/src/scheduling/runJob.ts';
 import type { ApiResponse, TestServer } from './testServer.ts';
 
 /**
@@ -21,4 +24,15 @@ export async function waitForSchedule(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`schedule ${jobId} did not finish`);
+}
+
+/**
+ * A copy of a scheduling job's arguments, for tests that queue an altered copy past the API's
+ * checks (as a job queued before a rule, or by hand, would be).
+ * @throws when the job is not a storage schedule.
+ */
+export function storageJobArgs(job: JobRecord | undefined): SchedulingJobArgs & { spec: StorageJobSpec } {
+  if (job?.queue !== 'scheduling' || job.args.spec.scheduler !== 'StorageScheduler')
+    throw new Error(`job ${job?.id} is no storage schedule`);
+  return { ...structuredClone(job.args), spec: structuredClone(job.args.spec) };
 }

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { DeviceConstraints } from '../contracts/responses.ts';
+import type { JobResult } from '../contracts/responses.ts';
+import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
 import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
 import { sendMail } from '../outbox.ts';
 import { presentNotification } from '../presenters/notifications.ts';
@@ -83,30 +84,36 @@ export class Attention {
   }
 
   /**
-   * Wraps a queue's handler so that how its jobs end raises notifications: failures (and, for
-   * schedules, falling back, warnings and missed targets). The job's outcome is unchanged.
+   * Wraps the scheduling queue's handler so that how its jobs end raises notifications: failures,
+   * falling back, warnings and missed targets. The job's outcome is unchanged.
    */
-  watch(queue: 'scheduling' | 'automation', handler: JobHandler): JobHandler {
-    return async (job, jobs) => {
-      let result: Record<string, unknown>;
-      try {
-        result = await handler(job, jobs);
-      } catch (err) {
-        await this.jobFailed(queue, job, err);
+  watchSchedules(handler: JobHandler<FlexsiteJobs, 'scheduling'>): JobHandler<FlexsiteJobs, 'scheduling'> {
+    return async (job, runtime) => {
+      const result = await handler(job, runtime).catch(async (err: unknown) => {
+        await this.jobFailed(job, err);
         throw err;
-      }
-      if (queue === 'scheduling') await this.scheduleFinished(job, result);
+      });
+      await this.scheduleFinished(job, result);
       return result;
     };
   }
 
-  private async jobFailed(queue: 'scheduling' | 'automation', job: JobRecord, err: unknown): Promise<void> {
+  /** Wraps the automation queue's handler so that a failed run raises a notification. */
+  watchAutomations(handler: JobHandler<FlexsiteJobs, 'automation'>): JobHandler<FlexsiteJobs, 'automation'> {
+    return (job, runtime) =>
+      handler(job, runtime).catch(async (err: unknown) => {
+        await this.jobFailed(job, err);
+        throw err;
+      });
+  }
+
+  private async jobFailed(job: JobRecord<FlexsiteJobs, 'scheduling' | 'automation'>, err: unknown): Promise<void> {
     if (job.accountId === null) return;
     const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     const base = { accountId: job.accountId, subject: `job:${job.id}`, jobId: job.id, sensorId: job.sensorId };
-    if (queue === 'automation') {
+    if (job.queue === 'automation') {
       await this.raise({ ...base, kind: 'automation-failed', message: `Automation job ${job.id} failed. ${reason}` });
-    } else if (err instanceof JobFailure && err.fallbackArgs !== undefined) {
+    } else if (err instanceof JobFailure && err.fallbackJobId !== undefined) {
       const message = `Schedule job ${job.id} for sensor ${job.sensorId} could not be solved (${reason}); the simple charge/discharge policy is used instead.`;
       await this.raise({ ...base, kind: 'schedule-fallback', message });
     } else {
@@ -118,8 +125,8 @@ export class Attention {
     }
   }
 
-  private async scheduleFinished(job: JobRecord, result: Record<string, unknown>): Promise<void> {
-    const unresolved = (result.unresolved ?? []) as DeviceConstraints[];
+  private async scheduleFinished(job: JobRecord<FlexsiteJobs, 'scheduling'>, result: JobResult): Promise<void> {
+    const unresolved = result.unresolved ?? [];
     if (job.accountId === null || !unresolved.length) return;
     const missed = unresolved.filter((d) => d['soc-targets']?.length);
     const base = { accountId: job.accountId, subject: `job:${job.id}`, jobId: job.id, sensorId: job.sensorId };

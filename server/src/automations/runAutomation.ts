@@ -5,6 +5,7 @@ import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
 import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
 import { AppError } from '../errors.ts';
+import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { describePrincipal, resolvePrincipal, type PrincipalRef } from '../policies/principal.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
@@ -76,9 +77,9 @@ async function recurringTargetsOf(db: Knex, asset: Asset, startMs: number, endMs
  * at the due time. It acts with the rights of
  * the user who made the automation, checked now, not when it was made.
  */
-export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler {
+export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler<FlexsiteJobs, 'automation'> {
   return async (job, runtime) => {
-    const { automationId, dueMs, principal: ref } = job.args as AutomationJobArgs;
+    const { automationId, dueMs, principal: ref } = job.args;
     const automation = await getAutomation(db, automationId);
     if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
     const principal = await resolvePrincipal(db, ref);
@@ -92,12 +93,12 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     for (const sensorId of automation.forecastSensorIds) {
       // Forecast as known at the due time, which the run stands for even when it runs late.
       const forecast = { sensorId, principal: ref, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
-      const made = await forecastSensor(db, pool, forecast, () => runtime.yieldTurn());
+      const made = await forecastSensor(db, pool, forecast, { beforeCycle: () => runtime.yieldTurn() });
       forecasts.push({ sensor_id: sensorId, data_source_id: made.sourceId, method: made.cycles[0]?.outcome.method });
     }
 
     let scheduleJobId: string | null = null;
-    let scheduleInputs = null;
+    let scheduleInputs: AutomationJobResult['schedule_inputs'] = null;
     let socTargets: SocTargetAt[] = [];
     if (automation.scheduleSensorId !== null) {
       const sensor = await getSensor(db, automation.scheduleSensorId);
@@ -130,7 +131,6 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       due: new Date(dueMs).toISOString(),
       forecasts,
       schedule_job_id: scheduleJobId,
-      // What the forecasts added to the schedule's flex-context, for the job page.
       schedule_inputs: scheduleInputs,
       // The occurrences of the device's recurring SoC targets this run scheduled for.
       ...(socTargets.length && { soc_targets: socTargets }),

@@ -50,7 +50,7 @@ export function registerForecastCommands(program: Command, cli: CliContext): voi
             maxHorizonMs: o.maxHorizon,
             regressorIds: o.regressors,
           },
-          (done) => bar.update(done),
+          { afterCycle: (done) => bar.update(done) },
         );
         bar.stop();
         const last = made.cycles[made.cycles.length - 1].outcome;

@@ -7,7 +7,7 @@ import type { Actor, Principal } from '../policies/principal.ts';
 import { assetAccess, authorizeReferences, storedFlexReferences } from '../policies/references.ts';
 import { mayOwnAssetsIn } from '../policies/roles.ts';
 import { authorizeSchedulerChoice } from '../policies/schedulerChoice.ts';
-import { checkStoredValues } from '../scheduling/storedValues.ts';
+import { checkStoredAttributes, checkStoredValues } from '../scheduling/storedValues.ts';
 import { getAccount } from '../store/accounts.ts';
 import * as assets from '../store/assets.ts';
 import { recordAudit } from '../store/auditLog.ts';
@@ -135,6 +135,7 @@ export async function createAsset(deps: AssetDeps, principal: Principal, input: 
   await checkExternalIdFree(db, { externalId: input.external_id, accountId });
   await checkStoredValues(db, input.flex_model, 'flex_model');
   await checkStoredValues(db, input.flex_context, 'flex_context');
+  await checkStoredAttributes(db, input.attributes);
   const created = await assets.createAsset(db, {
     description: input.description ?? null,
     external_id: input.external_id ?? null,
@@ -191,6 +192,7 @@ export async function updateAsset(
   await checkExternalIdFree(db, { externalId: body.external_id, accountId: asset.account_id, exceptId: asset.id });
   await checkStoredValues(db, body.flex_model, 'flex_model');
   await checkStoredValues(db, body.flex_context, 'flex_context');
+  await checkStoredAttributes(db, body.attributes);
   await assets.updateAsset(db, asset.id, { ...changes, attributes });
   for (const event of assetChangeEvents(asset, { ...changes, attributes })) {
     await recordAudit(db, auditActor(principal), { assetId: asset.id, accountId: asset.account_id }, event);

@@ -240,7 +240,16 @@ export const forecastJobResult = z.object({
   start_ms: z.number(),
   end_ms: z.number(),
   cycles: z.array(
-    z.object({ belief_time_ms: z.number(), start_ms: z.number(), end_ms: z.number(), method: z.string(), data_source_id: int }),
+    z.object({
+      belief_time_ms: z.number(),
+      start_ms: z.number(),
+      end_ms: z.number(),
+      method: z.string(),
+      data_source_id: int,
+      // When the cycle ran and for how long: what a schedule queued behind it waited for (bench/fairness.ts).
+      ran_at_ms: z.number().optional(),
+      ran_ms: z.number().optional(),
+    }),
   ),
   method: z.string(),
   backtest: z.unknown(),

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { resampleToGrid } from '../domain/resample.ts';
+import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { mostRecentBeliefs, recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
@@ -39,6 +40,9 @@ export interface ForecastCycle {
   /** The forecaster source its values were stored under (one per method). */
   sourceId: number;
   outcome: ForecastOutcome;
+  /** When it ran (epoch ms) and how long it took, for people and for the fairness bench (a cycle is a job's turn). */
+  ranAtMs: number;
+  ranMs: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -168,18 +172,24 @@ function cycles(args: ForecastJobArgs, nowMs: number): { beliefTimeMs: number; s
   return out;
 }
 
+/** What a caller hears of the cycles of a forecast. */
+export interface CycleHooks {
+  /** Before each cycle: a job gives its turn to another account's waiting job here, so none waits longer than one cycle. */
+  beforeCycle?: () => Promise<void>;
+  /** After each stored cycle: progress, for the CLI. */
+  afterCycle?: (done: number, total: number) => void;
+}
+
 /**
  * Forecasts a sensor over a window: per cycle, reads the history known at the belief time,
  * forecasts in a worker thread, and stores the values as beliefs of a `forecaster` source named
  * after the method, so forecasts sit beside measurements and are filtered by source.
- * @param onCycle called after each stored cycle (progress for the CLI; a job gives its turn to
- *   other accounts there).
  */
 export async function forecastSensor(
   db: Knex,
   pool: WorkerPool,
   args: ForecastJobArgs,
-  onCycle: (done: number, total: number) => void | Promise<void> = () => {},
+  hooks: CycleHooks = {},
 ): Promise<{ sourceId: number; cycles: ForecastCycle[] }> {
   const sensor = await getSensor(db, args.sensorId);
   if (!sensor) throw new JobFailure('ValueError', `No sensor found with id ${args.sensorId}.`);
@@ -195,6 +205,8 @@ export async function forecastSensor(
   const done: ForecastCycle[] = [];
   let sourceId = 0;
   for (const cycle of plan) {
+    await hooks.beforeCycle?.();
+    const ranAtMs = Date.now();
     const originMs = originOf(cycle.beliefTimeMs, cycle.startMs, stepMs);
     const historyStartMs = originMs - HISTORY_MS;
     const endMs = cycle.endMs;
@@ -221,8 +233,8 @@ export async function forecastSensor(
       );
     }
     sourceId = await storeForecast(db, args, sensor, { ...cycle, originMs, stepMs }, outcome);
-    done.push({ ...cycle, sourceId, outcome });
-    await onCycle(done.length, plan.length);
+    done.push({ ...cycle, sourceId, outcome, ranAtMs, ranMs: Date.now() - ranAtMs });
+    hooks.afterCycle?.(done.length, plan.length);
   }
   return { sourceId, cycles: done };
 }
@@ -265,10 +277,9 @@ async function storeForecast(
 }
 
 /** The handler of the `forecasting` queue; the job result names the source, the method and the backtest. */
-export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler {
-  return async (job, runtime) => {
-    const args = job.args as ForecastJobArgs;
-    const { sourceId, cycles: made } = await forecastSensor(db, pool, args, () => runtime.yieldTurn());
+export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler<FlexsiteJobs, 'forecasting'> {
+  return async ({ args }, runtime) => {
+    const { sourceId, cycles: made } = await forecastSensor(db, pool, args, { beforeCycle: () => runtime.yieldTurn() });
     const last = made[made.length - 1];
     const sensor = await getSensor(db, args.sensorId);
     const note = historyNote(args.sensorId, sensor?.event_resolution_ms ?? 0, last.outcome, args.method !== undefined);
@@ -277,13 +288,14 @@ export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler {
       sensor_id: args.sensorId,
       start_ms: args.startMs,
       end_ms: args.endMs,
-      // Each cycle's source and belief time: what the forecast's values are read back by.
       cycles: made.map((c) => ({
         belief_time_ms: c.beliefTimeMs,
         start_ms: c.startMs,
         end_ms: c.endMs,
         method: c.outcome.method,
         data_source_id: c.sourceId,
+        ran_at_ms: c.ranAtMs,
+        ran_ms: c.ranMs,
       })),
       method: last.outcome.method,
       backtest: last.outcome.backtest,

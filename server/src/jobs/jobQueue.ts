@@ -1,22 +1,40 @@
-/** A job as stored and as the API reports it. */
-export interface JobRecord {
+import type { FlexsiteJobs } from './flexsiteJobs.ts';
+
+/**
+ * What a queue's jobs take and give: per queue name, the arguments a job is queued with and the
+ * result summary a finished job stores. The queue boundary is typed by it, so a job is queued
+ * only with its queue's arguments and read back with them.
+ */
+export type JobTypes = { [queue: string]: { args: object; result: object } };
+
+/** A job as stored and as the API reports it, of queue `Q`. */
+export interface JobOf<M extends JobTypes, Q extends keyof M & string> {
   id: string;
-  queue: string;
+  queue: Q;
   status: 'queued' | 'started' | 'finished' | 'failed';
-  args: unknown;
+  args: M[Q]['args'];
   accountId: number | null;
   sensorId: number | null;
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
   attempts: number;
-  result: Record<string, unknown> | null;
+  /** Set once the job finished. */
+  result: M[Q]['result'] | null;
   /** `<ErrorName>: <message>` of a failed job. */
   error: string | null;
   /** What kind of failure it was, for programs (absent in jobs that failed before it was recorded). */
   errorKind: JobErrorKind | null;
   fallbackJobId: string | null;
 }
+
+/**
+ * A job of one of the queues `Q` (by default any): a union over the queue name, so checking
+ * `job.queue` tells its arguments' and result's type.
+ */
+export type JobRecord<M extends JobTypes = FlexsiteJobs, Q extends keyof M & string = keyof M & string> = {
+  [K in Q]: JobOf<M, K>;
+}[Q];
 
 export interface EnqueueOptions {
   accountId: number | null;
@@ -44,15 +62,15 @@ export type FailureName = keyof typeof failureKinds;
 
 /**
  * A handler's failure, named as the reference names it ("<Name>: <message>") and of the kind its
- * name says. With `fallbackArgs` the queue enqueues those arguments on the same queue as the
- * failed job's fallback.
+ * name says. With `fallbackJobId` (a job the handler queued to stand in for this one) the queue
+ * links the failed job to it before recording the failure.
  */
 export class JobFailure extends Error {
   readonly kind: JobErrorKind;
   constructor(
     name: FailureName,
     message: string,
-    readonly fallbackArgs?: unknown,
+    readonly fallbackJobId?: string,
   ) {
     super(message);
     this.name = name;
@@ -62,31 +80,47 @@ export class JobFailure extends Error {
 
 /**
  * What a running job may ask of its queue: to queue further jobs (an automation run queues its
- * schedule), and, between the cycles of a long job, to give its turn to a job of another account
+ * schedule), and, before each cycle of a long job, to give its turn to a job of another account
  * waiting in the queue, so that one account's long forecast never holds another's schedule for
  * longer than one cycle.
  */
-export interface JobRuntime {
-  enqueue: JobQueue['enqueue'];
+export interface QueueAccess<M extends JobTypes = FlexsiteJobs> {
+  enqueue: JobQueue<M>['enqueue'];
   /** Resolves at once when no other account waits; else once the waiting job had its turn. */
   yieldTurn(): Promise<void>;
 }
 
-/** Runs the jobs of one queue; returns the result summary stored with the job. */
-export type JobHandler = (job: JobRecord, runtime: JobRuntime) => Promise<Record<string, unknown>>;
+/** What a running job of queue `Q` may ask of its queue. */
+export interface JobRuntime<M extends JobTypes = FlexsiteJobs, Q extends keyof M & string = keyof M & string> extends QueueAccess<M> {
+  /**
+   * Queues a job on this job's queue, for its account and sensor (never reused), to stand in for
+   * it: the job then fails with a `JobFailure` naming the returned id (an infeasible schedule's
+   * fallback). The job's own checks passed; this is no new trigger.
+   */
+  standIn(args: M[Q]['args']): Promise<string>;
+}
+
+/** Runs the jobs of queue `Q`; returns the result summary stored with the job. */
+export type JobHandler<M extends JobTypes = FlexsiteJobs, Q extends keyof M & string = keyof M & string> = (
+  job: JobRecord<M, Q>,
+  runtime: JobRuntime<M, Q>,
+) => Promise<M[Q]['result']>;
+
+/** A handler for every queue. */
+export type JobHandlers<M extends JobTypes = FlexsiteJobs> = { [Q in keyof M & string]: JobHandler<M, Q> };
 
 /**
  * The job queue as the rest of the server sees it. The in-process implementation
  * (`localJobQueue.ts`) persists jobs in the store and runs them in worker threads; a
  * Redis-backed queue for multi-host sites implements the same interface.
  */
-export interface JobQueue {
-  enqueue(queue: string, args: unknown, options: EnqueueOptions): Promise<JobRecord>;
-  get(id: string): Promise<JobRecord | undefined>;
+export interface JobQueue<M extends JobTypes = FlexsiteJobs> {
+  enqueue<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], options: EnqueueOptions): Promise<JobRecord<M, Q>>;
+  get(id: string): Promise<JobRecord<M> | undefined>;
   /** Resolves when the job has finished or failed, or after `timeoutMs`, whichever comes first. */
   settled(id: string, timeoutMs: number): Promise<void>;
   /** Newest first. */
-  list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]>;
+  list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]>;
   /** Whether the queue's own store answers (readiness); undefined when it has none of its own. */
   ping(): Promise<boolean | undefined>;
   /** Stops taking jobs, lets running ones finish for a while, re-queues the rest. */

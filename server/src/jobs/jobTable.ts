@@ -7,10 +7,11 @@ import {
   JobFailure,
   type EnqueueOptions,
   type JobErrorKind,
-  type JobHandler,
-  type JobQueue,
+  type JobHandlers,
+  type JobOf,
   type JobRecord,
-  type JobRuntime,
+  type JobTypes,
+  type QueueAccess,
 } from './jobQueue.ts';
 
 export interface DbJob {
@@ -31,28 +32,42 @@ export interface DbJob {
   fallback_job_id: string | null;
 }
 
-export const fromRow = (r: DbJob): JobRecord => ({
-  id: r.id,
-  queue: r.queue,
-  status: r.status,
-  args: JSON.parse(r.args),
-  accountId: r.account_id,
-  sensorId: r.sensor_id,
-  createdAt: Number(r.created_at),
-  startedAt: r.started_at === null ? null : Number(r.started_at),
-  finishedAt: r.finished_at === null ? null : Number(r.finished_at),
-  attempts: r.attempts,
-  result: r.result ? JSON.parse(r.result) : null,
-  error: r.error,
-  errorKind: r.error_kind ?? null,
-  fallbackJobId: r.fallback_job_id,
-});
+/** Tells a stored job's queue name for one of the queues of `M`. */
+export type IsQueue<M extends JobTypes> = (name: string) => name is keyof M & string;
+
+/**
+ * A stored job of queue `queue`. Its arguments and result are read back as that queue's: they
+ * were written by `insert` and `finish` from that queue's typed values only.
+ */
+function jobOf<M extends JobTypes, Q extends keyof M & string>(queue: Q, r: DbJob): JobRecord<M, Q> {
+  const job: JobOf<M, Q> = {
+    id: r.id,
+    queue,
+    status: r.status,
+    args: JSON.parse(r.args),
+    accountId: r.account_id,
+    sensorId: r.sensor_id,
+    createdAt: Number(r.created_at),
+    startedAt: r.started_at === null ? null : Number(r.started_at),
+    finishedAt: r.finished_at === null ? null : Number(r.finished_at),
+    attempts: r.attempts,
+    result: r.result ? JSON.parse(r.result) : null,
+    error: r.error,
+    errorKind: r.error_kind ?? null,
+    fallbackJobId: r.fallback_job_id,
+  };
+  return job;
+}
+
+/** A stored job, or undefined for a queue this server does not know (a later version's). */
+const fromRow = <M extends JobTypes>(isQueue: IsQueue<M>, r: DbJob): JobRecord<M> | undefined =>
+  isQueue(r.queue) ? jobOf<M, typeof r.queue>(r.queue, r) : undefined;
 
 /** Stable JSON: object keys sorted, so equal arguments hash equally whatever their key order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
     return `{${entries
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
@@ -62,7 +77,7 @@ function canonical(value: unknown): string {
 }
 
 /** @returns the key under which identical triggers find each other's job. */
-export const cacheKeyOf = (queue: string, args: unknown) =>
+export const cacheKeyOf = (queue: string, args: object) =>
   crypto
     .createHash('sha256')
     .update(`${queue}:${canonical(args)}`)
@@ -83,37 +98,40 @@ function failureOf(error: Error): { error: string; error_kind: JobErrorKind } {
   return { error: 'InternalError: the job failed unexpectedly; the server log has the details.', error_kind: 'internal' };
 }
 
-/** The error name of a job that failed because the process running it stopped under it. */
-export const INTERRUPTED = 'JobInterrupted';
-
 /** Whether a job failed because the process running it stopped (such a job is never reused). */
-export const wasInterrupted = (job: JobRecord) => job.status === 'failed' && (job.error ?? '').startsWith(`${INTERRUPTED}:`);
+export const wasInterrupted = (job: Pick<JobRecord, 'status' | 'errorKind'>) => job.status === 'failed' && job.errorKind === 'interrupted';
 
 /**
  * The `job` table: where both queues keep their jobs' records, so `GET /jobs` reads the same
  * whichever queue runs them.
  */
-export class JobTable {
+export class JobTable<M extends JobTypes> {
   constructor(
     private db: Knex,
     private config: Config,
+    private isQueue: IsQueue<M>,
   ) {}
 
   /** @returns the newest job of these arguments created within `reuseWithinS`, unless it was interrupted. */
-  async reusable(cacheKey: string, options: EnqueueOptions): Promise<JobRecord | undefined> {
+  async reusable<Q extends keyof M & string>(queue: Q, cacheKey: string, options: EnqueueOptions): Promise<JobRecord<M, Q> | undefined> {
     if (options.force || options.reuseWithinS <= 0) return undefined;
     const cached = await this.db<DbJob>('job')
-      .where({ cache_key: cacheKey })
+      .where({ cache_key: cacheKey, queue })
       .andWhere('created_at', '>', Date.now() - options.reuseWithinS * 1000)
       // An interrupted job says "trigger it again": that trigger gets a new job.
-      .andWhereNot((q) => q.where({ status: 'failed' }).andWhere('error', 'like', `${INTERRUPTED}:%`))
+      .andWhere((q) => q.whereNot({ status: 'failed' }).orWhereNull('error_kind').orWhereNot({ error_kind: 'interrupted' }))
       .orderBy('created_at', 'desc')
       .first();
-    return cached && fromRow(cached);
+    return cached && jobOf<M, Q>(queue, cached);
   }
 
   /** Stores a new queued job. */
-  async insert(queue: string, args: unknown, cacheKey: string, options: EnqueueOptions): Promise<JobRecord> {
+  async insert<Q extends keyof M & string>(
+    queue: Q,
+    args: M[Q]['args'],
+    cacheKey: string,
+    options: EnqueueOptions,
+  ): Promise<JobRecord<M, Q>> {
     const row = {
       id: crypto.randomUUID(),
       queue,
@@ -126,7 +144,15 @@ export class JobTable {
       attempts: 0,
     };
     await this.db('job').insert(row);
-    return (await this.get(row.id))!;
+    return jobOf<M, Q>(queue, {
+      ...row,
+      started_at: null,
+      finished_at: null,
+      result: null,
+      error: null,
+      error_kind: null,
+      fallback_job_id: null,
+    });
   }
 
   /** Forgets a job that was never handed to a queue. */
@@ -138,15 +164,42 @@ export class JobTable {
     await this.db('job').where({ id: failedJobId }).update({ fallback_job_id: fallbackJobId });
   }
 
-  async get(id: string): Promise<JobRecord | undefined> {
+  async get(id: string): Promise<JobRecord<M> | undefined> {
     const row = await this.db<DbJob>('job').where({ id }).first();
-    return row && fromRow(row);
+    return row && fromRow(this.isQueue, row);
   }
 
-  async list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]> {
+  /** The job of this id if it is of this queue. */
+  async getOf<Q extends keyof M & string>(queue: Q, id: string): Promise<JobRecord<M, Q> | undefined> {
+    const row = await this.db<DbJob>('job').where({ id, queue }).first();
+    return row && jobOf<M, Q>(queue, row);
+  }
+
+  async list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]> {
     const q = this.db<DbJob>('job').orderBy('created_at', 'desc').limit(filter.limit);
     if (filter.accountId !== undefined) q.where({ account_id: filter.accountId });
-    return (await q).map(fromRow);
+    return (await q).flatMap((r) => fromRow(this.isQueue, r) ?? []);
+  }
+
+  /** Whether a job of another account than this one is queued. */
+  async othersQueued(accountId: number | null): Promise<boolean> {
+    const waiting = await this.db('job')
+      .where({ status: 'queued' })
+      .where((q) => (accountId === null ? q.whereNotNull('account_id') : q.whereNull('account_id').orWhereNot('account_id', accountId)))
+      .first('id');
+    return waiting !== undefined;
+  }
+
+  /**
+   * How many jobs of an account are queued or running: its place in the turns of a queue that
+   * orders by it (BullMQ's priority), so an account with fewer waiting jobs goes first.
+   */
+  async unfinished(accountId: number | null): Promise<number> {
+    const q = this.db('job').whereIn('status', ['queued', 'started']);
+    if (accountId === null) q.whereNull('account_id');
+    else q.where({ account_id: accountId });
+    const [{ n }] = await q.count({ n: '*' });
+    return Number(n);
   }
 
   /**
@@ -155,7 +208,7 @@ export class JobTable {
    *   hands out again the job of a process that died.
    * @returns the started job, or undefined when it is gone or another process claimed it first.
    */
-  async claim(id: string, from: JobRecord['status'][] = ['queued']): Promise<JobRecord | undefined> {
+  async claim(id: string, from: JobRecord['status'][] = ['queued']): Promise<JobRecord<M> | undefined> {
     return this.db.transaction(async (trx) => {
       const next = await trx<DbJob>('job').where({ id }).first();
       if (!next || !from.includes(next.status)) return undefined;
@@ -165,12 +218,12 @@ export class JobTable {
         .where({ id, status: next.status, attempts: next.attempts })
         .update({ status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
       if (!claimed) return undefined;
-      return fromRow({ ...next, status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
+      return fromRow(this.isQueue, { ...next, status: 'started', started_at: startedAt, attempts: next.attempts + 1 });
     });
   }
 
   /** Records how a started job ended. */
-  async finish(id: string, outcome: { result: Record<string, unknown> } | { error: Error }): Promise<void> {
+  async finish(id: string, outcome: { result: object } | { error: Error }): Promise<void> {
     const update =
       'result' in outcome
         ? { status: 'finished', result: JSON.stringify(outcome.result), finished_at: Date.now() }
@@ -183,7 +236,7 @@ export class JobTable {
     const q = this.db('job').where({ status: 'started' });
     if (ids === 'retried') q.andWhere('attempts', '>=', 2);
     else q.whereIn('id', ids);
-    return q.update({ status: 'failed', finished_at: Date.now(), error: `${INTERRUPTED}: ${message}`, error_kind: 'interrupted' });
+    return q.update({ status: 'failed', finished_at: Date.now(), error: `JobInterrupted: ${message}`, error_kind: 'interrupted' });
   }
 
   /** Puts started jobs back in the queue. */
@@ -208,41 +261,32 @@ export class JobTable {
 }
 
 /**
- * Adds the job that runs after `failed` failed, on its queue with its account and sensor (never
- * reused), and links it as that job's fallback.
- */
-async function enqueueFallback(table: JobTable, queue: Pick<JobQueue, 'enqueue'>, failed: JobRecord, args: unknown): Promise<void> {
-  const options = { accountId: failed.accountId, sensorId: failed.sensorId, reuseWithinS: 0, force: true };
-  const fallback = await queue.enqueue(failed.queue, args, options);
-  await table.linkFallback(failed.id, fallback.id);
-}
-
-/**
  * Runs a started job with its queue's handler and records how it ended (a job re-queued or
- * failed meanwhile keeps that state: only a started job is updated).
+ * failed meanwhile keeps that state: only a started job is updated). A failure that names a
+ * fallback job is linked to it before it shows as failed, so a client never sees it failed
+ * without its fallback.
  */
-export async function runAndRecord(
-  table: JobTable,
-  handlers: Record<string, JobHandler>,
-  job: JobRecord,
+export async function runAndRecord<M extends JobTypes, Q extends keyof M & string>(
+  table: JobTable<M>,
+  handlers: JobHandlers<M>,
+  job: JobRecord<M, Q>,
   log: Logger,
-  queue: JobRuntime,
+  queue: QueueAccess<M>,
 ): Promise<void> {
   const handler = handlers[job.queue];
-  let outcome: { result: Record<string, unknown> } | { error: Error };
+  const standIn = async (args: M[Q]['args']) =>
+    (await queue.enqueue(job.queue, args, { accountId: job.accountId, sensorId: job.sensorId, reuseWithinS: 0, force: true })).id;
+  const runtime = { ...queue, standIn };
+  let outcome: { result: object } | { error: Error };
   try {
-    if (!handler) throw new Error(`no handler for queue ${job.queue}`);
-    outcome = { result: await handler(job, queue) };
+    outcome = { result: await handler(job, runtime) };
     log.info({ job: job.id, ms: Date.now() - (job.startedAt ?? Date.now()) }, 'job finished');
   } catch (err) {
     const error = err instanceof Error ? err : new Error(String(err));
     outcome = { error };
     log.warn({ job: job.id, error: `${error.name}: ${error.message}` }, 'job failed');
-    // Linked before the job shows as failed, so a client never sees it failed without its fallback.
-    if (error instanceof JobFailure && error.fallbackArgs !== undefined) {
-      await enqueueFallback(table, queue, job, error.fallbackArgs).catch((err: unknown) =>
-        log.error({ err, job: job.id }, 'fallback not enqueued'),
-      );
+    if (error instanceof JobFailure && error.fallbackJobId !== undefined) {
+      await table.linkFallback(job.id, error.fallbackJobId).catch((err: unknown) => log.error({ err, job: job.id }, 'fallback not linked'));
     }
   }
   await table.finish(job.id, outcome);

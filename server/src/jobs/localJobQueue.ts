@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { EnqueueOptions, JobHandler, JobQueue, JobRecord } from './jobQueue.ts';
-import { cacheKeyOf, JobTable, runAndRecord } from './jobTable.ts';
+import type { EnqueueOptions, JobHandlers, JobQueue, JobRecord, JobTypes } from './jobQueue.ts';
+import { cacheKeyOf, JobTable, runAndRecord, type IsQueue } from './jobTable.ts';
 
 const SHUTDOWN_GRACE_MS = 15_000;
 
@@ -10,13 +10,18 @@ const SHUTDOWN_GRACE_MS = 15_000;
  * The in-process queue: jobs live in the `job` table, `concurrency` run at a time. A restart
  * puts interrupted jobs back in the queue once; a job interrupted twice fails with a message.
  */
-export class LocalJobQueue implements JobQueue {
-  private table: JobTable;
+export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
+  private table: JobTable<M>;
   private running = new Map<string, Promise<void>>();
   /** The account of each running job, for choosing the next job fairly. */
   private runningAccounts = new Map<string, number | null>();
   /** Running jobs that gave their turn away (see `yieldTurn`): they hold no slot meanwhile. */
   private yielding = new Set<string>();
+  /**
+   * The account of each job this process queued and has not claimed yet: a turn check finds a
+   * waiting job of another account here without a store query (the store is asked otherwise).
+   */
+  private queuedAccounts = new Map<string, number | null>();
   /** Yielded jobs waiting for a slot. */
   private slotWaiters: (() => void)[] = [];
   private waiters = new Map<string, (() => void)[]>();
@@ -27,10 +32,12 @@ export class LocalJobQueue implements JobQueue {
     private db: Knex,
     private config: Config,
     private log: Logger,
-    private handlers: Record<string, JobHandler>,
+    isQueue: IsQueue<M>,
+    /** Null in a process that runs no jobs (no worker threads): jobs then wait in the store. */
+    private handlers: JobHandlers<M> | null,
     private onClose: () => Promise<void> = async () => {},
   ) {
-    this.table = new JobTable(db, config);
+    this.table = new JobTable(db, config, isQueue);
     // Housekeeping every hour: expire stale queued jobs, forget old finished ones.
     this.timer = setInterval(() => void this.table.housekeeping(), 3600_000);
     this.timer.unref();
@@ -45,16 +52,17 @@ export class LocalJobQueue implements JobQueue {
     this.pump();
   }
 
-  async enqueue(queue: string, args: unknown, options: EnqueueOptions): Promise<JobRecord> {
+  async enqueue<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], options: EnqueueOptions): Promise<JobRecord<M, Q>> {
     const cacheKey = cacheKeyOf(queue, args);
-    const cached = await this.table.reusable(cacheKey, options);
+    const cached = await this.table.reusable(queue, cacheKey, options);
     if (cached) return cached;
     const job = await this.table.insert(queue, args, cacheKey, options);
+    this.queuedAccounts.set(job.id, job.accountId);
     this.pump();
     return job;
   }
 
-  get(id: string): Promise<JobRecord | undefined> {
+  get(id: string): Promise<JobRecord<M> | undefined> {
     return this.table.get(id);
   }
 
@@ -74,7 +82,7 @@ export class LocalJobQueue implements JobQueue {
     else this.waiters.delete(id);
   }
 
-  list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]> {
+  list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]> {
     return this.table.list(filter);
   }
 
@@ -103,17 +111,13 @@ export class LocalJobQueue implements JobQueue {
   }
 
   /**
-   * Between the cycles of a long job: when a job of another account waits, starts it in this
-   * job's slot and continues once a slot is free again (the waiting job finished, or another one).
+   * Before each cycle of a long job: when a job of another account waits, starts it at once in
+   * this job's slot and continues once a slot is free again (the waiting job finished, or another
+   * one). The waiting job so waits at most for the cycle under way when it was queued.
    */
-  private async yieldTurn(job: JobRecord): Promise<void> {
-    const waiting = await this.db('job')
-      .where({ status: 'queued' })
-      .where((q) =>
-        job.accountId === null ? q.whereNotNull('account_id') : q.whereNull('account_id').orWhereNot('account_id', job.accountId),
-      )
-      .first('id');
-    if (!waiting || this.closing) return;
+  private async yieldTurn(job: JobRecord<M>): Promise<void> {
+    const noted = [...this.queuedAccounts.values()].some((a) => a !== job.accountId);
+    if (this.closing || !(noted || (await this.table.othersQueued(job.accountId)))) return;
     this.yielding.add(job.id);
     try {
       await this.claimAndRun();
@@ -134,18 +138,24 @@ export class LocalJobQueue implements JobQueue {
    * running, else the oldest, so that accounts take turns.
    */
   private async claimAndRun(): Promise<void> {
-    while (!this.closing && this.busy() < this.config.workerThreads) {
+    const handlers = this.handlers;
+    while (handlers && !this.closing && this.busy() < this.config.workerThreads) {
       const active = [...new Set(this.runningAccounts.values())].filter((a): a is number => a !== null);
       const queued = () => this.db('job').where({ status: 'queued' }).orderBy('created_at');
       const next =
         (await queued()
           .where((q) => q.whereNull('account_id').orWhereNotIn('account_id', active))
           .first('id')) ?? (await queued().first('id'));
-      if (!next) return;
+      if (!next) {
+        // Nothing is queued: notes of jobs that expired meanwhile go too.
+        this.queuedAccounts.clear();
+        return;
+      }
+      this.queuedAccounts.delete(next.id);
       const job = await this.table.claim(next.id);
       if (!job) continue;
       const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: () => this.yieldTurn(job) };
-      const run = runAndRecord(this.table, this.handlers, job, this.log, runtime).finally(() => {
+      const run = runAndRecord(this.table, handlers, job, this.log, runtime).finally(() => {
         this.running.delete(job.id);
         this.runningAccounts.delete(job.id);
         for (const wake of this.waiters.get(job.id) ?? []) wake();

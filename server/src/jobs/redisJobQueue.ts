@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { Queue, QueueEvents, Worker, type ConnectionOptions } from 'bullmq';
+import { Queue, QueueEvents, WaitingError, Worker, type ConnectionOptions, type Job as BullJob } from 'bullmq';
 import type { Config } from '../config.ts';
 import { redisNamespace } from '../redis.ts';
-import type { EnqueueOptions, JobHandler, JobQueue, JobRecord } from './jobQueue.ts';
-import { cacheKeyOf, JobTable, runAndRecord, wasInterrupted } from './jobTable.ts';
+import type { EnqueueOptions, JobHandlers, JobQueue, JobRecord, JobTypes } from './jobQueue.ts';
+import { cacheKeyOf, JobTable, runAndRecord, wasInterrupted, type IsQueue } from './jobTable.ts';
+import { Turns } from './turns.ts';
 
 const QUEUE = 'jobs';
 /**
@@ -14,6 +15,8 @@ const QUEUE = 'jobs';
 const LOCK_MS = 10_000;
 const SHUTDOWN_GRACE_MS = 15_000;
 const SETTLED_POLL_MS = 100;
+/** BullMQ's lowest priority (priorities are 1, first, to 2^21). */
+const LAST_PRIORITY = 2 ** 21;
 
 /**
  * The BullMQ queue for several processes: job records stay in the store's `job` table (so
@@ -21,13 +24,19 @@ const SETTLED_POLL_MS = 100;
  * whose worker dies is taken up once more by another worker, then fails as interrupted.
  * Identical triggers within the reuse window share one job across processes (BullMQ's
  * deduplication, keyed by the arguments).
+ *
+ * Accounts take turns, as on the local queue: BullMQ hands out first the jobs of accounts with
+ * the fewest jobs queued or running (a job's priority is that count when it is queued), and each
+ * process takes one job more than it has slots, which waits in the process (`Turns`) until a
+ * slot is free or a long job of another account gives its slot between two cycles.
  */
-export class RedisJobQueue implements JobQueue {
-  private table: JobTable;
+export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
+  private table: JobTable<M>;
   private queue: Queue;
   private events?: QueueEvents;
   private worker?: Worker;
   private timer?: NodeJS.Timeout;
+  private turns: Turns;
 
   /**
    * @param handlers the job handlers when this process runs jobs (roles `all` and `worker`),
@@ -37,10 +46,12 @@ export class RedisJobQueue implements JobQueue {
     db: Knex,
     private config: Config,
     private log: Logger,
-    private handlers: Record<string, JobHandler> | null,
+    isQueue: IsQueue<M>,
+    private handlers: JobHandlers<M> | null,
     private onClose: () => Promise<void> = async () => {},
   ) {
-    this.table = new JobTable(db, config);
+    this.table = new JobTable(db, config, isQueue);
+    this.turns = new Turns(config.workerThreads);
     this.queue = new Queue(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });
   }
 
@@ -56,32 +67,23 @@ export class RedisJobQueue implements JobQueue {
     this.timer.unref();
     if (!this.handlers) return;
     const handlers = this.handlers;
-    this.worker = new Worker(
-      QUEUE,
-      async (bull) => {
-        // A job delivered again after its worker died is still marked started in the store.
-        const job = await this.table.claim(String(bull.id), ['queued', 'started']);
-        // BullMQ hands jobs to the workers of every process in queue order; a turn is not given
-        // away here (each process runs FLEXSITE_WORKER_THREADS jobs side by side instead).
-        const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: async () => {} };
-        if (job) await runAndRecord(this.table, handlers, job, this.log, runtime);
-      },
-      {
-        connection: this.connection(),
-        prefix: redisNamespace(this.config),
-        concurrency: this.config.workerThreads,
-        lockDuration: LOCK_MS,
-        stalledInterval: LOCK_MS,
-        maxStalledCount: 1,
-      },
-    );
+    this.worker = new Worker(QUEUE, (bull, token) => this.run(handlers, bull, token), {
+      connection: this.connection(),
+      prefix: redisNamespace(this.config),
+      // One job more than there are slots: it waits here for a turn (see the class comment).
+      concurrency: this.config.workerThreads + 1,
+      lockDuration: LOCK_MS,
+      stalledInterval: LOCK_MS,
+      maxStalledCount: 1,
+    });
     this.worker.on('error', (err) => this.log.error({ err }, 'job queue failure'));
     this.worker.on('stalled', (id) => this.log.warn({ job: id }, 'job interrupted (its worker stopped); running it again'));
-    // A job stalled a second time is failed by BullMQ in whichever worker noticed; every worker
-    // hears of it and records it (the update only applies once).
+    // `run` records every outcome of a job itself and throws nothing but BullMQ's WaitingError (the
+    // job went back to the queue, no failure): a job BullMQ fails was failed by BullMQ, because it stalled a second time (its worker stopped twice), or its outcome could
+    // not be recorded. Whichever worker noticed, every worker hears of it; the store still shows
+    // it started, and it is recorded as interrupted (the update only applies once).
     this.events = new QueueEvents(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });
-    this.events.on('failed', ({ jobId, failedReason }) => {
-      if (!/stalled/i.test(failedReason)) return;
+    this.events.on('failed', ({ jobId }) => {
       void this.table
         .failInterrupted([jobId], 'the worker running this job stopped, twice; trigger it again.')
         .catch((err: unknown) => this.log.error({ err }, 'job queue failure'));
@@ -89,10 +91,47 @@ export class RedisJobQueue implements JobQueue {
     await Promise.all([this.worker.waitUntilReady(), this.events.waitUntilReady()]);
   }
 
-  async enqueue(queue: string, args: unknown, options: EnqueueOptions): Promise<JobRecord> {
+  /**
+   * Runs a job BullMQ handed to this process once it has a slot. One sent away before (the
+   * process stops, or another account's job should come in) goes back to BullMQ's queue.
+   */
+  private async run(handlers: JobHandlers<M>, bull: BullJob, token: string | undefined): Promise<void> {
+    const id = String(bull.id);
+    const queued = await this.table.get(id);
+    if (!queued) return;
+    try {
+      await this.turns.take(id, queued.accountId);
+    } catch {
+      await bull.moveToWait(token);
+      throw new WaitingError();
+    }
+    try {
+      // A job delivered again after its worker died is still marked started in the store.
+      const job = await this.table.claim(id, ['queued', 'started']);
+      const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: () => this.yieldTurn(id, queued.accountId) };
+      if (job) await runAndRecord(this.table, handlers, job, this.log, runtime);
+    } finally {
+      this.turns.leave(id);
+    }
+  }
+
+  /**
+   * Before a cycle of a long job: gives its slot to a waiting job of another account. When the
+   * job waiting here in standby is of the same account while BullMQ holds another account's job,
+   * the standby one goes back to BullMQ, which then hands out the other (its priority is lower,
+   * the account having fewer unfinished jobs): it starts at the next cycle.
+   */
+  private async yieldTurn(id: string, accountId: number | null): Promise<void> {
+    if (this.turns.onlyOwnWaiting(accountId) && (await this.table.othersQueued(accountId))) this.turns.sendBackOf(accountId);
+    await this.turns.yieldTurn(id, accountId);
+  }
+
+  async enqueue<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], options: EnqueueOptions): Promise<JobRecord<M, Q>> {
     const cacheKey = cacheKeyOf(queue, args);
-    const cached = await this.table.reusable(cacheKey, options);
+    const cached = await this.table.reusable(queue, cacheKey, options);
     if (cached) return cached;
+    // Counted before this job is stored: an account with nothing queued or running goes first.
+    const priority = Math.min(LAST_PRIORITY, 1 + (await this.table.unfinished(options.accountId)));
     const job = await this.table.insert(queue, args, cacheKey, options);
     const reuse = !options.force && options.reuseWithinS > 0;
     const add = () =>
@@ -101,6 +140,7 @@ export class RedisJobQueue implements JobQueue {
         {},
         {
           jobId: job.id,
+          priority,
           // Another process may have queued the same arguments a moment ago: then that job is the one.
           ...(reuse ? { deduplication: { id: cacheKey, ttl: options.reuseWithinS * 1000 } } : {}),
           removeOnComplete: true,
@@ -109,7 +149,7 @@ export class RedisJobQueue implements JobQueue {
       );
     const added = await add();
     if (added.id !== job.id) {
-      const other = await this.table.get(String(added.id));
+      const other = await this.table.getOf(queue, String(added.id));
       if (other && !wasInterrupted(other)) {
         await this.table.remove(job.id);
         return other;
@@ -121,7 +161,7 @@ export class RedisJobQueue implements JobQueue {
     return job;
   }
 
-  get(id: string): Promise<JobRecord | undefined> {
+  get(id: string): Promise<JobRecord<M> | undefined> {
     return this.table.get(id);
   }
 
@@ -135,7 +175,7 @@ export class RedisJobQueue implements JobQueue {
     }
   }
 
-  list(filter: { accountId?: number; limit: number }): Promise<JobRecord[]> {
+  list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]> {
     return this.table.list(filter);
   }
 
@@ -151,6 +191,8 @@ export class RedisJobQueue implements JobQueue {
   async close(): Promise<void> {
     clearInterval(this.timer);
     if (this.worker) {
+      // Jobs waiting for a slot go back to BullMQ's queue at once.
+      this.turns.close();
       // Running jobs get a grace period; after it they are left to stall and another worker takes them.
       const finished = this.worker.close();
       const inTime = await Promise.race([

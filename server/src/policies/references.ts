@@ -3,6 +3,7 @@ import { fieldTree, forbidden, mergeFieldTrees, unprocessable, type Location } f
 import { getAccount } from '../store/accounts.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
+import { attributeReferences } from '../scheduling/storedValues.ts';
 import { accountMay, can, type ObjectAccess } from './access.ts';
 import type { Actor } from './principal.ts';
 
@@ -251,6 +252,8 @@ export const storedFlexReferences = (
     ...flexReferences(body.flex_context, 'flex_context'),
     ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
     ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
+    // 0.18's attributes naming sensors (`market_id`).
+    ...attributeReferences(body.attributes),
     // KPI sensors are read for whoever reads the asset's KPIs.
     ...(body.sensors_to_show_as_kpis ?? []).map((k, i): Reference => ({
       kind: 'sensor',

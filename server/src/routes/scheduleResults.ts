@@ -2,11 +2,10 @@ import { DateTime } from 'luxon';
 import { rejected } from '../errors.ts';
 import { formatDurationHours, formatStart } from '../domain/time.ts';
 import { conversion } from '../domain/units.ts';
-import type { JobResult } from '../contracts/responses.ts';
 import type { AppContext } from '../http/context.ts';
+import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
 import type { JobQueue, JobRecord } from '../jobs/jobQueue.ts';
 import { consumptionSign } from '../scheduling/buildProblem.ts';
-import type { SchedulingJobArgs } from '../scheduling/runJob.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import type { SensorInContext } from '../store/sensors.ts';
 
@@ -17,17 +16,19 @@ import type { SensorInContext } from '../store/sensors.ts';
 
 const NO_SCHEDULE = 'No known schedule for this time period.';
 
+/** A job of the scheduling queue. */
+export type SchedulingJob = JobRecord<FlexsiteJobs, 'scheduling'>;
+
 /** The scheduler a job's messages name: "<Name> was used." (empty while it has not run yet). */
-export function schedulerName(job: JobRecord): string {
+export function schedulerName(job: SchedulingJob): string {
   if (job.status === 'queued' || job.status === 'started') return '';
-  const info = (job.result as JobResult | null)?.scheduler_info;
+  const info = job.result?.scheduler_info;
   if (info?.scheduler) return info.scheduler;
-  const args = job.args as SchedulingJobArgs;
-  return args.fallback ? 'StorageFallbackScheduler' : args.spec.scheduler;
+  return job.args.fallback ? 'StorageFallbackScheduler' : job.args.spec.scheduler;
 }
 
 /** The 400 UNKNOWN_SCHEDULE answer for a job without (usable) result. */
-export const unknownSchedule = (message: string, job: JobRecord) =>
+export const unknownSchedule = (message: string, job: SchedulingJob) =>
   rejected(400, 'UNKNOWN_SCHEDULE', `${NO_SCHEDULE} ${message} ${schedulerName(job)} was used.`);
 
 /**
@@ -43,24 +44,24 @@ export const settleBriefly = (ctx: AppContext, job: JobRecord) => ctx.services.j
  * The fallback job that holds the schedule of a failed job.
  * @returns the fallback job; throws UNRECOGNIZED_UDI_EVENT when it is gone.
  */
-export async function fallbackOf(jobs: JobQueue, fallbackJobId: string): Promise<JobRecord> {
+export async function fallbackOf(jobs: JobQueue, fallbackJobId: string): Promise<SchedulingJob> {
   const fallback = await jobs.get(fallbackJobId);
-  if (!fallback) {
+  if (fallback?.queue !== 'scheduling') {
     throw rejected(400, 'UNRECOGNIZED_UDI_EVENT', `The requested UDI event (id = ${fallbackJobId}, type = fallback-job) is not known.`);
   }
   return fallback;
 }
 
 /** Throws the UNKNOWN_SCHEDULE answer for a job that is waiting, running or failed. */
-export function assertFinished(job: JobRecord): void {
+export function assertFinished(job: SchedulingJob): void {
   if (job.status === 'queued') throw unknownSchedule('Scheduling job waiting to be processed.', job);
   if (job.status === 'started') throw unknownSchedule('Scheduling job in progress.', job);
   if (job.status === 'failed') throw unknownSchedule(`Scheduling job failed with ${job.error}.`, job);
 }
 
 /** Whether the sensor is where the job wrote a device's state of charge. */
-function isSocOutput(job: JobRecord, sensorId: number): boolean {
-  const { spec } = job.args as SchedulingJobArgs;
+function isSocOutput(job: SchedulingJob, sensorId: number): boolean {
+  const { spec } = job.args;
   return spec.scheduler === 'StorageScheduler' && spec.devices.some((d) => d.socSensorId === sensorId);
 }
 
@@ -80,12 +81,13 @@ export interface ScheduleOutput {
 export async function scheduleValues(
   ctx: AppContext,
   sensor: SensorInContext,
-  job: JobRecord,
+  job: SchedulingJob,
   durationMs: number,
   fromMs?: number,
   output: ScheduleOutput = {},
 ) {
-  const result = job.result as JobResult;
+  const result = job.result;
+  if (!result) throw unknownSchedule('Scheduling job has no result.', job);
   const startMs = Math.max(result.start_ms, fromMs ?? result.start_ms);
   const windowMs = Math.min(durationMs, ctx.services.config.planningHorizonMs);
   const beliefs = await mostRecentBeliefs(ctx.services.db, {

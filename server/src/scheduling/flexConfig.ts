@@ -22,6 +22,7 @@ import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';
 import { SOC_LOOKUP_STEPS } from './sensorState.ts';
 import { inheritedFlexContext } from './storedConfig.ts';
+import { checkTriggerCurrencies } from './storedValues.ts';
 import {
   jobReferences,
   type CommitmentSpec,
@@ -726,7 +727,8 @@ export async function resolveStorageJob(
   devices: { sensor: SensorInContext; flexModel: unknown }[],
   asset: Asset,
 ): Promise<StorageJobSpec> {
-  const context = parseFlex(flexContext, { ...stored(asset, 'flex-context'), ...input.flexContext });
+  const rawContext = { ...stored(asset, 'flex-context'), ...input.flexContext };
+  const context = parseFlex(flexContext, rawContext);
   const sensorStepMs = Math.min(...devices.map((d) => d.sensor.event_resolution_ms || Infinity));
   if (!Number.isFinite(sensorStepMs)) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
   checkResolution(
@@ -762,6 +764,7 @@ export async function resolveStorageJob(
   );
   const siteProduction = await siteCapacity(db, context, 'site-production-capacity', asset.attributes.production_capacity_in_mw, horizon);
   const marketId = asNumber(attribute(first, asset, 'market_id'));
+  await checkTriggerCurrencies(db, rawContext, marketId);
   const inflexible = context['inflexible-device-sensors'] ?? [];
   for (const [i, sensorId] of inflexible.entries()) await referencedSensor(db, `inflexible-device-sensors.${i}`, sensorId);
   const signed = await signedInflexibleSensors(db, context);
@@ -814,7 +817,10 @@ export async function resolveProcessJob(
   asset: Asset,
   rawModel: unknown,
 ): Promise<ProcessJobSpec> {
-  const context = parseFlex(flexContext, { ...stored(asset, 'flex-context'), ...input.flexContext });
+  const rawContext = { ...stored(asset, 'flex-context'), ...input.flexContext };
+  const context = parseFlex(flexContext, rawContext);
+  const marketId = asNumber(attribute(sensor, asset, 'market_id'));
+  await checkTriggerCurrencies(db, rawContext, marketId);
   const model = parseFlex(processFlexModel, { ...stored(asset, 'flex-model'), ...(rawModel as object) });
   if (!sensor.event_resolution_ms) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
   checkResolution(input, [sensor]);
@@ -840,7 +846,7 @@ export async function resolveProcessJob(
       startMs: r.start.toMillis(),
       endMs: r.start.plus(r.duration.luxon).toMillis(),
     })),
-    consumptionPrice: await priceOf(db, context, 'consumption', asNumber(attribute(sensor, asset, 'market_id')), horizon),
+    consumptionPrice: await priceOf(db, context, 'consumption', marketId, horizon),
     ...sourceTypeFilters(context),
   };
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobResult, JobWarning } from '../contracts/responses.ts';
+import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
@@ -90,9 +91,9 @@ export function schedulingHandler(
   pool: WorkerPool,
   log: Logger,
   options: { fallback: boolean } = { fallback: true },
-): JobHandler {
-  return async (job) => {
-    const args = job.args as SchedulingJobArgs;
+): JobHandler<FlexsiteJobs, 'scheduling'> {
+  return async (job, runtime) => {
+    const { args } = job;
     const { spec, fallback } = args;
     const sensors = sensorsOnce(db);
     await assertOwnerMay(db, args.principal, spec, sensors);
@@ -118,9 +119,9 @@ export function schedulingHandler(
     });
     if (!outcome.ok) {
       if (!fallback && outcome.kind === 'infeasible' && options.fallback) {
-        // The reference answers an infeasible problem with a simple charge/discharge policy: the
-        // queue enqueues these arguments as this job's fallback.
-        throw new SchedulingFailure('InfeasibleProblemException', outcome.message, { ...args, fallback: true } satisfies SchedulingJobArgs);
+        // The reference answers an infeasible problem with a simple charge/discharge policy: a
+        // job of its own.
+        throw new SchedulingFailure('InfeasibleProblemException', outcome.message, await runtime.standIn({ ...args, fallback: true }));
       }
       if (outcome.kind === 'infeasible' && !fallback) throw new SchedulingFailure('InfeasibleProblemException', outcome.message);
       throw new SchedulingFailure(failureName, outcome.message);

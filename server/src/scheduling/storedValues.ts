@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
 import { isEnergyUnit, readQuantity } from '../domain/units.ts';
+import type { Reference } from '../policies/references.ts';
 import { getSensor } from '../store/sensors.ts';
 
 /**
@@ -140,13 +141,66 @@ function walkField(
   check(value, path);
 }
 
+/** The currency of a price sensor's unit (`EUR/MWh` → `EUR`), if it is a price. */
+const sensorCurrency = async (db: Knex, id: number) => {
+  const unit = (await getSensor(db, id))?.unit;
+  return (unit && /^([A-Za-z]{3})\//.exec(unit)?.[1]) || undefined;
+};
+
 /**
- * Checks the values of a stored flex-model or flex-context.
- * @param bodyField where the config sits in the request body (`flex_model`, `flex_context`).
- * @throws the 422 naming every bad value; nothing is stored.
+ * Adds the currencies of the price sensors a flex-context names (by field), and of a fallback one
+ * (0.18's `market_id`) when it names none.
+ * @returns the fields whose currency is a sensor's.
  */
-export async function checkStoredValues(db: Knex, config: Record<string, unknown> | undefined, bodyField: string): Promise<void> {
-  if (!config) return;
+async function priceSensorCurrencies(
+  db: Knex,
+  config: Record<string, unknown>,
+  currencies: Map<string, string>,
+  fallback?: { field: string; sensorId: number },
+): Promise<Set<string>> {
+  const fromSensors = new Set<string>();
+  for (const key of ['consumption-price-sensor', 'production-price-sensor', 'consumption-price', 'production-price']) {
+    const v = config[key];
+    const id = typeof v === 'number' ? v : v && typeof v === 'object' && !Array.isArray(v) ? (v as { sensor?: unknown }).sensor : undefined;
+    if (typeof id !== 'number') continue;
+    const currency = await sensorCurrency(db, id);
+    if (currency) currencies.set(key, currency);
+    if (currency) fromSensors.add(key);
+  }
+  const priced = ['consumption-price', 'consumption-price-sensor'].some((k) => config[k] !== undefined);
+  if (fallback && !priced) {
+    const currency = await sensorCurrency(db, fallback.sensorId);
+    if (currency) currencies.set(fallback.field, currency);
+    if (currency) fromSensors.add(fallback.field);
+  }
+  return fromSensors;
+}
+
+/**
+ * One problem when prices are in more than one currency: on the first price whose currency is not
+ * that of the first price sensor named (or, without one, of the first price), naming both. The
+ * solver adds prices up as numbers, so a schedule over mixed currencies would be meaningless.
+ */
+function currencyProblem(currencies: Map<string, string>, sensorFields: Set<string>): Problem | undefined {
+  const entries = [...currencies.entries()];
+  const [refField, refCurrency] = entries.find(([field]) => sensorFields.has(field)) ?? entries[0] ?? [];
+  const odd = entries.find(([, currency]) => currency !== refCurrency);
+  if (!odd || refField === undefined) return undefined;
+  return {
+    path: odd[0].split('.'),
+    message: `Prices must share one currency: this one is in ${odd[1]}, ${refField} in ${refCurrency}.`,
+  };
+}
+
+/** The 422 naming every problem, under the body field. */
+function refuse(problems: Problem[], under: string[]): never {
+  const fields: Record<string, unknown> = {};
+  for (const p of problems) mergeFieldTrees(fields, fieldTree([...under, ...p.path.map(String)], [p.message]));
+  throw unprocessable('json', fields);
+}
+
+/** Walks a flex-model's or flex-context's fields by their rules. */
+function walkConfig(config: Record<string, unknown>): { problems: Problem[]; currencies: Map<string, string> } {
   const out = { problems: [] as Problem[], currencies: new Map<string, string>() };
   const socUnit = config['soc-unit'] === 'kWh' ? 'kWh' : 'MWh';
   for (const [key, value] of Object.entries(config)) {
@@ -160,22 +214,100 @@ export async function checkStoredValues(db: Knex, config: Record<string, unknown
       });
     }
   }
-  // The currency of the price sensors named: fixed prices must be in the same one.
-  for (const key of ['consumption-price-sensor', 'production-price-sensor', 'consumption-price', 'production-price']) {
-    const v = config[key];
-    const id = typeof v === 'number' ? v : v && typeof v === 'object' && !Array.isArray(v) ? (v as { sensor?: unknown }).sensor : undefined;
-    if (typeof id !== 'number') continue;
-    const unit = (await getSensor(db, id))?.unit;
-    const currency = unit && /^([A-Za-z]{3})\//.exec(unit)?.[1];
-    if (currency) out.currencies.set(key, currency);
+  return out;
+}
+
+/**
+ * Checks the values of a stored flex-model or flex-context.
+ * @param bodyField where the config sits in the request body (`flex_model`, `flex_context`, or
+ *   `attributes.flex-context` for 0.18's attribute).
+ * @throws the 422 naming every bad value; nothing is stored.
+ */
+export async function checkStoredValues(db: Knex, config: unknown, bodyField: string): Promise<void> {
+  if (!config || typeof config !== 'object' || Array.isArray(config)) return;
+  const fields = Object.fromEntries(Object.entries(config));
+  const out = walkConfig(fields);
+  const fromSensors = await priceSensorCurrencies(db, fields, out.currencies);
+  const mixed = currencyProblem(out.currencies, fromSensors);
+  if (mixed) out.problems.push(mixed);
+  if (out.problems.length) refuse(out.problems, bodyField.split('.'));
+}
+
+/**
+ * A trigger's prices (its flex-context over the stored ones) must share the currency of its price
+ * sensors: `10 USD/MWh` beside an EUR price sensor, or prices in two currencies, are refused with a
+ * 422 before anything is queued.
+ * @param marketSensorId 0.18's `market_id` attribute, the price sensor used when none is named.
+ */
+export async function checkTriggerCurrencies(db: Knex, context: Record<string, unknown>, marketSensorId?: number): Promise<void> {
+  const { currencies } = walkConfig(context);
+  const market = marketSensorId === undefined ? undefined : { field: 'market_id', sensorId: marketSensorId };
+  const fromSensors = await priceSensorCurrencies(db, context, currencies, market);
+  const mixed = currencyProblem(currencies, fromSensors);
+  if (mixed) refuse([mixed], []);
+}
+
+/**
+ * 0.18's attribute-style flex configuration (asset and sensor attributes), by the rule of the
+ * flex-model field it stands for. The scheduler reads most of these as plain numbers (a text is
+ * ignored there, so it is refused here); `charging-efficiency` and `discharging-efficiency` may
+ * also be texts such as `90%`.
+ */
+const attributeRules: Record<string, { rule: Rule; numberOnly: boolean }> = {
+  min_soc_in_mwh: { rule: energy, numberOnly: true },
+  max_soc_in_mwh: { rule: energy, numberOnly: true },
+  soc_in_mwh: { rule: energy, numberOnly: true },
+  roundtrip_efficiency: { rule: fraction, numberOnly: true },
+  storage_efficiency: { rule: fraction, numberOnly: true },
+  'charging-efficiency': { rule: fraction, numberOnly: false },
+  'discharging-efficiency': { rule: fraction, numberOnly: false },
+  capacity_in_mw: { rule: capacity, numberOnly: true },
+  consumption_capacity: { rule: capacity, numberOnly: true },
+  production_capacity: { rule: capacity, numberOnly: true },
+  consumption_capacity_in_mw: { rule: capacity, numberOnly: true },
+  production_capacity_in_mw: { rule: capacity, numberOnly: true },
+};
+
+/**
+ * The price sensor 0.18's `market_id` attribute names: read by every schedule of the sensor or
+ * asset that stores it, so authorized when written, as stored flex configuration is.
+ */
+export function attributeReferences(attributes: Record<string, unknown> | undefined): Reference[] {
+  const id = attributes?.market_id;
+  if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) return [];
+  return [{ kind: 'sensor', id, use: 'read', location: 'json', field: 'attributes.market_id' }];
+}
+
+/**
+ * Checks 0.18's attribute-style flex configuration written to an asset or a sensor with the value
+ * rules of the flex-model fields they stand for; `market_id` must name a price sensor, and
+ * `soc_datetime` a time; `flex-model` and `flex-context` attributes are checked as stored
+ * configuration is.
+ * @throws the 422 naming every bad attribute (under `attributes`); nothing is stored.
+ */
+export async function checkStoredAttributes(db: Knex, attributes: Record<string, unknown> | undefined): Promise<void> {
+  if (!attributes) return;
+  const problems: Problem[] = [];
+  for (const [key, value] of Object.entries(attributes)) {
+    const known = attributeRules[key];
+    if (!known || value === null) continue;
+    if (known.numberOnly && (typeof value !== 'number' || !Number.isFinite(value))) {
+      problems.push({ path: [key], message: 'Must be a number.' });
+      continue;
+    }
+    const read = readValue(known.rule, value, 'MWh');
+    if ('problem' in read) problems.push({ path: [key], message: read.problem });
   }
-  const distinct = [...new Set(out.currencies.values())];
-  if (distinct.length > 1) {
-    const [first] = out.currencies.keys();
-    out.problems.push({ path: first.split('.'), message: `Prices must share one currency; found ${distinct.join(', ')}.` });
+  const market = attributes.market_id;
+  if (market !== undefined && market !== null) {
+    const priced = typeof market === 'number' && Number.isInteger(market) && market > 0 && (await sensorCurrency(db, market));
+    if (!priced) problems.push({ path: ['market_id'], message: 'Must be the id of a price sensor (a unit such as EUR/MWh).' });
   }
-  if (!out.problems.length) return;
-  const fields: Record<string, unknown> = {};
-  for (const p of out.problems) mergeFieldTrees(fields, fieldTree([bodyField, ...p.path.map(String)], [p.message]));
-  throw unprocessable('json', fields);
+  const socTime = attributes.soc_datetime;
+  if (socTime !== undefined && socTime !== null && (typeof socTime !== 'string' || Number.isNaN(Date.parse(socTime)))) {
+    problems.push({ path: ['soc_datetime'], message: 'Must be an ISO 8601 time.' });
+  }
+  if (problems.length) refuse(problems, ['attributes']);
+  await checkStoredValues(db, attributes['flex-model'], 'attributes.flex-model');
+  await checkStoredValues(db, attributes['flex-context'], 'attributes.flex-context');
 }

@@ -223,7 +223,7 @@ const getDeviceMessage = (v: LegacyVersion): PlacedLater =>
       if (!udi || udi.eventType !== address.eventType) throw unknown();
       const { jobs } = ctx.services;
       let job = await jobs.get(udi.jobId);
-      if (!job) throw unknown();
+      if (job?.queue !== 'scheduling') throw unknown();
       if (job.status === 'failed' && job.fallbackJobId) job = await fallbackOf(jobs, job.fallbackJobId);
       assertFinished(job);
       const schedule = await scheduleValues(ctx, device, job, durationMs, from?.toMillis());

@@ -11,7 +11,7 @@ import { route } from '../../http/routes.ts';
 import { authorize, can } from '../../policies/access.ts';
 import { presentAsset } from '../../presenters/index.ts';
 import * as assets from '../../store/assets.ts';
-import { scheduledSensors, type JobSpec } from '../../scheduling/jobSpec.ts';
+import { scheduledSensors } from '../../scheduling/jobSpec.ts';
 import { jobStatusMessage } from './jobs.ts';
 import { listSensors } from '../../store/sensors.ts';
 import type { AppContext } from '../../http/context.ts';
@@ -162,7 +162,7 @@ export const assetRoutes = [
       // The queue keeps jobs for a while only (FLEXSITE_PLANNING_TTL), as FlexMeasures' Redis does.
       const recent = asset.account_id === null ? [] : await ctx.services.jobs.list({ accountId: asset.account_id, limit: 1000 });
       const listed = recent.flatMap((job) => {
-        const spec = (job.args as { spec?: JobSpec } | null)?.spec;
+        const spec = job.queue === 'scheduling' ? job.args.spec : undefined;
         const sensorId = [job.sensorId, ...(spec ? scheduledSensors(spec) : [])].find((id) => id !== null && own.has(id));
         if (sensorId === undefined || sensorId === null) return [];
         const metadata = JSON.stringify({ job_id: job.id, queue: job.queue, sensor_id: sensorId, created_at: job.createdAt });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { forecastTrigger } from '../../contracts/forecasts.ts';
 import { triggerForecast } from '../../commands/triggerForecast.ts';
 import { rejected } from '../../errors.ts';
+import type { ForecastJobResult } from '../../contracts/responses.ts';
 import { userPrincipal } from '../../policies/principal.ts';
 import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
@@ -30,14 +31,6 @@ async function forecastJob(ctx: AppContext, jobId: string, sensorId: number) {
 const NO_BACKTEST =
   `Chosen without a backtest: the sensor had too little history. Choosing the method by backtest needs ` +
   `${BACKTEST_LEAD_DAYS} days of history before the earliest origin plus the forecast's horizon (10 days for a 48-hour forecast).`;
-
-/** What a finished forecasting job recorded: per cycle, the window, belief time and source of its values. */
-interface ForecastJobResult {
-  data_source_id: number;
-  start_ms: number;
-  end_ms: number;
-  cycles: { belief_time_ms: number; start_ms: number; end_ms: number; data_source_id?: number }[];
-}
 
 /**
  * The job's own values: per cycle, its source's beliefs as of its belief time. A later job covering
@@ -122,7 +115,7 @@ export const forecastRoutes = [
         };
       }
       if (job.status === 'failed') throw rejected(422, 'FAILED', `Forecasting job failed with ${job.error}.`);
-      const beliefs = await jobBeliefs(db, sensor.id, job.result as unknown as ForecastJobResult);
+      const beliefs = job.result ? await jobBeliefs(db, sensor.id, job.result) : [];
       if (!beliefs.length)
         throw rejected(
           400,

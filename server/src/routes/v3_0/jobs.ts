@@ -12,10 +12,7 @@ const listQuery = z.object({ account_id: intText.optional(), limit: intText.opti
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** A finished job's warnings (results of jobs from before warnings, and of other queues, have none). */
-const jobWarnings = (job: JobRecord) => {
-  const warnings = (job.result as { warnings?: unknown } | null)?.warnings;
-  return Array.isArray(warnings) ? (warnings as wire.JobWarning[]) : [];
-};
+const jobWarnings = (job: JobRecord) => (job.queue === 'scheduling' && job.result?.warnings) || [];
 
 /** A job for people: state, timing, arguments, result summary and error. */
 export const presentJob = (job: JobRecord, withResult: boolean) => ({

@@ -7,7 +7,6 @@ import { route } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
 import { resolveStorageJob } from '../../scheduling/flexConfig.ts';
-import type { SchedulingJobArgs } from '../../scheduling/runJob.ts';
 import { jobReferences, type JobSpec } from '../../scheduling/jobSpec.ts';
 import { conversion } from '../../domain/units.ts';
 import { speaks10 } from '../../http/compat.ts';
@@ -18,7 +17,7 @@ import { userPrincipal } from '../../policies/principal.ts';
 import { flexReferences, refuseForeign } from '../../policies/references.ts';
 import { queueSchedule, triggerSensorSchedule } from '../../commands/triggerSchedule.ts';
 import { getSensor, type SensorInContext } from '../../store/sensors.ts';
-import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly } from '../scheduleResults.ts';
+import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly, type SchedulingJob } from '../scheduleResults.ts';
 import { assetById, idParams, sensorById } from '../load.ts';
 
 /**
@@ -40,10 +39,9 @@ async function processed(ctx: AppContext, job: JobRecord, resultsSensorId?: numb
 }
 
 /** Whether the job is a scheduling job writing this sensor (a device, or an output such as `production`). */
-function schedules(job: JobRecord, sensorId: number): boolean {
+function schedules(job: JobRecord, sensorId: number): job is SchedulingJob {
   if (job.queue !== 'scheduling') return false;
-  const spec = (job.args as Partial<SchedulingJobArgs> | null)?.spec;
-  return job.sensorId === sensorId || (spec !== undefined && jobReferences(spec).some((r) => r.use === 'write' && r.id === sensorId));
+  return job.sensorId === sensorId || jobReferences(job.args.spec).some((r) => r.use === 'write' && r.id === sensorId);
 }
 
 /** A resolved trigger: the job and what the request named, whose sensors the chain authorizes. */

@@ -16,6 +16,7 @@ import * as assets from '../../store/assets.ts';
 import * as sensors from '../../store/sensors.ts';
 import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
 import { listedAccountIds } from '../../policies/visibility.ts';
+import { attributeReferences, checkStoredAttributes } from '../../scheduling/storedValues.ts';
 import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
 /** `account` and `asset` are FlexMeasures 1.0's spellings (v3.0-32) of `account_id` and `asset_id`. */
@@ -122,16 +123,19 @@ export const sensorRoutes = [
       ),
     }),
     check: ({ ctx, user, body }) => authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, {}, body.attributes),
+    references: ({ body, loaded }) => ({ refs: attributeReferences(body.attributes), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: ({ db, body, loaded }) =>
-      sensors.createSensor(db, {
+    async command({ db, body, loaded }) {
+      await checkStoredAttributes(db, body.attributes);
+      return sensors.createSensor(db, {
         name: body.name,
         unit: body.unit,
         event_resolution_ms: body.event_resolution,
         generic_asset_id: loaded.asset.id,
         timezone: body.timezone ?? 'UTC',
         attributes: body.attributes ?? {},
-      }),
+      });
+    },
     response: { status: 201, schema: wire.sensor, present: (s, ctx) => sensorJson(ctx, s), description: 'the new sensor' },
   }),
   route({
@@ -184,8 +188,10 @@ export const sensorRoutes = [
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'update') }),
     check: ({ ctx, user, body, loaded: { sensor } }) =>
       authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, sensor.attributes, body.attributes),
+    references: ({ body, loaded: { sensor } }) => ({ refs: attributeReferences(body.attributes), usableBy: sensor.account_id }),
     transaction: true,
     async command({ db, body, loaded: { sensor } }) {
+      await checkStoredAttributes(db, body.attributes);
       await sensors.updateSensor(db, sensor.id, {
         name: body.name,
         unit: body.unit,
