@@ -1,6 +1,6 @@
 /** FlexMeasures 1.0's user and asset audit logs: what the API records, and who may read it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { factories } from '../helpers/factories.ts';
+import { factories, PASSWORD } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 let t: TestServer;
@@ -58,6 +58,24 @@ describe('GET /api/v3_0/users/<id>/auditlog', () => {
     });
     expect(page.body).toMatchObject({ 'num-records': 4, 'filtered-records': 2 });
     expect(page.body.data).toHaveLength(2);
+  });
+
+  it('records a password the user set themselves, as theirs; a refused change records nothing', async () => {
+    const me = await f.user({ accountId });
+    const path = `/api/v3_0/users/${me.user.id}/password`;
+    const wrong = await t.request('PATCH', path, { token: me.token, json: { current_password: 'not it', password: 'another-password' } });
+    expect(wrong.status).toBe(422);
+    const set = await t.request('PATCH', path, { token: me.token, json: { current_password: PASSWORD, password: 'another-password' } });
+    expect(set.status).toBe(200);
+    const res = await t.request('GET', `/api/v3_0/users/${me.user.id}/auditlog`, { token: boss.token });
+    expect(res.body).toEqual([
+      {
+        event: `Password set for user ${me.user.username}`,
+        event_datetime: expect.any(String),
+        active_user_name: me.user.username,
+        active_user_id: me.user.id,
+      },
+    ]);
   });
 
   it('is read by the user, their account-admins and admins; not by colleagues or strangers', async () => {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { timezone } from '../contracts/fields.ts';
 import { hashPassword } from '../domain/passwords.ts';
-import { createUser } from '../commands/users.ts';
+import { createUser, setPassword } from '../commands/users.ts';
 import { createToyAccount } from '../commands/toyAccount.ts';
 import * as accounts from '../store/accounts.ts';
 import { presentAutomation } from '../automations/wire.ts';
@@ -10,7 +10,6 @@ import { getAsset, listAssets } from '../store/assets.ts';
 import { getAutomation, listAutomations } from '../store/automations.ts';
 import { deleteAutomation } from '../commands/automations.ts';
 import { deleteSensor, getSensor, listSensors } from '../store/sensors.ts';
-import { revokeTokens } from '../store/tokens.ts';
 import * as users from '../store/users.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';
 import { confirm, group, int, list, table } from './options.ts';
@@ -174,12 +173,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
       const db = await cli.db();
       const user = await users.getUserWithHashByEmail(db, o.email);
       if (!user) throw new CliError(`User with email '${o.email}' does not exist`);
-      if (o.password.length < 8) throw new CliError('The password must be at least 8 characters long');
-      const passwordHash = await hashPassword(o.password);
-      await db.transaction(async (trx) => {
-        await users.updateUser(trx, user.id, { password_hash: passwordHash });
-        await revokeTokens(trx, user.id);
-      });
+      await setPassword({ db, hash: hashPassword }, OPERATOR, { target: user, password: o.password, signOut: true });
       cli.print({ id: user.id, email: user.email }, `Password of ${user.email} set; existing tokens revoked`);
     });
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import type { userPatch } from '../contracts/resources.ts';
+import { newPassword, type userPatch } from '../contracts/resources.ts';
 import { randomPassword } from '../domain/passwords.ts';
 import { AppError, fieldError, forbidden, unprocessable } from '../errors.ts';
 import { authorize, type AccessContext } from '../policies/access.ts';
@@ -158,6 +158,37 @@ export async function resetPassword(deps: UserDeps, principal: Principal, input:
       auditActor(principal),
       { userId: target.id, accountId: target.account_id },
       `Password reset for user ${target.username}`,
+    );
+  });
+}
+
+/**
+ * Sets a password the user chose: the user themselves (the caller checked their current password
+ * or their set-password link) or the operator at the CLI. Others' passwords are reset, never
+ * chosen for them.
+ * @param input.signOut whether the user's sessions end: a link's holder or the operator need not be whoever held them.
+ */
+export async function setPassword(
+  deps: UserDeps,
+  principal: Principal,
+  input: { target: users.User; password: string; signOut: boolean },
+): Promise<void> {
+  const { db } = deps;
+  const { target } = input;
+  if (principal.kind !== 'operator' && !(principal.kind === 'user' && principal.user.id === target.id)) throw forbidden();
+  if (!newPassword.safeParse(input.password).success) {
+    throw fieldError('json', 'password', 'The password must be at least 8 characters long (and at most 200).');
+  }
+  // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
+  const passwordHash = await deps.hash(input.password);
+  await db.transaction(async (trx) => {
+    await users.updateUser(trx, target.id, { password_hash: passwordHash });
+    if (input.signOut) await revokeTokens(trx, target.id);
+    await recordAudit(
+      trx,
+      auditActor(principal),
+      { userId: target.id, accountId: target.account_id },
+      `Password set for user ${target.username}`,
     );
   });
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import { setPassword } from '../../commands/users.ts';
 import { newPassword } from '../../contracts/resources.ts';
 import * as wire from '../../contracts/responses.ts';
 import { fieldError, forbidden } from '../../errors.ts';
@@ -7,7 +8,7 @@ import type { AppContext } from '../../http/context.ts';
 import { publicRoute, route } from '../../http/routes.ts';
 import { sendMail } from '../../outbox.ts';
 import { passwordToken, tokenUserId, tokenValid } from '../../passwordLinks.ts';
-import { revokeTokens } from '../../store/tokens.ts';
+import { userPrincipal } from '../../policies/principal.ts';
 import * as users from '../../store/users.ts';
 import { idParams, userById } from '../load.ts';
 
@@ -62,8 +63,8 @@ export const passwordRoutes = [
       if (!(await ctx.services.passwords.matches(body.current_password, current))) {
         throw fieldError('json', 'current_password', 'The current password does not match.');
       }
-      const passwordHash = await ctx.services.passwords.hash(body.password);
-      await db.transaction((trx) => users.updateUser(trx, target.id, { password_hash: passwordHash }));
+      // The session in hand stays signed in.
+      await setPassword({ db, hash: ctx.services.passwords.hash }, userPrincipal(me), { target, password: body.password, signOut: false });
       return { status: 200 as const };
     },
     response: { schema: wire.statusOnly },
@@ -113,11 +114,11 @@ export const passwordRoutes = [
       if (!user || !hash || !tokenValid(body.token, hash)) {
         throw fieldError('json', 'token', 'This link is not valid (any more): ask for a new one.');
       }
-      const passwordHash = await ctx.services.passwords.hash(body.password);
-      await db.transaction(async (trx) => {
-        await users.updateUser(trx, user.id, { password_hash: passwordHash });
-        // Whoever held a session under the old password is signed out.
-        await revokeTokens(trx, user.id);
+      // The link's holder acts as its user. Whoever held a session under the old password is signed out.
+      await setPassword({ db, hash: ctx.services.passwords.hash }, userPrincipal(user), {
+        target: user,
+        password: body.password,
+        signOut: true,
       });
       return { status: 200 as const };
     },
