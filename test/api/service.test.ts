@@ -180,7 +180,16 @@ describe('GET /api/v3_0/openapi.json', () => {
     expect(userList.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual([
       'query:account',
       'query:account_id',
+      'query:filter',
       'query:include_inactive',
+      // FlexMeasures 1.0's paging and sorting, in both of its spellings.
+      'query:page',
+      'query:per-page',
+      'query:per_page',
+      'query:sort-by',
+      'query:sort-dir',
+      'query:sort_by',
+      'query:sort_dir',
     ]);
     // Parameters show the typed value a client sends, though the server also parses it from text.
     expect(userList.find((p: { name: string }) => p.name === 'include_inactive').schema).toEqual({ type: 'boolean' });
