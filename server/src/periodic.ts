@@ -1,32 +1,33 @@
 /**
- * Work the server does by the clock (automation runs, tariff prices, stale-sensor checks): run at
- * start, then every interval, never two runs at a time (an overlapping run would only find the
- * same work), and a failed run is logged instead of ending the server. `stop()` waits for a run
- * in progress, so the store is not closed under it.
+ * Work the server does by the clock (automation runs, tariff and toy prices, stale-sensor checks),
+ * each a subclass giving its `work`: run at start, then every interval, never two runs at a time
+ * (an overlapping run would only find the same work), and a failed run is reported instead of
+ * ending the server. `stop()` waits for a run in progress, so the store is not closed under it.
  */
-export class Periodic {
+export abstract class Periodic {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
 
   /**
    * @param intervalMs time between runs.
-   * @param work one run at `nowMs`; answers how many things it did.
    * @param onError where a failed run is reported (it then counts as 0).
    */
   constructor(
     private readonly intervalMs: number,
-    private readonly work: (nowMs: number) => Promise<number>,
     private readonly onError: (err: unknown) => void,
   ) {}
 
+  /** One run at `nowMs`; answers how many things it did. */
+  protected abstract work(nowMs: number): Promise<number>;
+
   start(): void {
-    void this.run(Date.now());
-    this.timer = setInterval(() => void this.run(Date.now()), this.intervalMs);
+    void this.tick(Date.now());
+    this.timer = setInterval(() => void this.tick(Date.now()), this.intervalMs);
     this.timer.unref();
   }
 
   /** One run at `nowMs` (the clock's own time in production; any time in tests), after any run in progress. */
-  async run(nowMs: number): Promise<number> {
+  async tick(nowMs: number): Promise<number> {
     await this.running;
     this.running = this.work(nowMs).catch((err: unknown) => {
       this.onError(err);

@@ -37,19 +37,14 @@ const titles: Record<Notification['kind'], string> = {
  * Delivery never fails the job or check that raised it: a failed delivery is logged. It is
  * awaited, so a job ends once its notification is out (the webhook gets at most 5 s).
  */
-export class Attention {
-  private readonly staleCheck: Periodic;
-
+export class Attention extends Periodic {
   constructor(
     private db: Knex,
     private config: Config,
     private log: Logger,
   ) {
-    this.staleCheck = new Periodic(
-      STALE_CHECK_MS,
-      (nowMs) => this.raiseStale(nowMs),
-      (err) => log.error({ err }, 'stale sensor check'),
-    );
+    // Its clock checks for stale sensors.
+    super(STALE_CHECK_MS, (err) => log.error({ err }, 'stale sensor check'));
   }
 
   /**
@@ -143,17 +138,18 @@ export class Attention {
     }
   }
 
+  /** The stale-sensor check at `nowMs`, as the clock runs it (tests choose the time). */
+  checkStale(nowMs: number): Promise<number> {
+    return this.tick(nowMs);
+  }
+
   /**
    * Raises a notification for each sensor whose latest measurement ended more than twice its
    * resolution before `nowMs`: once per stale spell, since the subject names the last event.
    * Sensors never measured, or silent for over a week, raise nothing.
    * @returns how many notifications were raised.
    */
-  checkStale(nowMs: number): Promise<number> {
-    return this.staleCheck.run(nowMs);
-  }
-
-  private async raiseStale(nowMs: number): Promise<number> {
+  protected async work(nowMs: number): Promise<number> {
     let raised = 0;
     for (const sensor of await monitoredSensors(this.db)) {
       const last = await lastMeasurement(this.db, sensor.id, nowMs);
@@ -174,13 +170,5 @@ export class Attention {
       if (notification) raised++;
     }
     return raised;
-  }
-
-  start(): void {
-    this.staleCheck.start();
-  }
-
-  stop(): Promise<void> {
-    return this.staleCheck.stop();
   }
 }

@@ -17,38 +17,20 @@ const TICK_MS = 15_000;
  * processes, or a restart between queueing and recording it) finds the same job instead of a
  * second run; the first tick after a start is the catch-up.
  */
-export class AutomationClock {
-  private readonly clock: Periodic;
-
+export class AutomationClock extends Periodic {
   constructor(
     private db: Knex,
     private jobs: JobQueue,
     log: Logger,
   ) {
-    this.clock = new Periodic(
-      TICK_MS,
-      (nowMs) => this.queueDue(nowMs),
-      (err) => log.error({ err }, 'automation clock'),
-    );
-  }
-
-  start(): void {
-    this.clock.start();
-  }
-
-  stop(): Promise<void> {
-    return this.clock.stop();
+    super(TICK_MS, (err) => log.error({ err }, 'automation clock'));
   }
 
   /**
-   * Queues what is due at `nowMs` (the clock's own time in production; any time in tests).
+   * Queues what is due at `nowMs`.
    * @returns how many runs were queued.
    */
-  tick(nowMs: number): Promise<number> {
-    return this.clock.run(nowMs);
-  }
-
-  private async queueDue(nowMs: number): Promise<number> {
+  protected async work(nowMs: number): Promise<number> {
     let queued = 0;
     for (const automation of await listAutomations(this.db, { enabled: true })) {
       const due = latestDue(automation.cron, automation.timezone, automation.lastDueMs ?? automation.createdAtMs, nowMs);

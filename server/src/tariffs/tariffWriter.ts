@@ -44,19 +44,13 @@ type PriceRow = Omit<BeliefInput, 'sourceId'>;
  * or changed. Each writes with its owner's current rights, or not at all; one that cannot be
  * written (offline, refused) is logged and the others go on.
  */
-export class TariffWriter {
-  private readonly clock: Periodic;
-
+export class TariffWriter extends Periodic {
   constructor(
     private db: Knex,
     private config: Config,
     private log: Logger,
   ) {
-    this.clock = new Periodic(
-      TICK_MS,
-      (nowMs) => this.writeAhead(nowMs),
-      (err) => log.error({ err }, 'tariff writer'),
-    );
+    super(TICK_MS, (err) => log.error({ err }, 'tariff writer'));
   }
 
   /**
@@ -64,11 +58,7 @@ export class TariffWriter {
    * believed at `nowMs`.
    * @returns how many beliefs were stored.
    */
-  tick(nowMs: number): Promise<number> {
-    return this.clock.run(nowMs);
-  }
-
-  private async writeAhead(nowMs: number): Promise<number> {
+  protected async work(nowMs: number): Promise<number> {
     let stored = 0;
     for (const t of await listTariffs(this.db)) {
       stored += await this.writeTariff(t, nowMs).catch((err: unknown) => {
@@ -153,13 +143,5 @@ export class TariffWriter {
         : [{ sensorId: sensor.id, eventStartMs: s, beliefTimeMs: nowMs, value: v * c2.scale + c2.offset }];
     });
     return this.store({ name: 'ENTSO-E', type: 'reporter', model: 'day-ahead' }, rows);
-  }
-
-  start(): void {
-    this.clock.start();
-  }
-
-  stop(): Promise<void> {
-    return this.clock.stop();
   }
 }

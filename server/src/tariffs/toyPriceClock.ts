@@ -26,38 +26,19 @@ export async function toyPriceSensorId(db: Knex): Promise<number | undefined> {
  * days once, and without this a toy account made last week had no prices for today and could
  * not schedule. Does nothing where there is no toy account.
  */
-export class ToyPriceClock {
-  private readonly clock: Periodic;
-
+export class ToyPriceClock extends Periodic {
   constructor(
     private db: Knex,
     log: Logger,
   ) {
-    this.clock = new Periodic(
-      TICK_MS,
-      (nowMs) => this.refresh(nowMs),
-      (err) => log.error({ err }, 'toy prices'),
-    );
-  }
-
-  start(): void {
-    this.clock.start();
-  }
-
-  stop(): Promise<void> {
-    return this.clock.stop();
+    super(TICK_MS, (err) => log.error({ err }, 'toy prices'));
   }
 
   /**
-   * Writes the toy prices of the day of `nowMs` and the coming days (the clock's own time in
-   * production; any time in tests).
+   * Writes the toy prices of the day of `nowMs` and the coming days.
    * @returns how many days were written (0 without a toy account).
    */
-  tick(nowMs: number): Promise<number> {
-    return this.clock.run(nowMs);
-  }
-
-  private async refresh(nowMs: number): Promise<number> {
+  protected async work(nowMs: number): Promise<number> {
     const sensorId = await toyPriceSensorId(this.db);
     if (sensorId === undefined) return 0;
     const { startMs, endMs } = await this.db.transaction((trx) => recordToyPrices(trx, sensorId, TOY_ZONE, nowMs));
