@@ -67,24 +67,31 @@ export function tooDeepPath(value: unknown): PropertyKey[] | undefined {
   return undefined;
 }
 
-/** A JSON object carried as JSON text (`attributes` of sensors and assets travel this way), at most 64 KiB. */
-export const jsonText = z
+/** A JSON value carried as JSON text, at most 64 KiB and not nested too deep. */
+export const jsonValueText = z
   .string()
   .max(65_536, { abort: true })
-  .transform((text, ctx): Record<string, unknown> => {
+  .transform((text, ctx): unknown => {
+    let value: unknown;
     try {
-      const value: unknown = JSON.parse(text);
-      if (tooDeepPath(value)) {
-        ctx.addIssue({ code: 'custom', message: tooDeepMessage });
-        return z.NEVER;
-      }
-      if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+      value = JSON.parse(text);
     } catch {
-      // fall through to the message below
+      ctx.addIssue({ code: 'custom', message: 'Not a valid JSON string.' });
+      return z.NEVER;
     }
-    ctx.addIssue({ code: 'custom', message: 'Not a valid JSON string.' });
-    return z.NEVER;
+    if (tooDeepPath(value)) {
+      ctx.addIssue({ code: 'custom', message: tooDeepMessage });
+      return z.NEVER;
+    }
+    return value;
   });
+
+/** A JSON object carried as JSON text (`attributes` of sensors and assets travel this way). */
+export const jsonText = jsonValueText.transform((value, ctx): Record<string, unknown> => {
+  if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  ctx.addIssue({ code: 'custom', message: 'Not a valid JSON string.' });
+  return z.NEVER;
+});
 
 /** An integer field; zod cannot tell "not an integer" from "not a number" on its own. */
 export const int = () => z.int({ error: 'Not a valid integer.' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { fixedDurationMs, id, jsonText, text, timezone } from './fields.ts';
+import { fixedDurationMs, id, jsonText, jsonValueText, text, timezone } from './fields.ts';
 import { isValidUnit } from '../domain/units.ts';
 import { flexContext, processFlexModel, storageFlexModel } from './flexModel.ts';
 
@@ -46,30 +46,9 @@ const assetFields = {
   description: z.string().max(65_536).nullable().optional(),
   external_id: z.string().max(80).optional(),
   /** FlexMeasures 1.0 keeps this next to the attributes; Flexsite keeps it inside them. */
-  sensors_to_show: z
-    .string()
-    .max(65_536, { abort: true })
-    .transform((text, ctx): unknown => {
-      try {
-        return JSON.parse(text);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'Not a valid JSON string.' });
-        return z.NEVER;
-      }
-    })
-    .optional(),
+  sensors_to_show: jsonValueText.optional(),
   /** FlexMeasures 1.0: daily sensors shown as KPIs (`GET /assets/<id>/kpis`), as JSON text; kept in the attributes too. */
-  sensors_to_show_as_kpis: z
-    .string()
-    .max(65_536, { abort: true })
-    .transform((text, ctx): unknown => {
-      try {
-        return JSON.parse(text);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'Not a valid JSON string.' });
-        return z.NEVER;
-      }
-    })
+  sensors_to_show_as_kpis: jsonValueText
     .pipe(
       z
         .array(
