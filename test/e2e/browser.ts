@@ -34,6 +34,17 @@ export function consoleErrors(page: Page): string[] {
 }
 
 /**
+ * Signs in on the sign-in page as a person does; the caller waits for the page it expects next.
+ * @param at the sign-in page's URL, with any `next`.
+ */
+export async function signIn(page: Page, at: string, email: string, password: string): Promise<void> {
+  await page.goto(at);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/**
  * Saves a full-page screenshot as `test/artifacts/<name>.png`.
  * @param page the page.
  * @param name file name without extension.

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { chromiumPath, consoleErrors, launchBrowser, screenshot } from './browser.ts';
+import { chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
 
 /**
  * Plain device set-up in a real Chromium: a battery and an EV charger with a weekday target
@@ -68,10 +68,7 @@ async function stored(assetId: number) {
 
 run('device set-up', () => {
   it('adds a battery from the site’s page, showing a bad reserve next to its field first', async () => {
-    await page.goto(`${t.url}/signin?next=${encodeURIComponent(`/assets/${site}`)}`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${site}`)}`, email, PASSWORD);
     await page.getByRole('link', { name: 'Add device' }).click();
     await page.getByRole('heading', { name: 'Add a device' }).waitFor();
 

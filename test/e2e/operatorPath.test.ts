@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { householdLoad } from '../../bench/_forecastSeries.ts';
 import { factories, PASSWORD } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot } from './browser.ts';
+import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
 
 /**
  * Issue 21, the rest of the operator's path: a FlexMeasures 0.18 battery (limits as attributes)
@@ -89,10 +89,7 @@ beforeAll(async () => {
   page.on('console', (msg) => {
     if (msg.type() === 'warning') warnings.push(msg.text());
   });
-  await page.goto(t.url + '/signin');
-  await page.getByLabel('Email').fill(admin.user.email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, t.url + '/signin', admin.user.email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 60_000);
 beforeEach(({ onTestFailed, task }) => {

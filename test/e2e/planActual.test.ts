@@ -5,7 +5,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot } from './browser.ts';
+import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
 
 /**
  * Issue 24's plan against actual and schedule table, and issue 21's overlay chart, in a real
@@ -120,10 +120,7 @@ beforeAll(async () => {
   page.on('console', (msg) => {
     if (msg.type() === 'warning') warnings.push(msg.text());
   });
-  await page.goto(`${t.url}/signin`);
-  await page.getByLabel('Email').fill(admin.user.email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, `${t.url}/signin`, admin.user.email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 90_000);
 beforeEach(({ onTestFailed, task }) => {

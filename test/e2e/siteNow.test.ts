@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { chromiumPath, consoleErrors, launchBrowser, screenshot } from './browser.ts';
+import { chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
 
 /**
  * The cockpit's "Site now" page in a real Chromium, on data posted through the API: the latest
@@ -68,10 +68,7 @@ run('site now', () => {
     expect((await post(grid, quarter - 2 * Q, [1.5, 2.5], 'PT30M', 'kW')).status).toBe(200);
     expect((await post(soc, hour - 4 * H, [55], 'PT1H', '%')).status).toBe(200);
 
-    await page.goto(`${t.url}/signin?next=${encodeURIComponent(`/assets/${site}/now`)}`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${site}/now`)}`, email, PASSWORD);
     await page.getByRole('heading', { name: 'Site now' }).waitFor();
     await page.getByRole('table', { name: 'Sensors now' }).waitFor();
     await expect.poll(() => page.getByRole('status', { name: 'Updated' }).innerText()).toMatch(/^Updated \d\d:\d\d:\d\d$/);

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { factories, PASSWORD } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot } from './browser.ts';
+import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
 
 /**
  * Issue 21, as the operator meets it: the screen says what the schedule really is. Settings the
@@ -73,10 +73,7 @@ beforeAll(async () => {
   page.on('console', (msg) => {
     if (msg.type() === 'warning') warnings.push(msg.text());
   });
-  await page.goto(t.url + '/signin');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, t.url + '/signin', email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 60_000);
 beforeEach(({ onTestFailed, task }) => {
@@ -293,10 +290,7 @@ run('the operator can trust the screen', () => {
   it("offers the set-up zone, not the browser's, for a new asset's first sensor", async () => {
     const site = await t.db('generic_asset').where({ id: assetId }).first<{ account_id: number }>();
     const bare = await factories(t.db).asset({ accountId: site.account_id, name: 'Empty site' });
-    await page.goto(t.url + '/signin');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill('an operator secret');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, t.url + '/signin', email, 'an operator secret');
     await page.getByRole('heading', { name: 'Sites' }).waitFor();
     await page.goto(t.url + `/assets/${bare.id}`);
     await page.getByText('Add a sensor').click();

@@ -5,7 +5,7 @@ import { householdLoad } from '../../bench/_forecastSeries.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { authChanged } from '../../server/src/store/authCache.ts';
-import { chartValues, chromiumPath, consoleErrors, launchBrowser, screenshot } from './browser.ts';
+import { chartValues, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn as signInAt } from './browser.ts';
 
 /**
  * The web UI in a real Chromium against the real server, as a site operator uses it: first
@@ -58,10 +58,7 @@ afterAll(async () => {
 const url = (path: string) => t.url + path;
 
 async function signIn(who: { email: string; password: string }) {
-  await page.goto(url('/signin'));
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signInAt(page, url('/signin'), who.email, who.password);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }
 
