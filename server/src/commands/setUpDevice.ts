@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { DeviceSetup, DeviceSetupAnswer } from '../contracts/devices.ts';
 import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
+import { authorize } from '../policies/access.ts';
+import { rightsOf, type Principal } from '../policies/principal.ts';
+import { assetAccess } from '../policies/references.ts';
 import { formatDurationHours, formatResolution } from '../domain/time.ts';
 import { readQuantity } from '../domain/units.ts';
 import { checkRecurringTargets, percentOf, shareOf } from '../scheduling/recurringTargets.ts';
@@ -8,7 +11,6 @@ import { storedValueProblem } from '../scheduling/storedValues.ts';
 import { assetNameTaken, createAsset, ensureAssetType, getAsset, updateAsset, type Asset } from '../store/assets.ts';
 import { replaceRecurringSocTargets } from '../store/recurringSocTargets.ts';
 import { createSensor, type Sensor } from '../store/sensors.ts';
-import type { User } from '../store/users.ts';
 
 /**
  * Plain device set-up: one transaction makes the device's asset under a site, the sensors it
@@ -80,14 +82,19 @@ function storageModel(problems: Problems, body: Extract<DeviceSetup, { kind: 'ba
 }
 
 /**
- * Makes a device under a site.
- * @param site the site (its account owns the device; the caller may create children in it).
- * @param user the caller, whose time zone the sensors get unless the body names one.
+ * Makes a device under a site, where the principal may create children (and, for solar panels,
+ * change the site, whose flex-context then names them).
+ * @param site the site (its account owns the device).
+ * @param principal who sets it up; their time zone is the sensors' unless the body names one.
  * @returns what was made; a 422 with field messages (nothing stored) for bad quantities or a taken name.
  */
-export async function setUpDevice(trx: Knex.Transaction, user: User, site: Asset, body: DeviceSetup): Promise<DeviceSetupAnswer> {
+export async function setUpDevice(trx: Knex.Transaction, principal: Principal, site: Asset, body: DeviceSetup): Promise<DeviceSetupAnswer> {
+  const onSite = await assetAccess(trx, site.account_id);
+  authorize(principal, 'create-children', onSite);
+  // Solar panels are added to the site's own flex-context as well.
+  if (body.kind === 'pv') authorize(principal, 'update', onSite);
   const problems = new Problems();
-  const timezone = body.timezone ?? user.timezone;
+  const timezone = body.timezone ?? rightsOf(principal)?.timezone ?? 'UTC';
   const resolutionMs = body.resolution ?? QUARTER_HOUR;
   if (resolutionMs <= 0) problems.add('resolution', 'A power sensor needs a resolution above zero.');
   if (await assetNameTaken(trx, { name: body.name, parentId: site.id, accountId: site.account_id })) {

@@ -1,6 +1,7 @@
 import * as devices from '../../contracts/devices.ts';
 import { route } from '../../http/routes.ts';
 import { setUpDevice } from '../../commands/setUpDevice.ts';
+import { userPrincipal } from '../../policies/principal.ts';
 import { checkRecurringTargets, deviceCapacity } from '../../scheduling/recurringTargets.ts';
 import { listRecurringSocTargets, replaceRecurringSocTargets, type RecurringSocTarget } from '../../store/recurringSocTargets.ts';
 import { listSensors } from '../../store/sensors.ts';
@@ -19,7 +20,7 @@ export const deviceRoutes = [
     request: { params: idParams, json: devices.deviceSetup },
     load: async ({ db, params }) => ({ site: await assetById(db, params.id, 'create-children') }),
     transaction: true,
-    command: ({ db, user, body, loaded }) => setUpDevice(db, user, loaded.site, body),
+    command: ({ db, user, body, loaded }) => setUpDevice(db, userPrincipal(user), loaded.site, body),
     response: { status: 201, schema: devices.deviceSetupAnswer, description: 'what was made' },
   }),
   route({
