@@ -21,7 +21,7 @@ export const runtimeFiles = {
   preload: 'dist/preload.cjs',
   /** The server process: the Koa app, the store and its migrations. */
   server: 'dist/server.js',
-  /** The piscina task module, found next to the server (server/src/scheduling/workerPool.ts). */
+  /** The piscina task module, found next to the server (server/src/workers/workerPool.ts). */
   worker: 'dist/worker.js',
   /** HiGHS' WebAssembly, found next to the worker. */
   solverWasm: 'dist/highs.wasm',

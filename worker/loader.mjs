@@ -1,6 +1,6 @@
 // Loads the TypeScript worker tasks when Flexsite runs from source: worker threads do not
 // inherit the main thread's TypeScript loader, so they import the tasks through tsx here.
-// Packaged builds point piscina at the compiled worker instead (see server/src/scheduling/workerPool.ts).
+// Packaged builds point piscina at the compiled worker instead (see server/src/workers/workerPool.ts).
 // One line per task of the contract in src/tasks.ts.
 import { tsImport } from 'tsx/esm/api';
 

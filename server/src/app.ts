@@ -17,13 +17,13 @@ import { createLoginThrottle } from './http/loginThrottle.ts';
 import { allowedMethods, mount } from './http/routes.ts';
 import { defaultUiDir, staticUi } from './http/staticUi.ts';
 import { openLogFile } from './logFile.ts';
-import { createPasswordPool } from './passwordPool.ts';
+import { createPasswordPool } from './workers/passwordPool.ts';
 import { createLogger } from './logger.ts';
 import { apiRoutes } from './routes/api.ts';
 import { legacyApi } from './routes/legacy/index.ts';
 import { mountSunset } from './routes/sunset.ts';
 import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
-import { isQueueName, type FlexsiteJobs } from './jobs/flexsiteJobs.ts';
+import { isQueueName, type FlexsiteJobs } from './contracts/jobs.ts';
 import { LocalJobQueue } from './jobs/localJobQueue.ts';
 import type { RedisJobQueue } from './jobs/redisJobQueue.ts';
 import { openRedis, redisNamespace } from './redis.ts';
@@ -34,8 +34,8 @@ import { ToyPriceClock } from './tariffs/toyPriceClock.ts';
 import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
-import { createWorkerPool } from './scheduling/workerPool.ts';
-import { findSchedulerPlugins } from '../../worker/src/scheduling/schedulerPlugins.ts';
+import { createWorkerPool } from './workers/workerPool.ts';
+import { findSchedulerPlugins } from './workers/pluginFolder.ts';
 import { warmMainThread, warmRequestPath } from './warmStart.ts';
 
 export interface RunningServer {

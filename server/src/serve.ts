@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './app.ts';
 import { StoreBusyError } from './db/errors.ts';
-import { PluginFolderError } from '../../worker/src/scheduling/schedulerPlugins.ts';
+import { PluginFolderError } from './workers/pluginFolder.ts';
 
 /** Headless entry point: `npm start` and `npm run worker`, and what the systemd units run. */
 async function main(): Promise<void> {

@@ -6,7 +6,7 @@ import { forbidden, unprocessable } from '../helpers/bodies.ts';
 import { factories } from '../helpers/factories.ts';
 import { EA, fm1 } from '../helpers/legacy.ts';
 import { storageJobArgs, waitForSchedule } from '../helpers/schedules.ts';
-import type { SchedulingJobArgs } from '../../server/src/scheduling/runJob.ts';
+import type { SchedulingJobArgs } from '../../server/src/contracts/jobs.ts';
 import { schedulerPluginFolder } from '../helpers/schedulerPlugins.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
 

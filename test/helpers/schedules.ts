@@ -1,6 +1,6 @@
 import type { JobRecord } from '../../server/src/jobs/jobQueue.ts';
-import type { StorageJobSpec } from '../../server/src/scheduling/jobSpec.ts';
-import type { SchedulingJobArgs } from '../../server/src/scheduling/runJob.ts';
+import type { StorageJobSpec } from '../../server/src/contracts/jobSpec.ts';
+import type { SchedulingJobArgs } from '../../server/src/contracts/jobs.ts';
 import type { ApiResponse, TestServer } from './testServer.ts';
 
 /**

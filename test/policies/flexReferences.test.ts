@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flexReferences } from '../../server/src/policies/references.ts';
-import { jobReferences, type StorageJobSpec } from '../../server/src/scheduling/jobSpec.ts';
+import type { StorageJobSpec } from '../../server/src/contracts/jobSpec.ts';
+import { jobReferences } from '../../server/src/scheduling/jobReferences.ts';
 
 const brief = (refs: ReturnType<typeof flexReferences>) => refs.map((r) => `${r.kind} ${r.id} ${r.use} ${r.field}`);
 

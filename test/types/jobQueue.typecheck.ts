@@ -3,9 +3,9 @@
  * only its own arguments and hands its handler and readers its own argument and result types.
  * Each `@ts-expect-error` fails the compile when the line under it stops being an error.
  */
-import type { FlexsiteJobs } from '../../server/src/jobs/flexsiteJobs.ts';
+import type { FlexsiteJobs } from '../../server/src/contracts/jobs.ts';
 import type { EnqueueOptions, JobHandler, JobQueue, JobRecord } from '../../server/src/jobs/jobQueue.ts';
-import type { SchedulingJobArgs } from '../../server/src/scheduling/runJob.ts';
+import type { SchedulingJobArgs } from '../../server/src/contracts/jobs.ts';
 
 declare const jobs: JobQueue<FlexsiteJobs>;
 declare const options: EnqueueOptions;

@@ -1,7 +1,8 @@
 /**
  * The worker's contract: every task's name, payload and result, in one place. The worker's task
- * module (index.ts) implements it and the server's pool (server/src/scheduling/workerPool.ts) runs
- * tasks through it; the server imports worker code from this module only.
+ * module (index.ts) implements it and the server's pool (server/src/workers/workerPool.ts) runs
+ * tasks through it; the server imports worker code from this module only, which also hands on the
+ * few pure helpers both sides share (the plugin name rule, step costs, the backtest's lead).
  */
 import type { ForecastOutcome, ForecastTask } from './forecasting/index.ts';
 import type { ProcessProblem, ProcessSchedule } from './scheduling/processScheduler.ts';
@@ -10,8 +11,10 @@ import type { SchedulingErrorKind, SolveStorageOptions } from './scheduling/solv
 import type { StorageProblem } from './scheduling/storageProblem.ts';
 
 export { FORECASTER_VERSION, type Backtest, type ForecastOutcome, type ForecastTask, type MethodName } from './forecasting/index.ts';
+export { BACKTEST_LEAD_DAYS } from './forecasting/backtest.ts';
 export type { ProcessProblem, ProcessSchedule } from './scheduling/processScheduler.ts';
-export type { StorageSchedule } from './scheduling/scheduleResult.ts';
+export { stepCost, type StorageSchedule } from './scheduling/scheduleResult.ts';
+export { PLUGIN_NAME, unregisteredSchedulerReason, type SchedulerPlugins } from './scheduling/schedulerPlugins.ts';
 export type { SchedulingErrorKind } from './scheduling/solveStorage.ts';
 export { socSeries, softCapacity, type StorageDevice, type StorageProblem } from './scheduling/storageProblem.ts';
 export { WARM_UP_PROBLEM } from './scheduling/warmUp.ts';

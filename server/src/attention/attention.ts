@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { JobResult } from '../contracts/responses.ts';
-import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
+import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
 import { sendMail } from '../outbox.ts';
 import { presentNotification } from '../presenters/notifications.ts';

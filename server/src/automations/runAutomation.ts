@@ -5,25 +5,17 @@ import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
 import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
 import { AppError } from '../errors.ts';
-import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
+import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
-import { describePrincipal, resolvePrincipal, type PrincipalRef } from '../policies/principal.ts';
+import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { deviceCapacity, socTargetsWithin, type SocTargetAt } from '../scheduling/recurringTargets.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
 import { listRecurringSocTargets } from '../store/recurringSocTargets.ts';
 import { getSensor } from '../store/sensors.ts';
-import type { WorkerPool } from '../scheduling/workerPool.ts';
+import type { WorkerPool } from '../workers/workerPool.ts';
 import type { AutomationJobResult } from '../contracts/responses.ts';
-
-/** One run of an automation: which one, and the due time it stands for. */
-export interface AutomationJobArgs {
-  automationId: number;
-  dueMs: number;
-  /** The automation acting for its maker: the run and the jobs it starts use the maker's rights as they are when it runs. */
-  principal: PrincipalRef;
-}
 
 /**
  * What an automation forecasts feeds its own schedule: a forecast power sensor (other than the

@@ -1,9 +1,9 @@
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import type { DateTime } from 'luxon';
-import { BACKTEST_LEAD_DAYS } from '../../../worker/src/forecasting/backtest.ts';
+import { BACKTEST_LEAD_DAYS } from '../../../worker/src/tasks.ts';
 import { forecastSensor, historyNote } from '../forecasting/forecastJob.ts';
-import { createWorkerPool } from '../scheduling/workerPool.ts';
+import { createWorkerPool } from '../workers/workerPool.ts';
 import { getForecastModel } from '../store/forecastModels.ts';
 import { principalRef } from '../policies/principal.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';

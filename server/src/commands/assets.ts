@@ -13,7 +13,7 @@ import * as assets from '../store/assets.ts';
 import { recordAudit } from '../store/auditLog.ts';
 import { getSensor } from '../store/sensors.ts';
 import { assetChangeEvents, auditActor } from './auditEvents.ts';
-import type { SchedulerPlugins } from '../../../worker/src/scheduling/schedulerPlugins.ts';
+import type { SchedulerPlugins } from '../../../worker/src/tasks.ts';
 
 /**
  * Creating, changing and deleting an asset, the one way every caller does it (the v3.0 endpoints,

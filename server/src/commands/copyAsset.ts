@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { fieldError } from '../errors.ts';
 import { authorizeReferences, storedFlexReferences } from '../policies/references.ts';
 import { authorizeSchedulerChoice } from '../policies/schedulerChoice.ts';
-import type { SchedulerPlugins } from '../../../worker/src/scheduling/schedulerPlugins.ts';
+import type { SchedulerPlugins } from '../../../worker/src/tasks.ts';
 import * as assets from '../store/assets.ts';
 import { actorOf, recordAudit } from '../store/auditLog.ts';
 import { createSensor, listSensors } from '../store/sensors.ts';

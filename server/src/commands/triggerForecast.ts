@@ -2,12 +2,13 @@ import { DateTime } from 'luxon';
 import type { ForecastTrigger } from '../contracts/forecasts.ts';
 import { formatResolution } from '../domain/time.ts';
 import { fieldError } from '../errors.ts';
-import { forecastReferences, historyDays, MIN_HISTORY_DAYS, minimumHistoryText, type ForecastJobArgs } from '../forecasting/forecastJob.ts';
+import type { ForecastJobArgs } from '../contracts/jobs.ts';
+import { forecastReferences, historyDays, MIN_HISTORY_DAYS, minimumHistoryText } from '../forecasting/forecastJob.ts';
 import type { JobRecord } from '../jobs/jobQueue.ts';
 import { principalRef, type Principal } from '../policies/principal.ts';
 import { authorizeReferences } from '../policies/references.ts';
 import type { SensorInContext } from '../store/sensors.ts';
-import { BACKTEST_LEAD_DAYS } from '../../../worker/src/forecasting/backtest.ts';
+import { BACKTEST_LEAD_DAYS } from '../../../worker/src/tasks.ts';
 import type { ScheduleDeps } from './triggerSchedule.ts';
 
 /**

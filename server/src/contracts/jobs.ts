@@ -1,7 +1,47 @@
-import type { AutomationJobArgs } from '../automations/runAutomation.ts';
-import type { AutomationJobResult, ForecastJobResult, JobResult } from '../contracts/responses.ts';
-import type { ForecastJobArgs } from '../forecasting/forecastJob.ts';
-import type { SchedulingJobArgs } from '../scheduling/runJob.ts';
+import type { MethodName } from '../../../worker/src/tasks.ts';
+import type { JobSpec } from './jobSpec.ts';
+import type { AutomationJobResult, ForecastJobResult, JobResult } from './responses.ts';
+
+/** A principal as recorded with a job: ids only, resolved again by `resolvePrincipal` when the job runs. */
+export type PrincipalRef =
+  | { kind: 'user'; userId: number }
+  /** The maker is null once their user was deleted: such an automation has nobody to act for. */
+  | { kind: 'automation'; automationId: number; ownerId: number | null }
+  | { kind: 'operator' };
+
+/** Job arguments: the resolved spec, whose rights it runs with, and whether this is the fallback of an infeasible job. */
+export interface SchedulingJobArgs {
+  spec: JobSpec;
+  /** Who started it (a user, an automation for its maker): the job may only read and write what they may, when it runs. */
+  principal: PrincipalRef;
+  fallback?: boolean;
+}
+
+/** What a forecasting job is asked: which sensor, which window, as known when, from what. */
+export interface ForecastJobArgs {
+  sensorId: number;
+  /**
+   * Who started it (a user, an automation for its maker, the operator at the command line): the
+   * job reads and writes only what they may, when it runs.
+   */
+  principal: PrincipalRef;
+  startMs: number;
+  endMs: number;
+  /** The belief time of the forecasts; when absent, the time the job runs (or the start, if earlier). */
+  priorMs?: number;
+  /** Longest horizon of one forecast: a longer window is forecast in rolling cycles, each made at its own start. */
+  maxHorizonMs?: number;
+  regressorIds: number[];
+  method?: MethodName;
+}
+
+/** One run of an automation: which one, and the due time it stands for. */
+export interface AutomationJobArgs {
+  automationId: number;
+  dueMs: number;
+  /** The automation acting for its maker: the run and the jobs it starts use the maker's rights as they are when it runs. */
+  principal: PrincipalRef;
+}
 
 /**
  * Flexsite's queues, as the worker's task contract (worker/src/tasks.ts) is for its tasks: each

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { resampleToGrid } from '../domain/resample.ts';
-import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
+import type { FlexsiteJobs, ForecastJobArgs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { mostRecentBeliefs, recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
@@ -8,29 +8,10 @@ import { saveForecastModel } from '../store/forecastModels.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { getOrCreateSource } from '../store/sources.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
-import { describePrincipal, resolvePrincipal, type PrincipalRef } from '../policies/principal.ts';
-import { FORECASTER_VERSION, type ForecastOutcome, type ForecastTask, type MethodName } from '../../../worker/src/tasks.ts';
-import { BACKTEST_LEAD_DAYS } from '../../../worker/src/forecasting/backtest.ts';
-import type { WorkerPool } from '../scheduling/workerPool.ts';
+import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
+import { BACKTEST_LEAD_DAYS, FORECASTER_VERSION, type ForecastOutcome, type ForecastTask } from '../../../worker/src/tasks.ts';
+import type { WorkerPool } from '../workers/workerPool.ts';
 import type { ForecastJobResult } from '../contracts/responses.ts';
-
-/** What a forecasting job is asked: which sensor, which window, as known when, from what. */
-export interface ForecastJobArgs {
-  sensorId: number;
-  /**
-   * Who started it (a user, an automation for its maker, the operator at the command line): the
-   * job reads and writes only what they may, when it runs.
-   */
-  principal: PrincipalRef;
-  startMs: number;
-  endMs: number;
-  /** The belief time of the forecasts; when absent, the time the job runs (or the start, if earlier). */
-  priorMs?: number;
-  /** Longest horizon of one forecast: a longer window is forecast in rolling cycles, each made at its own start. */
-  maxHorizonMs?: number;
-  regressorIds: number[];
-  method?: MethodName;
-}
 
 /** One forecast made at one belief time, and what it found. */
 export interface ForecastCycle {

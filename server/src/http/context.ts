@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { User } from '../store/users.ts';
 import type { JobQueue } from '../jobs/jobQueue.ts';
-import type { PasswordPool } from '../passwordPool.ts';
+import type { PasswordPool } from '../workers/passwordPool.ts';
 import type { LoginThrottle } from './loginThrottle.ts';
-import type { SchedulerPlugins } from '../../../worker/src/scheduling/schedulerPlugins.ts';
+import type { SchedulerPlugins } from '../../../worker/src/tasks.ts';
 
 /** What every request handler can reach. */
 export interface Services {

@@ -1,4 +1,4 @@
-import type { FlexsiteJobs } from './flexsiteJobs.ts';
+import type { FlexsiteJobs } from '../contracts/jobs.ts';
 
 /**
  * What a queue's jobs take and give: per queue name, the arguments a job is queued with and the

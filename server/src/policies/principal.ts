@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { PrincipalRef } from '../contracts/jobs.ts';
 import { getAutomation } from '../store/automations.ts';
 import { getUser, type User } from '../store/users.ts';
 
@@ -17,13 +18,6 @@ export type Principal =
    * store itself), so no rule inside the store could stop them. Checks that protect an account
    * from another (what an asset's account may use) still apply to the operator's work.
    */
-  | { kind: 'operator' };
-
-/** A principal as recorded with a job: ids only, resolved again by `resolvePrincipal` when the job runs. */
-export type PrincipalRef =
-  | { kind: 'user'; userId: number }
-  /** The maker is null once their user was deleted: such an automation has nobody to act for. */
-  | { kind: 'automation'; automationId: number; ownerId: number | null }
   | { kind: 'operator' };
 
 /** Policies take a principal; a bare user stands for the principal of their own request. */

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { fieldError, forbidden } from '../errors.ts';
 import type { Actor } from './principal.ts';
-import { unregisteredSchedulerReason, type SchedulerPlugins } from '../../../worker/src/scheduling/schedulerPlugins.ts';
+import { unregisteredSchedulerReason, type SchedulerPlugins } from '../../../worker/src/tasks.ts';
 import { mayChooseScheduler } from './roles.ts';
 
 const KEY = 'custom-scheduler';

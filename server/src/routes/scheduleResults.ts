@@ -3,7 +3,7 @@ import { rejected } from '../errors.ts';
 import { formatDurationHours, formatStart } from '../domain/time.ts';
 import { conversion } from '../domain/units.ts';
 import type { AppContext } from '../http/context.ts';
-import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
+import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import type { JobQueue, JobRecord } from '../jobs/jobQueue.ts';
 import { consumptionSign } from '../scheduling/buildProblem.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';

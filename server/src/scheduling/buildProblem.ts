@@ -5,7 +5,7 @@ import { mostRecentBeliefs } from '../store/beliefs.ts';
 import { resampleToGrid } from '../domain/resample.ts';
 import { getSensor, type Sensor, type SensorInContext } from '../store/sensors.ts';
 import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem } from '../../../worker/src/tasks.ts';
-import type { ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageJobSpec } from './jobSpec.ts';
+import type { ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
 import { assumedZeroPower, extendedPrices, type InputAt } from './warnings.ts';
 import type { JobWarning } from '../contracts/responses.ts';

@@ -23,16 +23,16 @@ import { flexReferences, type Reference } from '../policies/references.ts';
 import { SOC_LOOKUP_STEPS } from './sensorState.ts';
 import { inheritedFlexContext } from './storedConfig.ts';
 import { checkTriggerCurrencies } from './storedValues.ts';
-import {
-  jobReferences,
-  type CommitmentSpec,
-  type JobSpec,
-  type ProcessJobSpec,
-  type SeriesSpec,
-  type SocConstraintSpec,
-  type StorageDeviceSpec,
-  type StorageJobSpec,
-} from './jobSpec.ts';
+import type {
+  CommitmentSpec,
+  JobSpec,
+  ProcessJobSpec,
+  SeriesSpec,
+  SocConstraintSpec,
+  StorageDeviceSpec,
+  StorageJobSpec,
+} from '../contracts/jobSpec.ts';
+import { jobReferences } from './jobReferences.ts';
 
 /** Asset types and the scheduler that serves them (in the 1.0 dialect, storage serves all but processes). */
 const storageTypes = new Set(['battery', 'one-way_evse', 'two-way_evse']);

@@ -1,5 +1,4 @@
-import type { StorageDevice, StorageProblem } from '../../../worker/src/tasks.ts';
-import { stepCost } from '../../../worker/src/scheduling/scheduleResult.ts';
+import { stepCost, type StorageDevice, type StorageProblem } from '../../../worker/src/tasks.ts';
 
 /**
  * What a schedule's money figures are computed from, per step: kept with the schedule

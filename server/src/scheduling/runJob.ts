@@ -1,30 +1,23 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobResult, JobWarning } from '../contracts/responses.ts';
-import type { FlexsiteJobs } from '../jobs/flexsiteJobs.ts';
+import type { FlexsiteJobs, PrincipalRef } from '../contracts/jobs.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
 import { getSensor, updateSensor, type SensorInContext } from '../store/sensors.ts';
 import { firstRefused } from '../policies/references.ts';
-import { describePrincipal, resolvePrincipal, type PrincipalRef } from '../policies/principal.ts';
+import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
 import { conversion } from '../domain/units.ts';
 import { buildProcessProblem, buildStorageProblem, consumptionSign, sensorsOnce, type JobSensors } from './buildProblem.ts';
-import { jobReferences, scheduledSensors, type JobSpec, type ProcessJobSpec, type StorageJobSpec } from './jobSpec.ts';
+import type { JobSpec, ProcessJobSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
+import { jobReferences, scheduledSensors } from './jobReferences.ts';
 import { constraintResults } from './constraintResults.ts';
 import { SchedulingFailure } from './failure.ts';
 import { currencyOf, moneySeries, planMoney } from './money.ts';
 import { recordScheduleMoney } from '../store/scheduleMoney.ts';
-import type { WorkerPool } from './workerPool.ts';
+import type { WorkerPool } from '../workers/workerPool.ts';
 import { fallbackUsed, socFromReading, unresolvedConstraints } from './warnings.ts';
-
-/** Job arguments: the resolved spec, whose rights it runs with, and whether this is the fallback of an infeasible job. */
-export interface SchedulingJobArgs {
-  spec: JobSpec;
-  /** Who started it (a user, an automation for its maker): the job may only read and write what they may, when it runs. */
-  principal: PrincipalRef;
-  fallback?: boolean;
-}
 
 /**
  * Re-checks the owner's current rights on every sensor of the job, so that a job queued before a

@@ -4,7 +4,7 @@ import { formatTimedelta } from '../domain/time.ts';
 import { conversion } from '../domain/units.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import { getSensor } from '../store/sensors.ts';
-import type { JobSpec, StorageDeviceSpec, StorageJobSpec } from './jobSpec.ts';
+import type { JobSpec, StorageDeviceSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 
 /**
  * The parts of a trigger that depend on what its sensors hold rather than on the request: an

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { SchedulerPlugins } from '../../../worker/src/scheduling/schedulerPlugins.ts';
-import { WARM_UP_PROBLEM, type TaskName, type TaskPayload, type TaskResult } from '../../../worker/src/tasks.ts';
+import { WARM_UP_PROBLEM, type SchedulerPlugins, type TaskName, type TaskPayload, type TaskResult } from '../../../worker/src/tasks.ts';
 
 /** Worker threads, run by task name with the contract's payload and result types (worker/src/tasks.ts). */
 export interface WorkerPool {

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCustomScheduler } from './customScheduler.ts';
-import { findSchedulerPlugins, PluginFolderError, unregisteredSchedulerReason } from './schedulerPlugins.ts';
+import { unregisteredSchedulerReason } from './schedulerPlugins.ts';
 import { battery, constant, site } from './testFixtures.ts';
 
 const IDLE = `export function schedule(problem) {
@@ -16,30 +16,6 @@ const IDLE = `export function schedule(problem) {
 }`;
 
 describe('scheduler plugins', () => {
-  it('registers the regular .mjs and .js files of the folder by name, nothing else', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'plugins-'));
-    writeFileSync(join(dir, 'idle.mjs'), IDLE);
-    writeFileSync(join(dir, 'peak_shaver-2.js'), IDLE);
-    writeFileSync(join(dir, 'notes.txt'), '');
-    writeFileSync(join(dir, '.hidden.mjs'), IDLE);
-    mkdirSync(join(dir, 'nested.mjs'));
-    symlinkSync('/etc/hostname', join(dir, 'link.mjs'));
-    const plugins = findSchedulerPlugins(dir);
-    expect([...plugins.entries()].sort()).toEqual([
-      ['idle', join(dir, 'idle.mjs')],
-      ['peak_shaver-2', join(dir, 'peak_shaver-2.js')],
-    ]);
-    expect(findSchedulerPlugins(null).size).toBe(0);
-  });
-
-  it('refuses an unreadable folder and two modules of one name at start', () => {
-    expect(() => findSchedulerPlugins('/nonexistent/plugins')).toThrow(PluginFolderError);
-    const dir = mkdtempSync(join(tmpdir(), 'plugins-'));
-    writeFileSync(join(dir, 'idle.mjs'), IDLE);
-    writeFileSync(join(dir, 'idle.js'), IDLE);
-    expect(() => findSchedulerPlugins(dir)).toThrow(/two modules are named idle/);
-  });
-
   it('runs a registered plugin and checks the shape of its answer', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'plugins-'));
     writeFileSync(join(dir, 'idle.mjs'), IDLE);
@@ -47,7 +23,10 @@ describe('scheduler plugins', () => {
       join(dir, 'bad.mjs'),
       'export function schedule() { return { devices: [], sitePowerMw: [], costPerStep: [], totalCost: 0, stats: {} }; }',
     );
-    const plugins = findSchedulerPlugins(dir);
+    const plugins = new Map([
+      ['idle', join(dir, 'idle.mjs')],
+      ['bad', join(dir, 'bad.mjs')],
+    ]);
     const problem = site([battery({ stepCount: 3 })], constant(3, 10), null);
     expect((await runCustomScheduler('idle', problem, plugins)).stats.solver).toBe('idle');
     await expect(runCustomScheduler('bad', problem, plugins)).rejects.toThrow(

@@ -11,7 +11,7 @@ import { route } from '../../http/routes.ts';
 import { authorize, can } from '../../policies/access.ts';
 import { presentAsset } from '../../presenters/index.ts';
 import * as assets from '../../store/assets.ts';
-import { scheduledSensors } from '../../scheduling/jobSpec.ts';
+import { scheduledSensors } from '../../scheduling/jobReferences.ts';
 import { jobStatusMessage } from './jobs.ts';
 import { listSensors } from '../../store/sensors.ts';
 import type { AppContext } from '../../http/context.ts';

@@ -12,7 +12,7 @@ import * as wire from '../../contracts/responses.ts';
 import { formatDurationHours } from '../../domain/time.ts';
 import { mostRecentBeliefs } from '../../store/beliefs.ts';
 import { getForecastModel } from '../../store/forecastModels.ts';
-import { BACKTEST_LEAD_DAYS } from '../../../../worker/src/forecasting/backtest.ts';
+import { BACKTEST_LEAD_DAYS } from '../../../../worker/src/tasks.ts';
 import { idParams, sensorById } from '../load.ts';
 
 const unprocessableJob = (message: string) => rejected(422, 'UNPROCESSABLE_ENTITY', message);
