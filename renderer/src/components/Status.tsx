@@ -35,3 +35,13 @@ export function Progress({ label, fraction }: { label: string; fraction?: number
     </div>
   );
 }
+
+/** A confirmation that something went through, announced to screen readers. */
+export function OkNotice({ children }: { children: ReactNode }) {
+  if (!children) return null;
+  return (
+    <p className="notice ok" role="status">
+      {children}
+    </p>
+  );
+}

@@ -1,12 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { API, request } from '../api/client.ts';
-import { ApiError } from '../api/errors.ts';
 import type { Role, User } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
-import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { DataTable } from '../components/DataTable.tsx';
+import { FormError, SaveBar, SubmitButton } from '../components/Form.tsx';
+import { Empty, ErrorNotice, Loading, OkNotice } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import { useSubmit } from '../hooks/useSubmit.ts';
 import { formatTime } from '../lib/time.ts';
 import * as wire from '../api/contracts.ts';
 
@@ -51,16 +53,11 @@ export function AccountPage() {
 const assignable = (roles: Role[], isAdmin: boolean) => roles.filter((r) => isAdmin || (r.name !== 'admin' && r.name !== 'admin-reader'));
 
 function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles: Role[]; manages: boolean; onChanged: () => void }) {
-  const session = useSession();
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [editing, setEditing] = useState<number | null>(null);
   const [link, setLink] = useState<{ username: string; link: string } | null>(null);
-  const roleNames = (u: User) =>
-    roles
-      .filter((r) => u.flexmeasures_roles.includes(r.id))
-      .map((r) => r.name)
-      .join(', ') || '–';
+  // One role editor at a time.
+  const [editing, setEditing] = useState<number | null>(null);
 
   async function act(what: () => Promise<unknown>, done: string) {
     setError(null);
@@ -74,115 +71,129 @@ function UserTable({ users, roles, manages, onChanged }: { users: User[]; roles:
       setError(err);
     }
   }
-  const patch = (u: User, json: Record<string, unknown>) => request(`${API}/users/${u.id}`, { method: 'PATCH', json });
 
   return (
     <>
       <ErrorNotice error={error} />
-      {notice && (
-        <p className="notice ok" role="status">
-          {notice}
-        </p>
-      )}
+      <OkNotice>{notice}</OkNotice>
       {link && <PasswordLink {...link} />}
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Email</th>
-              <th scope="col">Roles</th>
-              <th scope="col">Active</th>
-              <th scope="col">Last login</th>
-              {manages && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => {
-              const self = u.id === session.user.id;
-              return (
-                <tr key={u.id} className={u.active ? '' : 'inactive'}>
-                  <th scope="row">{u.username}</th>
-                  <td>{u.email}</td>
-                  <td>
-                    {editing === u.id ? (
-                      <RoleEditor
-                        user={u}
-                        roles={assignable(roles, session.isAdmin)}
-                        onCancel={() => setEditing(null)}
-                        onSave={(ids) => {
-                          setEditing(null);
-                          void act(() => patch(u, { flexmeasures_roles: ids }), `Roles of ${u.username} saved.`);
-                        }}
-                      />
-                    ) : (
-                      roleNames(u)
-                    )}
-                  </td>
-                  <td>{u.active ? 'yes' : 'no'}</td>
-                  <td>{u.last_login_at ? formatTime(`${u.last_login_at}Z`, session.user.timezone) : 'never'}</td>
-                  {manages && (
-                    <td className="row-actions">
-                      {!self && (
-                        <button type="button" onClick={() => setEditing(u.id)} aria-label={`Edit roles of ${u.username}`}>
-                          Roles
-                        </button>
-                      )}
-                      {!self && (
-                        <button
-                          type="button"
-                          onClick={() =>
-                            void act(() => patch(u, { active: !u.active }), `${u.username} ${u.active ? 'deactivated' : 'activated'}.`)
-                          }
-                          aria-label={`${u.active ? 'Deactivate' : 'Activate'} ${u.username}`}
-                        >
-                          {u.active ? 'Deactivate' : 'Activate'}
-                        </button>
-                      )}
-                      {!self && (
-                        <button
-                          type="button"
-                          aria-label={`Set-password link for ${u.username}`}
-                          onClick={() =>
-                            void act(async () => {
-                              const made = await request<{ link: string }>(`${API}/users/${u.id}/password-link`, { method: 'POST' });
-                              setLink({ username: u.username, link: made.link });
-                            }, `A set-password link for ${u.username} is in the mail outbox.`)
-                          }
-                        >
-                          Password link
-                        </button>
-                      )}
-                      {/* Your own password is changed on your profile: a reset here would sign you out with a password nobody knows. */}
-                      {self ? (
-                        <Link to="/profile">Change your password</Link>
-                      ) : (
-                        <button
-                          type="button"
-                          aria-label={`Reset the password of ${u.username}`}
-                          onClick={() => {
-                            if (
-                              !window.confirm(`Reset the password of ${u.username}? They are signed out everywhere and receive an email.`)
-                            )
-                              return;
-                            void act(
-                              () => request(`${API}/users/${u.id}/password-reset`, { method: 'PATCH' }),
-                              `Password of ${u.username} reset.`,
-                            );
-                          }}
-                        >
-                          Reset password
-                        </button>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        columns={['User', 'Email', 'Roles', 'Active', 'Last login', manages && 'Actions']}
+        rows={users}
+        row={(u) => (
+          <UserRow
+            key={u.id}
+            user={u}
+            roles={roles}
+            manages={manages}
+            editing={editing === u.id}
+            onEdit={(on) => setEditing(on ? u.id : null)}
+            act={act}
+            onLink={setLink}
+          />
+        )}
+      />
     </>
+  );
+}
+
+/** One user with, for those who manage the account, buttons for their roles, activity and password. */
+function UserRow({
+  user: u,
+  roles,
+  manages,
+  editing,
+  onEdit,
+  act,
+  onLink,
+}: {
+  user: User;
+  roles: Role[];
+  manages: boolean;
+  /** Whether this user's role editor is open. */
+  editing: boolean;
+  onEdit: (open: boolean) => void;
+  act: (what: () => Promise<unknown>, done: string) => Promise<void>;
+  onLink: (link: { username: string; link: string }) => void;
+}) {
+  const session = useSession();
+  const self = u.id === session.user.id;
+  const roleNames =
+    roles
+      .filter((r) => u.flexmeasures_roles.includes(r.id))
+      .map((r) => r.name)
+      .join(', ') || '–';
+  const patch = (json: Record<string, unknown>) => request(`${API}/users/${u.id}`, { method: 'PATCH', json });
+
+  return (
+    <tr className={u.active ? '' : 'inactive'}>
+      <th scope="row">{u.username}</th>
+      <td>{u.email}</td>
+      <td>
+        {editing ? (
+          <RoleEditor
+            user={u}
+            roles={assignable(roles, session.isAdmin)}
+            onCancel={() => onEdit(false)}
+            onSave={(ids) => {
+              onEdit(false);
+              void act(() => patch({ flexmeasures_roles: ids }), `Roles of ${u.username} saved.`);
+            }}
+          />
+        ) : (
+          roleNames
+        )}
+      </td>
+      <td>{u.active ? 'yes' : 'no'}</td>
+      <td>{u.last_login_at ? formatTime(`${u.last_login_at}Z`, session.user.timezone) : 'never'}</td>
+      {manages && (
+        <td className="row-actions">
+          {!self && (
+            <button type="button" onClick={() => onEdit(true)} aria-label={`Edit roles of ${u.username}`}>
+              Roles
+            </button>
+          )}
+          {!self && (
+            <button
+              type="button"
+              onClick={() => void act(() => patch({ active: !u.active }), `${u.username} ${u.active ? 'deactivated' : 'activated'}.`)}
+              aria-label={`${u.active ? 'Deactivate' : 'Activate'} ${u.username}`}
+            >
+              {u.active ? 'Deactivate' : 'Activate'}
+            </button>
+          )}
+          {!self && (
+            <button
+              type="button"
+              aria-label={`Set-password link for ${u.username}`}
+              onClick={() =>
+                void act(async () => {
+                  const made = await request<{ link: string }>(`${API}/users/${u.id}/password-link`, { method: 'POST' });
+                  onLink({ username: u.username, link: made.link });
+                }, `A set-password link for ${u.username} is in the mail outbox.`)
+              }
+            >
+              Password link
+            </button>
+          )}
+          {/* Your own password is changed on your profile: a reset here would sign you out with a password nobody knows. */}
+          {self ? (
+            <Link to="/profile">Change your password</Link>
+          ) : (
+            <button
+              type="button"
+              aria-label={`Reset the password of ${u.username}`}
+              onClick={() => {
+                if (!window.confirm(`Reset the password of ${u.username}? They are signed out everywhere and receive an email.`)) return;
+                void act(() => request(`${API}/users/${u.id}/password-reset`, { method: 'PATCH' }), `Password of ${u.username} reset.`);
+              }}
+            >
+              Reset password
+            </button>
+          )}
+        </td>
+      )}
+    </tr>
   );
 }
 
@@ -225,18 +236,17 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
   const session = useSession();
   const [form, setForm] = useState({ email: '', username: '', password: '' });
   const [roleIds, setRoleIds] = useState<number[]>([]);
-  const [error, setError] = useState<unknown>(null);
+  const submitting = useSubmit();
   const [created, setCreated] = useState<string | null>(null);
   const [invite, setInvite] = useState<{ username: string; link: string } | null>(null);
-  const fields = error instanceof ApiError ? error.fields : {};
+  const { fields } = submitting;
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
     setCreated(null);
     setInvite(null);
-    try {
+    void submitting.run(async () => {
       const user = await request(`${API}/users`, {
         answer: wire.user,
         method: 'POST',
@@ -251,9 +261,7 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
       setForm({ email: '', username: '', password: '' });
       setRoleIds([]);
       onCreated();
-    } catch (err) {
-      setError(err);
-    }
+    });
   }
 
   return (
@@ -283,18 +291,12 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
             </label>
           ))}
         </fieldset>
-        {Object.keys(fields).length === 0 && <ErrorNotice error={error} />}
-        {created && (
-          <p className="notice ok" role="status">
-            {created}
-          </p>
-        )}
+        <FormError error={submitting.error} />
+        <OkNotice>{created}</OkNotice>
         {invite && <PasswordLink {...invite} />}
-        <div className="actions">
-          <button type="submit" className="primary">
-            Create user
-          </button>
-        </div>
+        <SaveBar>
+          <SubmitButton>Create user</SubmitButton>
+        </SaveBar>
       </form>
     </details>
   );

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { API } from '../api/client.ts';
-import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { DataTable, LoadedView } from '../components/DataTable.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import * as wire from '../api/contracts.ts';
 
@@ -10,35 +10,25 @@ export function AccountsPage() {
   return (
     <section className="page" aria-labelledby="accounts-title">
       <h1 id="accounts-title">Accounts</h1>
-      <ErrorNotice error={accounts.error} />
-      {!accounts.data ? (
-        accounts.loading && <Loading what="Loading accounts" />
-      ) : accounts.data.length === 0 ? (
-        <Empty>No accounts.</Empty>
-      ) : (
-        <div className="card table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Account</th>
-                <th scope="col">Account roles</th>
-                <th scope="col">Consultancy</th>
+      <LoadedView state={accounts} what="Loading accounts">
+        {(list) => (
+          <DataTable
+            wrap="card table-wrap"
+            columns={['Account', 'Account roles', 'Consultancy']}
+            rows={list}
+            empty="No accounts."
+            row={(a) => (
+              <tr key={a.id}>
+                <th scope="row">
+                  <Link to={`/accounts/${a.id}`}>{a.name}</Link>
+                </th>
+                <td>{a.account_roles.map((r) => r.name).join(', ') || '–'}</td>
+                <td>{a.consultancy_account_id ?? '–'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {accounts.data.map((a) => (
-                <tr key={a.id}>
-                  <th scope="row">
-                    <Link to={`/accounts/${a.id}`}>{a.name}</Link>
-                  </th>
-                  <td>{a.account_roles.map((r) => r.name).join(', ') || '–'}</td>
-                  <td>{a.consultancy_account_id ?? '–'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            )}
+          />
+        )}
+      </LoadedView>
     </section>
   );
 }

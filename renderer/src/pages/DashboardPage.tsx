@@ -2,15 +2,17 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { DateTime } from 'luxon';
 import { Link, useNavigate } from 'react-router';
 import { API, request } from '../api/client.ts';
-import { ApiError } from '../api/errors.ts';
 import type { Asset, AssetType, Job, Sensor } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { Sparkline } from '../components/charts/Sparkline.tsx';
 import { AssetKindFields } from '../components/asset/AssetKindFields.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
-import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { DataTable } from '../components/DataTable.tsx';
+import { FormError, SaveBar, SubmitButton } from '../components/Form.tsx';
+import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import { useSubmit } from '../hooks/useSubmit.ts';
 import { parseAttributes, sensorsToShow } from '../lib/attributes.ts';
 import { formatTime } from '../lib/time.ts';
 import * as wire from '../api/contracts.ts';
@@ -52,27 +54,12 @@ function AssetTable(props: { title: string; assets: Asset[]; typeName: (id: numb
   return (
     <section className="card" aria-label={props.title}>
       <h2>{props.title}</h2>
-      {props.assets.length === 0 ? (
-        <Empty>{props.empty}</Empty>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Site</th>
-                <th scope="col">Type</th>
-                <th scope="col">Main sensor, past week and next days</th>
-                <th scope="col">Latest schedule</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.assets.map((a) => (
-                <AssetRow key={a.id} asset={a} typeName={props.typeName(a.generic_asset_type_id)} jobs={props.jobs} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        columns={['Site', 'Type', 'Main sensor, past week and next days', 'Latest schedule']}
+        rows={props.assets}
+        empty={props.empty}
+        row={(a) => <AssetRow key={a.id} asset={a} typeName={props.typeName(a.generic_asset_type_id)} jobs={props.jobs} />}
+      />
     </section>
   );
 }
@@ -126,16 +113,13 @@ function MainSensorSparkline({ sensor }: { sensor: Sensor }) {
 function NewAsset({ types, accountId }: { types: AssetType[]; accountId: number }) {
   const navigate = useNavigate();
   const [form, setForm] = useState({ name: '', type: '', latitude: '', longitude: '' });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const fields = error instanceof ApiError ? error.fields : {};
+  const submitting = useSubmit();
+  const { fields } = submitting;
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void submitting.run(async () => {
       const asset = await request(`${API}/assets`, {
         answer: wire.asset,
         method: 'POST',
@@ -148,10 +132,7 @@ function NewAsset({ types, accountId }: { types: AssetType[]; accountId: number 
         },
       });
       navigate(`/assets/${asset.id}`);
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -164,12 +145,12 @@ function NewAsset({ types, accountId }: { types: AssetType[]; accountId: number 
           <input required value={form.name} onChange={set('name')} />
         </Field>
         <AssetKindFields form={form} set={set} fields={fields} types={types} choose />
-        {Object.keys(fields).length === 0 && <ErrorNotice error={error} />}
-        <div className="actions">
-          <button type="submit" className="primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create asset'}
-          </button>
-        </div>
+        <FormError error={submitting.error} />
+        <SaveBar>
+          <SubmitButton busy={submitting.busy} busyLabel="Creating…">
+            Create asset
+          </SubmitButton>
+        </SaveBar>
       </form>
     </details>
   );

@@ -1,4 +1,3 @@
-import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
 import { API } from '../api/client.ts';
 import { jobPath, readJob } from '../api/jobs.ts';
@@ -6,6 +5,7 @@ import { JobStatus } from '../components/JobStatus.tsx';
 import { ScheduleResult } from '../components/schedule/ScheduleResult.tsx';
 import { ErrorNotice, Loading, Progress } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import { usePolling } from '../hooks/usePolling.ts';
 import { useSession } from '../app/session.tsx';
 import { jobDuration, jobSummary } from '../lib/jobs.ts';
 import { formatTime } from '../lib/time.ts';
@@ -19,12 +19,7 @@ export function JobPage() {
   const job = useApi(jobPath(id!), undefined, readJob);
   const sensor = useApi(job.data?.sensor_id ? `${API}/sensors/${job.data.sensor_id}` : null, undefined, wire.sensorAnswer);
   const running = job.data?.status === 'queued' || job.data?.status === 'started';
-  const { reload } = job;
-  useEffect(() => {
-    if (!running) return;
-    const timer = setInterval(reload, 1000);
-    return () => clearInterval(timer);
-  }, [running, reload]);
+  usePolling(job.reload, 1000, running);
 
   if (job.error) return <ErrorNotice error={job.error} />;
   if (!job.data) return <Loading what="Loading the job" />;

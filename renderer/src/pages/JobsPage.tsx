@@ -4,7 +4,7 @@ import { API } from '../api/client.ts';
 import { useSession } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
-import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { DataTable, LoadedView } from '../components/DataTable.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { jobDuration, jobSummary } from '../lib/jobs.ts';
 import { formatTime } from '../lib/time.ts';
@@ -36,45 +36,31 @@ export function JobsPage() {
           </select>
         </Field>
       )}
-      <ErrorNotice error={jobs.error} />
-      {!jobs.data ? (
-        jobs.loading && <Loading what="Loading jobs" />
-      ) : jobs.data.length === 0 ? (
-        <Empty>No jobs yet. Trigger a schedule from an asset's Schedule panel, or add an automation.</Empty>
-      ) : (
-        <div className="card table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Created ({zone})</th>
-                <th scope="col">Kind</th>
-                <th scope="col">State</th>
-                <th scope="col">Sensor</th>
-                <th scope="col">Asked for</th>
-                <th scope="col">Ran for</th>
-                <th scope="col">Error</th>
+      <LoadedView state={jobs} what="Loading jobs">
+        {(list) => (
+          <DataTable
+            wrap="card table-wrap"
+            columns={[`Created (${zone})`, 'Kind', 'State', 'Sensor', 'Asked for', 'Ran for', 'Error']}
+            rows={list}
+            empty="No jobs yet. Trigger a schedule from an asset's Schedule panel, or add an automation."
+            row={(j) => (
+              <tr key={j.id}>
+                <th scope="row">
+                  <Link to={`/jobs/${j.id}`}>{formatTime(j.created_at, zone)}</Link>
+                </th>
+                <td>{j.queue}</td>
+                <td>
+                  <JobStatus job={j} />
+                </td>
+                <td>{j.sensor_id === null ? '–' : <Link to={`/sensors/${j.sensor_id}`}>#{j.sensor_id}</Link>}</td>
+                <td>{jobSummary(j, zone)}</td>
+                <td>{jobDuration(j)}</td>
+                <td className="error-cell">{j.error ?? ''}</td>
               </tr>
-            </thead>
-            <tbody>
-              {jobs.data.map((j) => (
-                <tr key={j.id}>
-                  <th scope="row">
-                    <Link to={`/jobs/${j.id}`}>{formatTime(j.created_at, zone)}</Link>
-                  </th>
-                  <td>{j.queue}</td>
-                  <td>
-                    <JobStatus job={j} />
-                  </td>
-                  <td>{j.sensor_id === null ? '–' : <Link to={`/sensors/${j.sensor_id}`}>#{j.sensor_id}</Link>}</td>
-                  <td>{jobSummary(j, zone)}</td>
-                  <td>{jobDuration(j)}</td>
-                  <td className="error-cell">{j.error ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            )}
+          />
+        )}
+      </LoadedView>
     </section>
   );
 }

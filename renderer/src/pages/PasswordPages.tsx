@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { API, request } from '../api/client.ts';
-import { ApiError } from '../api/errors.ts';
 import { useSession } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
-import { ErrorNotice } from '../components/Status.tsx';
+import { AuthForm, FormError, SaveBar, SubmitButton } from '../components/Form.tsx';
+import { ErrorNotice, OkNotice } from '../components/Status.tsx';
+import { useSubmit } from '../hooks/useSubmit.ts';
 
 /**
  * The password pages: "forgot password" and setting a password through a link (both without a
@@ -18,41 +19,29 @@ const mismatch = (password: string, repeat: string) => (password === repeat ? un
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
   const [message, setMessage] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const submitting = useSubmit();
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
-    try {
+    void submitting.run(async () => {
       const answer = await request<{ message: string }>(`${API}/password/forgot`, { method: 'POST', json: { email } });
       setMessage(answer.message);
-    } catch (err) {
-      setError(err);
-    }
+    });
   }
 
   return (
-    <main id="main" className="auth-page">
-      <form className="card auth" onSubmit={submit} aria-labelledby="forgot-title">
-        <h1 id="forgot-title">Forgot your password?</h1>
-        <p className="muted">
-          Flexsite writes a link to set a new password to its mail outbox; an administrator of this appliance passes it on.
-        </p>
-        <Field label="Email">
-          <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        </Field>
-        {message && (
-          <p className="notice ok" role="status">
-            {message}
-          </p>
-        )}
-        <ErrorNotice error={error} />
-        <button type="submit" className="primary">
-          Send a link
-        </button>
-        <Link to="/signin">Back to sign-in</Link>
-      </form>
-    </main>
+    <AuthForm id="forgot-title" title="Forgot your password?" onSubmit={submit}>
+      <p className="muted">
+        Flexsite writes a link to set a new password to its mail outbox; an administrator of this appliance passes it on.
+      </p>
+      <Field label="Email">
+        <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      </Field>
+      <OkNotice>{message}</OkNotice>
+      <ErrorNotice error={submitting.error} />
+      <SubmitButton>Send a link</SubmitButton>
+      <Link to="/signin">Back to sign-in</Link>
+    </AuthForm>
   );
 }
 
@@ -61,54 +50,43 @@ export function SetPasswordPage() {
   const [params] = useSearchParams();
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [done, setDone] = useState(false);
+  const submitting = useSubmit();
   const [differ, setDiffer] = useState<string[] | undefined>();
-  const fields = error instanceof ApiError ? error.fields : {};
+  const { fields } = submitting;
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
+    submitting.reset();
     const problem = mismatch(password, repeat);
     setDiffer(problem);
     if (problem) return;
-    try {
-      await request(`${API}/password/set`, { method: 'POST', json: { token: params.get('token') ?? '', password } });
-      setDone(true);
-    } catch (err) {
-      setError(err);
-    }
+    void submitting.run(() => request(`${API}/password/set`, { method: 'POST', json: { token: params.get('token') ?? '', password } }));
   }
 
   return (
-    <main id="main" className="auth-page">
-      <form className="card auth" onSubmit={submit} aria-labelledby="set-title">
-        <h1 id="set-title">Choose your password</h1>
-        {done ? (
-          <p className="notice ok" role="status">
-            Your password is set. <Link to="/signin">Sign in</Link>
-          </p>
-        ) : (
-          <>
-            <Field label="New password" errors={fields.password} hint="At least 8 characters.">
-              <input type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-            </Field>
-            <Field label="Repeat the new password" errors={differ}>
-              <input type="password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />
-            </Field>
-            {fields.token && (
-              <p className="notice error" role="alert">
-                {fields.token.join(' ')} <Link to="/forgot-password">Ask for a new link</Link>
-              </p>
-            )}
-            {!fields.token && !fields.password && <ErrorNotice error={error} />}
-            <button type="submit" className="primary">
-              Set password
-            </button>
-          </>
-        )}
-      </form>
-    </main>
+    <AuthForm id="set-title" title="Choose your password" onSubmit={submit}>
+      {submitting.saved ? (
+        <OkNotice>
+          Your password is set. <Link to="/signin">Sign in</Link>
+        </OkNotice>
+      ) : (
+        <>
+          <Field label="New password" errors={fields.password} hint="At least 8 characters.">
+            <input type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          </Field>
+          <Field label="Repeat the new password" errors={differ}>
+            <input type="password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+          </Field>
+          {fields.token && (
+            <p className="notice error" role="alert">
+              {fields.token.join(' ')} <Link to="/forgot-password">Ask for a new link</Link>
+            </p>
+          )}
+          {!fields.token && !fields.password && <ErrorNotice error={submitting.error} />}
+          <SubmitButton>Set password</SubmitButton>
+        </>
+      )}
+    </AuthForm>
   );
 }
 
@@ -116,29 +94,24 @@ export function SetPasswordPage() {
 export function ProfilePage() {
   const session = useSession();
   const [form, setForm] = useState({ current: '', password: '', repeat: '' });
-  const [error, setError] = useState<unknown>(null);
+  const submitting = useSubmit();
   const [differ, setDiffer] = useState<string[] | undefined>();
-  const [saved, setSaved] = useState(false);
-  const fields = error instanceof ApiError ? error.fields : {};
+  const { fields } = submitting;
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
-    setSaved(false);
+    submitting.reset();
     const problem = mismatch(form.password, form.repeat);
     setDiffer(problem);
     if (problem) return;
-    try {
+    void submitting.run(async () => {
       await request(`${API}/users/${session.user.id}/password`, {
         method: 'PATCH',
         json: { current_password: form.current, password: form.password },
       });
-      setSaved(true);
       setForm({ current: '', password: '', repeat: '' });
-    } catch (err) {
-      setError(err);
-    }
+    });
   }
 
   return (
@@ -158,17 +131,10 @@ export function ProfilePage() {
         <Field label="Repeat the new password" errors={differ}>
           <input type="password" autoComplete="new-password" value={form.repeat} onChange={set('repeat')} />
         </Field>
-        {!Object.keys(fields).length && <ErrorNotice error={error} />}
-        <div className="actions">
-          <button type="submit" className="primary">
-            Change password
-          </button>
-          {saved && (
-            <span role="status" className="ok">
-              Password changed.
-            </span>
-          )}
-        </div>
+        <FormError error={submitting.error} />
+        <SaveBar saved={submitting.saved} savedText="Password changed.">
+          <SubmitButton>Change password</SubmitButton>
+        </SaveBar>
       </form>
     </section>
   );

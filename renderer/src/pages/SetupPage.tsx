@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate } from 'react-router';
 import { API, request } from '../api/client.ts';
-import { ApiError } from '../api/errors.ts';
 import { useSessionState } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
+import { AuthForm, FormError, SubmitButton } from '../components/Form.tsx';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import { useSubmit } from '../hooks/useSubmit.ts';
 import * as wire from '../api/contracts.ts';
 
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -15,70 +16,60 @@ export function SetupPage() {
   const { session, signIn } = useSessionState();
   const status = useApi(`${API}/setup`, undefined, wire.setupState);
   const [form, setForm] = useState({ account_name: '', email: '', username: '', password: '', confirm: '', timezone: browserZone });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const submitting = useSubmit();
 
   if (session) return <Navigate to="/" replace />;
   if (status.loading) return <Loading what="Checking this appliance" />;
   if (status.data && !status.data.needed) return <Navigate to="/signin" replace />;
 
-  const fields = error instanceof ApiError ? error.fields : {};
+  const { fields } = submitting;
   const mismatch = form.confirm !== '' && form.confirm !== form.password;
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     if (mismatch) return;
-    setBusy(true);
-    setError(null);
-    try {
+    void submitting.run(async () => {
       const { confirm: _confirm, ...body } = form;
       const created = await request(`${API}/setup`, { answer: wire.setupAnswer, method: 'POST', json: body });
       await signIn(created.auth_token, created.user.id);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
-    <main id="main" className="auth-page">
-      <form className="card auth wide" onSubmit={submit} aria-labelledby="setup-title">
-        <h1 id="setup-title">Set up Flexsite</h1>
-        <ErrorNotice error={status.error} />
-        {status.data && !status.data.local ? (
-          <p className="notice error" role="alert">
-            The first administrator can only be created on the machine Flexsite runs on. Open http://127.0.0.1 there.
-          </p>
-        ) : (
-          <>
-            <p>This appliance has no users yet. Create your site's account and its first administrator.</p>
-            <Field label="Account name" errors={fields.account_name}>
-              <input required value={form.account_name} onChange={set('account_name')} autoFocus />
-            </Field>
-            <Field label="Administrator email" errors={fields.email}>
-              <input type="email" required autoComplete="username" value={form.email} onChange={set('email')} />
-            </Field>
-            <Field label="Username" errors={fields.username}>
-              <input required value={form.username} onChange={set('username')} />
-            </Field>
-            <Field label="Password" errors={fields.password} hint="At least 8 characters.">
-              <input type="password" required minLength={8} autoComplete="new-password" value={form.password} onChange={set('password')} />
-            </Field>
-            <Field label="Repeat the password" errors={mismatch ? ['The passwords differ.'] : undefined}>
-              <input type="password" required autoComplete="new-password" value={form.confirm} onChange={set('confirm')} />
-            </Field>
-            <Field label="Time zone" errors={fields.timezone}>
-              <input value={form.timezone} onChange={set('timezone')} />
-            </Field>
-            {error instanceof ApiError && Object.keys(fields).length ? null : <ErrorNotice error={error} />}
-            <button type="submit" className="primary" disabled={busy || mismatch}>
-              {busy ? 'Creating…' : 'Create account and administrator'}
-            </button>
-          </>
-        )}
-      </form>
-    </main>
+    <AuthForm id="setup-title" title="Set up Flexsite" wide onSubmit={submit}>
+      <ErrorNotice error={status.error} />
+      {status.data && !status.data.local ? (
+        <p className="notice error" role="alert">
+          The first administrator can only be created on the machine Flexsite runs on. Open http://127.0.0.1 there.
+        </p>
+      ) : (
+        <>
+          <p>This appliance has no users yet. Create your site's account and its first administrator.</p>
+          <Field label="Account name" errors={fields.account_name}>
+            <input required value={form.account_name} onChange={set('account_name')} autoFocus />
+          </Field>
+          <Field label="Administrator email" errors={fields.email}>
+            <input type="email" required autoComplete="username" value={form.email} onChange={set('email')} />
+          </Field>
+          <Field label="Username" errors={fields.username}>
+            <input required value={form.username} onChange={set('username')} />
+          </Field>
+          <Field label="Password" errors={fields.password} hint="At least 8 characters.">
+            <input type="password" required minLength={8} autoComplete="new-password" value={form.password} onChange={set('password')} />
+          </Field>
+          <Field label="Repeat the password" errors={mismatch ? ['The passwords differ.'] : undefined}>
+            <input type="password" required autoComplete="new-password" value={form.confirm} onChange={set('confirm')} />
+          </Field>
+          <Field label="Time zone" errors={fields.timezone}>
+            <input value={form.timezone} onChange={set('timezone')} />
+          </Field>
+          <FormError error={submitting.error} />
+          <SubmitButton busy={submitting.busy} busyLabel="Creating…" disabled={mismatch}>
+            Create account and administrator
+          </SubmitButton>
+        </>
+      )}
+    </AuthForm>
   );
 }

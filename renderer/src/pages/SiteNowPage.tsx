@@ -1,15 +1,17 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { API, request } from '../api/client.ts';
 import * as cockpit from '../../../server/src/contracts/cockpit.ts';
 import { useSession } from '../app/session.tsx';
-import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
+import { DataTable, LoadedView } from '../components/DataTable.tsx';
+import { Empty, ErrorNotice } from '../components/Status.tsx';
 import { TariffForm } from '../components/cockpit/TariffForm.tsx';
 import { PlanActualChart } from '../components/cockpit/PlanActualChart.tsx';
 import * as tariffWire from '../../../server/src/contracts/tariffs.ts';
 import { useApi } from '../hooks/useApi.ts';
+import { usePolling } from '../hooks/usePolling.ts';
 import { formatTime } from '../lib/time.ts';
 
 /** How often the page asks again: the sensors' data arrive every few minutes at most. */
@@ -17,6 +19,9 @@ const POLL_MS = 10_000;
 
 const notificationList = z.array(cockpit.notification);
 const tariffList = z.array(tariffWire.tariff);
+
+type SiteNow = z.infer<typeof cockpit.siteNow>;
+type AssetKpis = z.infer<typeof cockpit.assetKpis>;
 
 /** An age for people: seconds, minutes, hours or days. */
 function formatAge(seconds: number): string {
@@ -29,14 +34,6 @@ function formatAge(seconds: number): string {
 /** A sum of money in a currency (unknown for fixed prices). */
 const money = (value: number | null, currency: string | null) => (value === null ? '–' : `${value.toFixed(2)} ${currency ?? ''}`.trim());
 
-/** Asks again every `ms` while the page is open. */
-function usePolling(reload: () => void, ms: number) {
-  useEffect(() => {
-    const timer = setInterval(reload, ms);
-    return () => clearInterval(timer);
-  }, [reload, ms]);
-}
-
 /**
  * The operator's cockpit for one site: the latest value of each sensor with its age and data
  * health, updated by polling with the time of the last answer on screen, what this month's
@@ -46,24 +43,11 @@ export function SiteNowPage() {
   const { id } = useParams();
   const zone = useSession().user.timezone;
   const now = useApi(`${API}/assets/${id}/now`, undefined, cockpit.siteNow);
-  const attention = useApi(`${API}/notifications`, { unacknowledged: true }, notificationList);
   // This month in the user's zone; the start of the month only changes when the page is opened again.
   const [month] = useState(() => DateTime.now().setZone(zone).startOf('month'));
   const kpis = useApi(`${API}/assets/${id}/kpis`, { start: month.toISO(), end: month.plus({ months: 1 }).toISO() }, cockpit.assetKpis);
   usePolling(now.reload, POLL_MS);
-  usePolling(attention.reload, POLL_MS);
-  const [ackError, setAckError] = useState<unknown>();
   const siteTariffs = useApi(`${API}/assets/${id}/tariffs`, undefined, tariffList);
-
-  const acknowledge = async (notificationId: number) => {
-    try {
-      await request(`${API}/notifications/${notificationId}/acknowledge`, { method: 'POST', answer: cockpit.notification });
-      setAckError(undefined);
-      attention.reload();
-    } catch (err) {
-      setAckError(err);
-    }
-  };
 
   return (
     <section className="page" aria-labelledby="now-title">
@@ -71,65 +55,12 @@ export function SiteNowPage() {
         <h1 id="now-title">Site now</h1>
         <Link to={`/assets/${id}`}>Asset details</Link>
       </div>
-      <ErrorNotice error={now.error} />
-      {!now.data ? (
-        now.loading && <Loading what="Reading the sensors" />
-      ) : (
-        <div className="card table-wrap">
-          <p role="status" aria-label="Updated">
-            Updated {DateTime.fromISO(now.data.now).setZone(zone).toFormat('HH:mm:ss')}
-          </p>
-          {now.data.sensors.length === 0 ? (
-            <Empty>This site has no sensors yet.</Empty>
-          ) : (
-            <table aria-label="Sensors now">
-              <thead>
-                <tr>
-                  <th scope="col">Sensor</th>
-                  <th scope="col">Asset</th>
-                  <th scope="col">Latest</th>
-                  <th scope="col">Age</th>
-                  <th scope="col">Health</th>
-                  <th scope="col">Gaps today</th>
-                  <th scope="col">Last upload ({zone})</th>
-                </tr>
-              </thead>
-              <tbody>
-                {now.data.sensors.map((s) => (
-                  <tr key={s.id} data-sensor={s.id}>
-                    <th scope="row">
-                      <Link to={`/sensors/${s.id}`}>{s.name}</Link>
-                    </th>
-                    <td>{s.asset}</td>
-                    <td>{s.latest ? `${s.latest.value} ${s.unit}` : '–'}</td>
-                    <td>{s.latest ? formatAge(s.latest.age_seconds) : '–'}</td>
-                    <td>{!s.latest ? 'No data' : s.stale ? 'Stale' : 'OK'}</td>
-                    <td>{s.gaps_today ?? '–'}</td>
-                    <td>{s.last_upload ? `${formatTime(s.last_upload.at, zone)} by ${s.last_upload.source}` : '–'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </div>
-      )}
+      <LoadedView state={now} what="Reading the sensors">
+        {(data) => <SensorsNow now={data} zone={zone} />}
+      </LoadedView>
       <h2>Money this month</h2>
       <ErrorNotice error={kpis.error} />
-      {kpis.data &&
-        (kpis.data.total.steps === 0 ? (
-          <Empty>No schedules this month yet.</Empty>
-        ) : (
-          <dl className="card" aria-label="Money this month">
-            <dt>Plan cost</dt>
-            <dd>{money(kpis.data.total.plan_cost, kpis.data.currency)}</dd>
-            <dt>Doing nothing would cost</dt>
-            <dd>{money(kpis.data.total.baseline_cost, kpis.data.currency)}</dd>
-            <dt>Planned savings</dt>
-            <dd>{money(kpis.data.total.planned_savings, kpis.data.currency)}</dd>
-            <dt>Realised savings</dt>
-            <dd>{money(kpis.data.total.realised_savings, kpis.data.currency)}</dd>
-          </dl>
-        ))}
+      {kpis.data && <MoneyThisMonth kpis={kpis.data} />}
       <h2>Plan against actual</h2>
       {now.data && <PlanActualChart assetId={id ?? ''} zone={zone} sensors={now.data.sensors} />}
       <h2>Tariffs</h2>
@@ -150,6 +81,78 @@ export function SiteNowPage() {
         />
       )}
       <h2>Needs attention</h2>
+      <NeedsAttention zone={zone} />
+    </section>
+  );
+}
+
+/** The latest value of each sensor, its age and health, and the time of the answer. */
+function SensorsNow({ now, zone }: { now: SiteNow; zone: string }) {
+  return (
+    <div className="card table-wrap">
+      <p role="status" aria-label="Updated">
+        Updated {DateTime.fromISO(now.now).setZone(zone).toFormat('HH:mm:ss')}
+      </p>
+      <DataTable
+        wrap={null}
+        label="Sensors now"
+        columns={['Sensor', 'Asset', 'Latest', 'Age', 'Health', 'Gaps today', `Last upload (${zone})`]}
+        rows={now.sensors}
+        empty="This site has no sensors yet."
+        row={(s) => (
+          <tr key={s.id} data-sensor={s.id}>
+            <th scope="row">
+              <Link to={`/sensors/${s.id}`}>{s.name}</Link>
+            </th>
+            <td>{s.asset}</td>
+            <td>{s.latest ? `${s.latest.value} ${s.unit}` : '–'}</td>
+            <td>{s.latest ? formatAge(s.latest.age_seconds) : '–'}</td>
+            <td>{!s.latest ? 'No data' : s.stale ? 'Stale' : 'OK'}</td>
+            <td>{s.gaps_today ?? '–'}</td>
+            <td>{s.last_upload ? `${formatTime(s.last_upload.at, zone)} by ${s.last_upload.source}` : '–'}</td>
+          </tr>
+        )}
+      />
+    </div>
+  );
+}
+
+/** What this month's schedules cost, against doing nothing, planned and realised. */
+function MoneyThisMonth({ kpis }: { kpis: AssetKpis }) {
+  const { total, currency } = kpis;
+  if (total.steps === 0) return <Empty>No schedules this month yet.</Empty>;
+  return (
+    <dl className="card" aria-label="Money this month">
+      <dt>Plan cost</dt>
+      <dd>{money(total.plan_cost, currency)}</dd>
+      <dt>Doing nothing would cost</dt>
+      <dd>{money(total.baseline_cost, currency)}</dd>
+      <dt>Planned savings</dt>
+      <dd>{money(total.planned_savings, currency)}</dd>
+      <dt>Realised savings</dt>
+      <dd>{money(total.realised_savings, currency)}</dd>
+    </dl>
+  );
+}
+
+/** The unacknowledged notifications, polled, each with a button to acknowledge it. */
+function NeedsAttention({ zone }: { zone: string }) {
+  const attention = useApi(`${API}/notifications`, { unacknowledged: true }, notificationList);
+  usePolling(attention.reload, POLL_MS);
+  const [ackError, setAckError] = useState<unknown>();
+
+  const acknowledge = async (notificationId: number) => {
+    try {
+      await request(`${API}/notifications/${notificationId}/acknowledge`, { method: 'POST', answer: cockpit.notification });
+      setAckError(undefined);
+      attention.reload();
+    } catch (err) {
+      setAckError(err);
+    }
+  };
+
+  return (
+    <>
       <ErrorNotice error={attention.error ?? ackError} />
       {attention.data && attention.data.length === 0 && <Empty>Nothing needs attention.</Empty>}
       {attention.data && attention.data.length > 0 && (
@@ -166,6 +169,6 @@ export function SiteNowPage() {
           ))}
         </ul>
       )}
-    </section>
+    </>
   );
 }

@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { API, request } from '../../api/client.ts';
-import { ApiError } from '../../api/errors.ts';
 import type { Asset, AssetType, Sensor } from '../../api/types.ts';
+import { useSubmit } from '../../hooks/useSubmit.ts';
 import { parseAttributes, sensorsToShow } from '../../lib/attributes.ts';
 import { AssetKindFields } from './AssetKindFields.tsx';
 import { Field } from '../Field.tsx';
+import { FormError, SaveBar, SubmitButton } from '../Form.tsx';
 import { SensorChecklist } from '../SensorChecklist.tsx';
 import { ErrorNotice } from '../Status.tsx';
 
@@ -21,86 +22,32 @@ interface Props {
 /** An asset's properties, editable by members of its account and deletable by its admins. */
 export function AssetProperties({ asset, types, sensors, canEdit, canDelete, onSaved }: Props) {
   const navigate = useNavigate();
-  const attributes = parseAttributes(asset.attributes);
-  const shown = sensorsToShow(attributes);
+  const shown = sensorsToShow(parseAttributes(asset.attributes));
   const [editing, setEditing] = useState(false);
-  const [form, setForm] = useState({ name: '', type: '', latitude: '', longitude: '', shown: [] as number[] });
-  const [error, setError] = useState<unknown>(null);
-  const fields = error instanceof ApiError ? error.fields : {};
+  const removing = useSubmit();
   const typeName = types.find((t) => t.id === asset.generic_asset_type_id)?.name ?? `type ${asset.generic_asset_type_id}`;
 
-  function edit() {
-    setForm({
-      name: asset.name,
-      type: String(asset.generic_asset_type_id),
-      latitude: asset.latitude === null ? '' : String(asset.latitude),
-      longitude: asset.longitude === null ? '' : String(asset.longitude),
-      shown,
-    });
-    setError(null);
-    setEditing(true);
-  }
-
-  async function save(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
-    try {
-      await request(`${API}/assets/${asset.id}`, {
-        method: 'PATCH',
-        json: {
-          name: form.name,
-          generic_asset_type_id: Number(form.type),
-          latitude: form.latitude === '' ? null : Number(form.latitude),
-          longitude: form.longitude === '' ? null : Number(form.longitude),
-          attributes: JSON.stringify({ ...attributes, sensors_to_show: form.shown }),
-        },
-      });
-      setEditing(false);
-      onSaved();
-    } catch (err) {
-      setError(err);
-    }
-  }
-
-  async function remove() {
+  function remove() {
     if (!window.confirm(`Delete "${asset.name}" with its ${sensors.length} sensor(s) and all their data? This cannot be undone.`)) return;
-    try {
+    void removing.run(async () => {
       await request(`${API}/assets/${asset.id}`, { method: 'DELETE' });
       navigate('/', { replace: true });
-    } catch (err) {
-      setError(err);
-    }
+    });
   }
 
-  if (editing) {
-    const set = (key: 'name' | 'type' | 'latitude' | 'longitude') => (e: { target: { value: string } }) =>
-      setForm({ ...form, [key]: e.target.value });
+  if (editing)
     return (
-      <form className="grid-form" onSubmit={save} aria-label="Edit asset">
-        <Field label="Name" errors={fields.name}>
-          <input required value={form.name} onChange={set('name')} />
-        </Field>
-        <AssetKindFields form={form} set={set} fields={fields} types={types} />
-        <SensorChecklist
-          className="field wide"
-          legend="Sensors shown in the chart"
-          sensors={sensors}
-          chosen={form.shown}
-          onChange={(shown) => setForm({ ...form, shown })}
-          errors={fields.attributes}
-        />
-        {Object.keys(fields).length === 0 && <ErrorNotice error={error} />}
-        <div className="actions">
-          <button type="submit" className="primary">
-            Save
-          </button>
-          <button type="button" onClick={() => setEditing(false)}>
-            Cancel
-          </button>
-        </div>
-      </form>
+      <EditAsset
+        asset={asset}
+        types={types}
+        sensors={sensors}
+        onClose={() => setEditing(false)}
+        onSaved={() => {
+          setEditing(false);
+          onSaved();
+        }}
+      />
     );
-  }
 
   return (
     <>
@@ -122,11 +69,11 @@ export function AssetProperties({ asset, types, sensors, canEdit, canDelete, onS
           <dd>{shown.length ? shown.map((id) => sensors.find((s) => s.id === id)?.name ?? `#${id}`).join(', ') : 'all sensors'}</dd>
         </div>
       </dl>
-      <ErrorNotice error={error} />
+      <ErrorNotice error={removing.error} />
       {(canEdit || canDelete) && (
         <div className="actions">
           {canEdit && (
-            <button type="button" onClick={edit}>
+            <button type="button" onClick={() => setEditing(true)}>
               Edit asset
             </button>
           )}
@@ -138,5 +85,74 @@ export function AssetProperties({ asset, types, sensors, canEdit, canDelete, onS
         </div>
       )}
     </>
+  );
+}
+
+/** The asset's name, type, location and charted sensors as a form, starting from what is stored. */
+function EditAsset({
+  asset,
+  types,
+  sensors,
+  onClose,
+  onSaved,
+}: {
+  asset: Asset;
+  types: AssetType[];
+  sensors: Sensor[];
+  onClose: () => void;
+  onSaved: () => void;
+}) {
+  const attributes = parseAttributes(asset.attributes);
+  const [form, setForm] = useState(() => ({
+    name: asset.name,
+    type: String(asset.generic_asset_type_id),
+    latitude: asset.latitude === null ? '' : String(asset.latitude),
+    longitude: asset.longitude === null ? '' : String(asset.longitude),
+    shown: sensorsToShow(attributes),
+  }));
+  const submitting = useSubmit();
+  const { fields } = submitting;
+  const set = (key: 'name' | 'type' | 'latitude' | 'longitude') => (e: { target: { value: string } }) =>
+    setForm({ ...form, [key]: e.target.value });
+
+  function save(e: FormEvent) {
+    e.preventDefault();
+    void submitting.run(async () => {
+      await request(`${API}/assets/${asset.id}`, {
+        method: 'PATCH',
+        json: {
+          name: form.name,
+          generic_asset_type_id: Number(form.type),
+          latitude: form.latitude === '' ? null : Number(form.latitude),
+          longitude: form.longitude === '' ? null : Number(form.longitude),
+          attributes: JSON.stringify({ ...attributes, sensors_to_show: form.shown }),
+        },
+      });
+      onSaved();
+    });
+  }
+
+  return (
+    <form className="grid-form" onSubmit={save} aria-label="Edit asset">
+      <Field label="Name" errors={fields.name}>
+        <input required value={form.name} onChange={set('name')} />
+      </Field>
+      <AssetKindFields form={form} set={set} fields={fields} types={types} />
+      <SensorChecklist
+        className="field wide"
+        legend="Sensors shown in the chart"
+        sensors={sensors}
+        chosen={form.shown}
+        onChange={(shown) => setForm({ ...form, shown })}
+        errors={fields.attributes}
+      />
+      <FormError error={submitting.error} />
+      <SaveBar>
+        <SubmitButton>Save</SubmitButton>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </SaveBar>
+    </form>
   );
 }

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { API, request } from '../../api/client.ts';
-import { ApiError } from '../../api/errors.ts';
 import type { Asset } from '../../api/types.ts';
+import { useSubmit } from '../../hooks/useSubmit.ts';
 import { storedFlex } from '../../lib/attributes.ts';
 import { Field } from '../Field.tsx';
+import { SaveBar } from '../Form.tsx';
 import { ErrorNotice, Empty } from '../Status.tsx';
 
 interface Props {
@@ -42,6 +43,33 @@ function typed(text: string): unknown {
 
 type Part = 'flex-model' | 'flex-context';
 
+/** Stores the asset's flex-model and flex-context, each as a JSON text. */
+const storeFlex = (asset: Asset, model: Record<string, unknown>, context: Record<string, unknown>) =>
+  request(`${API}/assets/${asset.id}`, {
+    method: 'PATCH',
+    json: { flex_model: JSON.stringify(model), flex_context: JSON.stringify(context) },
+  });
+
+/** Edited texts by key (a key not here is as stored), keys removed, and the key being added. */
+interface PartEdits {
+  edits: Record<string, string>;
+  removed: string[];
+  added: { key: string; value: string };
+}
+
+const noEdits: PartEdits = { edits: {}, removed: [], added: { key: '', value: '' } };
+
+/** The part as it will be stored: unchanged keys exactly as they are, edited ones as typed. */
+function result(stored: Record<string, unknown>, { edits, removed, added }: PartEdits) {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(stored)) {
+    if (removed.includes(k)) continue;
+    out[k] = k in edits ? typed(edits[k]) : v;
+  }
+  if (added.key.trim()) out[added.key.trim()] = typed(added.value);
+  return out;
+}
+
 /**
  * The flex-model and flex-context stored on the asset, which every trigger starts from: every
  * stored key as an editable field (a value left unchanged is sent back exactly as stored), a key
@@ -50,42 +78,15 @@ type Part = 'flex-model' | 'flex-context';
 export function StoredFlexConfig({ asset, canEdit, onStored }: Props) {
   const { model, context } = storedFlex(asset);
   const stored: Record<Part, Record<string, unknown>> = { 'flex-model': model, 'flex-context': context };
-  // Edited texts by part and key; a key not here is as stored.
-  const [edits, setEdits] = useState<Record<Part, Record<string, string>>>({ 'flex-model': {}, 'flex-context': {} });
-  const [removed, setRemoved] = useState<Record<Part, string[]>>({ 'flex-model': [], 'flex-context': [] });
-  const [added, setAdded] = useState<Record<Part, { key: string; value: string }>>({
-    'flex-model': { key: '', value: '' },
-    'flex-context': { key: '', value: '' },
-  });
-  const [failure, setFailure] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
+  const [edits, setEdits] = useState<Record<Part, PartEdits>>({ 'flex-model': noEdits, 'flex-context': noEdits });
+  const submitting = useSubmit();
 
-  /** The part as it will be stored: unchanged keys exactly as they are, edited ones as typed. */
-  const result = (part: Part) => {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(stored[part])) {
-      if (removed[part].includes(k)) continue;
-      out[k] = k in edits[part] ? typed(edits[part][k]) : v;
-    }
-    const extra = added[part];
-    if (extra.key.trim()) out[extra.key.trim()] = typed(extra.value);
-    return out;
-  };
-
-  async function save(e: FormEvent) {
+  function save(e: FormEvent) {
     e.preventDefault();
-    setFailure(null);
-    setSaved(false);
-    try {
-      await request(`${API}/assets/${asset.id}`, {
-        method: 'PATCH',
-        json: { flex_model: JSON.stringify(result('flex-model')), flex_context: JSON.stringify(result('flex-context')) },
-      });
-      setSaved(true);
+    void submitting.run(async () => {
+      await storeFlex(asset, result(model, edits['flex-model']), result(context, edits['flex-context']));
       onStored();
-    } catch (err) {
-      setFailure(err);
-    }
+    });
   }
 
   return (
@@ -93,83 +94,100 @@ export function StoredFlexConfig({ asset, canEdit, onStored }: Props) {
       <form onSubmit={save} aria-label="Stored flex settings" noValidate>
         <div className="two-columns">
           {(['flex-model', 'flex-context'] as const).map((part) => (
-            <section key={part} aria-label={`Stored ${part}`}>
-              <h3>{part}</h3>
-              {Object.keys(stored[part]).length ? (
-                <dl className="kv">
-                  {Object.entries(stored[part]).map(([k, v]) => {
-                    const gone = removed[part].includes(k);
-                    const id = `stored-${part}-${k}`;
-                    return (
-                      <div key={k} className={gone ? 'removed' : undefined}>
-                        <dt>
-                          <label htmlFor={id}>{k}</label>
-                        </dt>
-                        <dd>
-                          <input
-                            id={id}
-                            value={edits[part][k] ?? shown(v)}
-                            disabled={!canEdit || gone}
-                            spellCheck={false}
-                            onChange={(e) => setEdits((all) => ({ ...all, [part]: { ...all[part], [k]: e.target.value } }))}
-                          />
-                          {canEdit && (
-                            <button
-                              type="button"
-                              aria-label={`${gone ? 'Keep' : 'Remove'} ${k}`}
-                              onClick={() =>
-                                setRemoved((all) => ({
-                                  ...all,
-                                  [part]: gone ? all[part].filter((x) => x !== k) : [...all[part], k],
-                                }))
-                              }
-                            >
-                              {gone ? 'Keep' : 'Remove'}
-                            </button>
-                          )}
-                        </dd>
-                      </div>
-                    );
-                  })}
-                </dl>
-              ) : (
-                <Empty>None stored; schedules use the sensor and asset attributes.</Empty>
-              )}
-              {canEdit && (
-                <div className="grid-form">
-                  <Field label={`New ${part} key`}>
-                    <input
-                      value={added[part].key}
-                      spellCheck={false}
-                      onChange={(e) => setAdded((all) => ({ ...all, [part]: { ...all[part], key: e.target.value } }))}
-                    />
-                  </Field>
-                  <Field label={`New ${part} value`} hint="e.g. 10 kW, 0.95, true or JSON">
-                    <input
-                      value={added[part].value}
-                      spellCheck={false}
-                      onChange={(e) => setAdded((all) => ({ ...all, [part]: { ...all[part], value: e.target.value } }))}
-                    />
-                  </Field>
-                </div>
-              )}
-            </section>
+            <StoredPart
+              key={part}
+              part={part}
+              stored={stored[part]}
+              edits={edits[part]}
+              onChange={(next) => setEdits((all) => ({ ...all, [part]: next }))}
+              canEdit={canEdit}
+            />
           ))}
         </div>
         {canEdit && (
-          <div className="actions">
+          <SaveBar saved={submitting.saved}>
             <button type="submit">Save settings</button>
-            {saved && (
-              <span role="status" className="ok">
-                Saved.
-              </span>
-            )}
-          </div>
+          </SaveBar>
         )}
       </form>
-      <ErrorNotice error={failure} />
+      <ErrorNotice error={submitting.error} />
       {canEdit && <RawJsonEditor asset={asset} model={model} context={context} onStored={onStored} />}
     </>
+  );
+}
+
+/** One part's stored keys as fields, each removable, and a key to add. */
+function StoredPart({
+  part,
+  stored,
+  edits,
+  onChange,
+  canEdit,
+}: {
+  part: Part;
+  stored: Record<string, unknown>;
+  edits: PartEdits;
+  onChange: (edits: PartEdits) => void;
+  canEdit: boolean;
+}) {
+  const { removed, added } = edits;
+  return (
+    <section aria-label={`Stored ${part}`}>
+      <h3>{part}</h3>
+      {Object.keys(stored).length ? (
+        <dl className="kv">
+          {Object.entries(stored).map(([k, v]) => {
+            const gone = removed.includes(k);
+            const id = `stored-${part}-${k}`;
+            return (
+              <div key={k} className={gone ? 'removed' : undefined}>
+                <dt>
+                  <label htmlFor={id}>{k}</label>
+                </dt>
+                <dd>
+                  <input
+                    id={id}
+                    value={edits.edits[k] ?? shown(v)}
+                    disabled={!canEdit || gone}
+                    spellCheck={false}
+                    onChange={(e) => onChange({ ...edits, edits: { ...edits.edits, [k]: e.target.value } })}
+                  />
+                  {canEdit && (
+                    <button
+                      type="button"
+                      aria-label={`${gone ? 'Keep' : 'Remove'} ${k}`}
+                      onClick={() => onChange({ ...edits, removed: gone ? removed.filter((x) => x !== k) : [...removed, k] })}
+                    >
+                      {gone ? 'Keep' : 'Remove'}
+                    </button>
+                  )}
+                </dd>
+              </div>
+            );
+          })}
+        </dl>
+      ) : (
+        <Empty>None stored; schedules use the sensor and asset attributes.</Empty>
+      )}
+      {canEdit && (
+        <div className="grid-form">
+          <Field label={`New ${part} key`}>
+            <input
+              value={added.key}
+              spellCheck={false}
+              onChange={(e) => onChange({ ...edits, added: { ...added, key: e.target.value } })}
+            />
+          </Field>
+          <Field label={`New ${part} value`} hint="e.g. 10 kW, 0.95, true or JSON">
+            <input
+              value={added.value}
+              spellCheck={false}
+              onChange={(e) => onChange({ ...edits, added: { ...added, value: e.target.value } })}
+            />
+          </Field>
+        </div>
+      )}
+    </section>
   );
 }
 
@@ -188,28 +206,19 @@ function RawJsonEditor({
     'flex-model': JSON.stringify(model, null, 2),
     'flex-context': JSON.stringify(context, null, 2),
   }));
-  const [failure, setFailure] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
+  const submitting = useSubmit();
   const parsed = { 'flex-model': parseObject(texts['flex-model']), 'flex-context': parseObject(texts['flex-context']) };
   const valid = 'value' in parsed['flex-model'] && 'value' in parsed['flex-context'];
 
-  async function save(e: FormEvent) {
+  function save(e: FormEvent) {
     e.preventDefault();
-    setFailure(null);
-    setSaved(false);
     const m = parsed['flex-model'];
     const c = parsed['flex-context'];
     if (!('value' in m) || !('value' in c)) return;
-    try {
-      await request(`${API}/assets/${asset.id}`, {
-        method: 'PATCH',
-        json: { flex_model: JSON.stringify(m.value), flex_context: JSON.stringify(c.value) },
-      });
-      setSaved(true);
+    void submitting.run(async () => {
+      await storeFlex(asset, m.value, c.value);
       onStored();
-    } catch (err) {
-      setFailure(err instanceof ApiError ? err : new ApiError(0, { message: String(err) }));
-    }
+    });
   }
 
   return (
@@ -236,18 +245,13 @@ function RawJsonEditor({
             );
           })}
         </div>
-        <div className="actions">
+        <SaveBar saved={submitting.saved}>
           <button type="submit" disabled={!valid}>
             Save JSON
           </button>
-          {saved && (
-            <span role="status" className="ok">
-              Saved.
-            </span>
-          )}
-        </div>
+        </SaveBar>
       </form>
-      <ErrorNotice error={failure} />
+      <ErrorNotice error={submitting.error} />
     </details>
   );
 }

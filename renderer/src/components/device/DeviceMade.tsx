@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import type { DeviceSetupAnswer } from '../../../../server/src/contracts/devices.ts';
 import { describeDays } from '../../lib/deviceSetup.ts';
+import { DataTable } from '../DataTable.tsx';
 
 /** A flex-model value for people: a sensor reference by its number, quantities as stored ("5 kW"). */
 const shown = (value: unknown) =>
@@ -15,30 +16,21 @@ export function DeviceMade({ made }: { made: DeviceSetupAnswer }) {
       <p role="status">
         <Link to={`/assets/${made.asset.id}`}>{made.asset.name}</Link> ({made.asset.generic_asset_type}) is set up.
       </p>
-      <div className="table-wrap">
-        <table aria-label="Sensors made">
-          <thead>
-            <tr>
-              <th scope="col">Sensor</th>
-              <th scope="col">Unit</th>
-              <th scope="col">Time zone</th>
-              <th scope="col">Resolution</th>
-            </tr>
-          </thead>
-          <tbody>
-            {made.sensors.map((s) => (
-              <tr key={s.id}>
-                <th scope="row">
-                  <Link to={`/sensors/${s.id}`}>{s.name}</Link>
-                </th>
-                <td>{s.unit}</td>
-                <td>{s.timezone}</td>
-                <td>{s.event_resolution}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Sensors made"
+        columns={['Sensor', 'Unit', 'Time zone', 'Resolution']}
+        rows={made.sensors}
+        row={(s) => (
+          <tr key={s.id}>
+            <th scope="row">
+              <Link to={`/sensors/${s.id}`}>{s.name}</Link>
+            </th>
+            <td>{s.unit}</td>
+            <td>{s.timezone}</td>
+            <td>{s.event_resolution}</td>
+          </tr>
+        )}
+      />
       {model.length > 0 && (
         <>
           <h3>Stored flex-model</h3>

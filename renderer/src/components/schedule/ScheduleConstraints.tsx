@@ -1,6 +1,7 @@
 import type { DeviceConstraints, JobResult } from '../../api/types.ts';
 import { formatTime } from '../../lib/time.ts';
 import { commitmentLabel, formatMoney } from '../../lib/money.ts';
+import { DataTable } from '../DataTable.tsx';
 
 type Kind = Exclude<keyof DeviceConstraints, 'asset' | 'sensor'>;
 
@@ -65,56 +66,42 @@ export function ScheduleConstraints({ result, zone, names }: Props) {
       {rows.length > 0 && (
         <section aria-label="Soft constraints" className="table-wrap">
           <h3>Soft constraints</h3>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Device</th>
-                <th scope="col">Constraint</th>
-                <th scope="col">Status</th>
-                <th scope="col">Steps</th>
-                <th scope="col">Largest violation / smallest margin</th>
-                <th scope="col">At</th>
+          <DataTable
+            wrap={null}
+            columns={['Device', 'Constraint', 'Status', 'Steps', 'Largest violation / smallest margin', 'At']}
+            rows={rows}
+            row={(r) => (
+              <tr key={r.key} className={r.breached ? 'invalid' : undefined}>
+                <td>{r.device}</td>
+                <td>{r.kind}</td>
+                <td>
+                  <span className={`badge ${r.breached ? 'breached' : 'met'}`}>{r.breached ? 'Unresolved' : 'Resolved'}</span>
+                </td>
+                <td className="num">{r.steps}</td>
+                <td className="num">{r.breached ? `violation ${r.worst}` : `margin ${r.worst}`}</td>
+                <td>{r.at}</td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.key} className={r.breached ? 'invalid' : undefined}>
-                  <td>{r.device}</td>
-                  <td>{r.kind}</td>
-                  <td>
-                    <span className={`badge ${r.breached ? 'breached' : 'met'}`}>{r.breached ? 'Unresolved' : 'Resolved'}</span>
-                  </td>
-                  <td className="num">{r.steps}</td>
-                  <td className="num">{r.breached ? `violation ${r.worst}` : `margin ${r.worst}`}</td>
-                  <td>{r.at}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+          />
         </section>
       )}
       {/* The energy cost alone is shown above. */}
       {costs.length > 1 && (
         <section aria-label="Cost per commitment" className="table-wrap">
           <h3>Cost per commitment</h3>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Commitment</th>
-                <th scope="col">Cost</th>
+          <DataTable
+            wrap={null}
+            columns={['Commitment', 'Cost']}
+            rows={costs}
+            row={([name, cost]) => (
+              <tr key={name}>
+                <td>
+                  {commitmentLabel(name)} <code className="api-key">{name}</code>
+                </td>
+                <td className="num">{`${cost < 0 ? '−' : ''}${formatMoney(cost, result.currency)}`}</td>
               </tr>
-            </thead>
-            <tbody>
-              {costs.map(([name, cost]) => (
-                <tr key={name}>
-                  <td>
-                    {commitmentLabel(name)} <code className="api-key">{name}</code>
-                  </td>
-                  <td className="num">{`${cost < 0 ? '−' : ''}${formatMoney(cost, result.currency)}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+          />
         </section>
       )}
     </>

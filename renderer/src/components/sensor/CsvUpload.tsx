@@ -1,9 +1,10 @@
 import { useMemo, useState } from 'react';
 import { API, upload } from '../../api/client.ts';
 import type { Sensor } from '../../api/types.ts';
-import { checkDataRows, detectFormat, normalizedCsv, parseCsv, type CsvFormat } from '../../lib/csv.ts';
+import { checkDataRows, detectFormat, normalizedCsv, parseCsv, type CsvFormat, type CsvRow } from '../../lib/csv.ts';
+import { DataTable } from '../DataTable.tsx';
 import { Field } from '../Field.tsx';
-import { ErrorNotice, Progress } from '../Status.tsx';
+import { ErrorNotice, OkNotice, Progress } from '../Status.tsx';
 import * as wire from '../../api/contracts.ts';
 
 const PREVIEW_ROWS = 10;
@@ -50,7 +51,6 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
   }
 
   const bad = checked?.rows.filter((r) => r.error) ?? [];
-  const shown = checked ? [...checked.rows.slice(0, PREVIEW_ROWS), ...bad.filter((r) => r.line > PREVIEW_ROWS + 1).slice(0, 20)] : [];
   return (
     <div className="csv-upload">
       <Field
@@ -69,58 +69,9 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
       </Field>
       {checked && (
         <>
-          <div className="grid-form csv-format">
-            <Field label="Dates written">
-              <select
-                value={format.dateOrder}
-                onChange={(e) => setFormat({ ...format, dateOrder: e.target.value as CsvFormat['dateOrder'] })}
-              >
-                <option value="iso">year first (2026-12-31 13:00)</option>
-                <option value="day-first">day first (31.12.2026 13:00)</option>
-                <option value="month-first">month first (12/31/2026 13:00)</option>
-              </select>
-            </Field>
-            <Field label="Decimal separator">
-              <select
-                value={format.decimalComma ? 'comma' : 'point'}
-                onChange={(e) => setFormat({ ...format, decimalComma: e.target.value === 'comma' })}
-              >
-                <option value="point">point (12.5)</option>
-                <option value="comma">comma (12,5)</option>
-              </select>
-            </Field>
-          </div>
+          <CsvFormatFields format={format} onChange={setFormat} />
           {rewritten && <p className="muted">The rows are sent as shown below: dates in ISO 8601, decimal points.</p>}
-          <p role="status">
-            {checked.rows.length} data row(s){checked.header ? `, header: ${checked.header.join(', ')}` : ''}.{' '}
-            {bad.length ? (
-              <strong className="field-error">{bad.length} row(s) have problems; fix them before uploading.</strong>
-            ) : (
-              'No problems found.'
-            )}
-          </p>
-          <div className="table-wrap">
-            <table aria-label="Upload preview">
-              <thead>
-                <tr>
-                  <th scope="col">Line</th>
-                  <th scope="col">Event start</th>
-                  <th scope="col">Value</th>
-                  <th scope="col">Problem</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((r) => (
-                  <tr key={r.line} className={r.error ? 'invalid' : ''}>
-                    <td>{r.line}</td>
-                    <td>{r.start}</td>
-                    <td>{r.value}</td>
-                    <td className="field-error">{r.error ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <CsvPreview rows={checked.rows} header={checked.header} bad={bad} />
           <div className="actions">
             <button
               type="button"
@@ -139,12 +90,62 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
           fraction={progress < 1 ? progress : undefined}
         />
       )}
-      {done && (
-        <p className="notice ok" role="status">
-          {done}
-        </p>
-      )}
+      <OkNotice>{done}</OkNotice>
       <ErrorNotice error={error} />
     </div>
+  );
+}
+
+/** How the file writes its dates and decimals, as detected and as the user corrects it. */
+function CsvFormatFields({ format, onChange }: { format: CsvFormat; onChange: (format: CsvFormat) => void }) {
+  return (
+    <div className="grid-form csv-format">
+      <Field label="Dates written">
+        <select value={format.dateOrder} onChange={(e) => onChange({ ...format, dateOrder: e.target.value as CsvFormat['dateOrder'] })}>
+          <option value="iso">year first (2026-12-31 13:00)</option>
+          <option value="day-first">day first (31.12.2026 13:00)</option>
+          <option value="month-first">month first (12/31/2026 13:00)</option>
+        </select>
+      </Field>
+      <Field label="Decimal separator">
+        <select
+          value={format.decimalComma ? 'comma' : 'point'}
+          onChange={(e) => onChange({ ...format, decimalComma: e.target.value === 'comma' })}
+        >
+          <option value="point">point (12.5)</option>
+          <option value="comma">comma (12,5)</option>
+        </select>
+      </Field>
+    </div>
+  );
+}
+
+/** The first rows as they will be sent, and the rows with problems further down, each with its problem. */
+function CsvPreview({ rows, header, bad }: { rows: CsvRow[]; header: string[] | null; bad: CsvRow[] }) {
+  const shown = [...rows.slice(0, PREVIEW_ROWS), ...bad.filter((r) => r.line > PREVIEW_ROWS + 1).slice(0, 20)];
+  return (
+    <>
+      <p role="status">
+        {rows.length} data row(s){header ? `, header: ${header.join(', ')}` : ''}.{' '}
+        {bad.length ? (
+          <strong className="field-error">{bad.length} row(s) have problems; fix them before uploading.</strong>
+        ) : (
+          'No problems found.'
+        )}
+      </p>
+      <DataTable
+        label="Upload preview"
+        columns={['Line', 'Event start', 'Value', 'Problem']}
+        rows={shown}
+        row={(r) => (
+          <tr key={r.line} className={r.error ? 'invalid' : ''}>
+            <td>{r.line}</td>
+            <td>{r.start}</td>
+            <td>{r.value}</td>
+            <td className="field-error">{r.error ?? ''}</td>
+          </tr>
+        )}
+      />
+    </>
   );
 }

@@ -1,14 +1,11 @@
-import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { API, request } from '../../api/client.ts';
-import { jobPath, readJob } from '../../api/jobs.ts';
 import type { Job } from '../../api/types.ts';
 import * as wire from '../../api/contracts.ts';
 import { formatElapsed, formatTime } from '../../lib/time.ts';
 import { JobStatus } from '../JobStatus.tsx';
 import { ErrorNotice, Progress } from '../Status.tsx';
-
-const POLL_MS = 500;
+import { useFollowedJob } from '../../hooks/useFollowedJob.ts';
 
 /** A forecast job's result, when it is one (the job contract holds every kind of result). */
 const forecastOf = (job: Job) => (job.result && 'cycles' in job.result ? job.result : undefined);
@@ -21,48 +18,18 @@ const forecastOf = (job: Job) => (job.result && 'cycles' in job.result ? job.res
  * @param onMade called once a forecast is stored, so that the chart and sources show it.
  */
 export function ForecastNow({ sensorId, zone, onMade }: { sensorId: number; zone: string; onMade: () => void }) {
-  const [job, setJob] = useState<Job | null>(null);
-  const [failure, setFailure] = useState<unknown>(null);
-  const [since, setSince] = useState<number | null>(null);
-  const [now, setNow] = useState(() => Date.now());
-  const settled = job !== null && (job.status === 'finished' || job.status === 'failed');
+  const { job, failure, running, settled, elapsed, follow } = useFollowedJob({ onFinished: onMade });
 
-  useEffect(() => {
-    if (!job || settled) return;
-    const timer = setTimeout(async () => {
-      try {
-        const next = await readJob(jobPath(job.id));
-        setJob(next);
-        setNow(Date.now());
-        if (next.status === 'finished') onMade();
-      } catch (err) {
-        setFailure(err);
-        setSince(null);
-      }
-    }, POLL_MS);
-    return () => clearTimeout(timer);
-  }, [job, settled, onMade]);
-
-  async function start() {
-    setFailure(null);
-    setJob(null);
-    setSince(Date.now());
-    try {
+  const start = () =>
+    follow(async () => {
       const answer = await request(`${API}/sensors/${sensorId}/forecasts/trigger`, {
         method: 'POST',
         json: {},
         answer: wire.forecastTriggerAnswer,
       });
-      const queued = await readJob(jobPath(answer.job));
-      setJob(queued);
-      if (queued.status === 'finished') onMade();
-    } catch (err) {
-      setFailure(err);
-      setSince(null);
-    }
-  }
+      return answer.job;
+    });
 
-  const running = since !== null && !settled && !failure;
   const result = job && forecastOf(job);
   // The job's own note (too little history for a backtest: the method was chosen blind) is its warning.
   const warning = job?.status === 'finished' ? result?.message : undefined;
@@ -71,9 +38,7 @@ export function ForecastNow({ sensorId, zone, onMade }: { sensorId: number; zone
       <button type="button" onClick={start} disabled={running}>
         {running ? 'Forecasting…' : 'Forecast now'}
       </button>
-      {running && (
-        <Progress label={`${job?.status === 'started' ? 'Forecasting' : 'Waiting for a worker'} · ${formatElapsed(now - since)}`} />
-      )}
+      {running && <Progress label={`${job?.status === 'started' ? 'Forecasting' : 'Waiting for a worker'} · ${formatElapsed(elapsed)}`} />}
       {failure !== null && (
         <div className="job-state" role="status">
           <span className="badge failed">Failed</span>

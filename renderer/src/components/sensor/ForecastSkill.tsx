@@ -1,6 +1,7 @@
 import { API } from '../../api/client.ts';
 import * as wire from '../../api/contracts.ts';
 import { useApi } from '../../hooks/useApi.ts';
+import { DataTable } from '../DataTable.tsx';
 import { Empty, ErrorNotice, Loading } from '../Status.tsx';
 
 const percent = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
@@ -31,32 +32,22 @@ export function ForecastSkill({ sensorId, unit, forecast }: { sensorId: number; 
         {/* A skill of 0 % against itself says nothing: say what it means. */}
         {b.chosen === b.baseline && ' The baseline itself was chosen: no other method beat it in the backtest.'}
       </p>
-      <div className="table-wrap">
-        <table aria-label="Backtest per horizon">
-          <thead>
-            <tr>
-              <th scope="col">Hours ahead</th>
-              <th scope="col">MAE ({unit})</th>
-              <th scope="col">RMSE ({unit})</th>
-              <th scope="col">Seasonal-naive MAE</th>
-              <th scope="col">Skill</th>
-            </tr>
-          </thead>
-          <tbody>
-            {b.perHorizon.map((h) => (
-              <tr key={h.fromH}>
-                <th scope="row">
-                  {h.fromH}–{h.toH ?? '…'}
-                </th>
-                <td className="num">{figure(h.mae)}</td>
-                <td className="num">{figure(h.rmse)}</td>
-                <td className="num">{figure(h.baselineMae)}</td>
-                <td className="num">{percent(h.skill)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Backtest per horizon"
+        columns={['Hours ahead', `MAE (${unit})`, `RMSE (${unit})`, 'Seasonal-naive MAE', 'Skill']}
+        rows={b.perHorizon}
+        row={(h) => (
+          <tr key={h.fromH}>
+            <th scope="row">
+              {h.fromH}–{h.toH ?? '…'}
+            </th>
+            <td className="num">{figure(h.mae)}</td>
+            <td className="num">{figure(h.rmse)}</td>
+            <td className="num">{figure(h.baselineMae)}</td>
+            <td className="num">{percent(h.skill)}</td>
+          </tr>
+        )}
+      />
     </>
   );
 }

@@ -1,0 +1,50 @@
+import type { ReactNode } from 'react';
+import type { Loaded } from '../hooks/useApi.ts';
+import { Empty, ErrorNotice, Loading } from './Status.tsx';
+
+interface TableProps<T> {
+  /** The table's accessible name. */
+  label?: string;
+  /** The column headings; a false one is a column left out (e.g. actions for readers). */
+  columns: (string | false)[];
+  rows: readonly T[];
+  /** One `<tr>` a row. */
+  row: (item: T) => ReactNode;
+  /** What shows instead of the table when there are no rows; without it an empty table shows. */
+  empty?: ReactNode;
+  /** The class of the scrolling box around the table, or null for none. */
+  wrap?: string | null;
+}
+
+/** A table of rows under column headings, or what shows when there are none. */
+export function DataTable<T>({ label, columns, rows, row, empty, wrap = 'table-wrap' }: TableProps<T>) {
+  if (empty !== undefined && rows.length === 0) return <Empty>{empty}</Empty>;
+  const table = (
+    <table aria-label={label}>
+      <thead>
+        <tr>
+          {columns.map(
+            (c, i) =>
+              c !== false && (
+                <th key={i} scope="col">
+                  {c}
+                </th>
+              ),
+          )}
+        </tr>
+      </thead>
+      <tbody>{rows.map(row)}</tbody>
+    </table>
+  );
+  return wrap === null ? table : <div className={wrap}>{table}</div>;
+}
+
+/** What an API read shows: its error, a loading line while there is nothing yet, then its data. */
+export function LoadedView<T>({ state, what, children }: { state: Loaded<T>; what: string; children: (data: T) => ReactNode }) {
+  return (
+    <>
+      <ErrorNotice error={state.error} />
+      {state.data === undefined ? state.loading && <Loading what={what} /> : children(state.data)}
+    </>
+  );
+}
