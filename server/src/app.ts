@@ -28,6 +28,7 @@ import { LocalJobQueue } from './jobs/localJobQueue.ts';
 import type { RedisJobQueue } from './jobs/redisJobQueue.ts';
 import { openRedis, redisNamespace } from './redis.ts';
 import { AutomationClock } from './automations/clock.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { Attention } from './attention/attention.ts';
 import { TariffWriter } from './tariffs/tariffWriter.ts';
 import { ToyPriceClock } from './tariffs/toyPriceClock.ts';
@@ -179,10 +180,12 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
  * @param config the settings.
  * @param options a logger to use instead of a new one; whether to open the port only once the
  *   scheduling thread has loaded the solver, so that the first schedule costs what later ones do
- *   (the entry point does; tests, which start many servers, do not wait).
+ *   (the entry point does; tests, which start many servers, do not wait); a clock instead of the
+ *   system's (tests and the site simulation run on a simulated one).
  * @returns the running server.
  */
-export async function startServer(config: Config, options: { log?: Logger; warm?: boolean } = {}): Promise<RunningServer> {
+export async function startServer(config: Config, options: { log?: Logger; warm?: boolean; clock?: Clock } = {}): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
   // Read once at start: which plugin names exist is the operator's choice, fixed while the server runs.
   const schedulerPlugins = findSchedulerPlugins(config.schedulerPluginsDir);
   const folder = dataFolder(config.dataDir);
@@ -199,19 +202,27 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const reader = openReaders(target, db);
   // An API-only process queues jobs for the workers and runs none itself.
   const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads, schedulerPlugins);
-  const attention = new Attention(db, config, log);
-  const tariffs = new TariffWriter(db, config, log);
-  const toyPrices = new ToyPriceClock(db, log);
+  const attention = new Attention(db, config, log, clock);
+  const tariffs = new TariffWriter(db, config, log, clock);
+  const toyPrices = new ToyPriceClock(db, log, clock);
   const handlers = pool && {
-    scheduling: attention.watchSchedules(schedulingHandler(db, pool, log, { fallback: !speaks10(config) })),
-    forecasting: forecastingHandler(db, pool),
-    automation: attention.watchAutomations(automationHandler(db, pool, config)),
+    scheduling: attention.watchSchedules(schedulingHandler(db, pool, log, clock, { fallback: !speaks10(config) })),
+    forecasting: forecastingHandler(db, pool, clock),
+    automation: attention.watchAutomations(automationHandler(db, pool, config, clock)),
   };
   const closePool = async () => pool?.destroy();
   // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.
   const jobs: LocalJobQueue<FlexsiteJobs> | RedisJobQueue<FlexsiteJobs> = config.redisUrl
-    ? new (await import('./jobs/redisJobQueue.ts')).RedisJobQueue<FlexsiteJobs>(db, config, log, isQueueName, handlers ?? null, closePool)
-    : new LocalJobQueue<FlexsiteJobs>(db, config, log, isQueueName, handlers ?? null, closePool);
+    ? new (await import('./jobs/redisJobQueue.ts')).RedisJobQueue<FlexsiteJobs>(
+        db,
+        config,
+        log,
+        isQueueName,
+        handlers ?? null,
+        clock,
+        closePool,
+      )
+    : new LocalJobQueue<FlexsiteJobs>(db, config, log, isQueueName, handlers ?? null, clock, closePool);
   // Login attempts are counted by the processes that serve HTTP, together.
   const redis =
     config.redisUrl && config.role !== 'worker'
@@ -234,11 +245,12 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     config,
     log,
     jobs,
+    clock,
     passwords,
     loginThrottle: createLoginThrottle(config, log, redis),
     schedulerPlugins,
   };
-  const automations = new AutomationClock(db, jobs, log);
+  const automations = new AutomationClock(db, jobs, log, clock);
   const handler = createApp(services).callback();
   const server = http.createServer(handler);
   server.on('clientError', answerClientError);

@@ -1,3 +1,5 @@
+import type { Clock } from './clock.ts';
+
 /**
  * Work the server does by the clock (automation runs, tariff and toy prices, stale-sensor checks),
  * each a subclass giving its `work`: run at start, then every interval, never two runs at a time
@@ -5,25 +7,25 @@
  * ending the server. `stop()` waits for a run in progress, so the store is not closed under it.
  */
 export abstract class Periodic {
-  private timer: NodeJS.Timeout | undefined;
+  private stopTimer: (() => void) | undefined;
   private running: Promise<number> | undefined;
 
   /**
    * @param intervalMs time between runs.
    * @param onError where a failed run is reported (it then counts as 0).
+   * @param clock the server's clock: runs are set off by it, at its time.
    */
   constructor(
     private readonly intervalMs: number,
     private readonly onError: (err: unknown) => void,
+    protected readonly clock: Clock,
   ) {}
 
   /** One run at `nowMs`; answers how many things it did. */
   protected abstract work(nowMs: number): Promise<number>;
 
   start(): void {
-    void this.tick(Date.now());
-    this.timer = setInterval(() => void this.tick(Date.now()), this.intervalMs);
-    this.timer.unref();
+    this.stopTimer = this.clock.every(this.intervalMs, () => this.tick(this.clock.now()));
   }
 
   /** One run at `nowMs` (the clock's own time in production; any time in tests), after any run in progress. */
@@ -37,7 +39,7 @@ export abstract class Periodic {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopTimer?.();
     await this.running;
   }
 }

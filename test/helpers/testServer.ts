@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { startServer, type RunningServer } from '../../server/src/app.ts';
+import type { SimulatedClock } from '../../server/src/clock.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import { createLogger } from '../../server/src/logger.ts';
 import { inject } from 'vitest';
@@ -83,13 +84,20 @@ export async function storeSettings(dataDir: string, options: { empty?: boolean 
  * the `postgresql` test project, over a fresh database on the run's PostgreSQL.
  * @param env extra settings, as environment variables.
  * @param dataDir reuse this data folder (to test restarts) instead of a new one.
+ * @param options a simulated clock to run the server on: its time is the server's, advancing it
+ *   runs the server's periodic work due meanwhile and waits for the jobs that work queued.
  * @returns the running server and an HTTP helper.
  */
-export async function startTestServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  dataDir?: string,
+  options: { clock?: SimulatedClock } = {},
+): Promise<TestServer> {
   const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-test-'));
   const store = await storeSettings(dir);
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', FLEXSITE_LOG_LEVEL: 'silent', ...store, ...env });
-  const server = await startServer(config, { log: createLogger('silent') });
+  const server = await startServer(config, { log: createLogger('silent'), clock: options.clock });
+  options.clock?.settleWith(() => server.services.jobs.drained());
   const url = server.url;
   return {
     url,

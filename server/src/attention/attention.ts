@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { JobResult } from '../contracts/responses.ts';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
@@ -42,16 +43,17 @@ export class Attention extends Periodic {
     private db: Knex,
     private config: Config,
     private log: Logger,
+    clock: Clock,
   ) {
     // Its clock checks for stale sensors.
-    super(STALE_CHECK_MS, (err) => log.error({ err }, 'stale sensor check'));
+    super(STALE_CHECK_MS, (err) => log.error({ err }, 'stale sensor check'), clock);
   }
 
   /**
    * Stores and delivers a notification, unless the account has one about the subject already.
    * @returns the new notification, or undefined.
    */
-  async raise(n: NewNotification, nowMs = Date.now()): Promise<Notification | undefined> {
+  async raise(n: NewNotification, nowMs = this.clock.now()): Promise<Notification | undefined> {
     try {
       const stored = await addNotification(this.db, n, nowMs);
       if (stored) await this.deliver(stored);

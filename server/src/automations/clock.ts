@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
 import type { JobQueue } from '../jobs/jobQueue.ts';
 import { Periodic } from '../periodic.ts';
 import { listAutomations, markQueued } from '../store/automations.ts';
@@ -22,8 +23,9 @@ export class AutomationClock extends Periodic {
     private db: Knex,
     private jobs: JobQueue,
     log: Logger,
+    clock: Clock,
   ) {
-    super(TICK_MS, (err) => log.error({ err }, 'automation clock'));
+    super(TICK_MS, (err) => log.error({ err }, 'automation clock'), clock);
   }
 
   /**

@@ -28,7 +28,10 @@ const CATCH_UP_WINDOW_MS = 35 * 86_400_000;
  * @returns the due time, or null when nothing is due.
  */
 export function latestDue(cron: string, timezone: string, afterMs: number, nowMs: number): number | null {
-  const latest = pattern(cron, timezone).previousRuns(1, new Date(nowMs))[0]?.getTime();
+  // croner counts runs strictly before the date given: a run due at `nowMs` itself is due now.
+  const latest = pattern(cron, timezone)
+    .previousRuns(1, new Date(nowMs + 1))[0]
+    ?.getTime();
   if (latest === undefined || latest > nowMs || latest <= Math.max(afterMs, nowMs - CATCH_UP_WINDOW_MS)) return null;
   return latest;
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.ts';
+import type { Clock } from '../clock.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
 import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
@@ -69,7 +70,7 @@ async function recurringTargetsOf(db: Knex, asset: Asset, startMs: number, endMs
  * at the due time. It acts with the rights of
  * the user who made the automation, checked now, not when it was made.
  */
-export function automationHandler(db: Knex, pool: WorkerPool, config: Config): JobHandler<FlexsiteJobs, 'automation'> {
+export function automationHandler(db: Knex, pool: WorkerPool, config: Config, clock: Clock): JobHandler<FlexsiteJobs, 'automation'> {
   return async (job, runtime) => {
     const { automationId, dueMs, principal: ref } = job.args;
     const automation = await getAutomation(db, automationId);
@@ -85,7 +86,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
     for (const sensorId of automation.forecastSensorIds) {
       // Forecast as known at the due time, which the run stands for even when it runs late.
       const forecast = { sensorId, principal: ref, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
-      const made = await forecastSensor(db, pool, forecast, { beforeCycle: () => runtime.yieldTurn() });
+      const made = await forecastSensor(db, pool, forecast, { beforeCycle: () => runtime.yieldTurn() }, clock);
       forecasts.push({ sensor_id: sensorId, data_source_id: made.sourceId, method: made.cycles[0]?.outcome.method });
     }
 
@@ -101,21 +102,22 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config): J
       const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
       scheduleInputs = fed.added;
       // Known as of the run (never before its due time): the state of charge at the start included.
-      const prior = DateTime.fromMillis(Math.max(dueMs, Date.now()), { zone: automation.timezone });
+      const prior = DateTime.fromMillis(Math.max(dueMs, clock.now()), { zone: automation.timezone });
       const recurring = await recurringTargetsOf(db, asset, dueMs, endMs);
       socTargets = recurring.added;
       const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
-      const queued = await triggerSensorSchedule({ db, config, jobs: runtime }, principal, input, { reuseWithinS: 0, force: true }).catch(
-        (err: unknown) => {
-          if (err instanceof AppError && err.status === 403) {
-            throw new JobFailure(
-              'PermissionDenied',
-              `${describePrincipal(ref)} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
-            );
-          }
-          throw err;
-        },
-      );
+      const queued = await triggerSensorSchedule({ db, config, jobs: runtime, clock }, principal, input, {
+        reuseWithinS: 0,
+        force: true,
+      }).catch((err: unknown) => {
+        if (err instanceof AppError && err.status === 403) {
+          throw new JobFailure(
+            'PermissionDenied',
+            `${describePrincipal(ref)} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
+          );
+        }
+        throw err;
+      });
       scheduleJobId = queued.id;
     }
     return {

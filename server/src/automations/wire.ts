@@ -17,7 +17,8 @@ type Patch = z.output<typeof automationPatch>;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An automation with its last queued and next due run. */
-export const presentAutomation = (a: Automation) => ({
+/** An automation as the API shows it; its next run is the next due after `nowMs` (and after its last run). */
+export const presentAutomation = (a: Automation, nowMs: number) => ({
   id: a.id,
   asset_id: a.assetId,
   name: a.name,
@@ -30,7 +31,7 @@ export const presentAutomation = (a: Automation) => ({
   owner_id: a.ownerId,
   last_run: a.lastDueMs !== null && a.lastJobId !== null ? iso(a.lastDueMs) : null,
   last_job_id: a.lastJobId,
-  next_run: a.enabled ? iso(nextDue(a.cron, a.timezone, Math.max(Date.now(), a.lastDueMs ?? 0))) : null,
+  next_run: a.enabled ? iso(nextDue(a.cron, a.timezone, Math.max(nowMs, a.lastDueMs ?? 0))) : null,
 });
 
 /** The sensors an automation writes into: the forecasts and the schedule are stored there, in its maker's name. */

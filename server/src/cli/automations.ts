@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
 import { presentAutomation } from '../automations/wire.ts';
+import { systemClock } from '../clock.ts';
 import { createAutomation, updateAutomation } from '../commands/automations.ts';
 import { automationCreate, automationPatch } from '../contracts/automations.ts';
 import { fieldMessages } from '../http/validate.ts';
@@ -71,7 +72,8 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
     const asset = await getAsset(db, o.asset);
     if (!asset) throw new CliError(`asset ${o.asset} not found`);
     const created = presentAutomation(
-      await createAutomation({ db, limits: cli.config.limits }, OPERATOR, { asset, makerId: o.owner, body }),
+      await createAutomation({ db, limits: cli.config.limits, clock: systemClock }, OPERATOR, { asset, makerId: o.owner, body }),
+      systemClock.now(),
     );
     cli.print(created, `Created ${describe(created)}`);
   });
@@ -88,7 +90,10 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
     if (!automation) throw new CliError(`automation ${o.id} not found`);
     const body = parsed(automationPatch, { timezone: automation.timezone, ...bodyOf(o) });
     const asset = (await getAsset(db, automation.assetId))!;
-    const edited = presentAutomation(await updateAutomation({ db, limits: cli.config.limits }, OPERATOR, { automation, asset, body }));
+    const edited = presentAutomation(
+      await updateAutomation({ db, limits: cli.config.limits, clock: systemClock }, OPERATOR, { automation, asset, body }),
+      systemClock.now(),
+    );
     cli.print(edited, `Changed ${describe(edited)}`);
   });
 }

@@ -4,6 +4,7 @@ import type { DateTime } from 'luxon';
 import { BACKTEST_LEAD_DAYS } from '../../../worker/src/tasks.ts';
 import { forecastSensor, historyNote } from '../forecasting/forecastJob.ts';
 import { createWorkerPool } from '../workers/workerPool.ts';
+import { systemClock } from '../clock.ts';
 import { getForecastModel } from '../store/forecastModels.ts';
 import { principalRef } from '../policies/principal.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';
@@ -51,6 +52,7 @@ export function registerForecastCommands(program: Command, cli: CliContext): voi
             regressorIds: o.regressors,
           },
           { afterCycle: (done) => bar.update(done) },
+          systemClock,
         );
         bar.stop();
         const last = made.cycles[made.cycles.length - 1].outcome;

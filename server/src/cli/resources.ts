@@ -5,6 +5,7 @@ import { createUser, setPassword } from '../commands/users.ts';
 import { createToyAccount } from '../commands/toyAccount.ts';
 import * as accounts from '../store/accounts.ts';
 import { presentAutomation } from '../automations/wire.ts';
+import { systemClock } from '../clock.ts';
 import { deleteAsset } from '../commands/assets.ts';
 import { getAsset, listAssets } from '../store/assets.ts';
 import { getAutomation, listAutomations } from '../store/automations.ts';
@@ -117,7 +118,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
         rows.push(...(await listSensors(db, {})).map((s) => ({ ...s })));
         columns = ['id', 'name', 'unit', 'event_resolution_ms', 'generic_asset_id', 'timezone'];
       } else if (what === 'automations') {
-        rows.push(...(await listAutomations(db, { assetId: o.asset })).map(presentAutomation));
+        rows.push(...(await listAutomations(db, { assetId: o.asset })).map((a) => presentAutomation(a, systemClock.now())));
         columns = ['id', 'name', 'asset_id', 'cron', 'timezone', 'enabled', 'last_run', 'next_run'];
       } else {
         throw new CliError(`cannot list "${what}"; choose accounts, users, assets, sensors or automations`);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { automationChanges, automationLimitProblem, automationReferences, newAutomation } from '../automations/wire.ts';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { automationCreate, automationPatch } from '../contracts/automations.ts';
 import { fieldError, forbidden } from '../errors.ts';
@@ -18,10 +19,11 @@ import { getUser, type User } from '../store/users.ts';
  * No HTTP context: errors are the API's (422 field messages, 403).
  */
 
-/** What the commands need of the server: the store and the limits on what one account may start. */
+/** What the commands need of the server: the store, the limits on what one account may start, and the time (a new automation's first run is the next due after it). */
 export interface AutomationDeps {
   db: Knex;
   limits: Config['limits'];
+  clock: Clock;
 }
 
 type Named = Parameters<typeof automationReferences>[0];
@@ -78,7 +80,7 @@ export async function createAutomation(
   const maker = await authorizeWriterAndMaker(db, principal, input.makerId, asset, body);
   const props = await newAutomation(db, body);
   await checkLimits(deps, props, asset, true);
-  return db.transaction((trx) => store.createAutomation(trx, asset.id, maker.id, props, Date.now()));
+  return db.transaction((trx) => store.createAutomation(trx, asset.id, maker.id, props, deps.clock.now()));
 }
 
 /** Changes the given fields of an automation; its maker stays who it was. */

@@ -42,7 +42,7 @@ function forecastArgs(deps: ScheduleDeps, principal: Principal, sensor: SensorIn
       'id',
       `Sensor ${sensor.id} records instantaneous values; only sensors with an event resolution can be forecast.`,
     );
-  const startMs = body.start?.toMillis() ?? Math.floor(Date.now() / stepMs) * stepMs;
+  const startMs = body.start?.toMillis() ?? Math.floor(deps.clock.now() / stepMs) * stepMs;
   const endMs =
     body.end?.toMillis() ??
     (body.duration ? (body.start ?? DateTime.fromMillis(startMs)).plus(body.duration.luxon).toMillis() : startMs + DEFAULT_WINDOW_MS);
@@ -101,7 +101,7 @@ export async function triggerForecast(
   // The job runs for the sensor's account, which must be able to read the regressors too.
   await authorizeReferences(db, principal, forecastReferences(args), [], sensor.account_id);
   // What the job will read, as far as it is known now (without `prior`, the job reads at the time it runs).
-  const beliefTimeMs = args.priorMs ?? Math.min(Date.now(), args.startMs);
+  const beliefTimeMs = args.priorMs ?? Math.min(deps.clock.now(), args.startMs);
   const horizonMs = Math.min(args.endMs - Math.min(beliefTimeMs, args.startMs), args.maxHorizonMs ?? Infinity);
   const history = await historyDays(db, sensor, args.startMs, beliefTimeMs);
   if (history < MIN_HISTORY_DAYS) {

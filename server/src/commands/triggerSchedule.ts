@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { EnqueueOptions, JobQueue, JobRecord } from '../jobs/jobQueue.ts';
 import { principalRef, type Principal } from '../policies/principal.ts';
@@ -24,6 +25,8 @@ export interface ScheduleDeps {
   db: Knex;
   config: Config;
   jobs: Pick<JobQueue, 'enqueue'>;
+  /** What "now" is: the belief time of a trigger without `prior`. */
+  clock: Clock;
 }
 
 /** How the job is queued: its results sensor, and whether an identical recent job may be reused. */
@@ -43,7 +46,7 @@ export async function queueSchedule(
   const { spec, asset, request } = job;
   await authorizeReferences(deps.db, principal, triggerReferences(spec, asset, request), [], asset.account_id);
   const args: SchedulingJobArgs = {
-    spec: await readSensorState(deps.db, spec, spec.priorMs ?? Date.now()),
+    spec: await readSensorState(deps.db, spec, spec.priorMs ?? deps.clock.now()),
     principal: principalRef(principal),
   };
   return deps.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...options });

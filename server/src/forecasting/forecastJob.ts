@@ -11,6 +11,7 @@ import { firstRefused, type Reference } from '../policies/references.ts';
 import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
 import { BACKTEST_LEAD_DAYS, FORECASTER_VERSION, type ForecastOutcome, type ForecastTask } from '../../../worker/src/tasks.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
+import type { Clock } from '../clock.ts';
 import type { ForecastJobResult } from '../contracts/responses.ts';
 
 /** One forecast made at one belief time, and what it found. */
@@ -170,7 +171,8 @@ export async function forecastSensor(
   db: Knex,
   pool: WorkerPool,
   args: ForecastJobArgs,
-  hooks: CycleHooks = {},
+  hooks: CycleHooks,
+  clock: Clock,
 ): Promise<{ sourceId: number; cycles: ForecastCycle[] }> {
   const sensor = await getSensor(db, args.sensorId);
   if (!sensor) throw new JobFailure('ValueError', `No sensor found with id ${args.sensorId}.`);
@@ -182,12 +184,13 @@ export async function forecastSensor(
     );
   const regressors = await Promise.all(args.regressorIds.map((id) => getSensor(db, id)));
   const site = siteOf(sensor, await getAsset(db, sensor.generic_asset_id));
-  const plan = cycles(args, Date.now());
+  const plan = cycles(args, clock.now());
   const done: ForecastCycle[] = [];
   let sourceId = 0;
   for (const cycle of plan) {
     await hooks.beforeCycle?.();
-    const ranAtMs = Date.now();
+    const ranAtMs = clock.now();
+    const started = performance.now();
     const originMs = originOf(cycle.beliefTimeMs, cycle.startMs, stepMs);
     const historyStartMs = originMs - HISTORY_MS;
     const endMs = cycle.endMs;
@@ -214,7 +217,7 @@ export async function forecastSensor(
       );
     }
     sourceId = await storeForecast(db, args, sensor, { ...cycle, originMs, stepMs }, outcome);
-    done.push({ ...cycle, sourceId, outcome, ranAtMs, ranMs: Date.now() - ranAtMs });
+    done.push({ ...cycle, sourceId, outcome, ranAtMs, ranMs: Math.round(performance.now() - started) });
     hooks.afterCycle?.(done.length, plan.length);
   }
   return { sourceId, cycles: done };
@@ -258,9 +261,9 @@ async function storeForecast(
 }
 
 /** The handler of the `forecasting` queue; the job result names the source, the method and the backtest. */
-export function forecastingHandler(db: Knex, pool: WorkerPool): JobHandler<FlexsiteJobs, 'forecasting'> {
+export function forecastingHandler(db: Knex, pool: WorkerPool, clock: Clock): JobHandler<FlexsiteJobs, 'forecasting'> {
   return async ({ args }, runtime) => {
-    const { sourceId, cycles: made } = await forecastSensor(db, pool, args, { beforeCycle: () => runtime.yieldTurn() });
+    const { sourceId, cycles: made } = await forecastSensor(db, pool, args, { beforeCycle: () => runtime.yieldTurn() }, clock);
     const last = made[made.length - 1];
     const sensor = await getSensor(db, args.sensorId);
     const note = historyNote(args.sensorId, sensor?.event_resolution_ms ?? 0, last.outcome, args.method !== undefined);

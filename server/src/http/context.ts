@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { User } from '../store/users.ts';
 import type { JobQueue } from '../jobs/jobQueue.ts';
@@ -18,6 +19,8 @@ export interface Services {
   config: Config;
   log: Logger;
   jobs: JobQueue;
+  /** What "now" is for everything the server acts on (the system's, or a simulated one). */
+  clock: Clock;
   passwords: PasswordPool;
   loginThrottle: LoginThrottle;
   /** The operator's scheduler plugins, the only values `custom-scheduler` may take. */

@@ -119,6 +119,11 @@ export interface JobQueue<M extends JobTypes = FlexsiteJobs> {
   get(id: string): Promise<JobRecord<M> | undefined>;
   /** Resolves when the job has finished or failed, or after `timeoutMs`, whichever comes first. */
   settled(id: string, timeoutMs: number): Promise<void>;
+  /**
+   * Resolves once no job is queued or running (a simulated clock waits for it after each tick).
+   * In a process that runs no jobs, only once other processes ran them.
+   */
+  drained(): Promise<void>;
   /** Newest first. */
   list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]>;
   /** Whether the queue's own store answers (readiness); undefined when it has none of its own. */

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import {
@@ -110,6 +111,8 @@ export class JobTable<M extends JobTypes> {
     private db: Knex,
     private config: Config,
     private isQueue: IsQueue<M>,
+    /** Jobs are created, started and finished at its time. */
+    private clock: Clock,
   ) {}
 
   /** @returns the newest job of these arguments created within `reuseWithinS`, unless it was interrupted. */
@@ -117,7 +120,7 @@ export class JobTable<M extends JobTypes> {
     if (options.force || options.reuseWithinS <= 0) return undefined;
     const cached = await this.db<DbJob>('job')
       .where({ cache_key: cacheKey, queue })
-      .andWhere('created_at', '>', Date.now() - options.reuseWithinS * 1000)
+      .andWhere('created_at', '>', this.clock.now() - options.reuseWithinS * 1000)
       // An interrupted job says "trigger it again": that trigger gets a new job.
       .andWhere((q) => q.whereNot({ status: 'failed' }).orWhereNull('error_kind').orWhereNot({ error_kind: 'interrupted' }))
       .orderBy('created_at', 'desc')
@@ -140,7 +143,7 @@ export class JobTable<M extends JobTypes> {
       cache_key: cacheKey,
       account_id: options.accountId,
       sensor_id: options.sensorId,
-      created_at: Date.now(),
+      created_at: this.clock.now(),
       attempts: 0,
     };
     await this.db('job').insert(row);
@@ -212,7 +215,7 @@ export class JobTable<M extends JobTypes> {
     return this.db.transaction(async (trx) => {
       const next = await trx<DbJob>('job').where({ id }).first();
       if (!next || !from.includes(next.status)) return undefined;
-      const startedAt = Date.now();
+      const startedAt = this.clock.now();
       // Conditional on the state just read: on a pooled engine another claim may have won.
       const claimed = await trx('job')
         .where({ id, status: next.status, attempts: next.attempts })
@@ -226,8 +229,8 @@ export class JobTable<M extends JobTypes> {
   async finish(id: string, outcome: { result: object } | { error: Error }): Promise<void> {
     const update =
       'result' in outcome
-        ? { status: 'finished', result: JSON.stringify(outcome.result), finished_at: Date.now() }
-        : { status: 'failed', ...failureOf(outcome.error), finished_at: Date.now() };
+        ? { status: 'finished', result: JSON.stringify(outcome.result), finished_at: this.clock.now() }
+        : { status: 'failed', ...failureOf(outcome.error), finished_at: this.clock.now() };
     await this.db('job').where({ id, status: 'started' }).update(update);
   }
 
@@ -236,7 +239,12 @@ export class JobTable<M extends JobTypes> {
     const q = this.db('job').where({ status: 'started' });
     if (ids === 'retried') q.andWhere('attempts', '>=', 2);
     else q.whereIn('id', ids);
-    return q.update({ status: 'failed', finished_at: Date.now(), error: `JobInterrupted: ${message}`, error_kind: 'interrupted' });
+    return q.update({ status: 'failed', finished_at: this.clock.now(), error: `JobInterrupted: ${message}`, error_kind: 'interrupted' });
+  }
+
+  /** Whether any job is queued or running, in any process. */
+  async busy(): Promise<boolean> {
+    return (await this.db('job').whereIn('status', ['queued', 'started']).first('id')) !== undefined;
   }
 
   /** Puts started jobs back in the queue. */
@@ -248,7 +256,7 @@ export class JobTable<M extends JobTypes> {
 
   /** Expires stale queued jobs and forgets old finished ones. */
   async housekeeping(): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     await this.db('job')
       .where({ status: 'queued' })
       .andWhere('created_at', '<', now - this.config.jobTtlMs)
@@ -278,9 +286,10 @@ export async function runAndRecord<M extends JobTypes, Q extends keyof M & strin
     (await queue.enqueue(job.queue, args, { accountId: job.accountId, sensorId: job.sensorId, reuseWithinS: 0, force: true })).id;
   const runtime = { ...queue, standIn };
   let outcome: { result: object } | { error: Error };
+  const started = performance.now();
   try {
     outcome = { result: await handler(job, runtime) };
-    log.info({ job: job.id, ms: Date.now() - (job.startedAt ?? Date.now()) }, 'job finished');
+    log.info({ job: job.id, ms: Math.round(performance.now() - started) }, 'job finished');
   } catch (err) {
     const error = err instanceof Error ? err : new Error(String(err));
     outcome = { error };

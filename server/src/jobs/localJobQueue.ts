@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { EnqueueOptions, JobHandlers, JobQueue, JobRecord, JobTypes } from './jobQueue.ts';
 import { cacheKeyOf, JobTable, runAndRecord, type IsQueue } from './jobTable.ts';
@@ -35,9 +36,10 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
     isQueue: IsQueue<M>,
     /** Null in a process that runs no jobs (no worker threads): jobs then wait in the store. */
     private handlers: JobHandlers<M> | null,
+    clock: Clock,
     private onClose: () => Promise<void> = async () => {},
   ) {
-    this.table = new JobTable(db, config, isQueue);
+    this.table = new JobTable(db, config, isQueue, clock);
     // Housekeeping every hour: expire stale queued jobs, forget old finished ones.
     this.timer = setInterval(() => void this.table.housekeeping(), 3600_000);
     this.timer.unref();
@@ -80,6 +82,14 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
     const left = (this.waiters.get(id) ?? []).filter((w) => w !== wake);
     if (left.length) this.waiters.set(id, left);
     else this.waiters.delete(id);
+  }
+
+  async drained(): Promise<void> {
+    // A finished job may have queued the next (an automation run its schedule): look again after it.
+    while (this.running.size || (await this.table.busy())) {
+      await Promise.allSettled([...this.running.values()]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]> {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Queue, QueueEvents, WaitingError, Worker, type ConnectionOptions, type Job as BullJob } from 'bullmq';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { redisNamespace } from '../redis.ts';
 import type { EnqueueOptions, JobHandlers, JobQueue, JobRecord, JobTypes } from './jobQueue.ts';
@@ -48,9 +49,10 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
     private log: Logger,
     isQueue: IsQueue<M>,
     private handlers: JobHandlers<M> | null,
+    clock: Clock,
     private onClose: () => Promise<void> = async () => {},
   ) {
-    this.table = new JobTable(db, config, isQueue);
+    this.table = new JobTable(db, config, isQueue, clock);
     this.turns = new Turns(config.workerThreads);
     this.queue = new Queue(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });
   }
@@ -173,6 +175,11 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
       if (!job || job.status === 'finished' || job.status === 'failed' || Date.now() >= until) return;
       await new Promise((resolve) => setTimeout(resolve, Math.min(SETTLED_POLL_MS, until - Date.now())));
     }
+  }
+
+  /** Jobs may run in other processes: the store is watched until none is queued or running. */
+  async drained(): Promise<void> {
+    while (await this.table.busy()) await new Promise((resolve) => setTimeout(resolve, SETTLED_POLL_MS));
   }
 
   list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]> {

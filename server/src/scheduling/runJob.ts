@@ -17,6 +17,7 @@ import { SchedulingFailure } from './failure.ts';
 import { currencyOf, moneySeries, planMoney } from './money.ts';
 import { recordScheduleMoney } from '../store/scheduleMoney.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
+import type { Clock } from '../clock.ts';
 import { fallbackUsed, socFromReading, unresolvedConstraints } from './warnings.ts';
 
 /**
@@ -83,6 +84,7 @@ export function schedulingHandler(
   db: Knex,
   pool: WorkerPool,
   log: Logger,
+  clock: Clock,
   options: { fallback: boolean } = { fallback: true },
 ): JobHandler<FlexsiteJobs, 'scheduling'> {
   return async (job, runtime) => {
@@ -90,7 +92,7 @@ export function schedulingHandler(
     const { spec, fallback } = args;
     const sensors = sensorsOnce(db);
     await assertOwnerMay(db, args.principal, spec, sensors);
-    const beliefTimeMs = spec.priorMs ?? Date.now();
+    const beliefTimeMs = spec.priorMs ?? clock.now();
     if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, sensors, spec, args.principal, beliefTimeMs);
     const started = performance.now();
     const warnings: JobWarning[] = [];

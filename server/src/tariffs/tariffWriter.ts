@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { TariffDefinition } from '../contracts/tariffs.ts';
 import { resampleToGrid } from '../domain/resample.ts';
@@ -49,8 +50,9 @@ export class TariffWriter extends Periodic {
     private db: Knex,
     private config: Config,
     private log: Logger,
+    clock: Clock,
   ) {
-    super(TICK_MS, (err) => log.error({ err }, 'tariff writer'));
+    super(TICK_MS, (err) => log.error({ err }, 'tariff writer'), clock);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
 import { recordToyPrices } from '../commands/toyPrices.ts';
 import { Periodic } from '../periodic.ts';
 
@@ -30,8 +31,9 @@ export class ToyPriceClock extends Periodic {
   constructor(
     private db: Knex,
     log: Logger,
+    clock: Clock,
   ) {
-    super(TICK_MS, (err) => log.error({ err }, 'toy prices'));
+    super(TICK_MS, (err) => log.error({ err }, 'toy prices'), clock);
   }
 
   /**

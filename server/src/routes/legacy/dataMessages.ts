@@ -134,13 +134,13 @@ async function loadAddressed<T>(
 }
 
 /** Reads an upload message: its value groups, period, unit and timing. */
-function readUpload(msg: Message, v: LegacyVersion, kind: UploadKind) {
+function readUpload(msg: Message, v: LegacyVersion, kind: UploadKind, nowMs: number) {
   expectType(msg, kind.request);
   const groups = readUploadGroups(msg, kind.key, kind.missing);
   const { start, durationMs } = readPeriod(msg);
   const unit = readUnit(msg, kind.accepts, kind.expected);
   const startMs = start.toMillis();
-  return { groups, startMs, durationMs, unit, ...readUploadTiming(msg, atLeast(v, '2.0'), { startMs, durationMs }) };
+  return { groups, startMs, durationMs, unit, ...readUploadTiming(msg, atLeast(v, '2.0'), { startMs, durationMs }, nowMs) };
 }
 
 /**
@@ -153,7 +153,7 @@ const uploadRoute =
   (v: LegacyVersion): PlacedLater =>
     unplacedRoute({
       summary: kind.summary,
-      request: { json: messageBody((ctx) => readUpload(readMessage(ctx), v, kind)) },
+      request: { json: messageBody((ctx) => readUpload(readMessage(ctx), v, kind, ctx.services.clock.now())) },
       load: async (call) => ({
         targets: await loadAddressed(
           call,

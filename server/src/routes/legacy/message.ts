@@ -119,11 +119,12 @@ export function readUploadTiming(
   msg: Message,
   acceptsPrior: boolean,
   period: { startMs: number; durationMs: number },
+  nowMs: number,
 ): { timing: BeliefTiming; stated: boolean } {
   const prior = acceptsPrior ? readDateTime(msg.prior, 'prior', 'INVALID_HORIZON') : undefined;
   if (prior) return { timing: { priorMs: prior.toMillis() }, stated: true };
   const horizon = readHorizon(msg.horizon);
-  if (!horizon) return { timing: { nowMs: Date.now() }, stated: false };
+  if (!horizon) return { timing: { nowMs }, stated: false };
   const timing = horizon.rolling ? { horizonMs: horizon.ms } : { priorMs: period.startMs + period.durationMs - horizon.ms };
   return { timing, stated: true };
 }

@@ -164,9 +164,9 @@ const postUdiEvent = (v: LegacyVersion): PlacedLater =>
       return { spec, asset, flexModel };
     },
     command: async ({ ctx, user, body, loaded: { device }, checked: { spec, asset, flexModel } }) => {
-      const { db, reader, config, jobs } = ctx.services;
+      const { db, reader, config, jobs, clock } = ctx.services;
       const job = await queueSchedule(
-        { db: reader, config, jobs },
+        { db: reader, config, jobs, clock },
         userPrincipal(user),
         { spec, asset, request: { flexModel } },
         {

@@ -41,14 +41,14 @@ type AnnotationBody = z.output<typeof annotationBody>;
  * Stores the annotation of the body on a subject the caller may add to: 201 when new, 200 when
  * the same annotation was there already.
  */
-async function annotate(db: Knex.Transaction, user: User, body: AnnotationBody, subject: AnnotationSubject) {
+async function annotate(db: Knex.Transaction, user: User, body: AnnotationBody, subject: AnnotationSubject, nowMs: number) {
   const source = await getOrCreateSource(db, { name: user.username, type: 'user', userId: user.id, accountId: user.account_id });
   const { annotation, created } = await addAnnotation(db, subject, {
     content: body.content,
     startMs: body.start.toMillis(),
     endMs: body.end.toMillis(),
     type: body.type ?? 'label',
-    beliefTimeMs: body.prior?.toMillis() ?? Date.now(),
+    beliefTimeMs: body.prior?.toMillis() ?? nowMs,
     sourceId: source.id,
   });
   return { created, body: presentAnnotation(annotation, body.start.zoneName ?? 'UTC') };
@@ -79,7 +79,7 @@ const annotationRoute = (
     request: { params: idParams, json: annotationBody },
     load: async ({ db, params }) => ({ annotated: await find(db, params.id) }),
     transaction: true,
-    command: ({ db, user, body, loaded }) => annotate(db, user, body, subject(loaded.annotated.id)),
+    command: ({ ctx, db, user, body, loaded }) => annotate(db, user, body, subject(loaded.annotated.id), ctx.services.clock.now()),
     response: annotationResponse,
   });
 

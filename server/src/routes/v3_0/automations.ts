@@ -27,7 +27,7 @@ export const automationRoutes = [
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
     command: ({ db, loaded }) => store.listAutomations(db, { assetId: loaded.asset.id }),
-    response: { schema: wire.automationList, present: (list) => list.map(presentAutomation) },
+    response: { schema: wire.automationList, present: (list, ctx) => list.map((a) => presentAutomation(a, ctx.services.clock.now())) },
   }),
   route({
     method: 'POST',
@@ -37,8 +37,17 @@ export const automationRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
     // The signed-in user is its maker: its runs act with their rights, for the asset's account.
     command: ({ ctx, db, user, body, loaded: { asset } }) =>
-      createAutomation({ db, limits: ctx.services.config.limits }, userPrincipal(user), { asset, makerId: user.id, body }),
-    response: { status: 201, schema: wire.automation, present: presentAutomation, description: 'the automation' },
+      createAutomation({ db, limits: ctx.services.config.limits, clock: ctx.services.clock }, userPrincipal(user), {
+        asset,
+        makerId: user.id,
+        body,
+      }),
+    response: {
+      status: 201,
+      schema: wire.automation,
+      present: (a, ctx) => presentAutomation(a, ctx.services.clock.now()),
+      description: 'the automation',
+    },
   }),
   route({
     method: 'PATCH',
@@ -47,12 +56,12 @@ export const automationRoutes = [
     request: { params: idParams, json: automationPatch },
     load: async ({ db, params }) => ({ automation: await automationById(db, params.id, 'update') }),
     command: async ({ ctx, db, user, body, loaded: { automation } }) =>
-      updateAutomation({ db, limits: ctx.services.config.limits }, userPrincipal(user), {
+      updateAutomation({ db, limits: ctx.services.config.limits, clock: ctx.services.clock }, userPrincipal(user), {
         automation,
         asset: (await getAsset(db, automation.assetId))!,
         body,
       }),
-    response: { schema: wire.automation, present: presentAutomation },
+    response: { schema: wire.automation, present: (a, ctx) => presentAutomation(a, ctx.services.clock.now()) },
   }),
   route({
     method: 'DELETE',

@@ -41,7 +41,7 @@ export const cockpitRoutes = [
     summary: 'Get the latest value of each sensor of a site, its age and the health of its data',
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
-    command: ({ db, loaded }) => siteNow(db, loaded.asset.id, Date.now()),
+    command: ({ ctx, db, loaded }) => siteNow(db, loaded.asset.id, ctx.services.clock.now()),
     response: { schema: cockpit.siteNow },
   }),
 ];

@@ -63,8 +63,8 @@ export const forecastRoutes = [
     // Read here; the command asks to write it.
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
     async command({ ctx, user, body, loaded: { sensor } }) {
-      const { reader, config, jobs } = ctx.services;
-      const { job, note } = await triggerForecast({ db: reader, config, jobs }, userPrincipal(user), { sensor, trigger: body });
+      const { reader, config, jobs, clock } = ctx.services;
+      const { job, note } = await triggerForecast({ db: reader, config, jobs, clock }, userPrincipal(user), { sensor, trigger: body });
       return {
         job: job.id,
         forecast: job.id,

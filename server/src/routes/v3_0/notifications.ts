@@ -48,8 +48,8 @@ export const notificationRoutes = [
     // Members of the account (and its consultants) see its notifications, so they may mark them seen.
     load: async ({ db, params }) => ({ notification: await notificationById(db, params.id) }),
     transaction: true,
-    async command({ db, user, loaded }) {
-      await notifications.acknowledgeNotification(db, loaded.notification.id, user.id, Date.now());
+    async command({ ctx, db, user, loaded }) {
+      await notifications.acknowledgeNotification(db, loaded.notification.id, user.id, ctx.services.clock.now());
       return (await notifications.getNotification(db, loaded.notification.id))!;
     },
     response: { schema: cockpit.notification, present: presentNotification },

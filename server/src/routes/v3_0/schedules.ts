@@ -82,9 +82,9 @@ export const scheduleRoutes = [
     request: { params: idParams, json: sensorTrigger },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
     async command({ ctx, user, body, loaded: { sensor } }) {
-      const { reader, config, jobs } = ctx.services;
+      const { reader, config, jobs, clock } = ctx.services;
       const input = { ...triggerInput(body), sensor, flexModel: body['flex-model'] ?? {}, flexContext: body['flex-context'] ?? {} };
-      const job = await triggerSensorSchedule({ db: reader, config, jobs }, userPrincipal(user), input, {
+      const job = await triggerSensorSchedule({ db: reader, config, jobs, clock }, userPrincipal(user), input, {
         reuseWithinS: config.jobCacheTtlS,
         force: forced(body),
       });
@@ -131,9 +131,9 @@ export const scheduleRoutes = [
       return { spec, asset, devices, request: { flexModel, flexContext } };
     },
     async command({ ctx, user, body, checked }) {
-      const { reader, config, jobs } = ctx.services;
+      const { reader, config, jobs, clock } = ctx.services;
       const options = { sensorId: checked.devices[0].sensor.id, reuseWithinS: config.jobCacheTtlS, force: forced(body) };
-      return processed(ctx, await queueSchedule({ db: reader, config, jobs }, userPrincipal(user), checked, options));
+      return processed(ctx, await queueSchedule({ db: reader, config, jobs, clock }, userPrincipal(user), checked, options));
     },
     response: triggerResponse,
   }),

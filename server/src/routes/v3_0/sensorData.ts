@@ -47,12 +47,12 @@ async function messageSensor(
 }
 
 /** The upload of a data message as events in the sensor's unit and resolution; 422 otherwise. */
-function uploadEvents(sensor: SensorInContext, input: z.output<typeof postSensorDataById>): UploadEvent[] {
+function uploadEvents(sensor: SensorInContext, input: z.output<typeof postSensorDataById>, nowMs: number): UploadEvent[] {
   const timing: BeliefTiming = input.prior
     ? { priorMs: input.prior.toMillis() }
     : input.horizon !== undefined
       ? { horizonMs: input.horizon }
-      : { nowMs: Date.now() };
+      : { nowMs };
   const built = evenlySpacedEvents(sensor, {
     values: input.values,
     startMs: input.start.toMillis(),
@@ -163,7 +163,8 @@ async function uploadedFiles(ctx: AppContext, sensor: SensorInContext): Promise<
   if (Object.keys(fields).length) throw unprocessable('form', fields);
 
   // Measured instantly: known when each event ended (horizon zero); otherwise known now.
-  const timing: BeliefTiming = typeof instantly === 'string' && truthy.has(instantly) ? { horizonMs: 0 } : { nowMs: Date.now() };
+  const timing: BeliefTiming =
+    typeof instantly === 'string' && truthy.has(instantly) ? { horizonMs: 0 } : { nowMs: ctx.services.clock.now() };
   const fileErrors: Record<string, string[]> = {};
   const events: UploadEvent[] = [];
   for (const [i, file] of files.entries()) {
@@ -202,7 +203,7 @@ export const sensorDataRoutes = [
     summary: 'Upload sensor data',
     request: { json: postSensorData },
     load: async ({ db, body }) => ({ sensor: await messageSensor(db, undefined, body.sensor, 'json', 'create-children') }),
-    check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
+    check: ({ ctx, body, loaded }) => uploadEvents(loaded.sensor, body, ctx.services.clock.now()),
     command: ({ user, ctx, loaded, checked }) => storeSensorUpload(ctx, user, loaded.sensor, checked),
     response: { schema: wire.processedAnswer },
   }),
@@ -224,7 +225,7 @@ export const sensorDataRoutes = [
     summary: 'Upload sensor data',
     request: { params: idParams, json: postSensorDataById },
     load: async ({ db, params, body }) => ({ sensor: await messageSensor(db, params, body.sensor, 'json', 'create-children') }),
-    check: ({ body, loaded }) => uploadEvents(loaded.sensor, body),
+    check: ({ ctx, body, loaded }) => uploadEvents(loaded.sensor, body, ctx.services.clock.now()),
     command: ({ user, ctx, loaded, checked }) => storeSensorUpload(ctx, user, loaded.sensor, checked),
     response: { schema: wire.processedAnswer },
   }),

@@ -114,8 +114,8 @@ export const sensorStatusRoutes = [
     summary: 'Get sensor status',
     request: { params: idParams },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
-    async command({ db, loaded: { sensor } }) {
-      const nowMs = Date.now();
+    async command({ ctx, db, loaded: { sensor } }) {
+      const nowMs = ctx.services.clock.now();
       const latest = await latestEventsBySourceType(db, sensor.id, nowMs);
       const judged = SOURCE_TYPES.flatMap((type) => latest.filter((l) => l.sourceType === type));
       const asset = (await getAsset(db, sensor.generic_asset_id))!;

@@ -32,7 +32,7 @@ export const tariffRoutes = [
     // Written later for the asset's account, whoever stores it: its account must be able to write there too.
     references: ({ body, loaded }) => ({ refs: tariffReferences(body), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: ({ db, user, body, loaded }) => tariffs.createTariff(db, loaded.asset.id, user.id, body, Date.now()),
+    command: ({ ctx, db, user, body, loaded }) => tariffs.createTariff(db, loaded.asset.id, user.id, body, ctx.services.clock.now()),
     response: { status: 201, schema: tariffWire.tariff, present: presentTariff, description: 'the tariff' },
   }),
   route({
@@ -59,11 +59,11 @@ export const tariffRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
     references: ({ body, loaded }) => ({ refs: connectorReferences(body.sensor), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: ({ db, user, body, loaded }) =>
+    command: ({ ctx, db, user, body, loaded }) =>
       tariffs.createPriceConnector(
         db,
         { assetId: loaded.asset.id, ownerId: user.id, sensorId: body.sensor, biddingZone: body.bidding_zone },
-        Date.now(),
+        ctx.services.clock.now(),
       ),
     response: { status: 201, schema: tariffWire.priceConnector, present: presentConnector, description: 'the connector' },
   }),

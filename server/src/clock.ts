@@ -1,0 +1,86 @@
+/**
+ * Where the server reads the time and sets off its periodic work. The server is given one when it
+ * starts: the system's in production; a simulated one in tests and the site simulation, which
+ * run days of operation without waiting for them.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /**
+   * Calls `work` now and then every `intervalMs`.
+   * @returns a function that stops it.
+   */
+  every(intervalMs: number, work: () => Promise<unknown>): () => void;
+}
+
+/** The system's clock; its timers do not hold the process open. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  every(intervalMs, work) {
+    void work();
+    const timer = setInterval(() => void work(), intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
+interface SimulatedTimer {
+  dueMs: number;
+  intervalMs: number;
+  work: () => Promise<unknown>;
+}
+
+/**
+ * A clock that stands still until it is advanced. Advancing runs the timers that fall due on the
+ * way, in the order of their due times (at equal times in the order they were set), each at its
+ * due time, and after each waits until the work it set off is done (`settleWith`: the job
+ * queue drained), so that every job sees the time it was due at. A timer's first run, due when it
+ * is set, comes with the next advance (`advance(0)` runs it).
+ */
+export class SimulatedClock implements Clock {
+  private timers: SimulatedTimer[] = [];
+  private settlers: (() => Promise<void>)[] = [];
+
+  constructor(private nowMs: number) {}
+
+  now(): number {
+    return this.nowMs;
+  }
+
+  every(intervalMs: number, work: () => Promise<unknown>): () => void {
+    const timer = { dueMs: this.nowMs, intervalMs, work };
+    this.timers.push(timer);
+    return () => {
+      this.timers = this.timers.filter((t) => t !== timer);
+    };
+  }
+
+  /** After each tick (and each advance), waits for `wait` too: the work the tick set off finishing. */
+  settleWith(wait: () => Promise<void>): void {
+    this.settlers.push(wait);
+  }
+
+  /** Waits until the work set off so far is done. */
+  async settle(): Promise<void> {
+    for (const wait of this.settlers) await wait();
+  }
+
+  /** Moves the clock to `targetMs` (never back), running the timers due on the way. */
+  async advanceTo(targetMs: number): Promise<void> {
+    for (;;) {
+      const next = this.timers.reduce<SimulatedTimer | undefined>((a, t) => (a && a.dueMs <= t.dueMs ? a : t), undefined);
+      if (!next || next.dueMs > targetMs) break;
+      this.nowMs = Math.max(this.nowMs, next.dueMs);
+      next.dueMs += next.intervalMs;
+      await next.work();
+      await this.settle();
+    }
+    this.nowMs = Math.max(this.nowMs, targetMs);
+    await this.settle();
+  }
+
+  /** Moves the clock on by `ms`, running the timers due on the way. */
+  advance(ms: number): Promise<void> {
+    return this.advanceTo(this.nowMs + ms);
+  }
+}
