@@ -57,6 +57,7 @@ const cases: [string, Record<string, unknown>, string[]][] = [
   ['a market_id of no sensor', { market_id: 99_999_999 }, ['market_id']],
   ['a market_id of a sensor that is no price', { market_id: 0 }, ['market_id']],
   ['a soc_datetime that is no time', { soc_datetime: 'yesterday' }, ['soc_datetime']],
+  ['a soc_datetime without UTC offset (it names no instant)', { soc_datetime: '2015-01-01T00:00' }, ['soc_datetime']],
   [
     'a NaN price in the flex-context attribute',
     { 'flex-context': { 'consumption-price': 'NaN EUR/MWh' } },
@@ -122,6 +123,47 @@ describe('attribute-style flex configuration', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const stored = await t.db('sensor').where({ id: sensorId }).first();
     expect(JSON.parse(stored.attributes)).toEqual(attributes);
+  });
+
+  it("stores FlexMeasures' conftest attributes as written (soc_datetime with a +01 offset), and the scheduler reads them", async () => {
+    // flexmeasures/conftest.py, the "Test battery" (create_test_battery_assets).
+    const attributes = {
+      max_soc_in_mwh: 5,
+      min_soc_in_mwh: 0,
+      soc_in_mwh: 2.5,
+      soc_datetime: '2015-01-01T00:00+01',
+      soc_udi_event_id: 203,
+      'soc-usage': '0 kW',
+      is_consumer: true,
+      is_producer: true,
+      can_curtail: true,
+      can_shift: true,
+    };
+    const res = await t.request('POST', '/api/v3_0/assets', {
+      token,
+      json: { name: 'Test battery', generic_asset_type_id: batteryTypeId, account_id: accountId, attributes: JSON.stringify(attributes) },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const stored = await t.db('generic_asset').where({ id: res.body.id }).first();
+    expect(JSON.parse(stored.attributes)).toEqual(attributes);
+    // A space for the T, as Python reads the attribute, is accepted too.
+    const spaced = await t.request('PATCH', `/api/v3_0/assets/${res.body.id}`, {
+      token,
+      json: { attributes: JSON.stringify({ ...attributes, soc_datetime: '2015-01-01 00:00+01' }) },
+    });
+    expect(spaced.status, JSON.stringify(spaced.body)).toBe(200);
+
+    // A schedule starting at soc_datetime starts from soc_in_mwh (2.5 MWh), as FlexMeasures' does.
+    const power = (
+      await factories(t.db).sensor({ assetId: res.body.id, unit: 'MW', resolutionMinutes: 15, attributes: { market_id: eurPrices } })
+    ).id;
+    const trigger = await t.request('POST', `/api/v3_0/sensors/${power}/schedules/trigger`, {
+      token,
+      json: { start: '2014-12-31T23:00:00Z', duration: 'PT1H', 'flex-model': { 'power-capacity': '1 MW' } },
+    });
+    expect(trigger.status, JSON.stringify(trigger.body)).toBe(200);
+    const job = await t.db('job').where({ id: trigger.body.schedule }).first<{ args: string }>();
+    expect(JSON.parse(job.args).spec.devices[0].socAtStartMwh).toBe(2.5);
   });
 
   it("refuses a market_id of another account's price sensor with a 403, storing nothing", async () => {

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { DateTime } from 'luxon';
+import { parseAwareDateTime } from './time.ts';
 import { uploadEvents, type BeliefTiming, type Problems, type SensorShape, type UploadEvent } from './sensorData.ts';
 
 /** One line of a data file: an event start, its value (null when empty) and maybe a belief time. */
@@ -16,10 +16,8 @@ const number = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
  * @returns epoch milliseconds, or undefined when the text is not a datetime.
  */
 function readTime(text: string, timezone: string): number | undefined {
-  const options = { zone: timezone, setZone: true };
-  let dt = DateTime.fromISO(text, options);
-  if (!dt.isValid) dt = DateTime.fromSQL(text, options);
-  return dt.isValid ? dt.toMillis() : undefined;
+  const dt = parseAwareDateTime(text, { spaceForT: true, naiveZone: timezone });
+  return typeof dt === 'string' ? undefined : dt.toMillis();
 }
 
 /**

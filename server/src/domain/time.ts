@@ -86,21 +86,61 @@ export function formatTimedelta(ms: number): string {
 const timeWithOffset = /T\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(Z|([+-])(\d{2}):?(\d{2})?)$/i;
 
 /**
- * Parses an ISO 8601 datetime that must carry a UTC offset; the offset is kept for echoing.
+ * Forms Luxon reads but Python's `datetime.fromisoformat` (and so FlexMeasures) refuses: ordinal
+ * dates (`2015-001`), hour 24, a lower-case `z`.
+ */
+const pythonRefuses = /^\d{4}-?\d{3}(?:T|$)|T24|z$/;
+
+export interface DateTimeOptions {
+  /**
+   * A space may stand for the `T` (and precede the offset), as Python and pandas read stored
+   * attributes and data files. Off for API fields: FlexMeasures reads a space there as an
+   * unescaped `+`, which this parser repairs instead.
+   */
+  spaceForT?: boolean;
+  /** A datetime without offset is local time in this zone (data files); without it, 'naive'. */
+  naiveZone?: string;
+}
+
+/**
+ * The one parser of every ISO 8601 datetime a user writes (API fields, stored attributes, data
+ * files, legacy messages): offsets `Z`, `±hh`, `±hhmm`, `±hh:mm`; seconds and fractions optional.
  * A space in place of `+` (an unescaped query string) is repaired. Offsets must lie within
  * ±23:59, as Python's datetime requires.
  * @param text the datetime text.
- * @returns the datetime, or 'naive' / 'invalid'.
+ * @returns the datetime with the offset it was written in (kept for echoing), or 'naive' / 'invalid'.
  */
-export function parseAwareDateTime(text: string): DateTime | 'naive' | 'invalid' {
-  const fixed = text.trim().replace(/(T[\d:.,]+) (\d{2}(:?\d{2})?)$/i, '$1+$2');
-  const dt = DateTime.fromISO(fixed, { setZone: true });
-  if (!dt.isValid) return 'invalid';
+export function parseAwareDateTime(text: string, options: DateTimeOptions = {}): DateTime | 'naive' | 'invalid' {
+  let fixed = text.trim();
+  if (options.spaceForT) fixed = fixed.replace(/^(\d{4}-\d{2}-\d{2}) (?=\d)/, '$1T').replace(/(T[\d:.,]+) (?=[+-]\d|Z$)/, '$1');
+  fixed = fixed.replace(/(T[\d:.,]+) (\d{2}(:?\d{2})?)$/i, '$1+$2');
+  // A time alone would be read as today's.
+  if (pythonRefuses.test(fixed) || !/^\d{4}-?(?:\d{2}|W\d{2})/.test(fixed)) return 'invalid';
   const offset = timeWithOffset.exec(fixed);
-  if (!offset) return 'naive';
+  const zone = offset ? undefined : options.naiveZone;
+  const dt = DateTime.fromISO(fixed, zone ? { zone, setZone: true } : { setZone: true });
+  if (!dt.isValid) return 'invalid';
+  if (!offset) return zone ? dt : 'naive';
   if (offset[1].toUpperCase() !== 'Z' && (Number(offset[3]) > 23 || Number(offset[4] ?? 0) > 59)) return 'invalid';
   return dt;
 }
+
+/**
+ * The instant an aware datetime names.
+ * @returns epoch milliseconds, or undefined when the text is no aware datetime.
+ */
+export function instantMs(text: string, options: DateTimeOptions = {}): number | undefined {
+  const dt = parseAwareDateTime(text, options);
+  return typeof dt === 'string' ? undefined : dt.toMillis();
+}
+
+/**
+ * The instant of a stored datetime attribute (such as 0.18's `soc_datetime`), read as Python
+ * reads it: a space may stand for the `T`; a datetime without offset names no instant.
+ * @returns epoch milliseconds, or undefined when the value is no aware datetime.
+ */
+export const storedInstantMs = (value: unknown): number | undefined =>
+  typeof value === 'string' && value.length <= 64 ? instantMs(value, { spaceForT: true }) : undefined;
 
 /**
  * Formats an instant as `YYYY-MM-DDTHH:MM:SS±HH:MM` in the given datetime's offset, a zero

@@ -14,7 +14,7 @@ import {
   type TimedSegment,
   type VariableQuantity,
 } from '../contracts/flexModel.ts';
-import { formatStart, formatTimedelta, type IsoDuration } from '../domain/time.ts';
+import { formatStart, formatTimedelta, storedInstantMs, type IsoDuration } from '../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit, readQuantity } from '../domain/units.ts';
 import { fieldMessages } from '../http/validate.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
@@ -315,6 +315,8 @@ interface DeviceContext {
   sitePower: SeriesSpec | undefined;
   /** 1.0 dialect: one non-zero directional capacity alone means none in the other direction. */
   oppositeCapacityZero: boolean;
+  /** 1.0 dialect: a storage efficiency above 100% is clipped to 100%; 0.18 refuses it. */
+  clipStorageEfficiency: boolean;
 }
 
 async function deviceSpec(
@@ -322,7 +324,7 @@ async function deviceSpec(
   sensor: SensorInContext,
   asset: Asset,
   model: StorageFlexModel,
-  { horizon, start, sitePower, oppositeCapacityZero }: DeviceContext,
+  { horizon, start, sitePower, oppositeCapacityZero, clipStorageEfficiency }: DeviceContext,
 ): Promise<StorageDeviceSpec> {
   const socUnit = socUnitOf(model, sensor);
   const inMwh = (field: string, v: number | string | undefined, fallbackMwh?: number): number | undefined => {
@@ -348,9 +350,8 @@ async function deviceSpec(
   const highestTarget = targets.length ? Math.max(...targets.map((t) => t.valueMwh)) : undefined;
   const socMax = inMwh('soc-max', model['soc-max'], asNumber(attribute(sensor, asset, 'max_soc_in_mwh')) ?? highestTarget);
   if (socMax === undefined) throw flexError('Need maximal permitted state of charge, please specify soc-max or some soc-targets.');
-  const socDatetime = attribute(sensor, asset, 'soc_datetime');
   const storedSoc =
-    typeof socDatetime === 'string' && Date.parse(socDatetime) === start.toMillis()
+    storedInstantMs(attribute(sensor, asset, 'soc_datetime')) === start.toMillis()
       ? asNumber(attribute(sensor, asset, 'soc_in_mwh'))
       : undefined;
   const stateOfCharge = model['state-of-charge'];
@@ -372,12 +373,14 @@ async function deviceSpec(
   const efficiency = async (field: 'charging-efficiency' | 'discharging-efficiency', attr: string): Promise<SeriesSpec> => {
     if (oneWay !== undefined) return { fixed: oneWay };
     const given = model[field] ?? (attribute(sensor, asset, attr) as string | number | undefined);
-    const spec = await seriesOf(db, field, given, quantityIn('dimensionless', 'dimensionless', 'first', positive), horizon);
+    // Above 100% is refused in both dialects, as FlexMeasures does: energy from nowhere makes the
+    // solver cycle the device until its time limit.
+    const spec = await seriesOf(db, field, given, quantityIn('dimensionless', 'dimensionless', 'first', fraction), horizon);
     return spec ?? { fixed: 1 };
   };
   const storage = model['storage-efficiency'] ?? asNumber(attribute(sensor, asset, 'storage_efficiency'));
-  // Above 100% is clipped to 100% (as 1.0 does, fixed or per step: buildProblem clips series).
-  const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', positive);
+  // 1.0 clips above 100% to 100% (fixed or per step: buildProblem clips series); 0.18 refuses it.
+  const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', clipStorageEfficiency ? positive : fraction);
   // A device capacity given as segments keeps the sensor's attribute where no segment applies.
   const mw = (field: string, v: StorageFlexModel['power-capacity'], attr: unknown) => {
     const attrMw = capacityAttributeMw(attr);
@@ -738,7 +741,8 @@ export async function resolveStorageJob(
   const horizon = horizonOf(config, input, sensorStepMs);
   const { stepMs } = horizon;
   const sitePower = await siteCapacity(db, context, 'site-power-capacity', asset.attributes.capacity_in_mw, horizon);
-  const deviceContext = { horizon, start: input.start, sitePower, oppositeCapacityZero: config.apiCompat === '1.0' };
+  const dialect10 = config.apiCompat === '1.0';
+  const deviceContext = { horizon, start: input.start, sitePower, oppositeCapacityZero: dialect10, clipStorageEfficiency: dialect10 };
   const specs: StorageDeviceSpec[] = [];
   const models: StorageFlexModel[] = [];
   let socUnit: 'MWh' | 'kWh' = 'MWh';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
+import { storedInstantMs } from '../domain/time.ts';
 import { isEnergyUnit, readQuantity } from '../domain/units.ts';
 import type { Reference } from '../policies/references.ts';
 import { getSensor } from '../store/sensors.ts';
@@ -304,8 +305,8 @@ export async function checkStoredAttributes(db: Knex, attributes: Record<string,
     if (!priced) problems.push({ path: ['market_id'], message: 'Must be the id of a price sensor (a unit such as EUR/MWh).' });
   }
   const socTime = attributes.soc_datetime;
-  if (socTime !== undefined && socTime !== null && (typeof socTime !== 'string' || Number.isNaN(Date.parse(socTime)))) {
-    problems.push({ path: ['soc_datetime'], message: 'Must be an ISO 8601 time.' });
+  if (socTime !== undefined && socTime !== null && storedInstantMs(socTime) === undefined) {
+    problems.push({ path: ['soc_datetime'], message: 'Must be an ISO 8601 time with a UTC offset, such as 2015-01-01T00:00+01.' });
   }
   if (problems.length) refuse(problems, ['attributes']);
   await checkStoredValues(db, attributes['flex-model'], 'attributes.flex-model');

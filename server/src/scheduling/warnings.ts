@@ -1,4 +1,5 @@
 import type { DeviceConstraints, JobWarning } from '../contracts/responses.ts';
+import { instantMs } from '../domain/time.ts';
 
 /**
  * The warnings of a finished scheduling job. FlexMeasures extends inputs that do not cover the
@@ -113,7 +114,8 @@ export function unresolvedConstraints(unresolved: readonly DeviceConstraints[], 
           sensor_id: sensor,
           message: `${kindNames[kind] ?? kind} of sensor ${sensor} not met at ${slots.length} step(s), by up to ${worst.violation}.`,
           periods: slots.map((s) => {
-            const t = Date.parse(s.datetime);
+            // The worker writes these instants itself (constraintResults), always with an offset.
+            const t = instantMs(s.datetime) ?? Number.NaN;
             return soc ? { start: iso(t - stepMs), end: iso(t) } : { start: iso(t), end: iso(t + stepMs) };
           }),
         },

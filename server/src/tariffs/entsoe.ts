@@ -1,5 +1,5 @@
 import { DOMParser } from '@xmldom/xmldom';
-import { parseIsoDuration } from '../domain/time.ts';
+import { instantMs, parseIsoDuration } from '../domain/time.ts';
 
 /** How long the platform may take to answer. */
 const TIMEOUT_MS = 30_000;
@@ -55,7 +55,7 @@ export function parseDayAhead(xml: string): DayAheadPrices {
     currency = cur;
     for (const period of children(series, 'Period')) {
       const interval = children(period, 'timeInterval')[0];
-      const [startMs, endMs] = [Date.parse(childText(interval, 'start') ?? ''), Date.parse(childText(interval, 'end') ?? '')];
+      const [startMs, endMs] = [instantMs(childText(interval, 'start') ?? '') ?? NaN, instantMs(childText(interval, 'end') ?? '') ?? NaN];
       const resolution = parseIsoDuration(childText(period, 'resolution') ?? '');
       if (!interval || !Number.isFinite(startMs) || !Number.isFinite(endMs) || typeof resolution === 'string' || resolution.ms <= 0) {
         throw new Error('a period without a readable interval or resolution');

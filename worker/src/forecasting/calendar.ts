@@ -50,7 +50,8 @@ function publicHolidays(country: string, fromMs: number, toMs: number): Set<numb
     for (const h of hd.getHolidays(year) || []) {
       if (h.type !== 'public') continue;
       // `date` is the local calendar date, e.g. "2026-04-05 00:00:00".
-      days.add(Math.floor(Date.parse(`${h.date.slice(0, 10)}T00:00:00Z`) / DAY_MS));
+      const [y, m, d] = h.date.slice(0, 10).split('-').map(Number);
+      days.add(Math.floor(Date.UTC(y, m - 1, d) / DAY_MS));
     }
   }
   return days;

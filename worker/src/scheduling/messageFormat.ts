@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import type { StorageProblem } from './storageProblem.ts';
 
 /** A number without floating-point noise: at most 6 significant digits. */
@@ -27,8 +28,6 @@ export function formatPower(problem: StorageProblem, powerMw: number): string {
   return problem.display?.socUnit === 'kWh' ? `${plain(powerMw * 1000)} kW` : `${plain(powerMw)} MW`;
 }
 
-const OFFSET = /(Z|([+-])(\d{2}):?(\d{2}))$/;
-
 /**
  * Names the instant start + n·Δ, as an ISO 8601 string in the offset of the schedule start
  * (e.g. "2015-01-02T16:00:00+00:00"), or by step number when no start was given.
@@ -39,15 +38,10 @@ const OFFSET = /(Z|([+-])(\d{2}):?(\d{2}))$/;
  */
 export function formatInstant(problem: StorageProblem, boundary: number): string {
   const startIso = problem.display?.startIso;
-  const startMs = startIso === undefined ? Number.NaN : Date.parse(startIso);
-  if (startIso === undefined || Number.isNaN(startMs)) return boundary === 0 ? 'the start' : `the end of step ${boundary - 1}`;
-  const match = OFFSET.exec(startIso);
-  const offsetMinutes = match === null || match[1] === 'Z' ? 0 : (match[2] === '-' ? -1 : 1) * (Number(match[3]) * 60 + Number(match[4]));
-  const instantMs = startMs + Math.round(boundary * problem.stepHours * 3_600_000);
-  const local = new Date(instantMs + offsetMinutes * 60_000).toISOString().slice(0, 19);
-  const abs = Math.abs(offsetMinutes);
-  const sign = offsetMinutes < 0 ? '-' : '+';
-  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  // The server wrote this start (formatStart); the worker reads no text a user wrote.
+  const start = startIso === undefined ? undefined : DateTime.fromISO(startIso, { setZone: true });
+  if (!start?.isValid) return boundary === 0 ? 'the start' : `the end of step ${boundary - 1}`;
+  return start.plus({ milliseconds: Math.round(boundary * problem.stepHours * 3_600_000) }).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
 }
 
 /**

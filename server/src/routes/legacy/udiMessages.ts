@@ -1,5 +1,5 @@
 import type { DateTime } from 'luxon';
-import { formatStart } from '../../domain/time.ts';
+import { formatStart, storedInstantMs } from '../../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit } from '../../domain/units.ts';
 import { resolveStorageJob } from '../../scheduling/flexConfig.ts';
 import { queueSchedule } from '../../commands/triggerSchedule.ts';
@@ -102,10 +102,11 @@ function checkDomain(sensor: SensorInContext): void {
 /** Events of a device arrive in order: neither an earlier SoC datetime nor an event id already seen. */
 function checkOrder(sensor: SensorInContext, event: EventAddress, datetime: DateTime): void {
   const lastDatetime = sensor.attributes.soc_datetime;
-  if (typeof lastDatetime === 'string' && datetime.toMillis() < Date.parse(lastDatetime)) {
+  const lastMs = storedInstantMs(lastDatetime);
+  if (lastMs !== undefined && datetime.toMillis() < lastMs) {
     throw legacyError(
       'INVALID_DATETIME',
-      `The state of charge at ${formatStart(datetime)} is older than the last one known (${lastDatetime}).`,
+      `The state of charge at ${formatStart(datetime)} is older than the last one known (${String(lastDatetime)}).`,
     );
   }
   const lastId = sensor.attributes.soc_udi_event_id;
