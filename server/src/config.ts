@@ -39,6 +39,10 @@ export interface Config {
     automationsPerAccount: number;
     maxForecastMs: number;
     maxForecastCycles: number;
+    tariffsPerAccount: number;
+    /** Tariffs write every interval of their price sensors three days ahead each hour: finer sensors are refused. */
+    tariffMinResolutionMs: number;
+    priceConnectorsPerAccount: number;
   };
   allowDataOverwrite: boolean;
   fallbackRedirect: boolean;
@@ -121,6 +125,13 @@ const schema = z.object({
   FLEXSITE_AUTOMATIONS_PER_ACCOUNT: count(1).default(100),
   FLEXSITE_MAX_FORECAST_DURATION: duration.default(370 * 86_400_000),
   FLEXSITE_MAX_FORECAST_CYCLES: count(1).default(400),
+  // A tariff writes three days of its sensors' intervals every hour: 20 tariffs on 15-minute
+  // sensors are under 6,000 rows a tick; 200 on a 1-minute sensor were 689,000 rows in two minutes.
+  FLEXSITE_TARIFFS_PER_ACCOUNT: count(1).default(20),
+  FLEXSITE_TARIFF_MIN_RESOLUTION: duration.default(15 * 60_000),
+  // Each bidding zone is fetched once per tick whatever the number of connectors; the limit keeps
+  // one account from filling the store with copies of the same prices.
+  FLEXSITE_PRICE_CONNECTORS_PER_ACCOUNT: count(1).default(10),
   FLEXSITE_ALLOW_DATA_OVERWRITE: bool.default(false),
   FLEXSITE_FALLBACK_REDIRECT: bool.default(false),
   FLEXSITE_API_COMPAT: z.enum(['0.18', '1.0']).default('0.18'),
@@ -192,6 +203,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       automationsPerAccount: e.FLEXSITE_AUTOMATIONS_PER_ACCOUNT,
       maxForecastMs: e.FLEXSITE_MAX_FORECAST_DURATION,
       maxForecastCycles: e.FLEXSITE_MAX_FORECAST_CYCLES,
+      tariffsPerAccount: e.FLEXSITE_TARIFFS_PER_ACCOUNT,
+      tariffMinResolutionMs: e.FLEXSITE_TARIFF_MIN_RESOLUTION,
+      priceConnectorsPerAccount: e.FLEXSITE_PRICE_CONNECTORS_PER_ACCOUNT,
     },
     allowDataOverwrite: e.FLEXSITE_ALLOW_DATA_OVERWRITE,
     fallbackRedirect: e.FLEXSITE_FALLBACK_REDIRECT,

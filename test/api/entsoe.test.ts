@@ -150,4 +150,40 @@ describe('ENTSO-E day-ahead connector', () => {
       await s.t.close();
     }
   });
+  it('asks for a bidding zone once per tick, however many connectors follow it', async () => {
+    const s = await withServer({ FLEXSITE_ENTSOE_URL: `${stubUrl}/api`, FLEXSITE_ENTSOE_TOKEN: 'secret-token' });
+    try {
+      const second = (await s.f.sensor({ assetId: s.asset, unit: 'EUR/MWh', resolutionMinutes: 60 })).id;
+      expect((await s.connect({ sensor: s.sensor, bidding_zone: NL })).status).toBe(201);
+      expect((await s.connect({ sensor: second, bidding_zone: NL })).status).toBe(201);
+      asked.length = 0;
+      // Both sensors get the day's 24 prices, from one request.
+      expect(await s.t.server.tariffs.tick(Date.parse('2026-03-08T23:30:00Z'))).toBe(48);
+      expect(asked).toHaveLength(1);
+    } finally {
+      await s.t.close();
+    }
+  });
+
+  it('refuses connectors beyond the account’s limit, storing nothing', async () => {
+    const s = await withServer({ FLEXSITE_PRICE_CONNECTORS_PER_ACCOUNT: '2' });
+    try {
+      // The limit counts the connectors of all the account's assets.
+      const other = (await s.f.asset({ accountId: (await s.t.db('generic_asset').where({ id: s.asset }).first()).account_id })).id;
+      expect((await s.connect({ sensor: s.sensor, bidding_zone: NL })).status).toBe(201);
+      const there = await s.t.request('POST', `/api/v3_0/assets/${other}/price-connectors`, {
+        token: s.token,
+        json: { sensor: s.sensor, bidding_zone: NL },
+      });
+      expect(there.status).toBe(201);
+      const third = await s.connect({ sensor: s.sensor, bidding_zone: NL });
+      expect(third.status).toBe(422);
+      expect(third.body.message.json._schema).toEqual([
+        `The account of asset ${s.asset} has the most day-ahead price connectors allowed (2).`,
+      ]);
+      expect(await s.t.db('price_connector')).toHaveLength(2);
+    } finally {
+      await s.t.close();
+    }
+  });
 });

@@ -121,4 +121,32 @@ describe('tariffs', () => {
       150,
     ]);
   });
+  it('refuse sensors finer than the tariff resolution and tariffs beyond the account’s limit, storing nothing', async () => {
+    const own = await startTestServer({ FLEXSITE_TARIFFS_PER_ACCOUNT: '1' });
+    try {
+      const g = factories(own.db);
+      const account = (await g.account()).id;
+      const admin = (await g.user({ accountId: account, roles: ['account-admin'] })).token;
+      const asset = (await g.asset({ accountId: account, type: 'building' })).id;
+      const hourly = (await g.sensor({ assetId: asset, unit: 'EUR/MWh', resolutionMinutes: 60 })).id;
+      const everyMinute = (await g.sensor({ assetId: asset, unit: 'EUR/MWh', resolutionMinutes: 1 })).id;
+      const post = (body: unknown) => own.request('POST', `/api/v3_0/assets/${asset}/tariffs`, { token: admin, json: body });
+      const flat = (sensor: number) => ({ name: 'Flat', timezone: 'UTC', consumption_price_sensor: sensor, price: 200 });
+      // The default finest resolution is 15 minutes.
+      const fine = await post(flat(everyMinute));
+      expect(fine.status).toBe(422);
+      expect(fine.body.message).toEqual({
+        json: {
+          consumption_price_sensor: [`A tariff writes to sensors of a resolution of at least 15 minutes; sensor ${everyMinute} is finer.`],
+        },
+      });
+      expect((await post(flat(hourly))).status).toBe(201);
+      const second = await post(flat(hourly));
+      expect(second.status).toBe(422);
+      expect(second.body.message).toEqual({ json: { _schema: [`The account of asset ${asset} has the most tariffs allowed (1).`] } });
+      expect(await own.db('tariff')).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+  });
 });

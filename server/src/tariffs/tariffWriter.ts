@@ -15,7 +15,7 @@ import { listPriceConnectors, listTariffs, type PriceConnector, type Tariff } fr
 import { getAsset } from '../store/assets.ts';
 import { getUser } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
-import { fetchDayAhead } from './entsoe.ts';
+import { fetchDayAhead, type DayAheadPrices } from './entsoe.ts';
 
 /** How far ahead prices are written: the rest of today and the next two days, in the tariff's zone. */
 const AHEAD_DAYS = 3;
@@ -68,10 +68,18 @@ export class TariffWriter extends Periodic {
         return 0;
       });
     }
-    // Off unless the operator set a token.
+    // Off unless the operator set a token. Each bidding zone is asked once per tick, whatever
+    // the number of connectors following it: they all spend the operator's one token.
     const token = this.config.entsoe.token;
+    const fromMs = DateTime.fromMillis(nowMs, { zone: 'UTC' }).startOf('day').toMillis();
+    const zones = new Map<string, Promise<DayAheadPrices>>();
+    const dayOf = (zone: string) => {
+      if (!zones.has(zone))
+        zones.set(zone, fetchDayAhead({ url: this.config.entsoe.url, token: token! }, zone, fromMs, fromMs + 2 * 86_400_000));
+      return zones.get(zone)!;
+    };
     for (const c of token ? await listPriceConnectors(this.db) : []) {
-      stored += await this.writeDayAhead(c, { url: this.config.entsoe.url, token: token! }, nowMs).catch((err: unknown) => {
+      stored += await this.writeDayAhead(c, dayOf, nowMs).catch((err: unknown) => {
         this.log.warn({ err: String(err), connector: c.id, zone: c.biddingZone }, 'day-ahead prices not written');
         return 0;
       });
@@ -121,12 +129,14 @@ export class TariffWriter extends Periodic {
     return this.store({ name: 'Flexsite tariff', type: 'reporter', model: `tariff ${t.id}` }, rows);
   }
 
-  /** Today's and tomorrow's (UTC) day-ahead prices of the connector's zone, on its sensor's grid and in its unit. */
-  private async writeDayAhead(c: PriceConnector, entsoe: { url: string; token: string }, nowMs: number): Promise<number> {
+  /**
+   * Today's and tomorrow's (UTC) day-ahead prices of the connector's zone, on its sensor's grid and in its unit.
+   * @param dayOf the zone's prices of this tick (fetched by the first connector that asks).
+   */
+  private async writeDayAhead(c: PriceConnector, dayOf: (zone: string) => Promise<DayAheadPrices>, nowMs: number): Promise<number> {
     await this.ownerMayWrite(c.ownerId, c.assetId, connectorReferences(c.sensorId));
     const sensor = (await getSensor(this.db, c.sensorId))!;
-    const fromMs = DateTime.fromMillis(nowMs, { zone: 'UTC' }).startOf('day').toMillis();
-    const day = await fetchDayAhead(entsoe, c.biddingZone, fromMs, fromMs + 2 * 86_400_000);
+    const day = await dayOf(c.biddingZone);
     if (!day.prices.length) return 0;
     const c2 = conversion(`${day.currency}/MWh`, sensor.unit, sensor.event_resolution_ms || day.resolutionMs);
     if (!c2) throw new Error(`cannot convert ${day.currency}/MWh to ${sensor.unit}`);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as tariffWire from '../../contracts/tariffs.ts';
 import { route } from '../../http/routes.ts';
 import * as tariffs from '../../store/tariffs.ts';
+import { checkConnectorLimit, checkTariffLimits } from '../../tariffs/limits.ts';
 import { connectorReferences, tariffReferences } from '../../tariffs/tariffWriter.ts';
 import { assetById, idParams } from '../load.ts';
 
@@ -32,7 +33,10 @@ export const tariffRoutes = [
     // Written later for the asset's account, whoever stores it: its account must be able to write there too.
     references: ({ body, loaded }) => ({ refs: tariffReferences(body), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: ({ ctx, db, user, body, loaded }) => tariffs.createTariff(db, loaded.asset.id, user.id, body, ctx.services.clock.now()),
+    command: async ({ ctx, db, user, body, loaded }) => {
+      await checkTariffLimits(db, ctx.services.config.limits, loaded.asset, body);
+      return tariffs.createTariff(db, loaded.asset.id, user.id, body, ctx.services.clock.now());
+    },
     response: { status: 201, schema: tariffWire.tariff, present: presentTariff, description: 'the tariff' },
   }),
   route({
@@ -59,12 +63,11 @@ export const tariffRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
     references: ({ body, loaded }) => ({ refs: connectorReferences(body.sensor), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: ({ ctx, db, user, body, loaded }) =>
-      tariffs.createPriceConnector(
-        db,
-        { assetId: loaded.asset.id, ownerId: user.id, sensorId: body.sensor, biddingZone: body.bidding_zone },
-        ctx.services.clock.now(),
-      ),
+    command: async ({ ctx, db, user, body, loaded }) => {
+      await checkConnectorLimit(db, ctx.services.config.limits, loaded.asset);
+      const connector = { assetId: loaded.asset.id, ownerId: user.id, sensorId: body.sensor, biddingZone: body.bidding_zone };
+      return tariffs.createPriceConnector(db, connector, ctx.services.clock.now());
+    },
     response: { status: 201, schema: tariffWire.priceConnector, present: presentConnector, description: 'the connector' },
   }),
   route({

@@ -1,0 +1,49 @@
+import type { Knex } from 'knex';
+import type { Config } from '../config.ts';
+import type { TariffDefinition } from '../contracts/tariffs.ts';
+import { fieldError } from '../errors.ts';
+import { getSensor } from '../store/sensors.ts';
+
+/** How many rows of `table` belong to the assets of an account (null: assets of no account). */
+async function countOfAccount(db: Knex, table: 'tariff' | 'price_connector', accountId: number | null): Promise<number> {
+  const q = db(table).join('generic_asset', 'generic_asset.id', `${table}.asset_id`);
+  if (accountId === null) q.whereNull('generic_asset.account_id');
+  else q.where('generic_asset.account_id', accountId);
+  const [{ n }] = await q.count<{ n: number | string }[]>({ n: '*' });
+  return Number(n);
+}
+
+/**
+ * Refuses a tariff beyond the operator's limits (a 422 naming the field): the account has the
+ * most tariffs allowed, or a price sensor is finer than a tariff may write (every interval of it
+ * is written three days ahead each hour).
+ * @param db the write's transaction, so that two concurrent requests cannot both pass the count.
+ */
+export async function checkTariffLimits(
+  db: Knex,
+  limits: Config['limits'],
+  asset: { id: number; account_id: number | null },
+  d: TariffDefinition,
+): Promise<void> {
+  const named = { consumption_price_sensor: d.consumption_price_sensor, production_price_sensor: d.production_price_sensor };
+  for (const [field, id] of Object.entries(named)) {
+    if (id === undefined) continue;
+    const sensor = await getSensor(db, id);
+    // Instantaneous sensors (resolution 0) get one price per hour.
+    if (sensor && sensor.event_resolution_ms > 0 && sensor.event_resolution_ms < limits.tariffMinResolutionMs) {
+      const finest = `${limits.tariffMinResolutionMs / 60_000} minutes`;
+      throw fieldError('json', field, `A tariff writes to sensors of a resolution of at least ${finest}; sensor ${id} is finer.`);
+    }
+  }
+  if ((await countOfAccount(db, 'tariff', asset.account_id)) >= limits.tariffsPerAccount) {
+    throw fieldError('json', '_schema', `The account of asset ${asset.id} has the most tariffs allowed (${limits.tariffsPerAccount}).`);
+  }
+}
+
+/** Refuses a day-ahead price connector beyond the account's limit (a 422). */
+export async function checkConnectorLimit(db: Knex, limits: Config['limits'], asset: { id: number; account_id: number | null }) {
+  if ((await countOfAccount(db, 'price_connector', asset.account_id)) >= limits.priceConnectorsPerAccount) {
+    const most = limits.priceConnectorsPerAccount;
+    throw fieldError('json', '_schema', `The account of asset ${asset.id} has the most day-ahead price connectors allowed (${most}).`);
+  }
+}
