@@ -227,6 +227,44 @@ describe('automations that see the present', () => {
   });
 });
 
+describe('automations with a horizon longer than a schedule', () => {
+  it('fail their run before expanding recurring targets, saying why', async () => {
+    const account = (await t.db('generic_asset').where({ id: assetId }).first()).account_id as number;
+    const ev = await f.asset({ accountId: account, type: 'one-way_evse' });
+    const power = await f.sensor({ assetId: ev.id, unit: 'kW', timezone: 'Europe/Amsterdam' });
+    // 50 weekly targets: over 370 days, 2,650 occurrences.
+    const targets = Array.from({ length: 50 }, (_, i) => ({
+      days: [['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'][i % 7]],
+      time: `${String(Math.floor(i / 7)).padStart(2, '0')}:${String((i % 7) * 5).padStart(2, '0')}`,
+      value: '10 kWh',
+    }));
+    const put = await t.request('PUT', `/api/v3_0/assets/${ev.id}/recurring-soc-targets`, { token, json: { targets } });
+    expect(put.status).toBe(200);
+    const made = await t.request('POST', `/api/v3_0/assets/${ev.id}/automations`, {
+      token,
+      json: { name: 'year ahead', cron: '0 6 * * *', schedule_sensor_id: power.id, horizon: 'P370D' },
+    });
+    expect(made.status).toBe(201);
+    const due = Date.parse('2027-06-01T04:00:00Z');
+    await t
+      .db('automation')
+      .where({ id: made.body.id })
+      .update({ last_due: due - 86_400_000 });
+    await t.server.automations.tick(due + 60_000);
+    const run = (await t.db('job').where({ queue: 'automation' }).select<{ id: string; args: string }[]>('id', 'args')).find(
+      (j) => JSON.parse(j.args).automationId === made.body.id,
+    )!;
+    await t.server.services.jobs.settled(run.id, 30_000);
+    const job = (await t.request('GET', `/api/v3_0/jobs/${run.id}`, { token })).body;
+    expect(job.status).toBe('failed');
+    // The default longest schedule: 2520 steps of the sensor's 15 minutes.
+    expect(job.error).toContain(
+      `Automation ${made.body.id}'s horizon (P370D) is longer than the longest schedule of sensor ${power.id} (26.25 days); nothing was forecast or scheduled.`,
+    );
+    expect(await t.db('job').where({ queue: 'scheduling', sensor_id: power.id })).toEqual([]);
+  });
+});
+
 describe('automations across a kill -9', () => {
   it('queue each due run once: a restart finds the run it queued before it was killed', async () => {
     // A store of its own that outlives its servers.

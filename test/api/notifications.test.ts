@@ -222,7 +222,7 @@ describe('attention', () => {
     expect(received.filter((r) => r.body.job_id === jobId || r.body.job_id === fallbackId)).toHaveLength(2);
   });
 
-  it('raises one notification when an automation run fails', async () => {
+  it('raises one notification when an automation run fails, and one per automation while it keeps failing', async () => {
     const owner = await f.user({ accountId, roles: ['account-admin'] });
     const asset = await f.asset({ accountId, type: 'building' });
     const load = await f.sensor({ assetId: asset.id, unit: 'kW', resolutionMinutes: 15 });
@@ -239,7 +239,7 @@ describe('attention', () => {
     const failed = (await list()).body.filter((n: { kind: string }) => n.kind === 'automation-failed');
     expect(failed).toEqual([
       expect.objectContaining({
-        subject: `job:${job.id}`,
+        subject: `automation-failed:${made.body.id}`,
         job_id: job.id,
         message: `Automation job ${job.id} failed. PermissionDenied: the user who made automation ${made.body.id} (id ${owner.user.id}) is no longer active; nothing was run.`,
       }),
@@ -247,6 +247,41 @@ describe('attention', () => {
     expect(outbox().filter((m) => m.body === failed[0].message)).toEqual([
       { at: expect.any(String), to: adminEmail, subject: 'Flexsite: An automation failed', body: failed[0].message },
     ]);
+
+    // One that runs nothing succeeds while its maker is active, and fails while they are not.
+    await t.db('user').where({ id: owner.user.id }).update({ active: true });
+    const quiet = await t.request('POST', `/api/v3_0/assets/${asset.id}/automations`, {
+      token: owner.token,
+      json: { name: 'quiet', cron: '0 3 * * *' },
+    });
+    expect(quiet.status).toBe(201);
+    await t.db('user').where({ id: owner.user.id }).update({ active: false });
+    const runOn = async (day: string) => {
+      await t.server.automations.tick(Date.parse(`${day}T04:00:00Z`));
+      const run = (await t.db('job').where({ queue: 'automation' }).select('id', 'args')).filter(
+        (j: { args: string }) =>
+          JSON.parse(j.args).automationId === quiet.body.id && JSON.parse(j.args).dueMs === Date.parse(`${day}T03:00:00Z`),
+      )[0];
+      await t.server.services.jobs.settled(run.id, 20_000);
+      return (await t.server.services.jobs.get(run.id))!.status;
+    };
+    const spells = async () =>
+      (await list()).body.filter((n: { subject: string }) => n.subject.startsWith(`automation-failed:${quiet.body.id}`));
+    await t
+      .db('automation')
+      .where({ id: quiet.body.id })
+      .update({ last_due: Date.parse('2027-01-02T03:00:00Z') });
+    for (const day of ['2027-01-03', '2027-01-04', '2027-01-05']) expect(await runOn(day)).toBe('failed');
+    expect(await spells()).toHaveLength(1);
+    await t.db('user').where({ id: owner.user.id }).update({ active: true });
+    expect(await runOn('2027-01-06')).toBe('finished');
+    expect(await spells()).toHaveLength(1);
+    await t.db('user').where({ id: owner.user.id }).update({ active: false });
+    expect(await runOn('2027-01-07')).toBe('failed');
+    expect(await runOn('2027-01-08')).toBe('failed');
+    const both = await spells();
+    expect(both).toHaveLength(2);
+    expect(outbox().filter((m) => both.some((n: { message: string }) => n.message === m.body))).toHaveLength(2);
   });
 
   it('raises a warning for a schedule that breaches a relaxed capacity', async () => {

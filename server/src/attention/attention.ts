@@ -8,7 +8,7 @@ import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts
 import { sendMail } from '../outbox.ts';
 import { presentNotification } from '../presenters/notifications.ts';
 import { lastMeasurement, monitoredSensors } from '../store/lastMeasurements.ts';
-import { addNotification, webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
+import { addNotification, endSubject, webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
 import { listUsers } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
 import { postWebhook } from './webhook.ts';
@@ -20,6 +20,9 @@ const STALE_CHECK_MS = 60_000;
  * meter): it raises nothing, so that a first check after an upgrade does not mail every old sensor.
  */
 const STALE_NEWS_MS = 7 * 86_400_000;
+
+/** The subject of an automation's spell of failing runs (see `watchAutomations`). */
+const failingAutomation = (automationId: number) => `automation-failed:${automationId}`;
 
 /** Titles of the kinds, as mail subjects say them. */
 const titles: Record<Notification['kind'], string> = {
@@ -95,13 +98,20 @@ export class Attention extends Periodic {
     };
   }
 
-  /** Wraps the automation queue's handler so that a failed run raises a notification. */
+  /**
+   * Wraps the automation queue's handler so that a failing automation raises one notification,
+   * not one per run (a run a minute would be 1,440 mails a day): its subject names the
+   * automation, and a successful run ends the spell, so that the next failure is news again.
+   */
   watchAutomations(handler: JobHandler<FlexsiteJobs, 'automation'>): JobHandler<FlexsiteJobs, 'automation'> {
-    return (job, runtime) =>
-      handler(job, runtime).catch(async (err: unknown) => {
+    return async (job, runtime) => {
+      const result = await handler(job, runtime).catch(async (err: unknown) => {
         await this.jobFailed(job, err);
         throw err;
       });
+      if (job.accountId !== null) await endSubject(this.db, job.accountId, failingAutomation(job.args.automationId));
+      return result;
+    };
   }
 
   private async jobFailed(job: JobRecord<FlexsiteJobs, 'scheduling' | 'automation'>, err: unknown): Promise<void> {
@@ -109,7 +119,8 @@ export class Attention extends Periodic {
     const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     const base = { accountId: job.accountId, subject: `job:${job.id}`, jobId: job.id, sensorId: job.sensorId };
     if (job.queue === 'automation') {
-      await this.raise({ ...base, kind: 'automation-failed', message: `Automation job ${job.id} failed. ${reason}` });
+      const message = `Automation job ${job.id} failed. ${reason}`;
+      await this.raise({ ...base, subject: failingAutomation(job.args.automationId), kind: 'automation-failed', message });
     } else if (err instanceof JobFailure && err.fallbackJobId !== undefined) {
       const message = `Schedule job ${job.id} for sensor ${job.sensorId} could not be solved (${reason}); the simple charge/discharge policy is used instead.`;
       await this.raise({ ...base, kind: 'schedule-fallback', message });

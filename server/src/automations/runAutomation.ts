@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
+import { maxPlanningMs } from '../scheduling/flexConfig.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { deviceCapacity, socTargetsWithin, type SocTargetAt } from '../scheduling/recurringTargets.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
@@ -63,6 +64,28 @@ async function recurringTargetsOf(db: Knex, asset: Asset, startMs: number, endMs
 }
 
 /**
+ * Refuses a run whose horizon is longer than the longest schedule of the sensor it schedules,
+ * before anything is forecast or any recurring target expanded: the schedule would be refused
+ * after all that work (a year of weekly targets is thousands of occurrences).
+ */
+async function checkScheduleHorizon(
+  db: Knex,
+  config: Config,
+  automation: { id: number; horizon: string; scheduleSensorId: number | null },
+  horizonMs: number,
+): Promise<void> {
+  const sensor = automation.scheduleSensorId === null ? undefined : await getSensor(db, automation.scheduleSensorId);
+  // An instantaneous sensor has no steps to count: the trigger's own check decides.
+  const maxMs = sensor && sensor.event_resolution_ms > 0 ? maxPlanningMs(config, sensor.event_resolution_ms) : Infinity;
+  if (!sensor || horizonMs <= maxMs) return;
+  const days = Math.floor((maxMs / 86_400_000) * 100) / 100;
+  throw new JobFailure(
+    'ValueError',
+    `Automation ${automation.id}'s horizon (${automation.horizon}) is longer than the longest schedule of sensor ${sensor.id} (${days} days); nothing was forecast or scheduled.`,
+  );
+}
+
+/**
  * The handler of the `automation` queue: forecasts the automation's sensors from the due time
  * over its horizon, then queues a schedule of its power sensor with the asset's stored
  * flex-model and flex-context, fed by its forecasts (a job of its own, on the Jobs page). Without a
@@ -81,6 +104,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
     if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
     const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
     const endMs = start.plus(horizon.luxon).toMillis();
+    await checkScheduleHorizon(db, config, automation, endMs - dueMs);
 
     const forecasts = [];
     for (const sensorId of automation.forecastSensorIds) {

@@ -196,6 +196,12 @@ interface Horizon {
   maxEndMs: number;
 }
 
+/** The longest schedule of a sensor of this resolution, as the operator set it (in steps or as a duration). */
+export function maxPlanningMs(config: Pick<Config, 'maxPlanningHorizon'>, sensorStepMs: number): number {
+  const max = config.maxPlanningHorizon;
+  return 'steps' in max ? max.steps * sensorStepMs : max.ms;
+}
+
 /**
  * The schedule's window and step.
  * @param sensorStepMs the (smallest) sensor resolution: the maximum horizon counts its steps.
@@ -203,8 +209,7 @@ interface Horizon {
 function horizonOf(config: Config, input: TriggerInput, sensorStepMs: number): Horizon {
   const startMs = input.start.toMillis();
   const stepMs = input.resolution?.ms ?? sensorStepMs;
-  const max = config.maxPlanningHorizon;
-  const maxMs = 'steps' in max ? max.steps * sensorStepMs : max.ms;
+  const maxMs = maxPlanningMs(config, sensorStepMs);
   const tooLong = () => fail('duration', `Duration exceeds the maximum planning horizon of ${maxMs / sensorStepMs} steps.`);
   // Bounded before any date arithmetic: a huge duration (P99999999D) would make the end NaN.
   if (input.duration && input.duration.ms > maxMs) throw tooLong();

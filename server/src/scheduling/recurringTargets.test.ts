@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { weekdays } from '../contracts/devices.ts';
 import { shareOf, socTargetsWithin } from './recurringTargets.ts';
 
 const amsterdam = 'Europe/Amsterdam';
@@ -62,5 +63,16 @@ describe('recurring SoC targets within a run', () => {
     expect(shareOf('60 kWh', 80)).toBe('48 kWh');
     expect(shareOf('0.06 MWh', 80)).toBe('0.048 MWh');
     expect(shareOf(0.06, 80)).toBe(0.048);
+  });
+  it('stop at a bound instead of expanding without end', () => {
+    // Ten targets every day for two years: 7,300 occurrences, past the bound of 5,000.
+    const targets = Array.from({ length: 10 }, (_, i) => ({
+      days: [...weekdays],
+      time: `0${i}:00`,
+      timezone: 'UTC',
+      value: '10 kWh',
+    }));
+    const found = socTargetsWithin(targets, { capacity: '60 kWh', socUnit: 'kWh' }, at('2027-01-01T00:00:00Z'), at('2029-01-01T00:00:00Z'));
+    expect(found).toBe('The recurring targets occur more than 5000 times in this window.');
   });
 });

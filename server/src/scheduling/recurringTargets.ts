@@ -98,10 +98,17 @@ export interface SocTargetAt {
 }
 
 /**
+ * Most occurrences one run expands. Runs are refused beyond the longest schedule before they get
+ * here (26 days of 15 minutes by default: 7 targets a day for a week of 50 weekly targets); this
+ * bounds what an operator's longer horizon could make a run of the main thread expand.
+ */
+const MAX_OCCURRENCES = 5000;
+
+/**
  * The occurrences of recurring targets after `startMs` and up to `endMs`, as flex-model
  * soc-targets: each local time read on its own day in its zone (so 07:00 stays 07:00 across a
  * DST change), a percentage converted against the capacity.
- * @returns the targets in time order, or a problem (a percentage without a capacity).
+ * @returns the targets in time order, or a problem (a percentage without a capacity, too many occurrences).
  */
 export function socTargetsWithin(
   targets: Pick<RecurringSocTarget, 'days' | 'time' | 'timezone' | 'value'>[],
@@ -122,6 +129,7 @@ export function socTargetsWithin(
       if (!t.days.includes(weekdays[day.weekday - 1])) continue;
       const at = day.set({ hour, minute });
       if (at.toMillis() > startMs && at.toMillis() <= endMs) {
+        if (found.length >= MAX_OCCURRENCES) return `The recurring targets occur more than ${MAX_OCCURRENCES} times in this window.`;
         found.push({ ms: at.toMillis(), target: { value, datetime: at.toISO({ suppressMilliseconds: true })! } });
       }
     }

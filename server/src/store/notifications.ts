@@ -68,6 +68,18 @@ export async function addNotification(db: Knex, n: NewNotification, nowMs: numbe
   return getNotification(db, Number(inserted[0].id));
 }
 
+/**
+ * Ends the spell a subject stands for (an automation failing until it succeeds): its notification
+ * keeps its text but takes a subject of its own, so that the next spell raises a new one.
+ */
+export async function endSubject(db: Knex, accountId: number, subject: string): Promise<void> {
+  const open = await db<DbNotification>('notification').where({ account_id: accountId, subject }).first('id');
+  if (open)
+    await db('notification')
+      .where({ id: open.id })
+      .update({ subject: `${subject}:ended:${open.id}` });
+}
+
 export async function getNotification(db: Knex, id: number): Promise<Notification | undefined> {
   const row = await db<DbNotification>('notification').where({ id }).first();
   return row && fromRow(row);
