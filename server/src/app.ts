@@ -256,6 +256,9 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   server.on('clientError', answerClientError);
   try {
     await migrate(db);
+    // The solver warms up before interrupted jobs resume: a warm-up task queued behind a resumed
+    // long job (its thread busy with it) kept the port closed until that job ended.
+    if (options.warm) await pool?.warmedUp;
     await jobs.start();
     // API-only processes leave the clock to the workers.
     if (config.role !== 'api') {
@@ -267,7 +270,6 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     if (options.warm) {
       warmMainThread();
       await warmRequestPath(handler);
-      await pool?.warmedUp;
     }
     // A worker-only process serves no HTTP.
     if (config.role !== 'worker') {
