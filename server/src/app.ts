@@ -30,6 +30,7 @@ import { openRedis, redisNamespace } from './redis.ts';
 import { AutomationClock } from './automations/clock.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { Attention } from './attention/attention.ts';
+import { WebhookOutbox } from './attention/webhookOutbox.ts';
 import { TariffWriter } from './tariffs/tariffWriter.ts';
 import { ToyPriceClock } from './tariffs/toyPriceClock.ts';
 import { automationHandler } from './automations/runAutomation.ts';
@@ -47,6 +48,8 @@ export interface RunningServer {
   automations: AutomationClock;
   /** Raises notifications; tests run its stale-sensor check at a time of their own. */
   attention: Attention;
+  /** Posts queued notifications to webhooks; tests tick it at a time of their own. */
+  webhooks: WebhookOutbox;
   /** Writes tariffs ahead as prices; tests tick it at a time of their own. */
   tariffs: TariffWriter;
   /** Keeps the toy account's prices ahead of the clock; tests tick it at a time of their own. */
@@ -203,6 +206,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   // An API-only process queues jobs for the workers and runs none itself.
   const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads, schedulerPlugins);
   const attention = new Attention(db, config, log, clock);
+  const webhooks = new WebhookOutbox(db, log, clock);
   const tariffs = new TariffWriter(db, config, log, clock);
   const toyPrices = new ToyPriceClock(db, log, clock);
   const handlers = pool && {
@@ -264,6 +268,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     if (config.role !== 'api') {
       automations.start();
       attention.start();
+      webhooks.start();
       tariffs.start();
       toyPrices.start();
     }
@@ -282,6 +287,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     // Leave the folder free for another attempt (the desktop app retries on another port).
     await automations.stop();
     await attention.stop();
+    await webhooks.stop();
     await tariffs.stop();
     await toyPrices.stop();
     await jobs.close();
@@ -297,6 +303,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     services,
     automations,
     attention,
+    webhooks,
     tariffs,
     toyPrices,
     async close() {
@@ -304,6 +311,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
       server.closeAllConnections();
       await automations.stop();
       await attention.stop();
+      await webhooks.stop();
       await tariffs.stop();
       await toyPrices.stop();
       await jobs.close();

@@ -123,6 +123,8 @@ describe('attention', () => {
     expect(outbox().filter((m) => m.subject === 'Flexsite: A sensor went stale')).toEqual([
       { at: expect.any(String), to: adminEmail, subject: 'Flexsite: A sensor went stale', body: stale[0].message },
     ]);
+    // Webhooks are posted by the outbox, on its own clock.
+    await t.server.webhooks.tick(Date.now());
     expect(received.filter((r) => r.body.kind === 'sensor-stale')).toEqual([{ path: '/hook', body: stale[0] }]);
   });
 
@@ -154,6 +156,8 @@ describe('attention', () => {
     expect(outbox().filter((m) => m.subject === 'Flexsite: A schedule failed')).toEqual([
       { at: expect.any(String), to: adminEmail, subject: 'Flexsite: A schedule failed', body: failed[0].message },
     ]);
+    // Webhooks are posted by the outbox, on its own clock.
+    await t.server.webhooks.tick(Date.now());
     expect(received.filter((r) => r.body.kind === 'schedule-failed')).toEqual([{ path: '/hook', body: failed[0] }]);
   });
 
@@ -185,6 +189,8 @@ describe('attention', () => {
     const meter = await f.sensor({ assetId: asset.id, unit: 'kW', resolutionMinutes: 60 });
     await f.beliefs(meter.id, Date.parse('2026-07-01T00:00:00Z'), 3600_000, [1], Date.parse('2026-07-01T01:00:00Z'));
     expect(await t.server.attention.checkStale(Date.parse('2026-07-01T04:00:00Z'))).toBe(1);
+    // Webhooks are posted by the outbox, on its own clock.
+    await t.server.webhooks.tick(Date.now());
     expect(received.filter((r) => r.path === '/moved')).toHaveLength(1);
     expect(received.filter((r) => r.path === '/target')).toHaveLength(0);
   });
@@ -219,6 +225,8 @@ describe('attention', () => {
       ['schedule-fallback', jobId],
       ['target-missed', fallbackId],
     ]);
+    // Webhooks are posted by the outbox, on its own clock.
+    await t.server.webhooks.tick(Date.now());
     expect(received.filter((r) => r.body.job_id === jobId || r.body.job_id === fallbackId)).toHaveLength(2);
   });
 
@@ -313,5 +321,74 @@ describe('attention', () => {
         message: `Schedule job ${jobId} breaches soft constraints: consumption-capacity.`,
       }),
     ]);
+  });
+});
+
+describe('a webhook receiver that stalls', () => {
+  it('holds no job: the next job runs at once, and the outbox posts the notification on a retry once the receiver answers', async () => {
+    let stalling = true;
+    const held: http.ServerResponse[] = [];
+    const got: Record<string, unknown>[] = [];
+    const slow = http.createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      req.on('end', () => {
+        if (stalling) held.push(res);
+        else {
+          got.push(JSON.parse(text));
+          res.writeHead(204).end();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const account = (await f.account()).id;
+      const admin = await f.user({ accountId: account, roles: ['account-admin'] });
+      const set = await t.request('PATCH', `/api/v3_0/accounts/${account}/notification-settings`, {
+        token: platformAdmin,
+        json: { webhook_url: `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hook` },
+      });
+      expect(set.status).toBe(200);
+      const schedule = async (as: string, owner: number, flexContext: Record<string, unknown>) => {
+        const battery = await f.sensor({
+          assetId: (await f.asset({ accountId: owner, type: 'battery' })).id,
+          unit: 'MW',
+          resolutionMinutes: 15,
+        });
+        const trigger = await t.request('POST', `/api/v3_0/sensors/${battery.id}/schedules/trigger`, {
+          token: as,
+          json: {
+            start: '2026-06-05T00:00:00Z',
+            duration: 'PT1H',
+            'flex-model': { 'soc-at-start': 0, 'soc-unit': 'MWh', 'soc-min': 0, 'soc-max': 1, 'power-capacity': '1 MW' },
+            'flex-context': flexContext,
+          },
+        });
+        expect(trigger.status).toBe(200);
+        return waitForSchedule(t, as, battery.id, trigger.body.schedule as string);
+      };
+      // A price sensor without prices: this account's schedule fails and raises a notification for the stalling webhook.
+      const noPrices = await f.sensor({ assetId: (await f.asset({ accountId: account })).id, unit: 'EUR/MWh', resolutionMinutes: 60 });
+      expect((await schedule(admin.token, account, { 'consumption-price-sensor': noPrices.id })).body.message).toMatch(/UnknownPrices/);
+      // Another account's schedule runs right after and finishes while the notification is still undelivered.
+      expect((await schedule(token, accountId, { 'consumption-price': '30 EUR/MWh' })).status).toBe(200);
+      const [notification] = (await list({}, admin.token)).body;
+      expect(notification).toMatchObject({ kind: 'schedule-failed', account_id: account });
+      expect(got).toEqual([]);
+      expect(await t.db('webhook_delivery').where({ notification_id: notification.id })).toHaveLength(1);
+
+      // The outbox meets the stalling receiver: it gives up after its short time limit and tries again later.
+      await t.server.webhooks.tick(Date.now());
+      expect(held).toHaveLength(1);
+      expect(await t.db('webhook_delivery').where({ notification_id: notification.id }).first('attempts')).toEqual({ attempts: 1 });
+      stalling = false;
+      // An hour later (past the back-off) the receiver answers: delivered once, and no longer queued.
+      expect(await t.server.webhooks.tick(Date.now() + 3600_000)).toBe(1);
+      expect(got).toEqual([notification]);
+      expect(await t.db('webhook_delivery').where({ notification_id: notification.id })).toEqual([]);
+    } finally {
+      for (const res of held) res.destroy();
+      await new Promise((resolve) => slow.close(resolve));
+    }
   });
 });

@@ -6,12 +6,11 @@ import type { JobResult } from '../contracts/responses.ts';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
 import { sendMail } from '../outbox.ts';
-import { presentNotification } from '../presenters/notifications.ts';
 import { lastMeasurement, monitoredSensors } from '../store/lastMeasurements.ts';
 import { addNotification, endSubject, webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
 import { listUsers } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
-import { postWebhook } from './webhook.ts';
+import { queueWebhook } from './webhookOutbox.ts';
 
 /** How often sensors are checked for stale data. */
 const STALE_CHECK_MS = 60_000;
@@ -38,8 +37,9 @@ const titles: Record<Notification['kind'], string> = {
  * What needs the operator's attention: failed, fallen-back, warned or target-missing schedules,
  * failed automations, and stale sensors. Each is stored once per account and subject, then
  * mailed (to the outbox) to the account's admins and posted to the account's webhook, if set.
- * Delivery never fails the job or check that raised it: a failed delivery is logged. It is
- * awaited, so a job ends once its notification is out (the webhook gets at most 5 s).
+ * Delivery never fails the job or check that raised it: a mail is written to the outbox file at
+ * once, the webhook post is queued for the webhook outbox, which posts it on its own clock (a
+ * slow receiver once held a job slot for 5 s per notification).
  */
 export class Attention extends Periodic {
   constructor(
@@ -58,8 +58,13 @@ export class Attention extends Periodic {
    */
   async raise(n: NewNotification, nowMs = this.clock.now()): Promise<Notification | undefined> {
     try {
-      const stored = await addNotification(this.db, n, nowMs);
-      if (stored) await this.deliver(stored);
+      const stored = await this.db.transaction(async (trx) => {
+        const added = await addNotification(trx, n, nowMs);
+        // Due now by the server's clock, which the outbox runs by (`nowMs` may be a check's own).
+        if (added && (await webhookUrlOf(trx, added.accountId))) await queueWebhook(trx, added.id, this.clock.now());
+        return added;
+      });
+      if (stored) await this.mail(stored);
       return stored;
     } catch (err) {
       this.log.error({ err, subject: n.subject }, 'notification not stored');
@@ -67,19 +72,13 @@ export class Attention extends Periodic {
     }
   }
 
-  private async deliver(n: Notification): Promise<void> {
+  private async mail(n: Notification): Promise<void> {
     const admins = (await listUsers(this.db, { accountId: n.accountId })).filter((u) => u.active && u.roles.includes('account-admin'));
     for (const admin of admins) {
       await sendMail(
         { config: this.config, log: this.log },
         { to: admin.email, subject: `Flexsite: ${titles[n.kind]}`, body: n.message },
       ).catch((err: unknown) => this.log.warn({ err, notification: n.id }, 'notification mail not written'));
-    }
-    const url = await webhookUrlOf(this.db, n.accountId);
-    if (url) {
-      await postWebhook(url, presentNotification(n)).catch((err: unknown) =>
-        this.log.warn({ err: String(err), notification: n.id }, 'notification webhook not delivered'),
-      );
     }
   }
 

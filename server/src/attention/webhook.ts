@@ -1,5 +1,8 @@
-/** How long a webhook receiver may take to answer before the post is given up. */
-const WEBHOOK_TIMEOUT_MS = 5000;
+/**
+ * How long a webhook receiver may take to answer before the post is given up (and tried again
+ * later): it holds the outbox's drain meanwhile, so it is short.
+ */
+const WEBHOOK_TIMEOUT_MS = 3000;
 
 /**
  * Why a text cannot be an account's webhook URL: only http(s), and no user name or password in

@@ -11,6 +11,7 @@ import * as m0010 from './0010_asset_description_external_id.ts';
 import * as m0012 from './0012_cockpit.ts';
 import * as m0017 from './0017_audit_log.ts';
 import * as m0018 from './0018_recurring_soc_targets.ts';
+import * as m0019 from './0019_webhook_outbox.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -31,6 +32,7 @@ export const migrations: [string, Migration][] = [
   ['0012_cockpit', m0012],
   ['0017_audit_log', m0017],
   ['0018_recurring_soc_targets', m0018],
+  ['0019_webhook_outbox', m0019],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
