@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 import type { Loaded } from '../hooks/useApi.ts';
 import { Empty, ErrorNotice, Loading } from './Status.tsx';
 
@@ -46,5 +47,14 @@ export function LoadedView<T>({ state, what, children }: { state: Loaded<T>; wha
       <ErrorNotice error={state.error} />
       {state.data === undefined ? state.loading && <Loading what={what} /> : children(state.data)}
     </>
+  );
+}
+
+/** A row's heading that links to the page of what the row is about. */
+export function RowLink({ to, children }: { to: string; children: ReactNode }) {
+  return (
+    <th scope="row">
+      <Link to={to}>{children}</Link>
+    </th>
   );
 }

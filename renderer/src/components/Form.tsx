@@ -1,5 +1,6 @@
 import type { FormEvent, ReactNode } from 'react';
 import { ApiError } from '../api/errors.ts';
+import type { Submit } from '../hooks/useSubmit.ts';
 import { ErrorNotice } from './Status.tsx';
 
 /** A submit's error for the whole form: left out when the server named the fields at fault, which show it themselves. */
@@ -66,5 +67,42 @@ export function AuthForm({
         {children}
       </form>
     </main>
+  );
+}
+
+/** The end of a form: its error (unless its fields show it) and its submit button. */
+export function SubmitBar({ submitting, busyLabel, children }: { submitting: Submit; busyLabel?: string; children: ReactNode }) {
+  return (
+    <>
+      <FormError error={submitting.error} />
+      <SaveBar>
+        <SubmitButton busy={submitting.busy} busyLabel={busyLabel}>
+          {children}
+        </SubmitButton>
+      </SaveBar>
+    </>
+  );
+}
+
+/** A form for adding something, folded away under its summary until opened. */
+export function FoldedForm({
+  summary,
+  label,
+  onSubmit,
+  children,
+}: {
+  summary: string;
+  /** The form's accessible name. */
+  label: string;
+  onSubmit: (e: FormEvent) => void;
+  children: ReactNode;
+}) {
+  return (
+    <details>
+      <summary>{summary}</summary>
+      <form className="grid-form" onSubmit={onSubmit} aria-label={label}>
+        {children}
+      </form>
+    </details>
   );
 }

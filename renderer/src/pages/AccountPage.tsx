@@ -4,10 +4,12 @@ import { API, request } from '../api/client.ts';
 import type { Role, User } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
+import { Checklist } from '../components/Checklist.tsx';
 import { DataTable } from '../components/DataTable.tsx';
-import { FormError, SaveBar, SubmitButton } from '../components/Form.tsx';
+import { FoldedForm, FormError, SaveBar, SubmitButton } from '../components/Form.tsx';
 import { Empty, ErrorNotice, Loading, OkNotice } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import { useForm } from '../hooks/useForm.ts';
 import { useSubmit } from '../hooks/useSubmit.ts';
 import { formatTime } from '../lib/time.ts';
 import * as wire from '../api/contracts.ts';
@@ -210,37 +212,32 @@ function RoleEditor({
 }) {
   const [ids, setIds] = useState(user.flexmeasures_roles);
   return (
-    <fieldset className="role-editor">
-      <legend>Roles of {user.username}</legend>
-      {roles.map((r) => (
-        <label key={r.id} className="checkbox">
-          <input
-            type="checkbox"
-            checked={ids.includes(r.id)}
-            onChange={(e) => setIds(e.target.checked ? [...ids, r.id] : ids.filter((x) => x !== r.id))}
-          />{' '}
-          {r.name}
-        </label>
-      ))}
+    <Checklist
+      className="role-editor"
+      legend={`Roles of ${user.username}`}
+      items={roles}
+      name={(r) => r.name}
+      chosen={ids}
+      onChange={setIds}
+    >
       <button type="button" className="primary" onClick={() => onSave(ids)}>
         Save roles
       </button>
       <button type="button" onClick={onCancel}>
         Cancel
       </button>
-    </fieldset>
+    </Checklist>
   );
 }
 
 function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Role[]; onCreated: () => void }) {
   const session = useSession();
-  const [form, setForm] = useState({ email: '', username: '', password: '' });
+  const { form, setForm, set } = useForm({ email: '', username: '', password: '' });
   const [roleIds, setRoleIds] = useState<number[]>([]);
   const submitting = useSubmit();
   const [created, setCreated] = useState<string | null>(null);
   const [invite, setInvite] = useState<{ username: string; link: string } | null>(null);
   const { fields } = submitting;
-  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -265,40 +262,32 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
   }
 
   return (
-    <details>
-      <summary>Add a user</summary>
-      <form className="grid-form" onSubmit={submit} aria-label="New user">
-        <Field label="Email" errors={fields.email}>
-          <input type="email" required value={form.email} onChange={set('email')} />
-        </Field>
-        <Field label="Username" errors={fields.username}>
-          <input required value={form.username} onChange={set('username')} />
-        </Field>
-        <Field label="Password" errors={fields.password} hint="At least 8 characters; leave empty to have it reset later.">
-          <input type="password" autoComplete="new-password" value={form.password} onChange={set('password')} />
-        </Field>
-        <fieldset className="field">
-          <legend>Roles</legend>
-          {fields.flexmeasures_roles && <small className="field-error">{fields.flexmeasures_roles.join(' ')}</small>}
-          {assignable(roles, session.isAdmin).map((r) => (
-            <label key={r.id} className="checkbox">
-              <input
-                type="checkbox"
-                checked={roleIds.includes(r.id)}
-                onChange={(e) => setRoleIds(e.target.checked ? [...roleIds, r.id] : roleIds.filter((x) => x !== r.id))}
-              />{' '}
-              {r.name}
-            </label>
-          ))}
-        </fieldset>
-        <FormError error={submitting.error} />
-        <OkNotice>{created}</OkNotice>
-        {invite && <PasswordLink {...invite} />}
-        <SaveBar>
-          <SubmitButton>Create user</SubmitButton>
-        </SaveBar>
-      </form>
-    </details>
+    <FoldedForm summary="Add a user" label="New user" onSubmit={submit}>
+      <Field label="Email" errors={fields.email}>
+        <input type="email" required value={form.email} onChange={set('email')} />
+      </Field>
+      <Field label="Username" errors={fields.username}>
+        <input required value={form.username} onChange={set('username')} />
+      </Field>
+      <Field label="Password" errors={fields.password} hint="At least 8 characters; leave empty to have it reset later.">
+        <input type="password" autoComplete="new-password" value={form.password} onChange={set('password')} />
+      </Field>
+      <Checklist
+        className="field"
+        legend="Roles"
+        items={assignable(roles, session.isAdmin)}
+        name={(r) => r.name}
+        chosen={roleIds}
+        onChange={setRoleIds}
+        errors={fields.flexmeasures_roles}
+      />
+      <FormError error={submitting.error} />
+      <OkNotice>{created}</OkNotice>
+      {invite && <PasswordLink {...invite} />}
+      <SaveBar>
+        <SubmitButton>Create user</SubmitButton>
+      </SaveBar>
+    </FoldedForm>
   );
 }
 

@@ -1,6 +1,5 @@
-import { Link } from 'react-router';
 import { API } from '../api/client.ts';
-import { DataTable, LoadedView } from '../components/DataTable.tsx';
+import { DataTable, LoadedView, RowLink } from '../components/DataTable.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import * as wire from '../api/contracts.ts';
 
@@ -19,9 +18,7 @@ export function AccountsPage() {
             empty="No accounts."
             row={(a) => (
               <tr key={a.id}>
-                <th scope="row">
-                  <Link to={`/accounts/${a.id}`}>{a.name}</Link>
-                </th>
+                <RowLink to={`/accounts/${a.id}`}>{a.name}</RowLink>
                 <td>{a.account_roles.map((r) => r.name).join(', ') || '–'}</td>
                 <td>{a.consultancy_account_id ?? '–'}</td>
               </tr>

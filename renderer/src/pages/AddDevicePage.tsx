@@ -8,9 +8,10 @@ import { DeviceMade } from '../components/device/DeviceMade.tsx';
 import { CommonDeviceFields, ProcessDeviceFields, StorageDeviceFields } from '../components/device/DeviceFields.tsx';
 import { TargetFields } from '../components/device/TargetFields.tsx';
 import { Field } from '../components/Field.tsx';
-import { FormError, SaveBar, SubmitButton } from '../components/Form.tsx';
+import { SubmitBar } from '../components/Form.tsx';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import { useForm } from '../hooks/useForm.ts';
 import { useSubmit } from '../hooks/useSubmit.ts';
 import { deviceSetupBody, storesEnergy, type DeviceForm, type DeviceKind, type TargetRow } from '../lib/deviceSetup.ts';
 
@@ -49,7 +50,7 @@ export function AddDevicePage() {
 /** The device form; `onMade` gets what the server made, or null while a new attempt runs. */
 function NewDevice({ siteId, onMade }: { siteId: number; onMade: (made: DeviceSetupAnswer | null) => void }) {
   const session = useSession();
-  const [form, setForm] = useState<DeviceForm>({
+  const { form, setForm, set } = useForm<DeviceForm>({
     kind: 'battery',
     name: '',
     timezone: session.user.timezone,
@@ -66,7 +67,6 @@ function NewDevice({ siteId, onMade }: { siteId: number; onMade: (made: DeviceSe
   const [targets, setTargets] = useState<TargetRow[]>([]);
   const submitting = useSubmit();
   const { fields } = submitting;
-  const set = (key: keyof DeviceForm) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
   const parts = { form, set, fields };
 
   function submit(e: FormEvent) {
@@ -107,12 +107,9 @@ function NewDevice({ siteId, onMade }: { siteId: number; onMade: (made: DeviceSe
       )}
       {form.kind === 'process' && <ProcessDeviceFields {...parts} />}
       {form.kind === 'pv' && <p className="hint wide">The site’s schedules will count the panels’ power as an inflexible device.</p>}
-      <FormError error={submitting.error} />
-      <SaveBar>
-        <SubmitButton busy={submitting.busy} busyLabel="Adding…">
-          Add device
-        </SubmitButton>
-      </SaveBar>
+      <SubmitBar submitting={submitting} busyLabel="Adding…">
+        Add device
+      </SubmitBar>
     </form>
   );
 }

@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, type FormEvent } from 'react';
 import { DateTime } from 'luxon';
 import { Link, useNavigate } from 'react-router';
 import { API, request } from '../api/client.ts';
@@ -8,10 +8,11 @@ import { Sparkline } from '../components/charts/Sparkline.tsx';
 import { AssetKindFields } from '../components/asset/AssetKindFields.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
-import { DataTable } from '../components/DataTable.tsx';
-import { FormError, SaveBar, SubmitButton } from '../components/Form.tsx';
+import { DataTable, RowLink } from '../components/DataTable.tsx';
+import { SubmitBar } from '../components/Form.tsx';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import { useForm } from '../hooks/useForm.ts';
 import { useSubmit } from '../hooks/useSubmit.ts';
 import { parseAttributes, sensorsToShow } from '../lib/attributes.ts';
 import { formatTime } from '../lib/time.ts';
@@ -75,9 +76,7 @@ function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: string; j
   const latest = jobs.find((j) => j.sensor_id !== null && ids.has(j.sensor_id));
   return (
     <tr>
-      <th scope="row">
-        <Link to={`/assets/${asset.id}`}>{asset.name}</Link>
-      </th>
+      <RowLink to={`/assets/${asset.id}`}>{asset.name}</RowLink>
       <td>{typeName}</td>
       <td>{main ? <MainSensorSparkline sensor={main} /> : <span className="muted">{sensors.loading ? '…' : 'no sensors'}</span>}</td>
       <td>
@@ -112,10 +111,9 @@ function MainSensorSparkline({ sensor }: { sensor: Sensor }) {
 
 function NewAsset({ types, accountId }: { types: AssetType[]; accountId: number }) {
   const navigate = useNavigate();
-  const [form, setForm] = useState({ name: '', type: '', latitude: '', longitude: '' });
+  const { form, set } = useForm({ name: '', type: '', latitude: '', longitude: '' });
   const submitting = useSubmit();
   const { fields } = submitting;
-  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -145,12 +143,9 @@ function NewAsset({ types, accountId }: { types: AssetType[]; accountId: number 
           <input required value={form.name} onChange={set('name')} />
         </Field>
         <AssetKindFields form={form} set={set} fields={fields} types={types} choose />
-        <FormError error={submitting.error} />
-        <SaveBar>
-          <SubmitButton busy={submitting.busy} busyLabel="Creating…">
-            Create asset
-          </SubmitButton>
-        </SaveBar>
+        <SubmitBar submitting={submitting} busyLabel="Creating…">
+          Create asset
+        </SubmitBar>
       </form>
     </details>
   );

@@ -2,6 +2,7 @@ import { Link, useParams } from 'react-router';
 import { API } from '../api/client.ts';
 import { jobPath, readJob } from '../api/jobs.ts';
 import { JobStatus } from '../components/JobStatus.tsx';
+import { Fact } from '../components/Facts.tsx';
 import { ScheduleResult } from '../components/schedule/ScheduleResult.tsx';
 import { ErrorNotice, Loading, Progress } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
@@ -38,39 +39,20 @@ export function JobPage() {
       <section className="card">
         <dl className="facts">
           {j.queue === 'automation' ? (
-            <div>
-              <dt>Automation run</dt>
-              <dd>{automationRun(j.args)}</dd>
-            </div>
+            <Fact term="Automation run">{automationRun(j.args)}</Fact>
           ) : (
-            <div>
-              <dt>Sensor</dt>
-              <dd>{sensor.data ? <Link to={`/sensors/${sensor.data.id}`}>{sensor.data.name}</Link> : (j.sensor_id ?? '–')}</dd>
-            </div>
+            <Fact term="Sensor">
+              {sensor.data ? <Link to={`/sensors/${sensor.data.id}`}>{sensor.data.name}</Link> : (j.sensor_id ?? '–')}
+            </Fact>
           )}
-          <div>
-            <dt>Asked for</dt>
-            <dd>{jobSummary(j, zone) || '–'}</dd>
-          </div>
-          <div>
-            <dt>Created</dt>
-            <dd>{formatTime(j.created_at, zone)}</dd>
-          </div>
-          <div>
-            <dt>Started</dt>
-            <dd>{formatTime(j.started_at, zone) || '–'}</dd>
-          </div>
-          <div>
-            <dt>Ran for</dt>
-            <dd>{jobDuration(j) || '–'}</dd>
-          </div>
+          <Fact term="Asked for">{jobSummary(j, zone) || '–'}</Fact>
+          <Fact term="Created">{formatTime(j.created_at, zone)}</Fact>
+          <Fact term="Started">{formatTime(j.started_at, zone) || '–'}</Fact>
+          <Fact term="Ran for">{jobDuration(j) || '–'}</Fact>
           {j.fallback_job_id && (
-            <div>
-              <dt>Fallback</dt>
-              <dd>
-                <Link to={`/jobs/${j.fallback_job_id}`}>{j.fallback_job_id}</Link>
-              </dd>
-            </div>
+            <Fact term="Fallback">
+              <Link to={`/jobs/${j.fallback_job_id}`}>{j.fallback_job_id}</Link>
+            </Fact>
           )}
         </dl>
         {running && <Progress label={j.status === 'started' ? 'Computing' : 'Waiting for a worker'} />}

@@ -4,7 +4,7 @@ import { API } from '../api/client.ts';
 import { useSession } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
-import { DataTable, LoadedView } from '../components/DataTable.tsx';
+import { DataTable, LoadedView, RowLink } from '../components/DataTable.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { jobDuration, jobSummary } from '../lib/jobs.ts';
 import { formatTime } from '../lib/time.ts';
@@ -45,9 +45,7 @@ export function JobsPage() {
             empty="No jobs yet. Trigger a schedule from an asset's Schedule panel, or add an automation."
             row={(j) => (
               <tr key={j.id}>
-                <th scope="row">
-                  <Link to={`/jobs/${j.id}`}>{formatTime(j.created_at, zone)}</Link>
-                </th>
+                <RowLink to={`/jobs/${j.id}`}>{formatTime(j.created_at, zone)}</RowLink>
                 <td>{j.queue}</td>
                 <td>
                   <JobStatus job={j} />

@@ -12,8 +12,61 @@ import { useSubmit } from '../hooks/useSubmit.ts';
  * session), and changing one's own password (signed in).
  */
 
-/** A new password typed twice: the message when they differ, checked before anything is sent. */
-const mismatch = (password: string, repeat: string) => (password === repeat ? undefined : ['The two passwords differ.']);
+/** A new password typed twice, and sending it: whether the two differ is checked before anything is sent. */
+function useNewPassword() {
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [differ, setDiffer] = useState<string[] | undefined>();
+  /** @returns whether the two are the same, showing the message next to the repeat when not. */
+  const check = () => {
+    const problem = password === repeat ? undefined : ['The two passwords differ.'];
+    setDiffer(problem);
+    return !problem;
+  };
+  const clear = () => {
+    setPassword('');
+    setRepeat('');
+  };
+  const submitting = useSubmit();
+  /** Sends the new password with `send`, once the two agree. */
+  const submit = (e: FormEvent, send: (password: string) => Promise<unknown>) => {
+    e.preventDefault();
+    submitting.reset();
+    if (check()) void submitting.run(() => send(password));
+  };
+  return { password, repeat, setPassword, setRepeat, differ, clear, submitting, submit };
+}
+
+/** The new password and its repeat; `errors` are the server's messages on the password. */
+function NewPasswordFields({
+  entry,
+  errors,
+  required = false,
+}: {
+  entry: ReturnType<typeof useNewPassword>;
+  errors: string[] | undefined;
+  required?: boolean;
+}) {
+  const inputs = [
+    { label: 'New password', value: entry.password, change: entry.setPassword, errors, hint: 'At least 8 characters.' },
+    { label: 'Repeat the new password', value: entry.repeat, change: entry.setRepeat, errors: entry.differ },
+  ];
+  return (
+    <>
+      {inputs.map((i) => (
+        <Field key={i.label} label={i.label} errors={i.errors} hint={i.hint}>
+          <input
+            type="password"
+            autoComplete="new-password"
+            required={required}
+            value={i.value}
+            onChange={(e) => i.change(e.target.value)}
+          />
+        </Field>
+      ))}
+    </>
+  );
+}
 
 /** Asks for a set-password link by email; the link goes to the mail outbox. */
 export function ForgotPasswordPage() {
@@ -48,20 +101,11 @@ export function ForgotPasswordPage() {
 /** Sets a password through a set-password link (`?token=`). */
 export function SetPasswordPage() {
   const [params] = useSearchParams();
-  const [password, setPassword] = useState('');
-  const [repeat, setRepeat] = useState('');
-  const submitting = useSubmit();
-  const [differ, setDiffer] = useState<string[] | undefined>();
+  const entry = useNewPassword();
+  const { submitting } = entry;
   const { fields } = submitting;
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    submitting.reset();
-    const problem = mismatch(password, repeat);
-    setDiffer(problem);
-    if (problem) return;
-    void submitting.run(() => request(`${API}/password/set`, { method: 'POST', json: { token: params.get('token') ?? '', password } }));
-  }
+  const submit = (e: FormEvent) =>
+    entry.submit(e, (password) => request(`${API}/password/set`, { method: 'POST', json: { token: params.get('token') ?? '', password } }));
 
   return (
     <AuthForm id="set-title" title="Choose your password" onSubmit={submit}>
@@ -71,12 +115,7 @@ export function SetPasswordPage() {
         </OkNotice>
       ) : (
         <>
-          <Field label="New password" errors={fields.password} hint="At least 8 characters.">
-            <input type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-          </Field>
-          <Field label="Repeat the new password" errors={differ}>
-            <input type="password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />
-          </Field>
+          <NewPasswordFields entry={entry} errors={fields.password} required />
           {fields.token && (
             <p className="notice error" role="alert">
               {fields.token.join(' ')} <Link to="/forgot-password">Ask for a new link</Link>
@@ -93,26 +132,16 @@ export function SetPasswordPage() {
 /** The signed-in user's own page: change the password, giving the current one. */
 export function ProfilePage() {
   const session = useSession();
-  const [form, setForm] = useState({ current: '', password: '', repeat: '' });
-  const submitting = useSubmit();
-  const [differ, setDiffer] = useState<string[] | undefined>();
+  const [current, setCurrent] = useState('');
+  const entry = useNewPassword();
+  const { submitting } = entry;
   const { fields } = submitting;
-  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
-
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    submitting.reset();
-    const problem = mismatch(form.password, form.repeat);
-    setDiffer(problem);
-    if (problem) return;
-    void submitting.run(async () => {
-      await request(`${API}/users/${session.user.id}/password`, {
-        method: 'PATCH',
-        json: { current_password: form.current, password: form.password },
-      });
-      setForm({ current: '', password: '', repeat: '' });
+  const submit = (e: FormEvent) =>
+    entry.submit(e, async (password) => {
+      await request(`${API}/users/${session.user.id}/password`, { method: 'PATCH', json: { current_password: current, password } });
+      setCurrent('');
+      entry.clear();
     });
-  }
 
   return (
     <section className="page" aria-labelledby="profile-title">
@@ -123,14 +152,9 @@ export function ProfilePage() {
       <form className="card grid-form" onSubmit={submit} aria-label="Change your password">
         <h2>Change your password</h2>
         <Field label="Current password" errors={fields.current_password}>
-          <input type="password" autoComplete="current-password" value={form.current} onChange={set('current')} />
+          <input type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
         </Field>
-        <Field label="New password" errors={fields.password} hint="At least 8 characters.">
-          <input type="password" autoComplete="new-password" value={form.password} onChange={set('password')} />
-        </Field>
-        <Field label="Repeat the new password" errors={differ}>
-          <input type="password" autoComplete="new-password" value={form.repeat} onChange={set('repeat')} />
-        </Field>
+        <NewPasswordFields entry={entry} errors={fields.password} />
         <FormError error={submitting.error} />
         <SaveBar saved={submitting.saved} savedText="Password changed.">
           <SubmitButton>Change password</SubmitButton>

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { Navigate } from 'react-router';
 import { API, request } from '../api/client.ts';
 import { useSessionState } from '../app/session.tsx';
@@ -6,6 +6,7 @@ import { Field } from '../components/Field.tsx';
 import { AuthForm, FormError, SubmitButton } from '../components/Form.tsx';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
+import { useForm } from '../hooks/useForm.ts';
 import { useSubmit } from '../hooks/useSubmit.ts';
 import * as wire from '../api/contracts.ts';
 
@@ -15,7 +16,7 @@ const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 export function SetupPage() {
   const { session, signIn } = useSessionState();
   const status = useApi(`${API}/setup`, undefined, wire.setupState);
-  const [form, setForm] = useState({ account_name: '', email: '', username: '', password: '', confirm: '', timezone: browserZone });
+  const { form, set } = useForm({ account_name: '', email: '', username: '', password: '', confirm: '', timezone: browserZone });
   const submitting = useSubmit();
 
   if (session) return <Navigate to="/" replace />;
@@ -24,7 +25,6 @@ export function SetupPage() {
 
   const { fields } = submitting;
   const mismatch = form.confirm !== '' && form.confirm !== form.password;
-  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
   function submit(e: FormEvent) {
     e.preventDefault();

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { API, request } from '../api/client.ts';
 import * as cockpit from '../../../server/src/contracts/cockpit.ts';
 import { useSession } from '../app/session.tsx';
-import { DataTable, LoadedView } from '../components/DataTable.tsx';
+import { DataTable, LoadedView, RowLink } from '../components/DataTable.tsx';
 import { Empty, ErrorNotice } from '../components/Status.tsx';
 import { TariffForm } from '../components/cockpit/TariffForm.tsx';
 import { PlanActualChart } from '../components/cockpit/PlanActualChart.tsx';
@@ -101,9 +101,7 @@ function SensorsNow({ now, zone }: { now: SiteNow; zone: string }) {
         empty="This site has no sensors yet."
         row={(s) => (
           <tr key={s.id} data-sensor={s.id}>
-            <th scope="row">
-              <Link to={`/sensors/${s.id}`}>{s.name}</Link>
-            </th>
+            <RowLink to={`/sensors/${s.id}`}>{s.name}</RowLink>
             <td>{s.asset}</td>
             <td>{s.latest ? `${s.latest.value} ${s.unit}` : '–'}</td>
             <td>{s.latest ? formatAge(s.latest.age_seconds) : '–'}</td>

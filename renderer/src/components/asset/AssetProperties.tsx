@@ -2,12 +2,14 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { API, request } from '../../api/client.ts';
 import type { Asset, AssetType, Sensor } from '../../api/types.ts';
+import { useForm } from '../../hooks/useForm.ts';
 import { useSubmit } from '../../hooks/useSubmit.ts';
 import { parseAttributes, sensorsToShow } from '../../lib/attributes.ts';
 import { AssetKindFields } from './AssetKindFields.tsx';
 import { Field } from '../Field.tsx';
+import { Fact } from '../Facts.tsx';
 import { FormError, SaveBar, SubmitButton } from '../Form.tsx';
-import { SensorChecklist } from '../SensorChecklist.tsx';
+import { Checklist } from '../Checklist.tsx';
 import { ErrorNotice } from '../Status.tsx';
 
 interface Props {
@@ -52,22 +54,12 @@ export function AssetProperties({ asset, types, sensors, canEdit, canDelete, onS
   return (
     <>
       <dl className="facts">
-        <div>
-          <dt>Type</dt>
-          <dd>{typeName}</dd>
-        </div>
-        <div>
-          <dt>Account</dt>
-          <dd>{asset.account_id === null ? 'public' : asset.account_id}</dd>
-        </div>
-        <div>
-          <dt>Location</dt>
-          <dd>{asset.latitude === null ? '–' : `${asset.latitude}, ${asset.longitude}`}</dd>
-        </div>
-        <div>
-          <dt>Chart shows</dt>
-          <dd>{shown.length ? shown.map((id) => sensors.find((s) => s.id === id)?.name ?? `#${id}`).join(', ') : 'all sensors'}</dd>
-        </div>
+        <Fact term="Type">{typeName}</Fact>
+        <Fact term="Account">{asset.account_id === null ? 'public' : asset.account_id}</Fact>
+        <Fact term="Location">{asset.latitude === null ? '–' : `${asset.latitude}, ${asset.longitude}`}</Fact>
+        <Fact term="Chart shows">
+          {shown.length ? shown.map((id) => sensors.find((s) => s.id === id)?.name ?? `#${id}`).join(', ') : 'all sensors'}
+        </Fact>
       </dl>
       <ErrorNotice error={removing.error} />
       {(canEdit || canDelete) && (
@@ -103,7 +95,7 @@ function EditAsset({
   onSaved: () => void;
 }) {
   const attributes = parseAttributes(asset.attributes);
-  const [form, setForm] = useState(() => ({
+  const { form, setForm, set } = useForm(() => ({
     name: asset.name,
     type: String(asset.generic_asset_type_id),
     latitude: asset.latitude === null ? '' : String(asset.latitude),
@@ -112,8 +104,6 @@ function EditAsset({
   }));
   const submitting = useSubmit();
   const { fields } = submitting;
-  const set = (key: 'name' | 'type' | 'latitude' | 'longitude') => (e: { target: { value: string } }) =>
-    setForm({ ...form, [key]: e.target.value });
 
   function save(e: FormEvent) {
     e.preventDefault();
@@ -138,10 +128,11 @@ function EditAsset({
         <input required value={form.name} onChange={set('name')} />
       </Field>
       <AssetKindFields form={form} set={set} fields={fields} types={types} />
-      <SensorChecklist
+      <Checklist
         className="field wide"
         legend="Sensors shown in the chart"
-        sensors={sensors}
+        items={sensors}
+        name={(s) => s.name}
         chosen={form.shown}
         onChange={(shown) => setForm({ ...form, shown })}
         errors={fields.attributes}

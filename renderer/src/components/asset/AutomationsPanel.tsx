@@ -8,8 +8,8 @@ import { useSubmit, type Submit } from '../../hooks/useSubmit.ts';
 import { formatTime } from '../../lib/time.ts';
 import { DataTable } from '../DataTable.tsx';
 import { Field } from '../Field.tsx';
-import { FormError, SaveBar, SubmitButton } from '../Form.tsx';
-import { SensorChecklist } from '../SensorChecklist.tsx';
+import { Checklist } from '../Checklist.tsx';
+import { FoldedForm, SubmitBar } from '../Form.tsx';
 import { ErrorNotice, Loading } from '../Status.tsx';
 
 const emptyForm = { name: '', cron: '*/15 * * * *', horizon: 'P1D', schedule: '', forecasts: [] as number[] };
@@ -106,42 +106,37 @@ function NewAutomation({
   }
 
   return (
-    <details>
-      <summary>Add an automation</summary>
-      <form className="grid-form" onSubmit={add} aria-label="New automation">
-        <Field label="Name" errors={fields.name}>
-          <input required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
-        </Field>
-        <Field label="When (cron)" errors={fields.cron} hint={`Five fields, in the site's time zone; */15 * * * * is every quarter hour.`}>
-          <input required value={form.cron} onChange={(e) => setForm({ ...form, cron: e.target.value })} />
-        </Field>
-        <Field label="Horizon" errors={fields.horizon} hint="How far ahead each run forecasts and schedules (ISO 8601).">
-          <input required value={form.horizon} onChange={(e) => setForm({ ...form, horizon: e.target.value })} />
-        </Field>
-        <Field label="Schedule" errors={fields.schedule_sensor_id} hint="With the asset's stored flex-model and flex-context.">
-          <select value={form.schedule} onChange={(e) => setForm({ ...form, schedule: e.target.value })}>
-            <option value="">(nothing)</option>
-            {sensors.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <SensorChecklist
-          legend="Forecast first"
-          sensors={sensors}
-          chosen={form.forecasts}
-          onChange={(forecasts) => setForm({ ...form, forecasts })}
-          errors={fields.forecast_sensor_ids}
-        />
-        <FormError error={submitting.error} />
-        <SaveBar>
-          <SubmitButton busy={submitting.busy} busyLabel="Adding…">
-            Add automation
-          </SubmitButton>
-        </SaveBar>
-      </form>
-    </details>
+    <FoldedForm summary="Add an automation" label="New automation" onSubmit={add}>
+      <Field label="Name" errors={fields.name}>
+        <input required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />
+      </Field>
+      <Field label="When (cron)" errors={fields.cron} hint={`Five fields, in the site's time zone; */15 * * * * is every quarter hour.`}>
+        <input required value={form.cron} onChange={(e) => setForm({ ...form, cron: e.target.value })} />
+      </Field>
+      <Field label="Horizon" errors={fields.horizon} hint="How far ahead each run forecasts and schedules (ISO 8601).">
+        <input required value={form.horizon} onChange={(e) => setForm({ ...form, horizon: e.target.value })} />
+      </Field>
+      <Field label="Schedule" errors={fields.schedule_sensor_id} hint="With the asset's stored flex-model and flex-context.">
+        <select value={form.schedule} onChange={(e) => setForm({ ...form, schedule: e.target.value })}>
+          <option value="">(nothing)</option>
+          {sensors.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Checklist
+        legend="Forecast first"
+        items={sensors}
+        name={(s) => s.name}
+        chosen={form.forecasts}
+        onChange={(forecasts) => setForm({ ...form, forecasts })}
+        errors={fields.forecast_sensor_ids}
+      />
+      <SubmitBar submitting={submitting} busyLabel="Adding…">
+        Add automation
+      </SubmitBar>
+    </FoldedForm>
   );
 }

@@ -1,12 +1,12 @@
-import { useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
+import type { FormEvent } from 'react';
 import { API, request } from '../../api/client.ts';
 import type { Sensor } from '../../api/types.ts';
 import { useSession } from '../../app/session.tsx';
+import { useForm } from '../../hooks/useForm.ts';
 import { useSubmit } from '../../hooks/useSubmit.ts';
-import { DataTable } from '../DataTable.tsx';
+import { DataTable, RowLink } from '../DataTable.tsx';
 import { Field } from '../Field.tsx';
-import { FormError, SaveBar, SubmitButton } from '../Form.tsx';
+import { FoldedForm, SubmitBar } from '../Form.tsx';
 
 /** The sensors of an asset, and a form to add one. */
 export function SensorList({
@@ -28,9 +28,7 @@ export function SensorList({
         empty="This asset has no sensors yet."
         row={(s) => (
           <tr key={s.id}>
-            <th scope="row">
-              <Link to={`/sensors/${s.id}`}>{s.name}</Link>
-            </th>
+            <RowLink to={`/sensors/${s.id}`}>{s.name}</RowLink>
             <td>{s.unit}</td>
             <td>{s.event_resolution}</td>
             <td>{s.timezone}</td>
@@ -49,7 +47,7 @@ export function SensorList({
 function NewSensor({ assetId, zone, onAdded }: { assetId: number; zone: string | undefined; onAdded: () => void }) {
   // The site's zone: its sensors', else the one chosen at set-up (the user's), never the browser's.
   const session = useSession();
-  const [form, setForm] = useState({
+  const { form, setForm, set } = useForm({
     name: '',
     unit: 'kW',
     event_resolution: 'PT15M',
@@ -57,7 +55,6 @@ function NewSensor({ assetId, zone, onAdded }: { assetId: number; zone: string |
   });
   const submitting = useSubmit();
   const { fields } = submitting;
-  const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value });
 
   function add(e: FormEvent) {
     e.preventDefault();
@@ -69,28 +66,22 @@ function NewSensor({ assetId, zone, onAdded }: { assetId: number; zone: string |
   }
 
   return (
-    <details>
-      <summary>Add a sensor</summary>
-      <form className="grid-form" onSubmit={add} aria-label="New sensor">
-        <Field label="Sensor name" errors={fields.name}>
-          <input required value={form.name} onChange={set('name')} />
-        </Field>
-        <Field label="Unit" errors={fields.unit} hint="e.g. kW, MW, kWh, EUR/MWh, °C">
-          <input required value={form.unit} onChange={set('unit')} />
-        </Field>
-        <Field label="Resolution" errors={fields.event_resolution} hint="ISO 8601, e.g. PT15M, PT1H">
-          <input required value={form.event_resolution} onChange={set('event_resolution')} />
-        </Field>
-        <Field label="Time zone" errors={fields.timezone}>
-          <input value={form.timezone} onChange={set('timezone')} />
-        </Field>
-        <FormError error={submitting.error} />
-        <SaveBar>
-          <SubmitButton busy={submitting.busy} busyLabel="Adding…">
-            Add sensor
-          </SubmitButton>
-        </SaveBar>
-      </form>
-    </details>
+    <FoldedForm summary="Add a sensor" label="New sensor" onSubmit={add}>
+      <Field label="Sensor name" errors={fields.name}>
+        <input required value={form.name} onChange={set('name')} />
+      </Field>
+      <Field label="Unit" errors={fields.unit} hint="e.g. kW, MW, kWh, EUR/MWh, °C">
+        <input required value={form.unit} onChange={set('unit')} />
+      </Field>
+      <Field label="Resolution" errors={fields.event_resolution} hint="ISO 8601, e.g. PT15M, PT1H">
+        <input required value={form.event_resolution} onChange={set('event_resolution')} />
+      </Field>
+      <Field label="Time zone" errors={fields.timezone}>
+        <input value={form.timezone} onChange={set('timezone')} />
+      </Field>
+      <SubmitBar submitting={submitting} busyLabel="Adding…">
+        Add sensor
+      </SubmitBar>
+    </FoldedForm>
   );
 }

@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import type { DeviceSetupAnswer } from '../../../../server/src/contracts/devices.ts';
 import { describeDays } from '../../lib/deviceSetup.ts';
-import { DataTable } from '../DataTable.tsx';
+import { DataTable, RowLink } from '../DataTable.tsx';
 
 /** A flex-model value for people: a sensor reference by its number, quantities as stored ("5 kW"). */
 const shown = (value: unknown) =>
@@ -22,9 +22,7 @@ export function DeviceMade({ made }: { made: DeviceSetupAnswer }) {
         rows={made.sensors}
         row={(s) => (
           <tr key={s.id}>
-            <th scope="row">
-              <Link to={`/sensors/${s.id}`}>{s.name}</Link>
-            </th>
+            <RowLink to={`/sensors/${s.id}`}>{s.name}</RowLink>
             <td>{s.unit}</td>
             <td>{s.timezone}</td>
             <td>{s.event_resolution}</td>

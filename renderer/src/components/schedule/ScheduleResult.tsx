@@ -9,6 +9,7 @@ import { ScheduleTable } from './ScheduleTable.tsx';
 import { scheduleOverlay } from './scheduleTable.ts';
 import { ScheduleConstraints } from './ScheduleConstraints.tsx';
 import { JobWarnings } from '../JobStatus.tsx';
+import { Fact } from '../Facts.tsx';
 import { formatMoney, isPenalty, moneySentence } from '../../lib/money.ts';
 
 interface Props {
@@ -56,24 +57,12 @@ export function ScheduleResult({ job, zone, names }: Props) {
     <div className="schedule-result">
       <JobWarnings warnings={result.warnings} zone={zone} />
       <dl className="facts">
-        <div>
-          <dt>Scheduler</dt>
-          <dd>{result.scheduler_info?.scheduler ?? '–'}</dd>
-        </div>
-        <div>
-          <dt>From</dt>
-          <dd>{formatTime(result.start_ms, zone)}</dd>
-        </div>
-        <div>
-          <dt>Until</dt>
-          <dd>{formatTime(result.end_ms, zone)}</dd>
-        </div>
-        <div>
-          <dt>Steps</dt>
-          <dd>
-            {steps} × {Math.round(result.step_ms / 60_000)} min
-          </dd>
-        </div>
+        <Fact term="Scheduler">{result.scheduler_info?.scheduler ?? '–'}</Fact>
+        <Fact term="From">{formatTime(result.start_ms, zone)}</Fact>
+        <Fact term="Until">{formatTime(result.end_ms, zone)}</Fact>
+        <Fact term="Steps">
+          {steps} × {Math.round(result.step_ms / 60_000)} min
+        </Fact>
         <div>
           <dt>Energy</dt>
           <dd data-testid="energy-cost">{energy === undefined ? '–' : moneySentence(energy, result.currency)}</dd>
