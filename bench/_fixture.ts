@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { hashPassword } from '../server/src/domain/passwords.ts';
+import { hashPassword } from '../worker/src/tasks.ts';
 import { createAccount } from '../server/src/store/accounts.ts';
 import { createAsset, type Asset } from '../server/src/store/assets.ts';
 import { createUser, listRoles } from '../server/src/store/users.ts';

@@ -21,7 +21,7 @@ import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
-import { hashPassword } from '../server/src/domain/passwords.ts';
+import { hashPassword } from '../worker/src/tasks.ts';
 import { createAccount } from '../server/src/store/accounts.ts';
 import { createAsset } from '../server/src/store/assets.ts';
 import { recordBeliefs } from '../server/src/store/beliefs.ts';

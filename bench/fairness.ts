@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { dataFolder } from '../server/src/dataFolder.ts';
-import { hashPassword } from '../server/src/domain/passwords.ts';
+import { hashPassword } from '../worker/src/tasks.ts';
 import { createAccount } from '../server/src/store/accounts.ts';
 import { createUser } from '../server/src/store/users.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';

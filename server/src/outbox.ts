@@ -1,13 +1,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Services } from './http/context.ts';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
 
 /**
  * "Sends" an e-mail. The appliance usually has no mail server and may be offline, so mails are
  * appended to `outbox.jsonl` in the data folder and logged, for an operator to pass on.
  */
 export async function sendMail(
-  services: Pick<Services, 'config' | 'log'>,
+  services: { config: Pick<Config, 'dataDir'>; log: Logger },
   mail: { to: string; subject: string; body: string },
 ): Promise<void> {
   const line = JSON.stringify({ at: new Date().toISOString(), ...mail });

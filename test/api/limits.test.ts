@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { latestDue } from '../../server/src/automations/cron.ts';
+import { latestDue } from '../../server/src/domain/cron.ts';
 import { snapshot } from '../helpers/db.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

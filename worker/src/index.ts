@@ -4,7 +4,7 @@
  * Scheduling tasks answer expected failures (infeasible, invalid problem) as a ScheduleOutcome;
  * anything else is thrown, and crossing the thread boundary keeps only its message.
  */
-import { checkPassword, hashPassword } from '../../server/src/domain/passwords.ts';
+import { checkPassword, hashPassword } from './passwords.ts';
 import { forecastSeries, type ForecastOutcome, type ForecastTask } from './forecasting/index.ts';
 import { runCustomScheduler } from './scheduling/customScheduler.ts';
 import { fallbackSchedule } from './scheduling/fallbackSchedule.ts';

@@ -5,7 +5,7 @@ const COST = 12;
 
 /**
  * @returns a bcrypt hash of the password. Slow on purpose: the server runs it in its password
- * threads (server/src/passwordPool.ts), the CLI and tests in process.
+ * threads (server/src/workers/passwordPool.ts), the CLI and tests in process.
  */
 export const hashPassword = (password: string): Promise<string> => bcrypt.hash(password, COST);
 

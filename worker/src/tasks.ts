@@ -12,6 +12,7 @@ import type { StorageProblem } from './scheduling/storageProblem.ts';
 
 export { FORECASTER_VERSION, type Backtest, type ForecastOutcome, type ForecastTask, type MethodName } from './forecasting/index.ts';
 export { BACKTEST_LEAD_DAYS } from './forecasting/backtest.ts';
+export { hashPassword, randomPassword, UNKNOWN_USER_HASH } from './passwords.ts';
 export type { ProcessProblem, ProcessSchedule } from './scheduling/processScheduler.ts';
 export { stepCost, type StorageSchedule } from './scheduling/scheduleResult.ts';
 export { PLUGIN_NAME, unregisteredSchedulerReason, type SchedulerPlugins } from './scheduling/schedulerPlugins.ts';

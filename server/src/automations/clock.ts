@@ -5,7 +5,7 @@ import type { JobQueue } from '../jobs/jobQueue.ts';
 import { Periodic } from '../periodic.ts';
 import { listAutomations, markQueued } from '../store/automations.ts';
 import { getAsset } from '../store/assets.ts';
-import { latestDue } from './cron.ts';
+import { latestDue } from '../domain/cron.ts';
 import type { AutomationJobArgs } from '../contracts/jobs.ts';
 
 /** A run's job is the same job for the same automation and due time, however often it is asked for. */

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { presentAutomation } from '../automations/wire.ts';
+import { presentAutomation } from '../commands/automationWire.ts';
 import { systemClock } from '../clock.ts';
 import { createAutomation, updateAutomation } from '../commands/automations.ts';
 import { automationCreate, automationPatch } from '../contracts/automations.ts';
-import { fieldMessages } from '../http/validate.ts';
+import { fieldMessages } from '../contracts/validate.ts';
 import { getAsset } from '../store/assets.ts';
 import * as store from '../store/automations.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';

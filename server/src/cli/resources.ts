@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { timezone } from '../contracts/fields.ts';
-import { hashPassword } from '../domain/passwords.ts';
+import { hashPassword } from '../../../worker/src/tasks.ts';
 import { createUser, setPassword } from '../commands/users.ts';
 import { createToyAccount } from '../commands/toyAccount.ts';
 import * as accounts from '../store/accounts.ts';
-import { presentAutomation } from '../automations/wire.ts';
+import { presentAutomation } from '../commands/automationWire.ts';
 import { systemClock } from '../clock.ts';
 import { deleteAsset } from '../commands/assets.ts';
 import { getAsset, listAssets } from '../store/assets.ts';

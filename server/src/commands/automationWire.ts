@@ -7,7 +7,7 @@ import { getSensor } from '../store/sensors.ts';
 import type { Config } from '../config.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { countAutomations } from '../store/automations.ts';
-import { nextDue, shortestInterval } from './cron.ts';
+import { nextDue, shortestInterval } from '../domain/cron.ts';
 
 /** Automations between the wire and the store, shared by the API and the command line. */
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { automationChanges, automationLimitProblem, automationReferences, newAutomation } from '../automations/wire.ts';
+import { automationChanges, automationLimitProblem, automationReferences, newAutomation } from './automationWire.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { automationCreate, automationPatch } from '../contracts/automations.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { hashPassword } from '../domain/passwords.ts';
+import { hashPassword } from '../../../worker/src/tasks.ts';
 import { createAccount } from '../store/accounts.ts';
 import { createAsset, ensureAssetType } from '../store/assets.ts';
 import { createSensor } from '../store/sensors.ts';

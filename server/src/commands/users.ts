@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { newPassword, type userPatch } from '../contracts/resources.ts';
-import { randomPassword } from '../domain/passwords.ts';
+import { randomPassword } from '../../../worker/src/tasks.ts';
 import { AppError, fieldError, forbidden, unprocessable } from '../errors.ts';
 import { authorize, type AccessContext } from '../policies/access.ts';
 import type { Principal } from '../policies/principal.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cronProblem } from '../automations/cron.ts';
+import { cronProblem } from '../domain/cron.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { id, text, timezone } from './fields.ts';
 

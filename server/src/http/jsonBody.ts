@@ -1,6 +1,6 @@
 import { tooDeepMessage, tooDeepPath } from '../contracts/fields.ts';
 import { malformedJson, unprocessable, type Location } from '../errors.ts';
-import { fieldTree } from './validate.ts';
+import { fieldTree } from '../contracts/validate.ts';
 
 /** Bare `NaN` / `Infinity` where a JSON value stands (Python's json writes them). */
 const specialNumbers = /(?<=[[,:]\s*)(-?Infinity|NaN)(?=\s*[,\]}])/g;

@@ -8,7 +8,7 @@ import { mayOnUnowned } from '../policies/roles.ts';
 import type { User } from '../store/users.ts';
 import { requireUser } from './auth.ts';
 import type { AppContext } from './context.ts';
-import { parseInput } from './validate.ts';
+import { parseInput } from '../contracts/validate.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

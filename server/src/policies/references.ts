@@ -3,7 +3,6 @@ import { fieldTree, forbidden, mergeFieldTrees, unprocessable, type Location } f
 import { getAccount } from '../store/accounts.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
-import { attributeReferences } from '../scheduling/storedValues.ts';
 import { accountMay, can, type ObjectAccess } from './access.ts';
 import type { Actor } from './principal.ts';
 
@@ -114,6 +113,16 @@ export function flexReferences(config: unknown, prefix = '', location: Location 
     for (const [key, v] of Object.entries(config as Record<string, unknown>)) walk({ [key]: v }, [], undefined);
   }
   return out;
+}
+
+/**
+ * The price sensor 0.18's `market_id` attribute names: read by every schedule of the sensor or
+ * asset that stores it, so authorized when written, as stored flex configuration is.
+ */
+export function attributeReferences(attributes: Record<string, unknown> | undefined): Reference[] {
+  const id = attributes?.market_id;
+  if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) return [];
+  return [{ kind: 'sensor', id, use: 'read', location: 'json', field: 'attributes.market_id' }];
 }
 
 /**

@@ -16,7 +16,7 @@ import {
 } from '../contracts/flexModel.ts';
 import { formatStart, formatTimedelta, storedInstantMs, type IsoDuration } from '../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit, readQuantity } from '../domain/units.ts';
-import { fieldMessages } from '../http/validate.ts';
+import { fieldMessages } from '../contracts/validate.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';

@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
 import { storedInstantMs } from '../domain/time.ts';
 import { isEnergyUnit, readQuantity } from '../domain/units.ts';
-import type { Reference } from '../policies/references.ts';
 import { getSensor } from '../store/sensors.ts';
 
 /**
@@ -268,16 +267,6 @@ const attributeRules: Record<string, { rule: Rule; numberOnly: boolean }> = {
   consumption_capacity_in_mw: { rule: capacity, numberOnly: true },
   production_capacity_in_mw: { rule: capacity, numberOnly: true },
 };
-
-/**
- * The price sensor 0.18's `market_id` attribute names: read by every schedule of the sensor or
- * asset that stores it, so authorized when written, as stored flex configuration is.
- */
-export function attributeReferences(attributes: Record<string, unknown> | undefined): Reference[] {
-  const id = attributes?.market_id;
-  if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) return [];
-  return [{ kind: 'sensor', id, use: 'read', location: 'json', field: 'attributes.market_id' }];
-}
 
 /**
  * Checks 0.18's attribute-style flex configuration written to an asset or a sensor with the value

@@ -1,5 +1,20 @@
 import type { Knex } from 'knex';
-import type { MoneySeries } from '../scheduling/money.ts';
+
+/**
+ * What a schedule's money figures are computed from, per step: kept with the schedule
+ * (`schedule_money`) so that the realised figure can be computed once measurements arrive.
+ */
+export interface MoneySeries {
+  stepHours: number;
+  /** Currency per MWh. */
+  consumptionPrice: number[];
+  /** Null when production is paid the consumption price. */
+  productionPrice: number[] | null;
+  /** Power of the site without its scheduled devices (MW, consumption positive). */
+  inflexibleMw: number[];
+  /** Each scheduled device: the plan, and what it would do if nobody planned (MW, consumption positive). */
+  devices: { sensorId: number; powerMw: number[]; baselineMw: number[] }[];
+}
 
 /** A schedule's money series as kept beside its beliefs. */
 export interface ScheduleMoney {

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { TariffDefinition } from '../contracts/tariffs.ts';
 import { resampleToGrid } from '../domain/resample.ts';
-import { tariffPriceAt } from '../domain/tariff.ts';
+import { tariffPriceAt } from './tariffPrice.ts';
 import { conversion } from '../domain/units.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';

@@ -1,6 +1,6 @@
 import { Piscina } from 'piscina';
-import { UNKNOWN_USER_HASH } from '../domain/passwords.ts';
 import { typedPool, workerThreadOptions } from './workerPool.ts';
+import { UNKNOWN_USER_HASH } from '../../../worker/src/tasks.ts';
 
 /** bcrypt work of the server, done in a thread so that a flood of logins cannot stall other requests. */
 export interface PasswordPool {

@@ -6,7 +6,7 @@ import { parseAwareDateTime, parseIsoDuration } from '../../domain/time.ts';
 import type { BeliefTiming } from '../../domain/sensorData.ts';
 import { isValidUnit } from '../../domain/units.ts';
 import type { AppContext } from '../../http/context.ts';
-import { fieldMessages } from '../../http/validate.ts';
+import { fieldMessages } from '../../contracts/validate.ts';
 import { legacyError, shown, type LegacyErrorName } from './responses.ts';
 
 /**

@@ -6,7 +6,7 @@ import { isEnergyPriceUnit, isPowerUnit } from '../../domain/units.ts';
 import * as wire from '../../contracts/responses.ts';
 import { fieldError, forbidden, notFound, unprocessable } from '../../errors.ts';
 import { unplacedRoute, type Loaded } from '../../http/routes.ts';
-import { parseInput } from '../../http/validate.ts';
+import { parseInput } from '../../contracts/validate.ts';
 import type { Permission } from '../../policies/access.ts';
 import { mayCreateV2Assets } from '../../policies/roles.ts';
 import * as assetCommands from '../../commands/assets.ts';

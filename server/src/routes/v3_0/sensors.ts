@@ -16,7 +16,8 @@ import * as assets from '../../store/assets.ts';
 import * as sensors from '../../store/sensors.ts';
 import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
 import { listedAccountIds } from '../../policies/visibility.ts';
-import { attributeReferences, checkStoredAttributes } from '../../scheduling/storedValues.ts';
+import { checkStoredAttributes } from '../../scheduling/storedValues.ts';
+import { attributeReferences } from '../../policies/references.ts';
 import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
 /** `account` and `asset` are FlexMeasures 1.0's spellings (v3.0-32) of `account_id` and `asset_id`. */
