@@ -46,11 +46,6 @@ export interface Dialect {
   /** The rows of a `db.raw()` SELECT (SQLite returns them as an array, PostgreSQL in `.rows`). */
   rows<T>(result: unknown): T[];
   /**
-   * Creates the belief table from the schema builder's definition, in the layout that keeps a
-   * window read of one sensor proportional to the window.
-   */
-  createBeliefTable(db: Knex, table: Knex.SchemaBuilder): Promise<void>;
-  /**
    * Claims the data folder for one server. An embedded store belongs to one process; a database
    * server is shared by many API processes and needs no folder lock.
    */

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { dialectOf } from '../dialect.ts';
 
 /**
  * Data sources and the belief store. See docs/belief-store.md for why the table looks like this.
@@ -33,7 +32,16 @@ export async function up(db: Knex): Promise<void> {
     // makes that a contiguous range, with each event's beliefs ordered by source and time.
     t.primary(['sensor_id', 'event_start', 'source_id', 'cumulative_probability', 'belief_time']);
   });
-  await dialectOf(db).createBeliefTable(db, beliefs);
+  if ((db.client as { config: Knex.Config }).config.client === 'sqlite3') {
+    // WITHOUT ROWID stores the rows in the primary-key b-tree itself: a window read touches only
+    // the pages of that window, and no second b-tree (rowid table + key index) is written.
+    const [create, ...rest] = beliefs.toSQL();
+    await db.raw(`${create.sql} WITHOUT ROWID`, create.bindings);
+    for (const statement of rest) await db.raw(statement.sql, statement.bindings);
+  } else {
+    // PostgreSQL: the primary key's b-tree (sensor, event start, …) serves every window read as one range.
+    await beliefs;
+  }
 
   // Which sources have data on which sensor, kept up to date on every write, so that
   // `GET /sources?sensor_id=` does not scan a sensor's beliefs.

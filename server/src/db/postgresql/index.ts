@@ -56,11 +56,6 @@ export const postgresql: Dialect = {
   query: async <T>(db: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]) =>
     ((await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: T[] }).rows,
 
-  async createBeliefTable(_db, table) {
-    // The primary key's b-tree (sensor, event start, …) serves every window read as one range.
-    await table;
-  },
-
   // Many processes share the database; none owns it.
   async lockStore() {
     return { release: async () => {} };

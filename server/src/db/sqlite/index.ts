@@ -41,14 +41,6 @@ export const sqlite: Dialect = {
 
   query: runKept,
 
-  async createBeliefTable(db, table) {
-    // WITHOUT ROWID stores the rows in the primary-key b-tree itself: a window read touches only
-    // the pages of that window, and no second b-tree (rowid table + key index) is written.
-    const [create, ...rest] = table.toSQL();
-    await db.raw(`${create.sql} WITHOUT ROWID`, create.bindings);
-    for (const statement of rest) await db.raw(statement.sql, statement.bindings);
-  },
-
   lockStore: (folder) => lockStore(folder.lock),
 
   backup: backupStore,
