@@ -1,10 +1,9 @@
 import type { ReactNode } from 'react';
 
-/** A fieldset of checkboxes, one per item (sensors, roles), for choosing several of them by id. */
-export function Checklist<T extends { id: number }>({
+/** A fieldset of checkboxes, one per item (sensors, roles) and named by it, for choosing several of them by id. */
+export function Checklist<T extends { id: number; name: string }>({
   legend,
   items,
-  name,
   chosen,
   onChange,
   errors,
@@ -13,8 +12,6 @@ export function Checklist<T extends { id: number }>({
 }: {
   legend: ReactNode;
   items: T[];
-  /** What a checkbox says. */
-  name: (item: T) => string;
   chosen: number[];
   onChange: (ids: number[]) => void;
   errors?: string[];
@@ -33,7 +30,7 @@ export function Checklist<T extends { id: number }>({
             checked={chosen.includes(item.id)}
             onChange={(e) => onChange(e.target.checked ? [...chosen, item.id] : chosen.filter((id) => id !== item.id))}
           />{' '}
-          {name(item)}
+          {item.name}
         </label>
       ))}
       {children}

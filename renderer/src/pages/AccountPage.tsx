@@ -212,14 +212,7 @@ function RoleEditor({
 }) {
   const [ids, setIds] = useState(user.flexmeasures_roles);
   return (
-    <Checklist
-      className="role-editor"
-      legend={`Roles of ${user.username}`}
-      items={roles}
-      name={(r) => r.name}
-      chosen={ids}
-      onChange={setIds}
-    >
+    <Checklist className="role-editor" legend={`Roles of ${user.username}`} items={roles} chosen={ids} onChange={setIds}>
       <button type="button" className="primary" onClick={() => onSave(ids)}>
         Save roles
       </button>
@@ -276,7 +269,6 @@ function NewUser({ accountId, roles, onCreated }: { accountId: number; roles: Ro
         className="field"
         legend="Roles"
         items={assignable(roles, session.isAdmin)}
-        name={(r) => r.name}
         chosen={roleIds}
         onChange={setRoleIds}
         errors={fields.flexmeasures_roles}

@@ -132,7 +132,6 @@ function EditAsset({
         className="field wide"
         legend="Sensors shown in the chart"
         items={sensors}
-        name={(s) => s.name}
         chosen={form.shown}
         onChange={(shown) => setForm({ ...form, shown })}
         errors={fields.attributes}

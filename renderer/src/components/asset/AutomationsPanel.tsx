@@ -129,7 +129,6 @@ function NewAutomation({
       <Checklist
         legend="Forecast first"
         items={sensors}
-        name={(s) => s.name}
         chosen={form.forecasts}
         onChange={(forecasts) => setForm({ ...form, forecasts })}
         errors={fields.forecast_sensor_ids}

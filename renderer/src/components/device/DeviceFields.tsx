@@ -9,8 +9,21 @@ export interface DeviceFieldsProps {
   fields: FieldMessages;
 }
 
+type NumberKey = 'power' | 'capacity' | 'reserve' | 'charging' | 'discharging' | 'hours';
+
+/** A number input for one key of the form; any fraction, at least `min`. */
+function numberInput(
+  { form, set }: DeviceFieldsProps,
+  key: NumberKey,
+  min: string,
+  { max, required }: { max?: string; required?: boolean } = {},
+) {
+  return <input type="number" min={min} max={max} step="any" value={form[key]} onChange={set(key)} required={required} />;
+}
+
 /** What every device has: its name, zone, resolution and power. */
-export function CommonDeviceFields({ form, set, fields }: DeviceFieldsProps) {
+export function CommonDeviceFields(props: DeviceFieldsProps) {
+  const { form, set, fields } = props;
   return (
     <>
       <Field label="Name" errors={fields.name}>
@@ -27,28 +40,29 @@ export function CommonDeviceFields({ form, set, fields }: DeviceFieldsProps) {
         </select>
       </Field>
       <Field label={form.kind === 'pv' ? 'Peak power (kW)' : 'Power (kW)'} errors={fields.power}>
-        <input type="number" min="0" step="any" value={form.power} onChange={set('power')} required />
+        {numberInput(props, 'power', '0', { required: true })}
       </Field>
     </>
   );
 }
 
 /** What a device that stores energy has: capacity, reserve and efficiencies. */
-export function StorageDeviceFields({ form, set, fields }: DeviceFieldsProps) {
+export function StorageDeviceFields(props: DeviceFieldsProps) {
+  const { form, fields } = props;
   return (
     <>
       <Field label="Capacity (kWh)" errors={fields.capacity}>
-        <input type="number" min="0" step="any" value={form.capacity} onChange={set('capacity')} required />
+        {numberInput(props, 'capacity', '0', { required: true })}
       </Field>
       <Field label="Reserve (%)" errors={fields.soc_min} hint="Never discharged below this share of the capacity">
-        <input type="number" min="0" max="100" step="any" value={form.reserve} onChange={set('reserve')} />
+        {numberInput(props, 'reserve', '0', { max: '100' })}
       </Field>
       <Field label="Charging efficiency (%)" errors={fields.charging_efficiency}>
-        <input type="number" min="1" max="100" step="any" value={form.charging} onChange={set('charging')} />
+        {numberInput(props, 'charging', '1', { max: '100' })}
       </Field>
       {(form.kind === 'battery' || form.bidirectional) && (
         <Field label="Discharging efficiency (%)" errors={fields.discharging_efficiency}>
-          <input type="number" min="1" max="100" step="any" value={form.discharging} onChange={set('discharging')} />
+          {numberInput(props, 'discharging', '1', { max: '100' })}
         </Field>
       )}
     </>
@@ -56,11 +70,12 @@ export function StorageDeviceFields({ form, set, fields }: DeviceFieldsProps) {
 }
 
 /** What a heat pump or process has: how long it runs and how it may be shifted. */
-export function ProcessDeviceFields({ form, set, fields }: DeviceFieldsProps) {
+export function ProcessDeviceFields(props: DeviceFieldsProps) {
+  const { form, set, fields } = props;
   return (
     <>
       <Field label="Run time (hours)" errors={fields.duration}>
-        <input type="number" min="0" step="any" value={form.hours} onChange={set('hours')} required />
+        {numberInput(props, 'hours', '0', { required: true })}
       </Field>
       <Field label="How it may run" errors={fields.process_type}>
         <select value={form.processType} onChange={set('processType')}>
