@@ -1,3 +1,4 @@
+import { solveTimeLimitSeconds } from './solveTimeLimit.ts';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobResult, JobWarning } from '../contracts/responses.ts';
@@ -105,7 +106,7 @@ export function schedulingHandler(
         ? pool.run('fallbackStorageSchedule', problem)
         : spec.customScheduler
           ? pool.run('customStorageSchedule', { plugin: spec.customScheduler, problem })
-          : pool.run('storageSchedule', { ...problem, timeLimitSeconds: 120 })
+          : pool.run('storageSchedule', { ...problem, timeLimitSeconds: solveTimeLimitSeconds(problem.stepCount, problem.devices.length) })
     ).catch((err: unknown) => {
       log.error({ err }, 'solver failed');
       // A runtime error's text (a RangeError, say) tells people nothing: the log keeps it.
