@@ -24,6 +24,7 @@ import { legacyApi } from './routes/legacy/index.ts';
 import { mountSunset } from './routes/sunset.ts';
 import { V3_PREFIX, v3Routes } from './routes/v3_0/index.ts';
 import { isQueueName, type FlexsiteJobs } from './contracts/jobs.ts';
+import { SPARE_SLOTS } from './jobs/jobQueue.ts';
 import { LocalJobQueue } from './jobs/localJobQueue.ts';
 import type { RedisJobQueue } from './jobs/redisJobQueue.ts';
 import { openRedis, redisNamespace } from './redis.ts';
@@ -204,7 +205,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const probe = openStore(target);
   const reader = openReaders(target, db);
   // An API-only process queues jobs for the workers and runs none itself.
-  const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads, schedulerPlugins);
+  const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads + SPARE_SLOTS, schedulerPlugins);
   const attention = new Attention(db, config, log, clock);
   const webhooks = new WebhookOutbox(db, log, clock);
   const tariffs = new TariffWriter(db, config, log, clock);

@@ -106,6 +106,14 @@ export type JobHandler<M extends JobTypes = FlexsiteJobs, Q extends keyof M & st
   runtime: JobRuntime<M, Q>,
 ) => Promise<M[Q]['result']>;
 
+/**
+ * Slots beyond the worker threads, each only for a job of an account with no job running: one
+ * account's long solve (a single solver call cannot give its turn away between cycles) then holds
+ * its own slot only, and another account's schedule starts next to it at once. The worker pool
+ * has a thread for each.
+ */
+export const SPARE_SLOTS = 1;
+
 /** A handler for every queue. */
 export type JobHandlers<M extends JobTypes = FlexsiteJobs> = { [Q in keyof M & string]: JobHandler<M, Q> };
 

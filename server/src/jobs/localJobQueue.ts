@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import type { EnqueueOptions, JobHandlers, JobQueue, JobRecord, JobTypes } from './jobQueue.ts';
+import { SPARE_SLOTS, type EnqueueOptions, type JobHandlers, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
 import { cacheKeyOf, JobTable, runAndRecord, type IsQueue } from './jobTable.ts';
 
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -145,20 +145,22 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
 
   /**
    * Claims and starts queued jobs while a slot is free: the oldest of an account with no job
-   * running, else the oldest, so that accounts take turns.
+   * running, else the oldest, so that accounts take turns. With every slot taken, a spare slot
+   * (`SPARE_SLOTS`) still takes a job of an account with no job running.
    */
   private async claimAndRun(): Promise<void> {
     const handlers = this.handlers;
-    while (handlers && !this.closing && this.busy() < this.config.workerThreads) {
+    while (handlers && !this.closing && this.busy() < this.config.workerThreads + SPARE_SLOTS) {
+      const spareOnly = this.busy() >= this.config.workerThreads;
       const active = [...new Set(this.runningAccounts.values())].filter((a): a is number => a !== null);
       const queued = () => this.db('job').where({ status: 'queued' }).orderBy('created_at');
-      const next =
-        (await queued()
-          .where((q) => q.whereNull('account_id').orWhereNotIn('account_id', active))
-          .first('id')) ?? (await queued().first('id'));
+      const fresh = await queued()
+        .where((q) => q.whereNull('account_id').orWhereNotIn('account_id', active))
+        .first('id');
+      const next = fresh ?? (spareOnly ? undefined : await queued().first('id'));
       if (!next) {
         // Nothing is queued: notes of jobs that expired meanwhile go too.
-        this.queuedAccounts.clear();
+        if (!spareOnly) this.queuedAccounts.clear();
         return;
       }
       this.queuedAccounts.delete(next.id);

@@ -4,7 +4,7 @@ import { Queue, QueueEvents, WaitingError, Worker, type ConnectionOptions, type 
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { redisNamespace } from '../redis.ts';
-import type { EnqueueOptions, JobHandlers, JobQueue, JobRecord, JobTypes } from './jobQueue.ts';
+import { SPARE_SLOTS, type EnqueueOptions, type JobHandlers, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
 import { cacheKeyOf, JobTable, runAndRecord, wasInterrupted, type IsQueue } from './jobTable.ts';
 import { Turns } from './turns.ts';
 
@@ -53,7 +53,7 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
     private onClose: () => Promise<void> = async () => {},
   ) {
     this.table = new JobTable(db, config, isQueue, clock);
-    this.turns = new Turns(config.workerThreads);
+    this.turns = new Turns(config.workerThreads, SPARE_SLOTS);
     this.queue = new Queue(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });
   }
 
@@ -72,8 +72,8 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
     this.worker = new Worker(QUEUE, (bull, token) => this.run(handlers, bull, token), {
       connection: this.connection(),
       prefix: redisNamespace(this.config),
-      // One job more than there are slots: it waits here for a turn (see the class comment).
-      concurrency: this.config.workerThreads + 1,
+      // One job more than there are slots (spare ones included): it waits here for a turn (see the class comment).
+      concurrency: this.config.workerThreads + SPARE_SLOTS + 1,
       lockDuration: LOCK_MS,
       stalledInterval: LOCK_MS,
       maxStalledCount: 1,

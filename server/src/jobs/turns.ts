@@ -16,7 +16,8 @@ export class SentBack extends Error {}
  * that gave its slot away between cycles, else to the longest-waiting job of an account holding
  * no slot, else to the longest-waiting job. A long job gives its slot to a waiting job of another
  * account before each cycle (`yieldTurn`), so that job starts at once and waits at most for the
- * cycle under way when it arrived.
+ * cycle under way when it arrived. With every slot taken, a spare slot still goes to a job of an
+ * account holding none (see `SPARE_SLOTS`).
  */
 export class Turns {
   /** The account of each job holding a slot. */
@@ -24,7 +25,10 @@ export class Turns {
   private waiting: Waiter[] = [];
   private closed = false;
 
-  constructor(private slots: number) {}
+  constructor(
+    private slots: number,
+    private spare = 0,
+  ) {}
 
   /** Resolves once the job holds a slot; rejects with `SentBack` when it is sent back to its queue first. */
   take(id: string, accountId: number | null, resuming = false): Promise<void> {
@@ -82,8 +86,13 @@ export class Turns {
 
   /** Of these waiting jobs, the one whose turn it is. */
   private nextOf(candidates: Waiter[]): Waiter | undefined {
+    return candidates.find((w) => w.resuming) ?? this.freshOf(candidates) ?? candidates[0];
+  }
+
+  /** The longest-waiting job to start of an account holding no slot. */
+  private freshOf(candidates: Waiter[]): Waiter | undefined {
     const busy = new Set(this.holders.values());
-    return candidates.find((w) => w.resuming) ?? candidates.find((w) => w.accountId === null || !busy.has(w.accountId)) ?? candidates[0];
+    return candidates.find((w) => !w.resuming && (w.accountId === null || !busy.has(w.accountId)));
   }
 
   private grant(w: Waiter): void {
@@ -93,6 +102,11 @@ export class Turns {
   }
 
   private handOut(): void {
-    for (let next = this.nextOf(this.waiting); next && this.holders.size < this.slots; next = this.nextOf(this.waiting)) this.grant(next);
+    for (;;) {
+      const size = this.holders.size;
+      const next = size < this.slots ? this.nextOf(this.waiting) : size < this.slots + this.spare ? this.freshOf(this.waiting) : undefined;
+      if (!next) return;
+      this.grant(next);
+    }
   }
 }
