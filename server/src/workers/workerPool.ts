@@ -63,19 +63,26 @@ export function createWorkerPool(
       // Big horizons with binaries use a few hundred MB in HiGHS; keep a bad job from taking the machine.
       ...workerThreadOptions(2048),
       workerData: { schedulerPlugins: Object.fromEntries(schedulerPlugins) },
-      minThreads: 1,
+      // Every thread is kept: a spare slot's job (see SPARE_SLOTS) must not wait for a thread to start.
+      minThreads: threads,
       maxThreads: threads,
       idleTimeout: 10 * 60_000,
     }),
   );
-  // Warm start: the kept thread loads the solver now, not when the first schedule is asked for.
+  // Warm start: the kept threads load the solver now, not when the first schedule is asked for.
   // Through the task the first schedule runs: piscina looks a task's handler up on its first call
   // (from source, tsx compiles the loader again for it). V8 compiles HiGHS' hot functions further
   // in the background once they have run a while: after one solve, the next ones took 50–220 ms
   // for 192 steps, after three about 30–40 ms. A failure here (or the pool closing first) shows
   // again, with its reason, on a real task. `warmedUp` settles when it is done, either way.
-  const warmedUp = (async () => {
-    for (let i = 0; i < WARM_UP_SOLVES; i++) await pool.run('storageSchedule', WARM_UP_PROBLEM);
-  })().catch(() => {});
+  // One chain of solves per thread, side by side, so that each thread warms up.
+  const warmedUp = Promise.all(
+    Array.from({ length: threads }, async () => {
+      for (let i = 0; i < WARM_UP_SOLVES; i++) await pool.run('storageSchedule', WARM_UP_PROBLEM);
+    }),
+  ).then(
+    () => {},
+    () => {},
+  );
   return { ...pool, warmedUp };
 }
