@@ -114,3 +114,37 @@ describe('POST /assets/<id>/copy', () => {
     expect(await t.db('generic_asset').count({ n: '*' })).toEqual(before);
   });
 });
+
+describe('copied sensor attributes (issue 28)', () => {
+  it('re-points sensor attributes naming copied sensors, market_id included', async () => {
+    const root = await f.asset({ accountId, name: 'Plant', type: 'building' });
+    const ratio = await f.sensor({ assetId: root.id, unit: '', name: 'ratio' });
+    const price = await f.sensor({ assetId: root.id, unit: 'EUR/MWh', name: 'price', resolutionMinutes: 60 });
+    const attributes = { 'charging-efficiency': { sensor: ratio.id }, market_id: price.id };
+    await f.sensor({ assetId: root.id, name: 'battery', attributes });
+    const res = await copy(root.id);
+    expect(res.status).toBe(201);
+    const copies = await t.db('sensor').where({ generic_asset_id: res.body.asset });
+    const byName = (name: string) => copies.find((s) => s.name === name);
+    expect(JSON.parse(byName('battery').attributes)).toEqual({
+      'charging-efficiency': { sensor: byName('ratio').id },
+      market_id: byName('price').id,
+    });
+  });
+
+  it('refuses a copy whose sensor attributes name a sensor the target account may not use (403), storing nothing', async () => {
+    const outside = await f.sensor({ assetId: (await f.asset({ accountId, name: 'Meters' })).id, unit: '' });
+    const root = await f.asset({ accountId, name: 'Rig' });
+    await f.sensor({ assetId: root.id, attributes: { 'charging-efficiency': { sensor: outside.id } } });
+    const other = (await f.account()).id;
+    const before = await t.db('generic_asset').count({ n: '*' });
+    const sensorsBefore = await t.db('sensor').count({ n: '*' });
+    const res = await copy(root.id, { account: other }, admin);
+    expect(res.status).toBe(403);
+    expect(JSON.stringify(res.body)).not.toContain(String(outside.id));
+    expect(await t.db('generic_asset').count({ n: '*' })).toEqual(before);
+    expect(await t.db('sensor').count({ n: '*' })).toEqual(sensorsBefore);
+    // Within its own account the same copy is fine.
+    expect((await copy(root.id)).status).toBe(201);
+  });
+});

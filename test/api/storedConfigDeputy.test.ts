@@ -211,3 +211,72 @@ describe('running on stored flex configuration written before the rule', () => {
     );
   });
 });
+
+describe('attribute-style references (issue 28): refused when written, never read for their unit', () => {
+  const attributesNaming = (id: number) => ({ 'charging-efficiency': { sensor: id } });
+  const attributesOf = async (table: 'sensor' | 'generic_asset', id: number) =>
+    JSON.parse((await t.db(table).where({ id }).first()).attributes) as Record<string, unknown>;
+
+  for (const writer of ['consultant', 'admin']) {
+    it(`${writer}: a sensor of another account in asset or sensor attributes is refused (403), nothing stored`, async () => {
+      const foreign = JSON.stringify(attributesNaming(sensorsOf.other.power));
+      const assetBefore = await attributesOf('generic_asset', assetId);
+      const sensorBefore = await attributesOf('sensor', powerSensorId);
+      const sensorCount = await t.db('sensor').count({ n: '*' }).first();
+      const token = tokens[writer];
+      const patchAsset = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, { token, json: { attributes: foreign } });
+      const patchSensor = await t.request('PATCH', `/api/v3_0/sensors/${powerSensorId}`, { token, json: { attributes: foreign } });
+      const postSensor = await t.request('POST', '/api/v3_0/sensors', {
+        token,
+        json: { name: 'attr', unit: 'MW', event_resolution: 'PT15M', generic_asset_id: assetId, attributes: foreign },
+      });
+      const accountId = (await t.db('generic_asset').where({ id: assetId }).first('account_id')).account_id as number;
+      const postAsset = await t.request('POST', '/api/v3_0/assets', {
+        token,
+        json: { name: 'attr-asset', generic_asset_type_id: await f.assetType('battery'), account_id: accountId, attributes: foreign },
+      });
+      for (const res of [patchAsset, patchSensor, postSensor, postAsset]) {
+        expect(res.status).toBe(403);
+        expect(JSON.stringify(res.body)).not.toMatch(/MW|dimensionless/);
+      }
+      expect(await attributesOf('generic_asset', assetId)).toEqual(assetBefore);
+      expect(await attributesOf('sensor', powerSensorId)).toEqual(sensorBefore);
+      expect(await t.db('sensor').count({ n: '*' }).first()).toEqual(sensorCount);
+      expect(await t.db('generic_asset').where({ name: 'attr-asset' }).first()).toBeUndefined();
+    });
+  }
+
+  it('an own sensor is stored; an unknown id answers 422 as for any reference', async () => {
+    const own = await t.request('PATCH', `/api/v3_0/sensors/${powerSensorId}`, {
+      token: tokens.admin,
+      json: { attributes: JSON.stringify(attributesNaming(sensorsOf.own.power)) },
+    });
+    expect(own.status).toBe(200);
+    expect(await attributesOf('sensor', powerSensorId)).toEqual(attributesNaming(sensorsOf.own.power));
+    const unknown = await t.request('PATCH', `/api/v3_0/assets/${assetId}`, {
+      token: tokens.admin,
+      json: { attributes: JSON.stringify(attributesNaming(999_999)) },
+    });
+    expect(unknown).toMatchObject({
+      status: 422,
+      body: { message: { json: { attributes: { 'charging-efficiency': ['No sensor found with id 999999.'] } } } },
+    });
+  });
+
+  it('a trigger over a foreign reference stored before the rule answers 403, not the foreign unit', async () => {
+    await t.db.transaction((trx) => updateAsset(trx, assetId, configWith(kinds[0], ownPriceId)));
+    await t
+      .db('sensor')
+      .where({ id: powerSensorId })
+      .update({ attributes: JSON.stringify(attributesNaming(sensorsOf.other.power)) });
+    const jobsBefore = await t.db('job').count({ n: '*' }).first();
+    const res = await t.request('POST', `/api/v3_0/sensors/${powerSensorId}/schedules/trigger`, {
+      token: tokens.admin,
+      json: { start: START, duration: 'PT6H', 'force-new-job-creation': true },
+    });
+    expect(res.status).toBe(403);
+    expect(JSON.stringify(res.body)).not.toMatch(/MW|dimensionless/);
+    expect(await t.db('job').count({ n: '*' }).first()).toEqual(jobsBefore);
+    await t.db('sensor').where({ id: powerSensorId }).update({ attributes: '{}' });
+  });
+});

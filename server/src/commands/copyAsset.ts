@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { fieldError } from '../errors.ts';
-import { authorizeReferences, storedFlexReferences } from '../policies/references.ts';
+import { attributeReferences, authorizeReferences, storedFlexReferences } from '../policies/references.ts';
 import { authorizeSchedulerChoice } from '../policies/schedulerChoice.ts';
 import type { SchedulerPlugins } from '../../../worker/src/tasks.ts';
 import * as assets from '../store/assets.ts';
 import { actorOf, recordAudit } from '../store/auditLog.ts';
-import { createSensor, listSensors } from '../store/sensors.ts';
+import { createSensor, listSensors, updateSensor } from '../store/sensors.ts';
 import type { User } from '../store/users.ts';
 
 /**
@@ -30,7 +30,8 @@ async function copyName(db: Knex, name: string, target: CopyTarget): Promise<str
 }
 
 const isSensorListKey = (key: string) => key === 'sensors' || key === 'sensors_to_show' || key.endsWith('-sensors');
-const isSensorKey = (key: string) => key === 'sensor' || key.endsWith('-sensor');
+// 0.18's `market_id` attribute names a price sensor.
+const isSensorKey = (key: string) => key === 'sensor' || key === 'market_id' || key.endsWith('-sensor');
 
 /** Stored configuration with every sensor id the map knows replaced by its copy's. */
 function repointed(value: unknown, copies: Map<number, number>, listOfSensors = false): unknown {
@@ -62,6 +63,7 @@ export async function copyAsset(
   const sources = await Promise.all(sourceIds.map(async (id) => (await assets.getAsset(trx, id))!));
   const assetCopies = new Map<number, number>();
   const sensorCopies = new Map<number, number>();
+  const copiedSensors: { id: number; attributes: Record<string, unknown> }[] = [];
   // Parents before children: descendantIds lists them generation by generation.
   for (const source of sources) {
     const isRoot = source.id === asset.id;
@@ -83,8 +85,17 @@ export async function copyAsset(
     for (const sensor of await listSensors(trx, { assetId: source.id })) {
       authorizeSchedulerChoice(principal, input.plugins, {}, sensor.attributes);
       const { id, ...fields } = sensor;
-      sensorCopies.set(id, (await createSensor(trx, { ...fields, generic_asset_id: copy.id })).id);
+      const copyId = (await createSensor(trx, { ...fields, generic_asset_id: copy.id })).id;
+      sensorCopies.set(id, copyId);
+      copiedSensors.push({ id: copyId, attributes: sensor.attributes });
     }
+  }
+  // Sensor attributes name sensors too (`market_id`, attribute-style flex configuration): re-pointed
+  // and authorized for the copy's account like the assets' configuration below.
+  for (const sensor of copiedSensors) {
+    const attributes = repointed(sensor.attributes, sensorCopies) as Record<string, unknown>;
+    await authorizeReferences(trx, principal, attributeReferences(attributes), [], target.accountId);
+    await updateSensor(trx, sensor.id, { attributes });
   }
   for (const source of sources) {
     const id = assetCopies.get(source.id)!;

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { EnqueueOptions, JobQueue, JobRecord } from '../jobs/jobQueue.ts';
 import { principalRef, type Principal } from '../policies/principal.ts';
-import { authorizeReferences, flexReferences, refuseForeign } from '../policies/references.ts';
+import { attributeReferences, authorizeReferences, flexReferences, refuseForeign } from '../policies/references.ts';
 import { resolveSensorJob, triggerReferences, type TriggerInput } from '../scheduling/flexConfig.ts';
 import type { JobSpec } from '../contracts/jobSpec.ts';
 import type { SchedulingJobArgs } from '../contracts/jobs.ts';
@@ -54,7 +54,8 @@ export async function queueSchedule(
 
 /**
  * Schedules one sensor from the request's flex configuration over what its asset (and the
- * asset's ancestors) store: refuses foreign sensors (403) before the resolution reads them (422).
+ * asset's ancestors) store: refuses foreign sensors (403), also those its attributes name, before
+ * the resolution reads them (422).
  */
 export async function triggerSensorSchedule(
   deps: ScheduleDeps,
@@ -71,7 +72,9 @@ export async function triggerSensorSchedule(
   const asset = (await getAsset(db, sensor.generic_asset_id))!;
   const flexContext = await inheritedFlexContext(db, asset, input.flexContext);
   const flexModel = await deviceFlexModel(db, sensor, input.flexModel);
-  await refuseForeign(db, principal, [...flexReferences(flexModel), ...flexReferences(flexContext)], asset.account_id);
+  // Attributes stored before they were authorized when written must not tell a foreign unit either.
+  const attributeRefs = [...attributeReferences(sensor.attributes), ...attributeReferences(asset.attributes)];
+  await refuseForeign(db, principal, [...flexReferences(flexModel), ...flexReferences(flexContext), ...attributeRefs], asset.account_id);
   const spec = await resolveSensorJob(db, config, { ...trigger, flexContext }, sensor, asset, flexModel);
   return queueSchedule(deps, principal, { spec, asset, request: { flexModel, flexContext } }, { ...options, sensorId: sensor.id });
 }

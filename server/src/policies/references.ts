@@ -115,14 +115,25 @@ export function flexReferences(config: unknown, prefix = '', location: Location 
   return out;
 }
 
+/** Attributes that are no flex configuration of their own (`market_id` is named as a price sensor). */
+const notAttributeConfig = new Set(['flex-model', 'flex-context', 'sensors_to_show', 'sensors_to_show_as_kpis', 'market_id']);
+
 /**
- * The price sensor 0.18's `market_id` attribute names: read by every schedule of the sensor or
- * asset that stores it, so authorized when written, as stored flex configuration is.
+ * The sensors 0.18's attribute-style flex configuration of a sensor or an asset names: `market_id`,
+ * the price sensor, and references such as `{"charging-efficiency": {"sensor": id}}`, which the
+ * scheduler reads as the flex-model field of that name. Every schedule of the sensor or asset that
+ * stores them reads them, so they are authorized when written, as stored flex configuration is
+ * (else a job would be refused only when it runs, after reading the foreign sensor's unit).
+ * (`flex-model` and `flex-context` attributes are the asset's stored configuration, found by
+ * `storedFlexReferences`.)
  */
 export function attributeReferences(attributes: Record<string, unknown> | undefined): Reference[] {
-  const id = attributes?.market_id;
-  if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) return [];
-  return [{ kind: 'sensor', id, use: 'read', location: 'json', field: 'attributes.market_id' }];
+  if (!attributes) return [];
+  const market = attributes.market_id;
+  const marketRef: Reference[] =
+    isId(market) && market > 0 ? [{ kind: 'sensor', id: market, use: 'read', location: 'json', field: 'attributes.market_id' }] : [];
+  const config = Object.fromEntries(Object.entries(attributes).filter(([key]) => !notAttributeConfig.has(key)));
+  return [...marketRef, ...flexReferences(config, 'attributes')];
 }
 
 /**
@@ -261,7 +272,7 @@ export const storedFlexReferences = (
     ...flexReferences(body.flex_context, 'flex_context'),
     ...flexReferences(body.attributes?.['flex-model'], 'attributes.flex-model'),
     ...flexReferences(body.attributes?.['flex-context'], 'attributes.flex-context'),
-    // 0.18's attributes naming sensors (`market_id`).
+    // 0.18's attributes naming sensors (`market_id`, attribute-style references).
     ...attributeReferences(body.attributes),
     // KPI sensors are read for whoever reads the asset's KPIs.
     ...(body.sensors_to_show_as_kpis ?? []).map((k, i): Reference => ({
