@@ -176,8 +176,11 @@ describe('forecasts', () => {
     expect(await t.db('job').where({ queue: 'forecasting' }).count({ n: '*' }).first()).toEqual(before);
 
     expect((await t.request('GET', `/api/v3_0/sensors/${loadSensor}/forecasts/${jobId}`, { token: otherToken })).status).toBe(403);
+    // Another account's job on one's own sensor answers as an unknown job, naming nothing of it (issue 28).
     const otherJob = await t.request('GET', `/api/v3_0/sensors/${otherPrivate}/forecasts/${jobId}`, { token: otherToken });
-    expect(otherJob.status).toBe(422);
-    expect(otherJob.body.message).toBe(`Sensor ID mismatch: job ${jobId} is for sensor ${loadSensor}, not sensor ${otherPrivate}.`);
+    const unknownJob = await t.request('GET', `/api/v3_0/sensors/${otherPrivate}/forecasts/no-such-job`, { token: otherToken });
+    expect(otherJob.status).toBe(unknownJob.status);
+    expect(otherJob.body).toEqual({ ...unknownJob.body, message: `Job ${jobId} not found.` });
+    expect(otherJob.body.message).not.toMatch(/sensor/i);
   });
 });

@@ -17,13 +17,13 @@ import { idParams, sensorById } from '../load.ts';
 
 const unprocessableJob = (message: string) => rejected(422, 'UNPROCESSABLE_ENTITY', message);
 
-/** The job of the path, checked to be a forecast of the path's sensor. */
+/**
+ * The job of the path, checked to be a forecast of the path's sensor. A job of another sensor
+ * answers as an unknown one: naming its sensor would tell another account's sensor ids.
+ */
 async function forecastJob(ctx: AppContext, jobId: string, sensorId: number) {
   const job = await ctx.services.jobs.get(jobId);
-  if (!job || job.queue !== 'forecasting') throw unprocessableJob(`Job ${jobId} not found.`);
-  if (job.sensorId !== sensorId) {
-    throw unprocessableJob(`Sensor ID mismatch: job ${job.id} is for sensor ${job.sensorId}, not sensor ${sensorId}.`);
-  }
+  if (!job || job.queue !== 'forecasting' || job.sensorId !== sensorId) throw unprocessableJob(`Job ${jobId} not found.`);
   return job;
 }
 
