@@ -9,9 +9,26 @@ export class AppError extends Error {
     readonly body: Record<string, unknown>,
     readonly headers: Record<string, string> = {},
   ) {
-    super(typeof body.message === 'string' ? body.message : JSON.stringify(body.message ?? body.status));
+    super(body.message === undefined ? String(body.status) : messageText(body.message));
     this.name = 'AppError';
   }
+}
+
+/**
+ * A body's message for people (jobs, notifications, the command line): a text as it is; field
+ * messages per location as `field.path: message`, joined by `; `.
+ */
+export function messageText(message: unknown): string {
+  const fields = (tree: unknown, path: string[]): string[] =>
+    Array.isArray(tree)
+      ? [`${path.join('.')}: ${tree.join(' ')}`]
+      : tree && typeof tree === 'object'
+        ? Object.entries(tree).flatMap(([key, inner]) => fields(inner, [...path, key]))
+        : [path.length ? `${path.join('.')}: ${String(tree)}` : String(tree)];
+  if (typeof message === 'string') return message;
+  return Object.values(message && typeof message === 'object' ? message : { message })
+    .flatMap((tree) => fields(tree, []))
+    .join('; ');
 }
 
 /** Field messages per location, e.g. {"json": {"start": ["Not a valid aware datetime."]}}. */

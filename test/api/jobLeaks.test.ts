@@ -109,3 +109,38 @@ describe('a foreign sensor in a trigger', () => {
     expect(JSON.stringify(res.body)).not.toMatch(/MW/);
   });
 });
+
+describe('a job refused as a trigger would be (issue 28)', () => {
+  it('records and answers its field messages in words, in the job and its notification', async () => {
+    const f = factories(t.db);
+    const accountId = (await f.account()).id;
+    const { token } = await f.user({ accountId, roles: ['account-admin'] });
+    const asset = await f.asset({ accountId });
+    const meter = await f.sensor({ assetId: asset.id, unit: 'MW' });
+    // A power sensor as the charging efficiency: the trigger's resolution refuses its unit.
+    const battery = await f.sensor({
+      assetId: asset.id,
+      attributes: { max_soc_in_mwh: 1, capacity_in_mw: 1, 'charging-efficiency': { sensor: meter.id } },
+    });
+    await t.request('PATCH', `/api/v3_0/assets/${asset.id}`, {
+      token,
+      json: { flex_model: JSON.stringify({ 'soc-at-start': 0 }), flex_context: JSON.stringify({ 'consumption-price': '50 EUR/MWh' }) },
+    });
+    const made = await t.request('POST', `/api/v3_0/assets/${asset.id}/automations`, {
+      token,
+      json: { name: 'words', cron: '0 6 * * *', schedule_sensor_id: battery.id, horizon: 'PT6H' },
+    });
+    expect(made.status).toBe(201);
+    expect(await t.server.automations.tick(Date.parse(made.body.next_run) + 60_000)).toBe(1);
+    const job = await t.db('job').where({ queue: 'automation', account_id: accountId }).orderBy('created_at', 'desc').first();
+    await t.server.services.jobs.settled(job.id, 30_000);
+    const read = await t.request('GET', `/api/v3_0/jobs/${job.id}`, { token });
+    expect(read.body).toMatchObject({ status: 'failed', error_kind: 'invalid-input' });
+    expect(read.body.error).toBe('ValueError: charging-efficiency: Cannot convert MW to dimensionless');
+    const notes = await t.request('GET', '/api/v3_0/notifications', { token });
+    const messages = JSON.stringify(notes.body);
+    expect(messages).toContain('ValueError: charging-efficiency: Cannot convert MW to dimensionless');
+    expect(messages).not.toContain('AppError');
+    expect((await t.request('GET', `/api/v3_0/jobs/${job.id}`, { token: outsider.token })).status).toBe(403);
+  });
+});

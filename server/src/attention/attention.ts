@@ -5,6 +5,7 @@ import type { Config } from '../config.ts';
 import type { JobResult } from '../contracts/responses.ts';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
+import { failureOf } from '../jobs/jobTable.ts';
 import { sendMail } from '../outbox.ts';
 import { lastMeasurement, monitoredSensors } from '../store/lastMeasurements.ts';
 import { addNotification, endSubject, webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
@@ -115,7 +116,8 @@ export class Attention extends Periodic {
 
   private async jobFailed(job: JobRecord<FlexsiteJobs, 'scheduling' | 'automation'>, err: unknown): Promise<void> {
     if (job.accountId === null) return;
-    const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    // In the words the job records, never runtime internals.
+    const reason = err instanceof Error ? failureOf(err).error : String(err);
     const base = { accountId: job.accountId, subject: `job:${job.id}`, jobId: job.id, sensorId: job.sensorId };
     if (job.queue === 'automation') {
       const message = `Automation job ${job.id} failed. ${reason}`;

@@ -49,18 +49,6 @@ export class CliError extends Error {}
  * or each field with its messages (under their request location, which means nothing here).
  */
 export function refusalText(err: AppError): string {
-  const { message, detail } = err.body;
-  const fields = (tree: unknown, path: string[]): string[] =>
-    Array.isArray(tree)
-      ? [`${path.join('.')}: ${tree.join(' ')}`]
-      : tree && typeof tree === 'object'
-        ? Object.entries(tree).flatMap(([key, inner]) => fields(inner, [...path, key]))
-        : [String(tree)];
-  const text =
-    typeof message === 'string'
-      ? message
-      : Object.values(message as Record<string, unknown>)
-          .flatMap((tree) => fields(tree, []))
-          .join('; ');
-  return typeof detail === 'string' ? `${text}: ${detail}` : text;
+  const { detail } = err.body;
+  return typeof detail === 'string' ? `${err.message}: ${detail}` : err.message;
 }

@@ -89,11 +89,16 @@ export const cacheKeyOf = (queue: string, args: object) =>
  * (a sentence for people) as internal; anything else (a runtime error such as a RangeError) as
  * internal without its text, which tells people nothing and the log keeps.
  */
-function failureOf(error: Error): { error: string; error_kind: JobErrorKind } {
+export function failureOf(error: Error): { error: string; error_kind: JobErrorKind } {
   if (error instanceof JobFailure) return { error: `${error.name}: ${error.message}`, error_kind: error.kind };
-  // An automation resolving its stored configuration answers as a trigger would: 422 or 403.
+  // An automation resolving its stored configuration answers as a trigger would: 422 or 403,
+  // recorded under the reference's failure names with its messages in words.
   if (error instanceof AppError) {
-    return { error: `${error.name}: ${error.message}`, error_kind: error.status === 403 ? 'forbidden' : 'invalid-input' };
+    const forbidden = error.status === 403;
+    return {
+      error: `${forbidden ? 'PermissionDenied' : 'ValueError'}: ${error.message}`,
+      error_kind: forbidden ? 'forbidden' : 'invalid-input',
+    };
   }
   if (error.constructor === Error) return { error: `${error.name}: ${error.message}`, error_kind: 'internal' };
   return { error: 'InternalError: the job failed unexpectedly; the server log has the details.', error_kind: 'internal' };
