@@ -178,3 +178,83 @@ describe('the last active administrator', () => {
     expect(last.body.message).toContain(`${second.user.username} is the last active administrator`);
   });
 });
+
+describe('no takeover through set-password links (issue 28)', () => {
+  const auditOf = async (userId: number) =>
+    (await t.db('audit_log').where({ affected_user_id: userId }).orderBy('id').select('event', 'active_user_id')).map(
+      (r: { event: string; active_user_id: number | null }) => [r.event, r.active_user_id],
+    );
+
+  it('refuses a link for an active colleague who has a password (409), mailing and changing nothing', async () => {
+    const admin = await f.user({ accountId, roles: ['account-admin'] });
+    const { user: alice } = await f.user({ accountId });
+    const before = await hashOf(alice.id);
+    const mails = outbox().length;
+    const res = await t.request('POST', `/api/v3_0/users/${alice.id}/password-link`, { token: admin.token });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      message:
+        `${alice.username} has a password of their own: a set-password link would let whoever holds it sign in as them. ` +
+        'Reset the password first (which signs them out and tells them), or let them use "forgot password".',
+      status: 409,
+    });
+    expect(outbox()).toHaveLength(mails);
+    expect(await hashOf(alice.id)).toBe(before);
+    expect(await auditOf(alice.id)).toEqual([]);
+    expect((await login(alice.email, PASSWORD)).status).toBe(200);
+  });
+
+  it('after an audited reset, which tells the user, a link works; the log names the admin who asked', async () => {
+    const admin = await f.user({ accountId, roles: ['account-admin'] });
+    const { user: alice } = await f.user({ accountId });
+    const mails = outbox().length;
+    expect((await t.request('PATCH', `/api/v3_0/users/${alice.id}/password-reset`, { token: admin.token })).status).toBe(200);
+    const res = await t.request('POST', `/api/v3_0/users/${alice.id}/password-link`, { token: admin.token });
+    expect(res.status).toBe(200);
+    expect(
+      outbox()
+        .slice(mails)
+        .map((m) => [m.to, m.subject]),
+    ).toEqual([
+      [alice.email, 'Your Flexsite password has been reset'],
+      [alice.email, 'Set your Flexsite password'],
+    ]);
+    const token = new URL(res.body.link).searchParams.get('token')!;
+    expect((await t.request('POST', '/api/v3_0/password/set', { json: { token, password: 'chosen by alice' } })).status).toBe(200);
+    expect(await auditOf(alice.id)).toEqual([
+      [`Password reset for user ${alice.username}`, admin.user.id],
+      [`Set-password link made for user ${alice.username}`, admin.user.id],
+      [`Password set for user ${alice.username} through a set-password link`, alice.id],
+    ]);
+    // Her password is her own again: no further link.
+    expect((await t.request('POST', `/api/v3_0/users/${alice.id}/password-link`, { token: admin.token })).status).toBe(409);
+  });
+
+  it("an invitation's link is recorded as the admin's; another account's admin is refused (403)", async () => {
+    const admin = await f.user({ accountId, roles: ['account-admin'] });
+    const created = await t.request('POST', '/api/v3_0/users', {
+      token: admin.token,
+      json: { email: 'invitee28@example.com', username: 'invitee28', account_id: accountId },
+    });
+    const outsider = await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] });
+    expect((await t.request('POST', `/api/v3_0/users/${created.body.id}/password-link`, { token: outsider.token })).status).toBe(403);
+    expect((await t.request('POST', `/api/v3_0/users/${created.body.id}/password-link`, { token: admin.token })).status).toBe(200);
+    expect(await auditOf(created.body.id)).toEqual([
+      ['User invitee28 created', admin.user.id],
+      ['Set-password link made for user invitee28', admin.user.id],
+    ]);
+  });
+
+  it('records a change of e-mail address, by whom', async () => {
+    const admin = await f.user({ accountId, roles: ['account-admin'] });
+    const { user: bob } = await f.user({ accountId, email: 'bob28@example.com' });
+    const res = await t.request('PATCH', `/api/v3_0/users/${bob.id}`, { token: admin.token, json: { email: 'elsewhere28@example.com' } });
+    expect(res.status).toBe(200);
+    expect(await auditOf(bob.id)).toEqual([['Updated: email, From: bob28@example.com, To: elsewhere28@example.com', admin.user.id]]);
+    const outsider = await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] });
+    const refused = await t.request('PATCH', `/api/v3_0/users/${bob.id}`, { token: outsider.token, json: { email: 'mine28@example.com' } });
+    expect(refused.status).toBe(403);
+    expect((await t.db('user').where({ id: bob.id }).first()).email).toBe('elsewhere28@example.com');
+    expect(await auditOf(bob.id)).toHaveLength(1);
+  });
+});

@@ -98,7 +98,7 @@ export async function createUser(
   const passwordHash = await deps.hash(input.password ?? madeUp!);
   const { password: _password, ...props } = input;
   const user = await db.transaction(async (trx) => {
-    const created = await users.createUser(trx, { ...props, passwordHash });
+    const created = await users.createUser(trx, { ...props, passwordHash, passwordChosen: madeUp === null });
     await recordAudit(trx, auditActor(principal), { userId: created.id, accountId: account.id }, `User ${created.username} created`);
     return created;
   });
@@ -135,7 +135,12 @@ export async function updateUser(
     addedRoles: newRoles.filter((r) => !target.roleIds.includes(r)).map((r) => roleNames.get(r)!),
     active,
   });
-  if (event) await recordAudit(db, auditActor(principal), { userId: target.id, accountId: target.account_id }, event);
+  const affected = { userId: target.id, accountId: target.account_id };
+  if (event) await recordAudit(db, auditActor(principal), affected, event);
+  // Whoever changes the address changes where set-password links are mailed.
+  if (email !== undefined && email !== target.email) {
+    await recordAudit(db, auditActor(principal), affected, `Updated: email, From: ${target.email}, To: ${email}`);
+  }
   return (await users.getUser(db, target.id))!;
 }
 
@@ -151,7 +156,7 @@ export async function resetPassword(deps: UserDeps, principal: Principal, input:
   // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
   const passwordHash = await deps.hash(randomPassword());
   await db.transaction(async (trx) => {
-    await users.updateUser(trx, target.id, { password_hash: passwordHash });
+    await users.updateUser(trx, target.id, { password_hash: passwordHash, password_chosen: false });
     await revokeTokens(trx, target.id);
     await recordAudit(
       trx,
@@ -167,11 +172,12 @@ export async function resetPassword(deps: UserDeps, principal: Principal, input:
  * or their set-password link) or the operator at the CLI. Others' passwords are reset, never
  * chosen for them.
  * @param input.signOut whether the user's sessions end: a link's holder or the operator need not be whoever held them.
+ * @param input.throughLink set through a set-password link, which the audit log says (who asked for it is recorded with the link).
  */
 export async function setPassword(
   deps: UserDeps,
   principal: Principal,
-  input: { target: users.User; password: string; signOut: boolean },
+  input: { target: users.User; password: string; signOut: boolean; throughLink?: boolean },
 ): Promise<void> {
   const { db } = deps;
   const { target } = input;
@@ -182,13 +188,43 @@ export async function setPassword(
   // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
   const passwordHash = await deps.hash(input.password);
   await db.transaction(async (trx) => {
-    await users.updateUser(trx, target.id, { password_hash: passwordHash });
+    await users.updateUser(trx, target.id, { password_hash: passwordHash, password_chosen: true });
     if (input.signOut) await revokeTokens(trx, target.id);
     await recordAudit(
       trx,
       auditActor(principal),
       { userId: target.id, accountId: target.account_id },
-      `Password set for user ${target.username}`,
+      `Password set for user ${target.username}${input.throughLink ? ' through a set-password link' : ''}`,
     );
   });
+}
+
+/**
+ * Allows a set-password link for another user (an invitation), recording who asked for it: only
+ * for a user without a password of their own (made without one, or reset, which signed them out
+ * and told them), since whoever holds the link sets the password and signs in as them.
+ * @throws 403 for oneself (who changes their password instead) or a user the principal may not
+ *   change; 409 for a user who has chosen a password.
+ */
+export async function allowPasswordLink(deps: { db: Knex }, principal: Principal, input: { target: users.User }): Promise<void> {
+  const { db } = deps;
+  const { target } = input;
+  authorize(principal, 'update', userAccess(target));
+  if (principal.kind === 'user' && principal.user.id === target.id) throw forbidden();
+  if (await users.passwordChosen(db, target.id)) {
+    throw new AppError(409, {
+      message:
+        `${target.username} has a password of their own: a set-password link would let whoever holds it sign in as them. ` +
+        'Reset the password first (which signs them out and tells them), or let them use "forgot password".',
+      status: 409,
+    });
+  }
+  await db.transaction((trx) =>
+    recordAudit(
+      trx,
+      auditActor(principal),
+      { userId: target.id, accountId: target.account_id },
+      `Set-password link made for user ${target.username}`,
+    ),
+  );
 }

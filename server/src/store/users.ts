@@ -133,6 +133,8 @@ export async function createUser(
     roleIds: number[];
     timezone?: string;
     active?: boolean;
+    /** False when the password was made up for the user (see `passwordChosen`). */
+    passwordChosen?: boolean;
   },
 ): Promise<User> {
   const [{ id }] = await trx('user')
@@ -143,6 +145,7 @@ export async function createUser(
       account_id: props.accountId,
       timezone: props.timezone ?? 'Europe/Amsterdam',
       active: props.active ?? true,
+      password_chosen: props.passwordChosen ?? true,
     })
     .returning<{ id: number }[]>('id');
   await setRoles(trx, id, props.roleIds);
@@ -160,13 +163,27 @@ export async function setRoles(trx: Knex.Transaction, userId: number, roleIds: n
 export async function updateUser(
   trx: Knex.Transaction,
   id: number,
-  changes: Partial<{ email: string; username: string; active: boolean; timezone: string; password_hash: string; last_login_at: number }>,
+  changes: Partial<{
+    email: string;
+    username: string;
+    active: boolean;
+    timezone: string;
+    password_hash: string;
+    password_chosen: boolean;
+    last_login_at: number;
+  }>,
 ): Promise<void> {
   const row = defined(changes);
   if (!Object.keys(row).length) return;
   // The login time is not what authentication depends on; every login would spoil every cached user.
   if (Object.keys(row).some((k) => k !== 'last_login_at')) await authChanged(trx);
   await trx('user').where({ id }).update(row);
+}
+
+/** @returns whether the user chose their password (false: made up at creation or by a reset, known to nobody). */
+export async function passwordChosen(db: Knex, id: number): Promise<boolean> {
+  const row = await db('user').where({ id }).first<{ password_chosen: number | boolean } | undefined>('password_chosen');
+  return Boolean(row?.password_chosen);
 }
 
 /** Deletes a user (tokens and roles cascade). */

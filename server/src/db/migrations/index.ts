@@ -12,6 +12,7 @@ import * as m0012 from './0012_cockpit.ts';
 import * as m0017 from './0017_audit_log.ts';
 import * as m0018 from './0018_recurring_soc_targets.ts';
 import * as m0019 from './0019_webhook_outbox.ts';
+import * as m0020 from './0020_password_chosen.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -33,6 +34,7 @@ export const migrations: [string, Migration][] = [
   ['0017_audit_log', m0017],
   ['0018_recurring_soc_targets', m0018],
   ['0019_webhook_outbox', m0019],
+  ['0020_password_chosen', m0020],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { setPassword } from '../../commands/users.ts';
+import { allowPasswordLink, setPassword } from '../../commands/users.ts';
 import { newPassword } from '../../contracts/resources.ts';
 import * as wire from '../../contracts/responses.ts';
 import { fieldError, forbidden } from '../../errors.ts';
@@ -72,12 +72,14 @@ export const passwordRoutes = [
   route({
     method: 'POST',
     path: '/users/:id/password-link',
-    summary: 'Make a set-password link for a user (an invitation), mailed to them and answered to pass on (Flexsite addition)',
+    summary:
+      'Make a set-password link for a user without a password of their own (an invitation, or after a reset), mailed to them and answered to pass on (Flexsite addition)',
     request: { params: idParams },
     // Account-admins of the user's account and admins; the user themselves changes their password instead.
     load: async ({ db, params }) => ({ target: await userById(db, params.id, 'update') }),
     async command({ ctx, db, user: me, loaded: { target } }) {
-      if (me.id === target.id) throw forbidden();
+      // Mailed after the audit entry is committed.
+      await allowPasswordLink({ db }, userPrincipal(me), { target });
       return { ...(await mailLink(ctx, db, target, 'invite')), status: 200 as const };
     },
     response: { schema: linkAnswer },
@@ -119,6 +121,7 @@ export const passwordRoutes = [
         target: user,
         password: body.password,
         signOut: true,
+        throughLink: true,
       });
       return { status: 200 as const };
     },

@@ -105,7 +105,7 @@ export const userRoutes = [
         subject: 'Your Flexsite password has been reset',
         body:
           `Hello ${target.username},\n\nthe password of your Flexsite account was reset and every session was signed out. ` +
-          'Ask an administrator of this appliance to set a new password for you ' +
+          'Ask an administrator of this appliance for a set-password link, or to set a new password for you ' +
           `(npm run cli -- set password --email ${shellWord(target.email)}).\n`,
       });
       return { status: 200 as const };
