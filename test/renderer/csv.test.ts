@@ -43,6 +43,22 @@ describe('CSV in the UI', () => {
     expect(parseCsv(toCsv(rows))).toEqual(rows);
   });
 
+  it('quotes cells with a semicolon or a tab, so that a spreadsheet splitting on them runs no formula (issue 28)', () => {
+    const rows = [
+      ['source', 'value'],
+      ['meter;=HYPERLINK("http://evil.example","x")', 1],
+      ['pv\t+cmd', 2],
+    ];
+    const csv = toCsv(rows);
+    expect(csv).toBe('source,value\r\n"meter;=HYPERLINK(""http://evil.example"",""x"")",1\r\n"pv\t+cmd",2\r\n');
+    // Read as a Dutch or German spreadsheet reads it (split on `;`, or on tabs): every cell stays whole.
+    for (const delimiter of [';', '\t']) {
+      const cells = parseCsv(`${delimiter}\n${csv}`).slice(1).flat();
+      expect(cells.filter((c) => /^[=+\-@]/.test(c))).toEqual([]);
+    }
+    expect(parseCsv(csv)).toEqual(rows.map((r) => r.map(String)));
+  });
+
   it('makes text that a spreadsheet would run as a formula inert, leaving numbers alone', () => {
     const csv = toCsv([
       ['source', 'value'],

@@ -127,7 +127,11 @@ export function checkDataRows(
 
 const isNumeric = (v: string) => v.trim() !== '' && Number.isFinite(Number(v.trim()));
 
-const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+/**
+ * Quotes a cell holding a quote, a line break or any delimiter a spreadsheet may split on: Dutch and
+ * German locales split on `;` and tabs, where `x;=cmd()` unquoted would run `=cmd()` as a formula.
+ */
+const quote = (v: string) => (/[",;\t\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 
 /**
  * The checked rows as the upload endpoint reads them: ISO dates and decimal points.
