@@ -86,6 +86,27 @@ describe('notification settings', () => {
     expect(read.body).toEqual({ webhook_url: `${receiverUrl}/hook` });
     expect((await t.request('GET', `/api/v3_0/accounts/${accountId}/notification-settings`, { token: stranger })).status).toBe(403);
   });
+
+  it("show the URL in full to the account's admins only: members and consultants see where, not its secret (issue 28)", async () => {
+    const consultancy = await f.account();
+    const client = (await f.account({ consultancyAccountId: consultancy.id })).id;
+    const secretUrl = 'https://hooks.example.org/services/T000/B000/s3cr3t?token=abc';
+    expect((await patch({ webhook_url: secretUrl }, platformAdmin, client)).status).toBe(200);
+    const read = async (as: string) => t.request('GET', `/api/v3_0/accounts/${client}/notification-settings`, { token: as });
+    const clientAdmin = (await f.user({ accountId: client, roles: ['account-admin'] })).token;
+    for (const as of [clientAdmin, platformAdmin]) expect((await read(as)).body).toEqual({ webhook_url: secretUrl });
+    const member = (await f.user({ accountId: client })).token;
+    const consultant = (await f.user({ accountId: consultancy.id, roles: ['consultant'] })).token;
+    for (const as of [member, consultant]) {
+      const res = await read(as);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ webhook_url: 'https://hooks.example.org/…' });
+    }
+    // Another account's admin reads nothing of it.
+    expect((await read(stranger)).status).toBe(403);
+    const account = await t.request('GET', `/api/v3_0/accounts/${client}`, { token: member });
+    expect(JSON.stringify(account.body)).not.toContain('s3cr3t');
+  });
 });
 
 describe('attention', () => {

@@ -35,6 +35,13 @@ export const mayChooseScheduler = isAdmin;
 export const mayChooseWebhook = isAdmin;
 
 /**
+ * A webhook URL often carries a secret (a token in its path or query): it is shown in full to
+ * platform admins and the account's own account-admins, not to its members or consultants.
+ */
+export const maySeeWebhook = (user: User, accountId: number) =>
+  isAdmin(user) || (user.account_id === accountId && user.roles.includes('account-admin'));
+
+/**
  * Whether a change would take away an active administrator: deactivating them, a role list
  * without `admin`, or a password reset (a random password nobody knows).
  */

@@ -5,7 +5,7 @@ import { boolText, intText } from '../../contracts/fields.ts';
 import * as cockpit from '../../contracts/cockpit.ts';
 import { fieldError, forbidden, notFound } from '../../errors.ts';
 import { route, type Loaded } from '../../http/routes.ts';
-import { mayChooseWebhook } from '../../policies/roles.ts';
+import { mayChooseWebhook, maySeeWebhook } from '../../policies/roles.ts';
 import { presentNotification } from '../../presenters/notifications.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as notifications from '../../store/notifications.ts';
@@ -60,7 +60,11 @@ export const notificationRoutes = [
     summary: "Get where an account's notifications are sent besides the mail outbox",
     request: { params: idParams },
     load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'read') }),
-    command: async ({ db, loaded }) => ({ webhook_url: await notifications.webhookUrlOf(db, loaded.account.id) }),
+    async command({ db, user, loaded }) {
+      const url = await notifications.webhookUrlOf(db, loaded.account.id);
+      // Others who read the account see that notifications go to a webhook, and where, not its secret parts.
+      return { webhook_url: url === null || maySeeWebhook(user, loaded.account.id) ? url : `${new URL(url).origin}/…` };
+    },
     response: { schema: cockpit.notificationSettings },
   }),
   route({
