@@ -31,6 +31,17 @@ describe('recurring SoC targets within a run', () => {
     expect(found).toEqual([{ value: 0.03, datetime: '2027-03-28T03:30:00+02:00' }]);
   });
 
+  it('take a time the autumn change repeats at its first occurrence, in summer time', () => {
+    // The clocks go back from 03:00 summer time to 02:00 on Sunday 31 October 2027.
+    const found = socTargetsWithin(
+      [{ days: ['sun'], time: '02:30', timezone: amsterdam, value: '50%' }],
+      { capacity: 0.06, socUnit: 'MWh' },
+      at('2027-10-30T12:00:00Z'),
+      at('2027-11-01T12:00:00Z'),
+    );
+    expect(found).toEqual([{ value: 0.03, datetime: '2027-10-31T02:30:00+02:00' }]);
+  });
+
   it('pass energies through, in time order over several targets, and leave out a target at the start itself', () => {
     const found = socTargetsWithin(
       [

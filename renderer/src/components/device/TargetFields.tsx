@@ -36,7 +36,11 @@ export function TargetFields({
                 required
               />
             </Field>
-            <Field label="By" errors={fields[`${at}.${i}.time`]}>
+            <Field
+              label="By"
+              errors={fields[`${at}.${i}.time`]}
+              hint="On the day clocks go forward, a time that does not exist (02:30) moves an hour later; on the day they go back, a time that occurs twice counts the first time."
+            >
               <input type="time" value={t.time} onChange={(e) => change(i, { time: e.target.value })} required />
             </Field>
             <button type="button" onClick={() => onChange(targets.filter((_, j) => j !== i))}>
