@@ -1,11 +1,12 @@
 /**
- * FlexMeasures 1.0's test fixtures (flexmeasures/conftest.py) rebuilt through Flexsite's store, for
+ * FlexMeasures 1.0's test fixtures (flexmeasures/conftest.py) rebuilt through Flexsite's API, for
  * the transcribed FlexMeasures scheduling tests: the epex_da prices, the building with the "Test
- * battery", and the charging hub with its two charging stations. The values are FlexMeasures'
- * (facts); each test file starts its own server with them.
+ * battery", and the charging hub with its two charging stations. Assets and sensors are created
+ * with FlexMeasures' attributes as its conftest writes them (soc_datetime "2015-01-01T00:00+01",
+ * soc_in_mwh, soc_udi_event_id, "soc-usage": "0 kW", the seasonality flags), so the API's value
+ * checks meet them as FlexMeasures' own clients write them; each test file starts its own server.
  */
 import { expect } from 'vitest';
-import { updateAsset } from '../../server/src/store/assets.ts';
 import { factories } from './factories.ts';
 import { waitForSchedule } from './schedules.ts';
 import { startTestServer, type TestServer } from './testServer.ts';
@@ -37,8 +38,20 @@ export const DAY2_PRICES = [...new Array<number>(8).fill(100), ...new Array<numb
 export const DAY3_PRICES = [...new Array<number>(8).fill(-10), ...new Array<number>(16).fill(100)];
 export const DAY3_PRODUCTION_PRICES = [...new Array<number>(8).fill(-50), ...new Array<number>(16).fill(60)];
 
-/** The legacy attributes the conftest gives the test battery and the charging stations. */
-export const socAttributes = { max_soc_in_mwh: 5, min_soc_in_mwh: 0, soc_in_mwh: 2.5, soc_datetime: '2015-01-01T00:00+01' };
+/** The attributes the conftest gives the test battery and the charging stations, as written there. */
+const socAttributes = {
+  max_soc_in_mwh: 5,
+  min_soc_in_mwh: 0,
+  soc_in_mwh: 2.5,
+  soc_datetime: '2015-01-01T00:00+01',
+  soc_udi_event_id: 203,
+  is_consumer: true,
+  is_producer: true,
+  can_curtail: true,
+  can_shift: true,
+};
+/** The conftest's power sensors all carry these. */
+const seasonality = { daily_seasonality: true, weekly_seasonality: true, yearly_seasonality: true };
 
 export interface Conftest {
   t: TestServer;
@@ -90,18 +103,45 @@ export async function startConftest(): Promise<Conftest> {
   const accountId = (await f.account({ roles: ['Prosumer'] })).id;
   const token = (await f.user({ accountId, roles: ['account-admin'] })).token;
 
-  const asset: Conftest['asset'] = async (type, props) => {
-    const a = await f.asset({ accountId, type, attributes: props.attributes });
-    await t.db.transaction((trx) =>
-      updateAsset(trx, a.id, { parent_asset_id: props.parent ?? null, ...(props.flexContext && { flex_context: props.flexContext }) }),
-    );
-    return a.id;
+  let made = 0;
+  const created = (res: { status: number; body: { id: number } }) => {
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.id;
   };
+  const asset: Conftest['asset'] = async (type, props) =>
+    created(
+      await t.request('POST', '/api/v3_0/assets', {
+        token,
+        json: {
+          name: `${type} ${++made}`,
+          generic_asset_type_id: await f.assetType(type),
+          account_id: accountId,
+          latitude: 10,
+          longitude: 100,
+          ...(props.parent !== undefined && { parent_asset_id: props.parent }),
+          ...(props.flexContext && { flex_context: JSON.stringify(props.flexContext) }),
+          ...(props.attributes && { attributes: JSON.stringify(props.attributes) }),
+        },
+      }),
+    );
+  const sensor = async (assetId: number, name: string, unit: string, minutes: number, attributes?: Record<string, unknown>) =>
+    created(
+      await t.request('POST', '/api/v3_0/sensors', {
+        token,
+        json: {
+          name,
+          unit,
+          event_resolution: `PT${minutes}M`,
+          generic_asset_id: assetId,
+          ...(attributes && { attributes: JSON.stringify(attributes) }),
+        },
+      }),
+    );
 
   const market = await asset('transmission zone', {});
-  const epexDa = (await f.sensor({ assetId: market, unit: 'EUR/MWh', resolutionMinutes: 60, name: 'epex_da' })).id;
+  const epexDa = await sensor(market, 'epex_da', 'EUR/MWh', 60);
   await f.beliefs(epexDa, DAY1_MS, HOUR_MS, [...DAY1_PRICES, ...DAY2_PRICES, ...DAY3_PRICES], KNOWN_MS);
-  const epexDaProduction = (await f.sensor({ assetId: market, unit: 'EUR/MWh', resolutionMinutes: 60, name: 'epex_da_production' })).id;
+  const epexDaProduction = await sensor(market, 'epex_da_production', 'EUR/MWh', 60);
   await f.beliefs(epexDaProduction, DAY1_MS, HOUR_MS, DAY1_PRODUCTION_PRICES, KNOWN_MS);
   await f.beliefs(epexDaProduction, DAY1_MS + 2 * DAY_MS, HOUR_MS, DAY3_PRODUCTION_PRICES, KNOWN_MS);
   const siteContext = { 'site-power-capacity': '2 MVA', 'consumption-price': { sensor: epexDa } };
@@ -110,32 +150,32 @@ export async function startConftest(): Promise<Conftest> {
   const batteryAsset = await asset('battery', {
     parent: building,
     flexContext: siteContext,
-    attributes: { ...socAttributes, is_consumer: true, is_producer: true },
+    attributes: { ...socAttributes, 'soc-usage': '0 kW' },
   });
   const hub = await asset('building', {});
   const stationAsset = await asset('one-way_evse', {
     parent: hub,
     flexContext: siteContext,
-    attributes: { ...socAttributes, is_consumer: true, is_producer: false },
+    attributes: { ...socAttributes, is_producer: false },
   });
   const bidirectionalAsset = await asset('two-way_evse', {
     parent: hub,
     flexContext: siteContext,
-    attributes: { ...socAttributes, is_consumer: true, is_producer: true },
+    attributes: socAttributes,
   });
   const fixture = {
     building,
     batteryAsset,
-    battery: (await f.sensor({ assetId: batteryAsset, unit: 'MW', name: 'power' })).id,
-    batteryKw: (await f.sensor({ assetId: batteryAsset, unit: 'kW', name: 'power (kW)' })).id,
-    batterySoc: (await f.sensor({ assetId: batteryAsset, unit: 'kWh', resolutionMinutes: 0, name: 'state of charge' })).id,
+    battery: await sensor(batteryAsset, 'power', 'MW', 15, seasonality),
+    batteryKw: await sensor(batteryAsset, 'power (kW)', 'kW', 15, seasonality),
+    batterySoc: await sensor(batteryAsset, 'state of charge', 'kWh', 0),
     hub,
     stationAsset,
-    station: (await f.sensor({ assetId: stationAsset, unit: 'MW', name: 'power' })).id,
-    uniSoc: (await f.sensor({ assetId: stationAsset, unit: 'MWh', resolutionMinutes: 0, name: 'uni-soc' })).id,
+    station: await sensor(stationAsset, 'power', 'MW', 15, seasonality),
+    uniSoc: await sensor(stationAsset, 'uni-soc', 'MWh', 0),
     bidirectionalAsset,
-    bidirectional: (await f.sensor({ assetId: bidirectionalAsset, unit: 'MW', name: 'power' })).id,
-    biSoc: (await f.sensor({ assetId: bidirectionalAsset, unit: 'MWh', resolutionMinutes: 0, name: 'bi-soc' })).id,
+    bidirectional: await sensor(bidirectionalAsset, 'power', 'MW', 15, seasonality),
+    biSoc: await sensor(bidirectionalAsset, 'bi-soc', 'MWh', 0),
   };
 
   return {
