@@ -130,6 +130,14 @@ describe('device set-up', () => {
     expect((await storedAsset(res.body.asset.id)).flex_model).toEqual({ power: 0.002, duration: 'PT2H', 'process-type': 'BREAKABLE' });
   });
 
+  it('refuses a power no device has (1e120 kW) with a field message, storing nothing (issue 28)', async () => {
+    const before = await t.db('generic_asset').count({ n: '*' });
+    const res = await setUp({ kind: 'battery', name: 'Huge battery', power: '1e120 kW', capacity: '10 kWh' });
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    expect(res.body.message.json.power).toEqual([expect.stringMatching(/at most/)]);
+    expect(await t.db('generic_asset').count({ n: '*' })).toEqual(before);
+  });
+
   it('answers bad quantities with field messages and stores nothing', async () => {
     const before = await counts();
     const res = await setUp({

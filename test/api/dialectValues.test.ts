@@ -89,3 +89,17 @@ describe('charging and discharging efficiency above 100%', () => {
     });
   }
 });
+
+describe('a trigger gets the value rules stored configuration gets', () => {
+  const bad: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
+    ['a breach price of 1e120', {}, { 'consumption-breach-price': '1e120 EUR/MW' }, 'consumption-breach-price'],
+    ['a price in an unknown currency', {}, { 'production-price': '5 XYZ/MWh' }, 'production-price'],
+    ['a negative power capacity', { 'power-capacity': '-1 MW' }, {}, 'power-capacity'],
+  ];
+  for (const [name, flexModel, flexContext, field] of bad) {
+    it(`refuses ${name} with a 422 on ${field} in both dialects, before anything is queued`, async () => {
+      await expectRefused(v018, field, flexModel, flexContext);
+      await expectRefused(v10, field, flexModel, flexContext);
+    });
+  }
+});

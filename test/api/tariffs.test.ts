@@ -73,6 +73,21 @@ describe('tariffs', () => {
     expect(await t.db('tariff')).toEqual([]);
   });
 
+  it('refuse prices no statistic can read and sensors that are no prices, storing nothing (issue 28)', async () => {
+    const post = (body: unknown) => t.request('POST', `/api/v3_0/assets/${site}/tariffs`, { token, json: body });
+    const huge = await post({ ...touTariff(), price: 1e308 });
+    expect(huge.status, JSON.stringify(huge.body)).toBe(422);
+    expect(huge.body.message.json.price).toEqual([expect.stringMatching(/at most/)]);
+    const hugePeriod = await post({ ...touTariff(), periods: [{ from: '23:00', to: '07:00', price: -1e12 }] });
+    expect(hugePeriod.body.message.json).toEqual({ periods: { 0: { price: [expect.stringMatching(/at most/)] } } });
+    const power = (await f.sensor({ assetId: site, unit: 'kW', resolutionMinutes: 15 })).id;
+    const notPrice = await post({ ...touTariff(), consumption_price_sensor: power });
+    expect(notPrice.status).toBe(422);
+    expect(notPrice.body.message.json.consumption_price_sensor).toEqual([expect.stringMatching(/price sensor/)]);
+    expect(await t.db('tariff')).toEqual([]);
+    expect(await t.db('timed_belief').whereIn('sensor_id', [consumption, production, power])).toEqual([]);
+  });
+
   it('write a time-of-use tariff ahead as hourly prices, weekdays, weekends, seasons and feed-in', async () => {
     const res = await t.request('POST', `/api/v3_0/assets/${site}/tariffs`, { token, json: touTariff() });
     expect(res.status).toBe(201);

@@ -146,6 +146,30 @@ describe('/api/v2_0 assets', () => {
     );
   });
 
+  it('applies the value rules of stored attributes to a patch, and answers a foreign market as unknown (issue 28)', async () => {
+    const battery = await site.battery();
+    const before = await site.t.db('sensor').where({ id: battery.id }).first();
+    const refused = async (json: Record<string, unknown>, field: string) => {
+      const res = await asMember('PATCH', `asset/${battery.id}`, json);
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body.message.json[field], JSON.stringify(res.body)).toEqual([expect.any(String)]);
+      return res.body.message.json[field][0] as string;
+    };
+    // The battery's max_soc_in_mwh is 2.
+    await refused({ min_soc_in_mwh: 3 }, 'min_soc_in_mwh');
+    await refused({ min_soc_in_mwh: 1, max_soc_in_mwh: 0.5 }, 'min_soc_in_mwh');
+    await refused({ soc_in_mwh: -3 }, 'soc_in_mwh');
+    await refused({ capacity_in_mw: 1e300 }, 'capacity_in_mw');
+    // Another account's price sensor and its power sensor are answered alike, as an unknown market.
+    const other = (await site.f.account()).id;
+    const otherAsset = (await site.f.asset({ accountId: other })).id;
+    const foreignPrice = (await site.f.sensor({ assetId: otherAsset, unit: 'EUR/MWh', resolutionMinutes: 60 })).id;
+    const foreignPower = (await site.f.sensor({ assetId: otherAsset, unit: 'MW' })).id;
+    expect(await refused({ market_id: foreignPrice }, 'market_id')).toBe(`No market (price sensor) with id ${foreignPrice}.`);
+    expect(await refused({ market_id: foreignPower }, 'market_id')).toBe(`No market (price sensor) with id ${foreignPower}.`);
+    expect(await site.t.db('sensor').where({ id: battery.id }).first()).toEqual(before);
+  });
+
   it('shows the state of charge a UDI event reported', async () => {
     const battery = await site.battery();
     const posted = await asMember('POST', 'postUdiEvent', {

@@ -22,7 +22,7 @@ import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';
 import { SOC_LOOKUP_STEPS } from './sensorState.ts';
 import { inheritedFlexContext } from './storedConfig.ts';
-import { checkTriggerCurrencies } from './storedValues.ts';
+import { checkTriggerValues } from './storedValues.ts';
 import type {
   CommitmentSpec,
   JobSpec,
@@ -320,8 +320,6 @@ interface DeviceContext {
   sitePower: SeriesSpec | undefined;
   /** 1.0 dialect: one non-zero directional capacity alone means none in the other direction. */
   oppositeCapacityZero: boolean;
-  /** 1.0 dialect: a storage efficiency above 100% is clipped to 100%; 0.18 refuses it. */
-  clipStorageEfficiency: boolean;
 }
 
 async function deviceSpec(
@@ -329,7 +327,7 @@ async function deviceSpec(
   sensor: SensorInContext,
   asset: Asset,
   model: StorageFlexModel,
-  { horizon, start, sitePower, oppositeCapacityZero, clipStorageEfficiency }: DeviceContext,
+  { horizon, start, sitePower, oppositeCapacityZero }: DeviceContext,
 ): Promise<StorageDeviceSpec> {
   const socUnit = socUnitOf(model, sensor);
   const inMwh = (field: string, v: number | string | undefined, fallbackMwh?: number): number | undefined => {
@@ -378,14 +376,13 @@ async function deviceSpec(
   const efficiency = async (field: 'charging-efficiency' | 'discharging-efficiency', attr: string): Promise<SeriesSpec> => {
     if (oneWay !== undefined) return { fixed: oneWay };
     const given = model[field] ?? (attribute(sensor, asset, attr) as string | number | undefined);
-    // Above 100% is refused in both dialects, as FlexMeasures does: energy from nowhere makes the
-    // solver cycle the device until its time limit.
-    const spec = await seriesOf(db, field, given, quantityIn('dimensionless', 'dimensionless', 'first', fraction), horizon);
+    // Above 100% the trigger's value rules refuse (checkTriggerValues).
+    const spec = await seriesOf(db, field, given, quantityIn('dimensionless', 'dimensionless', 'first', positive), horizon);
     return spec ?? { fixed: 1 };
   };
   const storage = model['storage-efficiency'] ?? asNumber(attribute(sensor, asset, 'storage_efficiency'));
-  // 1.0 clips above 100% to 100% (fixed or per step: buildProblem clips series); 0.18 refuses it.
-  const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', clipStorageEfficiency ? positive : fraction);
+  // 1.0 clips above 100% to 100% (fixed or per step: buildProblem clips series); 0.18's value rules refuse it.
+  const storageKind = quantityIn('dimensionless', 'dimensionless', 'first', positive);
   // A device capacity given as segments keeps the sensor's attribute where no segment applies.
   const mw = (field: string, v: StorageFlexModel['power-capacity'], attr: unknown) => {
     const attrMw = capacityAttributeMw(attr);
@@ -747,14 +744,17 @@ export async function resolveStorageJob(
   const { stepMs } = horizon;
   const sitePower = await siteCapacity(db, context, 'site-power-capacity', asset.attributes.capacity_in_mw, horizon);
   const dialect10 = config.apiCompat === '1.0';
-  const deviceContext = { horizon, start: input.start, sitePower, oppositeCapacityZero: dialect10, clipStorageEfficiency: dialect10 };
+  const deviceContext = { horizon, start: input.start, sitePower, oppositeCapacityZero: dialect10 };
   const specs: StorageDeviceSpec[] = [];
-  const models: StorageFlexModel[] = [];
   let socUnit: 'MWh' | 'kWh' = 'MWh';
-  for (const d of devices) {
-    const raw = d.flexModel && typeof d.flexModel === 'object' ? d.flexModel : {};
-    const model = parseFlex(storageFlexModel, { ...stored(asset, 'flex-model'), ...raw });
-    models.push(model);
+  const rawModels = devices.map((d) => ({
+    ...stored(asset, 'flex-model'),
+    ...(d.flexModel && typeof d.flexModel === 'object' ? d.flexModel : {}),
+  }));
+  const models = rawModels.map((m) => parseFlex(storageFlexModel, m));
+  const marketSensorId = asNumber(attribute(devices[0].sensor, asset, 'market_id'));
+  for (const [i, d] of devices.entries()) {
+    const model = models[i];
     socUnit = socUnitOf(model, d.sensor);
     const storedSitePower = await storedSitePowerCapacity(db, d.sensor, horizon);
     specs.push(await deviceSpec(db, d.sensor, asset, model, { ...deviceContext, sitePower: storedSitePower ?? sitePower }));
@@ -772,8 +772,6 @@ export async function resolveStorageJob(
     horizon,
   );
   const siteProduction = await siteCapacity(db, context, 'site-production-capacity', asset.attributes.production_capacity_in_mw, horizon);
-  const marketId = asNumber(attribute(first, asset, 'market_id'));
-  await checkTriggerCurrencies(db, rawContext, marketId);
   const inflexible = context['inflexible-device-sensors'] ?? [];
   for (const [i, sensorId] of inflexible.entries()) await referencedSensor(db, `inflexible-device-sensors.${i}`, sensorId);
   const signed = await signedInflexibleSensors(db, context);
@@ -781,7 +779,7 @@ export async function resolveStorageJob(
   const preferChargingSooner = devices.every((d) => (d.flexModel as Record<string, unknown> | null)?.['prefer-charging-sooner'] !== false);
   // 1.0's default is on; the 0.18 dialect keeps its constant tie-breaker unless asked.
   const preferCurtailingLater = models.every((m) => m['prefer-curtailing-later'] ?? config.apiCompat === '1.0');
-  return {
+  const spec: StorageJobSpec = {
     scheduler: 'StorageScheduler',
     startMs: horizon.startMs,
     endMs,
@@ -789,7 +787,7 @@ export async function resolveStorageJob(
     startIso: formatStart(input.start),
     priorMs: input.prior?.toMillis() ?? null,
     devices: specs,
-    consumptionPrice: await priceOf(db, context, 'consumption', marketId, horizon),
+    consumptionPrice: await priceOf(db, context, 'consumption', marketSensorId, horizon),
     productionPrice: await priceOf(db, context, 'production', undefined, horizon),
     inflexibleSensorIds: inflexible,
     inflexibleConsumptionSensorIds: signed.consumption,
@@ -812,8 +810,11 @@ export async function resolveStorageJob(
     ...(await outputSensor(db, context, 'aggregate-production', 'aggregateProductionSensorId')),
     ...sourceTypeFilters(context, models),
   };
+  // After the resolution, whose messages name shapes and units more precisely: what it lets
+  // through (a breach price of 1e120, an unknown currency, a negative capacity) the rules refuse.
+  await checkTriggerValues(db, { models: rawModels, context: rawContext, marketSensorId, clipStorageEfficiency: dialect10 });
+  return spec;
 }
-
 /**
  * Resolves a trigger for a process asset (INFLEXIBLE, SHIFTABLE or BREAKABLE load).
  * @returns the job spec.
@@ -829,8 +830,14 @@ export async function resolveProcessJob(
   const rawContext = { ...stored(asset, 'flex-context'), ...input.flexContext };
   const context = parseFlex(flexContext, rawContext);
   const marketId = asNumber(attribute(sensor, asset, 'market_id'));
-  await checkTriggerCurrencies(db, rawContext, marketId);
-  const model = parseFlex(processFlexModel, { ...stored(asset, 'flex-model'), ...(rawModel as object) });
+  const rawFlexModel = { ...stored(asset, 'flex-model'), ...(rawModel as object) };
+  await checkTriggerValues(db, {
+    models: [rawFlexModel],
+    context: rawContext,
+    marketSensorId: marketId,
+    clipStorageEfficiency: config.apiCompat === '1.0',
+  });
+  const model = parseFlex(processFlexModel, rawFlexModel);
   if (!sensor.event_resolution_ms) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
   checkResolution(input, [sensor]);
   const horizon = horizonOf(config, input, sensor.event_resolution_ms);

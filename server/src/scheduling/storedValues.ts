@@ -15,10 +15,13 @@ import { getSensor } from '../store/sensors.ts';
 
 /** Beyond this (currency per MWh or per MW) a price swamps every other cost in the solver's numbers. */
 export const MAX_PRICE = 1e9;
+/** Beyond this (MW or MWh: a petawatt) a power or energy is no device's, and breaks the solver's numbers. */
+export const MAX_QUANTITY = 1e9;
 
 type Rule =
   | { kind: 'quantity'; unit: 'MWh' | 'MW'; nonNegative: boolean }
-  | { kind: 'fraction' }
+  /** `clipped`: above 1 is read as 1 (1.0's storage efficiency on a trigger), so only (0, ∞) is checked. */
+  | { kind: 'fraction'; clipped?: boolean }
   /** `perEnergyToo`: a price per MWh is read as well (commitments, which 1.0 converts by the step length). */
   | { kind: 'price'; per: 'MWh' | 'MW'; nonNegative: boolean; perEnergyToo?: boolean };
 
@@ -91,11 +94,13 @@ function readValue(rule: Rule, value: unknown, socUnit: 'MWh' | 'kWh'): { proble
   if (rule.kind === 'fraction') {
     const n = readQuantity(value, 'dimensionless', 'dimensionless');
     if (typeof n !== 'number') return { problem: n.error };
+    if (rule.clipped) return n > 0 ? {} : { problem: 'Must be greater than 0.' };
     return n > 0 && n <= 1 ? {} : { problem: 'Must be greater than 0 and less than or equal to 1.' };
   }
   const n = readQuantity(value, rule.unit, rule.unit === 'MWh' ? socUnit : 'MW');
   if (typeof n !== 'number') return { problem: n.error };
-  return rule.nonNegative && n < 0 ? { problem: 'Must be greater than or equal to 0.' } : {};
+  if (rule.nonNegative && n < 0) return { problem: 'Must be greater than or equal to 0.' };
+  return Math.abs(n) > MAX_QUANTITY ? { problem: `Must be at most ${MAX_QUANTITY} ${rule.unit} in size.` } : {};
 }
 
 /**
@@ -199,12 +204,20 @@ function refuse(problems: Problem[], under: string[]): never {
   throw unprocessable('json', fields);
 }
 
+type Walked = { problems: Problem[]; currencies: Map<string, string> };
+
+/** 1.0 clips a trigger's storage efficiency above 100% to 100%; 0.18, and stored configuration, refuse it. */
+const clippedStorageEfficiency: Rule = { kind: 'fraction', clipped: true };
+
 /** Walks a flex-model's or flex-context's fields by their rules. */
-function walkConfig(config: Record<string, unknown>): { problems: Problem[]; currencies: Map<string, string> } {
-  const out = { problems: [] as Problem[], currencies: new Map<string, string>() };
+function walkConfig(
+  config: Record<string, unknown>,
+  out: Walked = { problems: [], currencies: new Map() },
+  clipStorageEfficiency = false,
+): Walked {
   const socUnit = config['soc-unit'] === 'kWh' ? 'kWh' : 'MWh';
   for (const [key, value] of Object.entries(config)) {
-    const rule = rules[key];
+    const rule = clipStorageEfficiency && key === 'storage-efficiency' ? clippedStorageEfficiency : rules[key];
     if (rule) walkField(rule, value, [key], socUnit, out);
     else if (key === 'commitments' && Array.isArray(value)) {
       value.forEach((c: Record<string, unknown>, i) => {
@@ -233,18 +246,30 @@ export async function checkStoredValues(db: Knex, config: unknown, bodyField: st
   if (out.problems.length) refuse(out.problems, bodyField.split('.'));
 }
 
+/** What a trigger brings: each device's flex-model and the flex-context, each over the stored ones. */
+export interface TriggerValues {
+  models: Record<string, unknown>[];
+  context: Record<string, unknown>;
+  /** 0.18's `market_id` attribute, the price sensor used when none is named. */
+  marketSensorId?: number;
+  /** The 1.0 dialect clips a storage efficiency above 100%. */
+  clipStorageEfficiency: boolean;
+}
+
 /**
- * A trigger's prices (its flex-context over the stored ones) must share the currency of its price
- * sensors: `10 USD/MWh` beside an EUR price sensor, or prices in two currencies, are refused with a
- * 422 before anything is queued.
- * @param marketSensorId 0.18's `market_id` attribute, the price sensor used when none is named.
+ * A trigger's values by the rules stored configuration gets, so that every path (API, legacy UDI
+ * events, automations) refuses the same values; and its prices must share the currency of its
+ * price sensors (`10 USD/MWh` beside an EUR price sensor, or prices in two currencies).
+ * @throws the 422 naming every bad field, before anything is queued.
  */
-export async function checkTriggerCurrencies(db: Knex, context: Record<string, unknown>, marketSensorId?: number): Promise<void> {
-  const { currencies } = walkConfig(context);
-  const market = marketSensorId === undefined ? undefined : { field: 'market_id', sensorId: marketSensorId };
-  const fromSensors = await priceSensorCurrencies(db, context, currencies, market);
-  const mixed = currencyProblem(currencies, fromSensors);
-  if (mixed) refuse([mixed], []);
+export async function checkTriggerValues(db: Knex, trigger: TriggerValues): Promise<void> {
+  const out = walkConfig(trigger.context);
+  for (const model of trigger.models) walkConfig(model, out, trigger.clipStorageEfficiency);
+  const market = trigger.marketSensorId === undefined ? undefined : { field: 'market_id', sensorId: trigger.marketSensorId };
+  const fromSensors = await priceSensorCurrencies(db, trigger.context, out.currencies, market);
+  const mixed = currencyProblem(out.currencies, fromSensors);
+  if (mixed) out.problems.push(mixed);
+  if (out.problems.length) refuse(out.problems, []);
 }
 
 /**
@@ -273,9 +298,14 @@ const attributeRules: Record<string, { rule: Rule; numberOnly: boolean }> = {
  * rules of the flex-model fields they stand for; `market_id` must name a price sensor, and
  * `soc_datetime` a time; `flex-model` and `flex-context` attributes are checked as stored
  * configuration is.
- * @throws the 422 naming every bad attribute (under `attributes`); nothing is stored.
+ * @param under where the attributes sit in the body: `attributes`, or the top level (API 2.0's assets).
+ * @throws the 422 naming every bad attribute; nothing is stored.
  */
-export async function checkStoredAttributes(db: Knex, attributes: Record<string, unknown> | undefined): Promise<void> {
+export async function checkStoredAttributes(
+  db: Knex,
+  attributes: Record<string, unknown> | undefined,
+  under: string[] = ['attributes'],
+): Promise<void> {
   if (!attributes) return;
   const problems: Problem[] = [];
   for (const [key, value] of Object.entries(attributes)) {
@@ -288,6 +318,10 @@ export async function checkStoredAttributes(db: Knex, attributes: Record<string,
     const read = readValue(known.rule, value, 'MWh');
     if ('problem' in read) problems.push({ path: [key], message: read.problem });
   }
+  const [min, max] = [attributes.min_soc_in_mwh, attributes.max_soc_in_mwh];
+  if (typeof min === 'number' && typeof max === 'number' && min > max) {
+    problems.push({ path: ['min_soc_in_mwh'], message: 'Must not be above max_soc_in_mwh.' });
+  }
   const market = attributes.market_id;
   if (market !== undefined && market !== null) {
     const priced = typeof market === 'number' && Number.isInteger(market) && market > 0 && (await sensorCurrency(db, market));
@@ -297,7 +331,49 @@ export async function checkStoredAttributes(db: Knex, attributes: Record<string,
   if (socTime !== undefined && socTime !== null && storedInstantMs(socTime) === undefined) {
     problems.push({ path: ['soc_datetime'], message: 'Must be an ISO 8601 time with a UTC offset, such as 2015-01-01T00:00+01.' });
   }
-  if (problems.length) refuse(problems, ['attributes']);
+  if (problems.length) refuse(problems, under);
   await checkStoredValues(db, attributes['flex-model'], 'attributes.flex-model');
   await checkStoredValues(db, attributes['flex-context'], 'attributes.flex-context');
+}
+
+/** A tariff's prices, each in the unit of the price sensor it is written to. */
+export interface TariffPrices {
+  consumption_price_sensor: number;
+  price: number;
+  periods: { price: number }[];
+  production_price_sensor?: number;
+  feed_in_price?: number;
+}
+
+/**
+ * Checks a tariff by the price rule of a flex-context: its sensors must be prices (a known currency
+ * per energy unit), its prices finite and within MAX_PRICE per MWh, so that what it writes ahead
+ * is a price every schedule and statistic can read.
+ * @throws the 422 naming every bad field; nothing is stored.
+ */
+export async function checkTariffValues(db: Knex, tariff: TariffPrices): Promise<void> {
+  const problems: Problem[] = [];
+  const sides = [
+    {
+      sensorField: 'consumption_price_sensor',
+      sensorId: tariff.consumption_price_sensor,
+      prices: [['price'], ...tariff.periods.map((_, i) => ['periods', i, 'price'])],
+    },
+    ...(tariff.production_price_sensor === undefined
+      ? []
+      : [{ sensorField: 'production_price_sensor', sensorId: tariff.production_price_sensor, prices: [['feed_in_price']] }]),
+  ];
+  for (const side of sides) {
+    const unit = (await getSensor(db, side.sensorId))?.unit ?? '';
+    if (!/^[A-Za-z]{3}\/\w+$/.test(unit) || !isEnergyUnit(unit.slice(4)) || !currencies.has(unit.slice(0, 3))) {
+      problems.push({ path: [side.sensorField], message: 'Must be a price sensor (a currency per energy unit, such as EUR/MWh).' });
+      continue;
+    }
+    for (const path of side.prices) {
+      const value = path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], tariff);
+      const read = readValue(price, `${String(value)} ${unit}`, 'MWh');
+      if ('problem' in read) problems.push({ path, message: read.problem });
+    }
+  }
+  if (problems.length) refuse(problems, []);
 }

@@ -19,6 +19,9 @@ import { accountAccess } from '../load.ts';
 import { readPathId } from './message.ts';
 import type { AppContext } from '../../http/context.ts';
 import { legacyError } from './responses.ts';
+import { attributeReferences, firstRefused, type UsableBy } from '../../policies/references.ts';
+import { checkStoredAttributes } from '../../scheduling/storedValues.ts';
+import type { User } from '../../store/users.ts';
 
 /**
  * Version 2.0's assets. A 2.0 asset is a device connection: a power sensor (its id is the asset
@@ -116,8 +119,17 @@ async function present(db: Knex, sensorId: number) {
   return presentAsset(sensor, (await assets.getAsset(db, sensor.generic_asset_id))!, sensor.asset_type);
 }
 
-/** Checks the references of a body: asset type by name, market sensor, owner account. */
-async function checkReferences(db: Knex, body: { asset_type?: string; market_id?: number | null; owner_id?: number }) {
+/**
+ * Checks the references of a body: asset type by name, market sensor, owner account. A market the
+ * caller (or the owning account) may not read is answered as one that does not exist, so the
+ * answer tells nothing about another account's sensors.
+ */
+async function checkReferences(
+  db: Knex,
+  user: User,
+  body: { asset_type?: string; market_id?: number | null; owner_id?: number },
+  ownerId: UsableBy,
+) {
   let typeId: number | undefined;
   if (body.asset_type !== undefined) {
     typeId = [...(await typeNames(db))].find(([, name]) => name === body.asset_type)?.[0];
@@ -125,7 +137,8 @@ async function checkReferences(db: Knex, body: { asset_type?: string; market_id?
   }
   if (body.market_id) {
     const market = await sensors.getSensor(db, body.market_id);
-    if (!market || !isEnergyPriceUnit(market.unit))
+    const refused = await firstRefused(db, user, attributeReferences({ market_id: body.market_id }), undefined, ownerId);
+    if (!market || refused || !isEnergyPriceUnit(market.unit))
       throw fieldError('json', 'market_id', `No market (price sensor) with id ${body.market_id}.`);
   }
   if (body.owner_id !== undefined && !(await getAccount(db, body.owner_id))) {
@@ -145,6 +158,15 @@ function patchedAttributes(current: Record<string, unknown>, body: z.output<type
   }
   return next;
 }
+
+/** The sensor attributes a created 2.0 asset stores. */
+const sensorAttributes = (body: z.output<typeof assetCreate>) =>
+  defined({
+    capacity_in_mw: body.capacity_in_mw,
+    market_id: body.market_id ?? undefined,
+    min_soc_in_mwh: body.min_soc_in_mwh,
+    max_soc_in_mwh: body.max_soc_in_mwh,
+  });
 
 const listAssets = unplacedRoute({
   summary: 'List assets',
@@ -175,8 +197,9 @@ const createAsset = unplacedRoute({
     if (!mayCreateV2Assets(user)) throw forbidden();
   },
   request: { json: assetCreate },
-  check: async ({ db, body }) => {
-    const typeId = (await checkReferences(db, body))!;
+  check: async ({ db, user, body }) => {
+    const typeId = (await checkReferences(db, user, body, body.owner_id))!;
+    await checkStoredAttributes(db, sensorAttributes(body), []);
     if (body.asset_type === 'battery') {
       const missing = (['min_soc_in_mwh', 'max_soc_in_mwh'] as const).filter((f) => body[f] === undefined);
       if (missing.length) throw unprocessable('json', Object.fromEntries(missing.map((f) => [f, ['Required for battery assets.']])));
@@ -200,12 +223,7 @@ const createAsset = unplacedRoute({
       generic_asset_type_id: typeId,
       account_id: body.owner_id,
     });
-    const attributes = defined({
-      capacity_in_mw: body.capacity_in_mw,
-      market_id: body.market_id ?? undefined,
-      min_soc_in_mwh: body.min_soc_in_mwh,
-      max_soc_in_mwh: body.max_soc_in_mwh,
-    });
+    const attributes = sensorAttributes(body);
     const sensor = await sensors.createSensor(db, {
       name: body.name,
       unit: body.unit,
@@ -230,9 +248,11 @@ const patchAsset = unplacedRoute({
   summary: 'Update an asset',
   load: async ({ ctx, db }) => ({ device: await loadV2Asset(ctx, db, 'update') }),
   // Version 2.0 checks the asset and the caller's rights before it reads the body.
-  check: async ({ ctx, db }) => {
+  check: async ({ ctx, db, user, loaded: { device } }) => {
     const body = parseInput(assetPatch, ctx.request.body, 'json');
-    const typeId = await checkReferences(db, { asset_type: body.asset_type, market_id: body.market_id });
+    const typeId = await checkReferences(db, user, { asset_type: body.asset_type, market_id: body.market_id }, device.asset.account_id);
+    // The value rules of stored attributes, on the attributes as they will be (min against a stored max).
+    await checkStoredAttributes(db, patchedAttributes(device.sensor.attributes, body), []);
     return { body, typeId };
   },
   transaction: true,

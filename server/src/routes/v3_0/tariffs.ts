@@ -3,6 +3,7 @@ import * as tariffWire from '../../contracts/tariffs.ts';
 import { route } from '../../http/routes.ts';
 import * as tariffs from '../../store/tariffs.ts';
 import { checkConnectorLimit, checkTariffLimits } from '../../tariffs/limits.ts';
+import { checkTariffValues } from '../../scheduling/storedValues.ts';
 import { connectorReferences, tariffReferences } from '../../tariffs/tariffWriter.ts';
 import { assetById, idParams } from '../load.ts';
 
@@ -35,6 +36,7 @@ export const tariffRoutes = [
     transaction: true,
     command: async ({ ctx, db, user, body, loaded }) => {
       await checkTariffLimits(db, ctx.services.config.limits, loaded.asset, body);
+      await checkTariffValues(db, body);
       return tariffs.createTariff(db, loaded.asset.id, user.id, body, ctx.services.clock.now());
     },
     response: { status: 201, schema: tariffWire.tariff, present: presentTariff, description: 'the tariff' },
