@@ -7,9 +7,11 @@ import { attributeReferences, authorizeReferences, flexReferences, refuseForeign
 import { resolveSensorJob, triggerReferences, type TriggerInput } from '../scheduling/flexConfig.ts';
 import type { JobSpec } from '../contracts/jobSpec.ts';
 import type { SchedulingJobArgs } from '../contracts/jobs.ts';
+import { jobReferences } from '../scheduling/jobReferences.ts';
 import { readSensorState } from '../scheduling/sensorState.ts';
 import { deviceFlexModel, inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
+import { windowVersions } from '../store/beliefs.ts';
 import type { SensorInContext } from '../store/sensors.ts';
 
 /**
@@ -29,7 +31,7 @@ export interface ScheduleDeps {
   clock: Clock;
 }
 
-/** How the job is queued: its results sensor, and whether an identical recent job may be reused. */
+/** How the job is queued: its results sensor, and whether a recent job of identical arguments and inputs may be reused. */
 export type QueueOptions = Pick<EnqueueOptions, 'reuseWithinS' | 'force'> & { sensorId: number };
 
 /**
@@ -48,8 +50,19 @@ export async function queueSchedule(
   const args: SchedulingJobArgs = {
     spec: await readSensorState(deps.db, spec, spec.priorMs ?? deps.clock.now()),
     principal: principalRef(principal),
+    inputs: await inputVersions(deps.db, spec),
   };
   return deps.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...options });
+}
+
+/**
+ * What the job's input sensors hold in its window now: part of the job's arguments, so that a
+ * trigger finds an earlier job only while the prices, forecasts and other inputs it read are
+ * unchanged (the state of charge it starts from is in the spec itself).
+ */
+function inputVersions(db: Knex, spec: JobSpec) {
+  const inputs = jobReferences(spec).flatMap((r) => (r.use === 'read' ? [r.id] : []));
+  return windowVersions(db, inputs, { startMs: spec.startMs, endMs: spec.endMs, beliefsBeforeMs: spec.priorMs ?? undefined });
 }
 
 /**

@@ -9,12 +9,27 @@ export type PrincipalRef =
   | { kind: 'automation'; automationId: number; ownerId: number | null }
   | { kind: 'operator' };
 
+/** What an input sensor held in a job's window, as of the job's belief time, compared by value. */
+export interface WindowVersion {
+  sensor: number;
+  beliefs: number;
+  /** The newest belief time, null when the window holds no beliefs. */
+  newestBeliefMs: number | null;
+  /** The sum of the values: a value fixed in place (same timing, new value) changes it. */
+  total: number;
+}
+
 /** Job arguments: the resolved spec, whose rights it runs with, and whether this is the fallback of an infeasible job. */
 export interface SchedulingJobArgs {
   spec: JobSpec;
   /** Who started it (a user, an automation for its maker): the job may only read and write what they may, when it runs. */
   principal: PrincipalRef;
   fallback?: boolean;
+  /**
+   * What its input sensors held in its window when it was triggered: hashed with the rest, so a
+   * job is reused only while they are unchanged. Absent in fallback jobs and older jobs.
+   */
+  inputs?: WindowVersion[];
 }
 
 /** What a forecasting job is asked: which sensor, which window, as known when, from what. */

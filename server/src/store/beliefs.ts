@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { dialectOf } from '../db/dialect.ts';
+import type { WindowVersion } from '../contracts/jobs.ts';
 
 /** One belief to record: a value for the event starting at `eventStartMs`, known at `beliefTimeMs`. */
 export interface BeliefInput {
@@ -511,4 +512,38 @@ export async function deleteBeliefs(
   if (query.startMs !== undefined) q.andWhere('event_start', '>=', query.startMs);
   if (query.untilMs !== undefined) q.andWhere('event_start', '<=', query.untilMs - query.resolutionMs);
   return q.delete();
+}
+
+/**
+ * What each sensor holds for the events overlapping [startMs, endMs) known at `beliefsBeforeMs`:
+ * a new belief, a deleted one or a value overwritten in place each change it. One range read of
+ * each sensor's window.
+ */
+export async function windowVersions(
+  db: Knex,
+  sensorIds: readonly number[],
+  window: { startMs: number; endMs: number; beliefsBeforeMs?: number },
+): Promise<WindowVersion[]> {
+  const resolutions = await sensorResolutions(db, [...sensorIds]);
+  const versions: WindowVersion[] = [];
+  for (const sensor of [...new Set(sensorIds)].sort((a, b) => a - b)) {
+    const resolution = resolutions.get(sensor) ?? 0;
+    const q = db('timed_belief')
+      .where('sensor_id', sensor)
+      .whereBetween('event_start', [window.startMs - resolution + (resolution ? 1 : 0), window.endMs - 1]);
+    if (window.beliefsBeforeMs !== undefined) q.where('belief_time', '<=', window.beliefsBeforeMs);
+    const row = await q.first<{ n: number | string; bt: number | string | null; s: number | string | null }>(
+      db.raw('COUNT(*) AS n'),
+      db.raw('MAX(belief_time) AS bt'),
+      db.raw('SUM(event_value) AS s'),
+    );
+    // PostgreSQL returns bigint aggregates as text.
+    versions.push({
+      sensor,
+      beliefs: Number(row?.n ?? 0),
+      newestBeliefMs: row?.bt == null ? null : Number(row.bt),
+      total: Number(row?.s ?? 0),
+    });
+  }
+  return versions;
 }
