@@ -343,6 +343,40 @@ describe('attention', () => {
       }),
     ]);
   });
+
+  it('raises one notification naming the warning for a schedule that finished with warnings', async () => {
+    const market = await f.asset({ accountId, type: 'transmission zone' });
+    const prices = await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60 });
+    // Prices for the first of the schedule's two hours only: the job extends them, and says so.
+    await f.beliefs(prices.id, Date.parse('2026-06-05T00:00:00Z'), 3600_000, [40], Date.parse('2026-06-04T12:00:00Z'));
+    const battery = await f.sensor({ assetId: (await f.asset({ accountId, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 60 });
+    const body = {
+      start: '2026-06-05T00:00:00Z',
+      duration: 'PT2H',
+      'flex-model': { 'soc-at-start': '1 MWh', 'soc-min': '0 MWh', 'soc-max': '2 MWh', 'power-capacity': '1 MW' },
+      'flex-context': { 'consumption-price-sensor': prices.id },
+    };
+    const trigger = () => t.request('POST', `/api/v3_0/sensors/${battery.id}/schedules/trigger`, { token, json: body });
+    const jobId = (await trigger()).body.schedule as string;
+    await t.server.services.jobs.settled(jobId, 30_000);
+    const job = await t.request('GET', `/api/v3_0/jobs/${jobId}`, { token });
+    expect(job.body).toMatchObject({ status: 'finished', warnings: [expect.objectContaining({ code: 'input-extended' })] });
+    // Asked again, the same job answers: still one notification.
+    expect((await trigger()).body.schedule).toBe(jobId);
+    const mine = (await list()).body.filter((n: { job_id: string | null }) => n.job_id === jobId);
+    expect(mine).toEqual([
+      expect.objectContaining({
+        kind: 'schedule-warnings',
+        sensor_id: battery.id,
+        message: expect.stringMatching(
+          new RegExp(`^Schedule job ${jobId} finished with warnings\\. input-extended: Prices of .*${prices.id}`),
+        ),
+      }),
+    ]);
+    expect(outbox().filter((m) => m.body === mine[0].message)).toEqual([expect.objectContaining({ to: adminEmail })]);
+    // Another account sees none of it.
+    expect((await list({}, stranger)).body.filter((n: { job_id: string | null }) => n.job_id === jobId)).toEqual([]);
+  });
 });
 
 describe('a webhook receiver that stalls', () => {

@@ -134,22 +134,30 @@ export class Attention extends Periodic {
     }
   }
 
+  /**
+   * One notification per finished job that is not a plain success: a missed state-of-charge
+   * target, else its warnings by code and message (inputs extended or assumed, soft constraints
+   * breached). Two warnings raise nothing: a fallback job's own (its original job's failure
+   * raised that news already), and a state of charge read near the start (where the start came
+   * from, not a degraded outcome: every run would notify).
+   */
   private async scheduleFinished(job: JobRecord<FlexsiteJobs, 'scheduling'>, result: JobResult): Promise<void> {
     const unresolved = result.unresolved ?? [];
-    if (job.accountId === null || !unresolved.length) return;
+    // Soft constraints are named from `unresolved`; the other warnings by their code and message.
+    const others = (result.warnings ?? []).filter(
+      (w) => w.code !== 'constraint-unresolved' && w.code !== 'soc-reading' && !(job.args.fallback && w.code === 'fallback'),
+    );
+    if (job.accountId === null || (!unresolved.length && !others.length)) return;
     const missed = unresolved.filter((d) => d['soc-targets']?.length);
+    const kinds = [...new Set(unresolved.flatMap((d) => Object.keys(d).filter((k) => k !== 'asset' && k !== 'sensor')))].join(', ');
+    const said = missed.length
+      ? `Schedule job ${job.id} misses a state-of-charge target of sensor ${missed.map((d) => d.sensor).join(', ')}.`
+      : unresolved.length
+        ? `Schedule job ${job.id} breaches soft constraints: ${kinds}.`
+        : `Schedule job ${job.id} finished with warnings.`;
+    const message = [said, ...others.map((w) => `${w.code}: ${w.message}`)].join(' ');
     const base = { accountId: job.accountId, subject: `job:${job.id}`, jobId: job.id, sensorId: job.sensorId };
-    if (missed.length) {
-      const sensors = missed.map((d) => d.sensor).join(', ');
-      await this.raise({
-        ...base,
-        kind: 'target-missed',
-        message: `Schedule job ${job.id} misses a state-of-charge target of sensor ${sensors}.`,
-      });
-    } else {
-      const kinds = [...new Set(unresolved.flatMap((d) => Object.keys(d).filter((k) => k !== 'asset' && k !== 'sensor')))].join(', ');
-      await this.raise({ ...base, kind: 'schedule-warnings', message: `Schedule job ${job.id} breaches soft constraints: ${kinds}.` });
-    }
+    await this.raise({ ...base, kind: missed.length ? 'target-missed' : 'schedule-warnings', message });
   }
 
   /** The stale-sensor check at `nowMs`, as the clock runs it (tests choose the time). */
