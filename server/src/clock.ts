@@ -34,8 +34,9 @@ interface SimulatedTimer {
  * A clock that stands still until it is advanced. Advancing runs the timers that fall due on the
  * way, in the order of their due times (at equal times in the order they were set), each at its
  * due time, and after each waits until the work it set off is done (`settleWith`: the job
- * queue drained), so that every job sees the time it was due at. A timer's first run, due when it
- * is set, comes with the next advance (`advance(0)` runs it).
+ * queue drained), so that every job sees the time it was due at. What is due at the time the
+ * clock stops at runs when it moves on, or at `runDue()`: a simulated device acts at that time
+ * first (posts its measurements), and the server's work of that time sees what it did.
  */
 export class SimulatedClock implements Clock {
   private timers: SimulatedTimer[] = [];
@@ -55,7 +56,7 @@ export class SimulatedClock implements Clock {
     };
   }
 
-  /** After each tick (and each advance), waits for `wait` too: the work the tick set off finishing. */
+  /** After each tick, waits for `wait` too: the work the tick set off finishing. */
   settleWith(wait: () => Promise<void>): void {
     this.settlers.push(wait);
   }
@@ -65,21 +66,32 @@ export class SimulatedClock implements Clock {
     for (const wait of this.settlers) await wait();
   }
 
-  /** Moves the clock to `targetMs` (never back), running the timers due on the way. */
-  async advanceTo(targetMs: number): Promise<void> {
+  /** Runs the timers due before `untilMs` (with `inclusive`, at it too), each at its due time. */
+  private async runTimers(untilMs: number, inclusive: boolean): Promise<void> {
     for (;;) {
       const next = this.timers.reduce<SimulatedTimer | undefined>((a, t) => (a && a.dueMs <= t.dueMs ? a : t), undefined);
-      if (!next || next.dueMs > targetMs) break;
+      if (!next || next.dueMs > untilMs || (!inclusive && next.dueMs === untilMs)) return;
       this.nowMs = Math.max(this.nowMs, next.dueMs);
       next.dueMs += next.intervalMs;
       await next.work();
       await this.settle();
     }
+  }
+
+  /** Runs what is due now, and waits for the work it sets off. */
+  async runDue(): Promise<void> {
+    await this.runTimers(this.nowMs, true);
+    await this.settle();
+  }
+
+  /** Moves the clock to `targetMs` (never back), running the timers due before it on the way. */
+  async advanceTo(targetMs: number): Promise<void> {
+    await this.runTimers(targetMs, false);
     this.nowMs = Math.max(this.nowMs, targetMs);
     await this.settle();
   }
 
-  /** Moves the clock on by `ms`, running the timers due on the way. */
+  /** Moves the clock on by `ms`, running the timers due before then. */
   advance(ms: number): Promise<void> {
     return this.advanceTo(this.nowMs + ms);
   }
