@@ -183,3 +183,11 @@ export const failedPlans = (plans: PlanRecord[]) =>
 
 /** Steps at which `/health/ready` did not answer 200. */
 export const notReady = (steps: StepRecord[]) => steps.filter((s) => !s.ready).map((s) => at(s.startMs));
+
+/** Steps at which a device found no value of its plan for the step (it then stays idle). */
+export function planless(steps: StepRecord[]): { battery: number; car: number } {
+  return {
+    battery: steps.filter((s) => s.batterySetpointKw === null).length,
+    car: steps.filter((s) => s.evPlugged && s.evSetpointKw === null).length,
+  };
+}

@@ -1,4 +1,4 @@
-import { batteryOutOfLimits, evTargets, failedPlans, forecastMae, money, notReady, planStarts, reusedJobs } from './checks.ts';
+import { batteryOutOfLimits, evTargets, failedPlans, forecastMae, money, notReady, planless, planStarts, reusedJobs } from './checks.ts';
 import type { SiteRun } from './site.ts';
 
 /** How many examples of each kind of violation a report shows. */
@@ -19,8 +19,10 @@ export function describeRun(run: SiteRun): string {
   const targets = evTargets(run);
   const starts = planStarts(run.plans);
   const finished = run.plans.filter((p) => p.status === 'finished').length;
+  const idle = planless(run.steps);
   return [
     `${run.steps.length} quarter hours; ${run.plans.length} plans (${finished} finished), ${run.runs.length} automation runs`,
+    `quarter hours a device found no plan value for its step: battery ${idle.battery}, car (at home) ${idle.car}`,
     `money over the steps with a battery plan in force: planned ${eur(m.planned)}, realised ${eur(m.realised)}, ` +
       `difference ${eur(m.realised - m.planned)}, band ±${eur(m.band)} (${m.unplannedSteps} steps without a plan)`,
     `whole run: paid ${eur(m.realisedAll)}; without the battery ${eur(m.withoutBattery)}; saved ${eur(m.withoutBattery - m.realisedAll)}`,
