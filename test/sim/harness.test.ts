@@ -12,6 +12,7 @@ import { STEP_MS, ZONE } from './setup.ts';
  */
 
 const missing = householdMissing();
+if (missing) console.warn(`site simulation skipped: ${missing}`);
 const HOURS = STEP_MS / 3_600_000;
 let run: SiteRun;
 
