@@ -177,6 +177,24 @@ export function reusedJobs(run: SiteRun): string[] {
     .map(([id, dues]) => `job ${id.slice(0, 8)} answered the runs of ${dues.map(at).join(', ')}`);
 }
 
+/** The operator's repeated "Compute" answered with the job of an earlier press, though prices were written in between. */
+export function reusedComputes(run: SiteRun): string[] {
+  const [first, ...later] = run.computes;
+  return later
+    .filter((c) => c.jobId === first.jobId)
+    .map(
+      (c) => `the Compute of ${at(c.atMs)} got back the job of ${at(first.atMs)} (${first.status}${first.error ? `: ${first.error}` : ''})`,
+    );
+}
+
+/** Plans and the operator's Computes that failed for want of prices. */
+export function pricesMissing(run: SiteRun): string[] {
+  const computes = run.computes
+    .filter((c) => c.error?.includes('UnknownPricesException'))
+    .map((c) => `Compute at ${at(c.atMs)}: ${c.error}`);
+  return [...computes, ...failedPlans(run.plans).filter((line) => line.includes('UnknownPricesException'))];
+}
+
 /** Plans that failed, and why (the first few in words). */
 export const failedPlans = (plans: PlanRecord[]) =>
   plans.filter((p) => p.status === 'failed').map((p) => `${p.device} plan queued ${at(p.createdMs)}: ${p.error}`);

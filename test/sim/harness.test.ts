@@ -72,9 +72,12 @@ describe.skipIf(missing !== undefined)(`site simulation${missing ? ` (skipped: $
     const quarters = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i * STEP_MS);
     expect(forecasts.map((r) => r.dueMs)).toEqual(quarters(run.startMs, 49).filter((_, i) => i % 4 === 0));
     expect(forecasts.every((r) => r.status === 'finished' && r.scheduleJobId === null)).toBe(true);
-    // Set up at 23:30: the plans are due from 23:45 on; the car's in the hours of its cron (until 07:45).
-    expect(batteryRuns.map((r) => r.dueMs)).toEqual(quarters(run.startMs - STEP_MS, 50));
-    expect(carRuns.map((r) => r.dueMs)).toEqual(quarters(run.startMs - STEP_MS, 33));
+    // Set up at 23:15: the plans are due from 23:30 on; the car's in the hours of its cron (until 07:45).
+    expect(batteryRuns.map((r) => r.dueMs)).toEqual(quarters(run.startMs - 2 * STEP_MS, 51));
+    expect(carRuns.map((r) => r.dueMs)).toEqual(quarters(run.startMs - 2 * STEP_MS, 34));
+    // The operator's two presses of "Compute" (23:30, 00:15) are kept apart from the automations' plans.
+    expect(run.computes.map((c) => c.atMs)).toEqual([run.startMs - 2 * STEP_MS, run.startMs + STEP_MS]);
+    expect(run.plans.some((p) => run.computes.some((c) => c.jobId === p.jobId))).toBe(false);
     // Each plan read is the one its run queued, queued at the run's due time.
     for (const [runs, device] of [
       [batteryRuns, 'battery'],

@@ -1,4 +1,16 @@
-import { batteryOutOfLimits, evTargets, failedPlans, forecastMae, money, notReady, planless, planStarts, reusedJobs } from './checks.ts';
+import {
+  batteryOutOfLimits,
+  evTargets,
+  failedPlans,
+  forecastMae,
+  money,
+  notReady,
+  planless,
+  planStarts,
+  pricesMissing,
+  reusedComputes,
+  reusedJobs,
+} from './checks.ts';
 import type { SiteRun } from './site.ts';
 
 /** How many examples of each kind of violation a report shows. */
@@ -34,7 +46,9 @@ export function describeRun(run: SiteRun): string {
     ...listed('battery outside 10–100 %', batteryOutOfLimits(run.steps)),
     ...listed('EV targets missed without warning and notification', targets.missedSilently),
     ...listed('jobs reused by later runs', reusedJobs(run)),
+    ...listed('Computes answered with an earlier job though prices changed', reusedComputes(run)),
     ...listed('hours without a price', run.priceGaps),
+    ...listed('plans and Computes failed for want of prices', pricesMissing(run)),
     ...listed('steps not ready', notReady(run.steps)),
     ...listed('failed plans', failedPlans(run.plans)),
   ].join('\n');

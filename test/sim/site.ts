@@ -79,6 +79,14 @@ export interface PlanRecord {
   lastReport?: SocReport;
 }
 
+/** The operator pressing "Compute" for the same plan: when, and the job the server answered with. */
+export interface Compute {
+  atMs: number;
+  jobId: string;
+  status: string;
+  error: string | null;
+}
+
 export interface SiteRun {
   ids: SiteIds;
   startMs: number;
@@ -90,6 +98,7 @@ export interface SiteRun {
   notifications: { kind: string; job_id: string | null; message: string }[];
   /** Hours of the run without a stored consumption price. */
   priceGaps: string[];
+  computes: Compute[];
 }
 
 /** Whether the car is at home on its charger: from 18:00 until 07:30 of the next weekday morning. */
@@ -110,6 +119,7 @@ class Site {
   readonly steps: StepRecord[] = [];
   readonly plans: PlanRecord[] = [];
   readonly runs: AutomationRun[] = [];
+  readonly computes: Compute[] = [];
   readonly reports: SiteRun['reports'] = { battery: [], ev: [] };
   private seen = new Set<string>();
 
@@ -191,12 +201,25 @@ class Site {
     });
   }
 
+  /**
+   * The operator asks for the battery's plan from `planStartMs` for 12 hours from a stated SoC, the same
+   * request each time, as someone comparing plans does; `settle` waits for the job.
+   */
+  async compute(tMs: number, planStartMs: number, settle: () => Promise<void>): Promise<void> {
+    const body = { start: new Date(planStartMs).toISOString(), duration: 'PT12H', 'flex-model': { 'soc-at-start': '5 kWh' } };
+    const res = await this.api.must('POST', `/api/v3_0/sensors/${this.ids.battery.power}/schedules/trigger`, { json: body });
+    await settle();
+    const job = (await this.api.must('GET', `/api/v3_0/jobs/${res.body.schedule}`)).body;
+    this.computes.push({ atMs: tMs, jobId: job.id, status: job.status, error: job.error });
+  }
+
   /** Reads the scheduling jobs and automation runs that ended since the last look. */
   async collectPlans(): Promise<void> {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- jobs as the API lists them
     const jobs = (await this.api.must('GET', '/api/v3_0/jobs', { query: { limit: this.jobsPerLook } })).body as any[];
     for (const listed of jobs.reverse()) {
-      if (this.seen.has(listed.id) || !['finished', 'failed'].includes(listed.status)) continue;
+      const pressed = this.computes.some((c) => c.jobId === listed.id);
+      if (pressed || this.seen.has(listed.id) || !['finished', 'failed'].includes(listed.status)) continue;
       this.seen.add(listed.id);
       if (listed.queue === 'automation') {
         const run = (await this.api.must('GET', `/api/v3_0/jobs/${listed.id}`)).body;
@@ -256,23 +279,31 @@ async function startSimulatedServer(clock: SimulatedClock): Promise<{ server: Ru
 
 /**
  * Runs the site for `days` from the first simulated Monday (site time), one quarter hour at a time.
- * The operator sets the site up half an hour before, once the server has done its start-up work.
+ * The operator sets the site up at 23:15, once the server has done its start-up work, presses
+ * "Compute" at 23:30 and again at 00:15 (after the server's next hourly tariff work).
  */
 export async function simulateSite(options: SimOptions): Promise<SiteRun> {
   const startMs = DateTime.fromISO(FIRST_DAY, { zone: ZONE }).toMillis();
-  const clock = new SimulatedClock(startMs - 2 * STEP_MS);
+  const clock = new SimulatedClock(startMs - 3 * STEP_MS);
   const { server, dir } = await startSimulatedServer(clock);
   try {
     await clock.runDue();
     const api = new Api(server.url);
     const series = readHousehold();
     const site = new Site(api, await setUpSite(api, series, startMs, options.cronMinute), series, options.cronMinute === '*' ? 100 : 20);
+    const settle = () => clock.settle();
+    await clock.advanceTo(startMs - 2 * STEP_MS);
+    await clock.runDue();
+    // Monday 06:00–18:00, the same request both times.
+    const planStartMs = startMs + 6 * 3_600_000;
+    await site.compute(clock.now(), planStartMs, settle);
     const total = (options.days * 86_400_000) / STEP_MS;
     for (let i = 0; i < total; i++) {
       const tMs = startMs + i * STEP_MS;
       await clock.advanceTo(tMs);
       await site.report(tMs);
       await clock.runDue();
+      if (i === 1) await site.compute(tMs, planStartMs, settle);
       await site.collectPlans();
       await site.act(tMs);
       options.onStep?.(i + 1, total);
@@ -291,6 +322,7 @@ export async function simulateSite(options: SimOptions): Promise<SiteRun> {
       reports: site.reports,
       notifications,
       priceGaps: await priceGaps(api, site.ids, startMs, options.days),
+      computes: site.computes,
     };
   } finally {
     await server.close();
