@@ -27,6 +27,8 @@ export interface Config {
   planningHorizonMs: number;
   /** Longest schedule: a number of steps of the sensor's resolution, or a fixed duration. */
   maxPlanningHorizon: { steps: number } | { ms: number };
+  /** A state-of-charge measurement older than this many schedule steps at the start makes the job warn that the SoC is unknown. */
+  socMaxAgeSteps: number;
   jobCacheTtlS: number;
   /** Finished scheduling jobs are kept this long. */
   planningTtlMs: number;
@@ -116,6 +118,7 @@ const schema = z.object({
   FLEXSITE_LOGIN_ATTEMPTS_PER_ADDRESS: count(1).default(30),
   FLEXSITE_PLANNING_HORIZON: duration.default(48 * 3600_000),
   FLEXSITE_MAX_PLANNING_HORIZON: stepsOrDuration.default({ steps: 2520 }),
+  FLEXSITE_SOC_MAX_AGE_STEPS: count(0).default(2),
   FLEXSITE_JOB_CACHE_TTL: count(0).default(3600),
   FLEXSITE_PLANNING_TTL: duration.default(7 * 24 * 3600_000),
   FLEXSITE_JOB_TTL: duration.default(24 * 3600_000),
@@ -194,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginAttemptsPerAddress: e.FLEXSITE_LOGIN_ATTEMPTS_PER_ADDRESS,
     planningHorizonMs: e.FLEXSITE_PLANNING_HORIZON,
     maxPlanningHorizon: e.FLEXSITE_MAX_PLANNING_HORIZON,
+    socMaxAgeSteps: e.FLEXSITE_SOC_MAX_AGE_STEPS,
     jobCacheTtlS: e.FLEXSITE_JOB_CACHE_TTL,
     planningTtlMs: e.FLEXSITE_PLANNING_TTL,
     jobTtlMs: e.FLEXSITE_JOB_TTL,

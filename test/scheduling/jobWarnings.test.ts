@@ -108,7 +108,7 @@ describe('job warnings', () => {
     expect(body.status).toBe('finished');
     expect(body.result.warnings).toEqual([
       {
-        code: 'constraint-unresolved',
+        code: 'target-missed',
         field: 'soc-targets',
         sensor_id: expect.any(Number),
         message: expect.stringMatching(/^SoC targets of sensor \d+ not met at 1 step\(s\), by up to 3000\.0 kWh\.$/),
@@ -161,7 +161,7 @@ describe('job warnings', () => {
     // It also misses the unreachable target: 1 of 4 MWh after the hour.
     expect(fallback.result.warnings.map((w: { code: string; field?: string }) => [w.code, w.field])).toEqual([
       ['fallback', undefined],
-      ['constraint-unresolved', 'soc-targets'],
+      ['target-missed', 'soc-targets'],
     ]);
     const source = await t.db('data_source').where({ id: fallback.result.data_source_id }).first();
     expect(source).toMatchObject({ name: 'Flexsite fallback', type: 'scheduler', model: 'StorageFallbackScheduler' });

@@ -138,14 +138,16 @@ export class Attention extends Periodic {
    * One notification per finished job that is not a plain success: a missed state-of-charge
    * target, else its warnings by code and message (inputs extended or assumed, soft constraints
    * breached). Two warnings raise nothing: a fallback job's own (its original job's failure
-   * raised that news already), and a state of charge read near the start (where the start came
-   * from, not a degraded outcome: every run would notify).
+   * raised that news already), a state of charge read near the start and a start floored onto
+   * the grid (where the start came from, not a degraded outcome: every run would notify).
    */
   private async scheduleFinished(job: JobRecord<FlexsiteJobs, 'scheduling'>, result: JobResult): Promise<void> {
     const unresolved = result.unresolved ?? [];
     // Soft constraints are named from `unresolved`; the other warnings by their code and message.
     const others = (result.warnings ?? []).filter(
-      (w) => w.code !== 'constraint-unresolved' && w.code !== 'soc-reading' && !(job.args.fallback && w.code === 'fallback'),
+      (w) =>
+        !['constraint-unresolved', 'target-missed', 'soc-reading', 'start-floored'].includes(w.code) &&
+        !(job.args.fallback && w.code === 'fallback'),
     );
     if (job.accountId === null || (!unresolved.length && !others.length)) return;
     const missed = unresolved.filter((d) => d['soc-targets']?.length);

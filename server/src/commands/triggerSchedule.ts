@@ -48,7 +48,7 @@ export async function queueSchedule(
   const { spec, asset, request } = job;
   await authorizeReferences(deps.db, principal, triggerReferences(spec, asset, request), [], asset.account_id);
   const args: SchedulingJobArgs = {
-    spec: await readSensorState(deps.db, spec, spec.priorMs ?? deps.clock.now()),
+    spec: await readSensorState(deps.db, spec, spec.priorMs ?? deps.clock.now(), deps.config.socMaxAgeSteps),
     principal: principalRef(principal),
     inputs: await inputVersions(deps.db, spec),
   };

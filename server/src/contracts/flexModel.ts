@@ -22,6 +22,8 @@ export const sensorRef = z
       sensor: id,
       /** FlexMeasures 1.0: read only beliefs of these source types (e.g. ["forecaster"]). */
       'source-types': z.array(z.string().min(1).max(40)).min(1).optional(),
+      /** FlexMeasures 1.0: read no beliefs of these source types (e.g. ["scheduler"]). */
+      'exclude-source-types': z.array(z.string().min(1).max(40)).min(1).optional(),
       /** FlexMeasures 1.0: the value of steps for which the sensor has no data. */
       default: quantity.optional(),
     }),

@@ -52,8 +52,11 @@ export interface StorageDeviceSpec {
   socSensorId: number | null;
   /** soc-at-start is still to be read from the state-of-charge sensor (`readSensorState`). */
   socAtStartFromSensor?: true;
-  /** Where `readSensorState` read soc-at-start: the job warns when the reading is not at the start. */
-  socReading?: { sensorId: number; atMs: number };
+  /**
+   * Where `readSensorState` read soc-at-start: the job warns when the reading is not at the start,
+   * and that the SoC is unknown when it is older than `maxAgeMs`.
+   */
+  socReading?: { sensorId: number; atMs: number; valueMwh?: number; maxAgeMs?: number };
   /** FlexMeasures 1.0 output sensors: the schedule as consumption and/or production. */
   consumptionSensorId?: number;
   productionSensorId?: number;
@@ -77,8 +80,10 @@ export interface StorageJobSpec {
   startMs: number;
   endMs: number;
   stepMs: number;
-  /** The start as the client sent it, for messages in the client's offset. */
+  /** The start on the sensor's grid, in the client's offset, for messages. */
   startIso: string;
+  /** The start as requested, when it lay between grid points and was floored (the job warns). */
+  requestedStartMs?: number;
   /** Belief time of inputs and outputs; null = when the job runs. */
   priorMs: number | null;
   devices: StorageDeviceSpec[];
@@ -117,6 +122,8 @@ export interface StorageJobSpec {
   customScheduler: string | null;
   /** Source-type filters by sensor id (FlexMeasures 1.0 `source-types`): only those sources' beliefs are read. */
   sourceTypes?: Record<string, string[]>;
+  /** Source types not read, by sensor id (FlexMeasures 1.0 `exclude-source-types`). */
+  excludeSourceTypes?: Record<string, string[]>;
 }
 
 export interface ProcessJobSpec {
@@ -125,6 +132,7 @@ export interface ProcessJobSpec {
   endMs: number;
   stepMs: number;
   startIso: string;
+  requestedStartMs?: number;
   priorMs: number | null;
   sensorId: number;
   powerMw: number;
@@ -136,6 +144,8 @@ export interface ProcessJobSpec {
   consumptionPrice: SeriesSpec | null;
   /** Source-type filters by sensor id (FlexMeasures 1.0 `source-types`): only those sources' beliefs are read. */
   sourceTypes?: Record<string, string[]>;
+  /** Source types not read, by sensor id (FlexMeasures 1.0 `exclude-source-types`). */
+  excludeSourceTypes?: Record<string, string[]>;
 }
 
 export type JobSpec = StorageJobSpec | ProcessJobSpec;

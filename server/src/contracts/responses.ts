@@ -137,7 +137,16 @@ export type DeviceConstraints = z.infer<typeof deviceConstraints>;
  * state of charge read away from the start. A job with warnings finished, but not as asked.
  */
 export const jobWarning = z.object({
-  code: z.enum(['input-extended', 'input-assumed', 'fallback', 'constraint-unresolved', 'soc-reading']),
+  code: z.enum([
+    'input-extended',
+    'input-assumed',
+    'fallback',
+    'constraint-unresolved',
+    'soc-reading',
+    'start-floored',
+    'soc-unknown',
+    'target-missed',
+  ]),
   message: z.string(),
   /** The flex-model or flex-context field concerned, e.g. `consumption-price`, `soc-targets`. */
   field: z.string().optional(),

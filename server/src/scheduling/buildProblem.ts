@@ -46,14 +46,22 @@ interface Grid {
   steps: number;
   sensors: JobSensors;
   sourceTypes: Record<string, string[]>;
+  excludeSourceTypes: Record<string, string[]>;
 }
 
 const gridOf = (
-  spec: { startMs: number; endMs: number; stepMs: number; sourceTypes?: Record<string, string[]> },
+  spec: {
+    startMs: number;
+    endMs: number;
+    stepMs: number;
+    sourceTypes?: Record<string, string[]>;
+    excludeSourceTypes?: Record<string, string[]>;
+  },
   sensors: JobSensors,
 ): Grid => ({
   sensors,
   sourceTypes: spec.sourceTypes ?? {},
+  excludeSourceTypes: spec.excludeSourceTypes ?? {},
   startMs: spec.startMs,
   endMs: spec.startMs + Math.floor((spec.endMs - spec.startMs) / spec.stepMs) * spec.stepMs,
   stepMs: spec.stepMs,
@@ -81,6 +89,7 @@ async function sensorSeries(
     overlapping: true,
     beliefsBeforeMs: beliefTimeMs,
     sourceTypes: grid.sourceTypes[sensorId],
+    excludeSourceTypes: grid.excludeSourceTypes[sensorId],
   });
   const values = resampleToGrid(events, {
     startMs: grid.startMs,
@@ -198,6 +207,7 @@ async function socConstraintsOf(
     overlapping: true,
     beliefsBeforeMs: beliefTimeMs,
     sourceTypes: grid.sourceTypes[ref.sensor],
+    excludeSourceTypes: grid.excludeSourceTypes[ref.sensor],
   });
   const c = conversion(sensor.unit, ref.unit, resolution || grid.stepMs) ?? { scale: 1, offset: 0 };
   return events.map((e) => {

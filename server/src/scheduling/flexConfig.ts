@@ -33,6 +33,7 @@ import type {
   StorageJobSpec,
 } from '../contracts/jobSpec.ts';
 import { jobReferences } from './jobReferences.ts';
+import { startOnGrid } from './timeGrid.ts';
 
 /** Asset types and the scheduler that serves them (in the 1.0 dialect, storage serves all but processes). */
 const storageTypes = new Set(['battery', 'one-way_evse', 'two-way_evse']);
@@ -535,20 +536,29 @@ async function signedInflexibleSensors(db: Knex, context: FlexContext): Promise<
 }
 
 /**
- * The `source-types` filters of every `{"sensor": id, "source-types": [...]}` in the flex
- * configuration, by sensor id; absent when none is given, so older jobs keep their cache keys.
+ * The `source-types` and `exclude-source-types` filters of every `{"sensor": id, …}` in the flex
+ * configuration, by sensor id; each absent when none is given, so older jobs keep their cache keys.
  */
-function sourceTypeFilters(...configs: unknown[]): { sourceTypes?: Record<string, string[]> } {
-  const filters: Record<string, string[]> = {};
+function sourceTypeFilters(...configs: unknown[]): {
+  sourceTypes?: Record<string, string[]>;
+  excludeSourceTypes?: Record<string, string[]>;
+} {
+  const only: Record<string, string[]> = {};
+  const excluded: Record<string, string[]> = {};
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) return value.forEach(walk);
     if (!value || typeof value !== 'object') return;
     const v = value as Record<string, unknown>;
-    if (typeof v.sensor === 'number' && Array.isArray(v['source-types'])) filters[v.sensor] = v['source-types'] as string[];
+    if (typeof v.sensor === 'number' && Array.isArray(v['source-types'])) only[v.sensor] = v['source-types'] as string[];
+    if (typeof v.sensor === 'number' && Array.isArray(v['exclude-source-types']))
+      excluded[v.sensor] = v['exclude-source-types'] as string[];
     Object.values(v).forEach(walk);
   };
   configs.forEach(walk);
-  return Object.keys(filters).length ? { sourceTypes: filters } : {};
+  return {
+    ...(Object.keys(only).length && { sourceTypes: only }),
+    ...(Object.keys(excluded).length && { excludeSourceTypes: excluded }),
+  };
 }
 
 /** FlexMeasures 1.0's breach prices where relaxation is on and no price is given: per MWh (SoC) or per MW. */
@@ -728,18 +738,19 @@ async function storedSitePowerCapacity(db: Knex, sensor: SensorInContext, horizo
 export async function resolveStorageJob(
   db: Knex,
   config: Config,
-  input: TriggerInput,
+  requested: TriggerInput,
   devices: { sensor: SensorInContext; flexModel: unknown }[],
   asset: Asset,
 ): Promise<StorageJobSpec> {
-  const rawContext = { ...stored(asset, 'flex-context'), ...input.flexContext };
+  const rawContext = { ...stored(asset, 'flex-context'), ...requested.flexContext };
   const context = parseFlex(flexContext, rawContext);
   const sensorStepMs = Math.min(...devices.map((d) => d.sensor.event_resolution_ms || Infinity));
   if (!Number.isFinite(sensorStepMs)) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
   checkResolution(
-    input,
+    requested,
     devices.map((d) => d.sensor),
   );
+  const { input, requestedStartMs } = startOnGrid(requested, requested.resolution?.ms ?? sensorStepMs);
   const horizon = horizonOf(config, input, sensorStepMs);
   const { stepMs } = horizon;
   const sitePower = await siteCapacity(db, context, 'site-power-capacity', asset.attributes.capacity_in_mw, horizon);
@@ -785,6 +796,7 @@ export async function resolveStorageJob(
     endMs,
     stepMs,
     startIso: formatStart(input.start),
+    ...(requestedStartMs !== undefined && { requestedStartMs }),
     priorMs: input.prior?.toMillis() ?? null,
     devices: specs,
     consumptionPrice: await priceOf(db, context, 'consumption', marketSensorId, horizon),
@@ -822,12 +834,12 @@ export async function resolveStorageJob(
 export async function resolveProcessJob(
   db: Knex,
   config: Config,
-  input: TriggerInput,
+  requested: TriggerInput,
   sensor: SensorInContext,
   asset: Asset,
   rawModel: unknown,
 ): Promise<ProcessJobSpec> {
-  const rawContext = { ...stored(asset, 'flex-context'), ...input.flexContext };
+  const rawContext = { ...stored(asset, 'flex-context'), ...requested.flexContext };
   const context = parseFlex(flexContext, rawContext);
   const marketId = asNumber(attribute(sensor, asset, 'market_id'));
   const rawFlexModel = { ...stored(asset, 'flex-model'), ...(rawModel as object) };
@@ -839,7 +851,8 @@ export async function resolveProcessJob(
   });
   const model = parseFlex(processFlexModel, rawFlexModel);
   if (!sensor.event_resolution_ms) throw flexError('Cannot schedule an instantaneous sensor: it has no event resolution.');
-  checkResolution(input, [sensor]);
+  checkResolution(requested, [sensor]);
+  const { input, requestedStartMs } = startOnGrid(requested, requested.resolution?.ms ?? sensor.event_resolution_ms);
   const horizon = horizonOf(config, input, sensor.event_resolution_ms);
   const { stepMs } = horizon;
   // A process longer than the schedule fills the whole schedule, as FlexMeasures clips it.
@@ -852,6 +865,7 @@ export async function resolveProcessJob(
     endMs: horizon.endMs,
     stepMs,
     startIso: formatStart(input.start),
+    ...(requestedStartMs !== undefined && { requestedStartMs }),
     priorMs: input.prior?.toMillis() ?? null,
     sensorId: sensor.id,
     powerMw: model.power,

@@ -20,6 +20,7 @@ import { recordScheduleMoney } from '../store/scheduleMoney.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
 import type { Clock } from '../clock.ts';
 import { fallbackUsed, socFromReading, unresolvedConstraints } from './warnings.ts';
+import { startFloored } from './timeGrid.ts';
 
 /**
  * Re-checks the owner's current rights on every sensor of the job, so that a job queued before a
@@ -214,6 +215,7 @@ export function schedulingHandler(
       ...constraints,
       currency: priceCurrency(spec.consumptionPrice) ?? undefined,
       warnings: [
+        ...startFloored(spec),
         ...(fallback ? [fallbackUsed] : []),
         ...spec.devices.flatMap((d) => (d.socReading ? (socFromReading(d.socReading, spec.startMs) ?? []) : [])),
         ...warnings,
@@ -263,7 +265,7 @@ async function runProcess(
     devices: [{ sensor_id: spec.sensorId, power_mw: schedule.powerMw.map(round6) }],
     consumption_price: [...problem.consumptionPrice],
     currency: priceCurrency(spec.consumptionPrice) ?? undefined,
-    warnings,
+    warnings: [...startFloored(spec), ...warnings],
   } satisfies JobResult;
 }
 

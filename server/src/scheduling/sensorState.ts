@@ -19,12 +19,20 @@ export const SOC_LOOKUP_STEPS = 4;
 const fail = (field: string, message: string) => unprocessable('json', fieldTree([field], [message]));
 
 /**
- * Completes a resolved job from its sensors' state.
+ * What counts as a measurement of the state of charge by default: not what a scheduler planned
+ * or a forecaster predicted (a plan written into the same sensor must never become the next
+ * plan's start). A sensor reference's own `source-types` or `exclude-source-types` replace this.
+ */
+export const NOT_MEASURED = ['scheduler', 'forecaster'];
+
+/**
+ * Completes a resolved job.
  * @param beliefTimeMs what is known: the trigger's `prior`, else now.
+ * @param maxAgeSteps a reading older than this many steps at the start makes the job warn that the SoC is unknown.
  * @returns the spec with every soc-at-start known; 422 when a state of charge is missing or an
  *   device output sensor's sign attribute contradicts its field (1.0 checks only flex-model outputs).
  */
-export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: number): Promise<JobSpec> {
+export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: number, maxAgeSteps = 2): Promise<JobSpec> {
   if (spec.scheduler !== 'StorageScheduler') return spec;
   for (const d of spec.devices) {
     await checkOutputSigns(db, [
@@ -35,29 +43,33 @@ export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: num
   if (!spec.devices.some((d) => d.socAtStartFromSensor)) return spec;
   const devices: StorageDeviceSpec[] = [];
   for (const { socAtStartFromSensor, ...d } of spec.devices) {
-    devices.push(socAtStartFromSensor ? { ...d, ...(await socAtStart(db, spec, d, beliefTimeMs)) } : d);
+    devices.push(socAtStartFromSensor ? { ...d, ...(await socAtStart(db, spec, d, beliefTimeMs, maxAgeSteps * spec.stepMs)) } : d);
   }
   return { ...spec, devices };
 }
 
 /**
- * The state of charge nearest the schedule start within four schedule steps either side (the
- * later one on a tie), as 1.0 finds it; converted to MWh, a percentage of soc-max.
+ * The measured state of charge nearest the schedule start within four schedule steps either side
+ * (the later one on a tie), as 1.0 finds it, among measurements only (`NOT_MEASURED`); converted
+ * to MWh, a percentage of soc-max. Run at the start, that is the newest measurement before it.
  */
 async function socAtStart(
   db: Knex,
   spec: StorageJobSpec,
   d: StorageDeviceSpec,
   beliefTimeMs: number,
+  maxAgeMs: number,
 ): Promise<Pick<StorageDeviceSpec, 'socAtStartMwh' | 'socReading'>> {
   const sensor = (await getSensor(db, d.socSensorId!))!;
   const radiusMs = SOC_LOOKUP_STEPS * spec.stepMs;
+  const sourceTypes = spec.sourceTypes?.[sensor.id];
   const beliefs = await mostRecentBeliefs(db, {
     sensorId: sensor.id,
     startMs: spec.startMs - radiusMs,
     endMs: spec.startMs + radiusMs,
     beliefsBeforeMs: beliefTimeMs,
-    sourceTypes: spec.sourceTypes?.[sensor.id],
+    sourceTypes,
+    excludeSourceTypes: spec.excludeSourceTypes?.[sensor.id] ?? (sourceTypes ? undefined : NOT_MEASURED),
   });
   const distance = (t: number) => Math.abs(t - spec.startMs);
   const nearest = beliefs.reduce<(typeof beliefs)[number] | undefined>(
@@ -70,11 +82,16 @@ async function socAtStart(
       `No recent state-of-charge value found for sensor ${sensor.id} within ${formatTimedelta(radiusMs)} of schedule start ${spec.startIso}.`,
     );
   }
-  const socReading = { sensorId: sensor.id, atMs: nearest.eventStartMs };
-  if (sensor.unit === '%') return { socAtStartMwh: (nearest.value / 100) * d.socMaxMwh, socReading };
-  const c = conversion(sensor.unit, 'MWh', spec.stepMs);
-  if (!c) throw fail('state-of-charge', `Cannot convert ${sensor.unit} to MWh`);
-  return { socAtStartMwh: nearest.value * c.scale + c.offset, socReading };
+  const socAtStartMwh = toMwh(sensor.unit, nearest.value, d.socMaxMwh, spec.stepMs);
+  return { socAtStartMwh, socReading: { sensorId: sensor.id, atMs: nearest.eventStartMs, valueMwh: socAtStartMwh, maxAgeMs } };
+}
+
+/** A state of charge in the sensor's unit (an energy, or a percentage of soc-max) in MWh. */
+function toMwh(unit: string, value: number, socMaxMwh: number, stepMs: number): number {
+  if (unit === '%') return (value / 100) * socMaxMwh;
+  const c = conversion(unit, 'MWh', stepMs);
+  if (!c) throw fail('state-of-charge', `Cannot convert ${unit} to MWh`);
+  return value * c.scale + c.offset;
 }
 
 /**

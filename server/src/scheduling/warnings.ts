@@ -109,7 +109,8 @@ export function unresolvedConstraints(unresolved: readonly DeviceConstraints[], 
       const soc = kind.startsWith('soc-');
       return [
         {
-          code: 'constraint-unresolved' as const,
+          // A missed target is the news people wait for: its own code, as on screen and in notifications.
+          code: kind === 'soc-targets' ? ('target-missed' as const) : ('constraint-unresolved' as const),
           field: kind,
           sensor_id: sensor,
           message: `${kindNames[kind] ?? kind} of sensor ${sensor} not met at ${slots.length} step(s), by up to ${worst.violation}.`,
@@ -125,11 +126,26 @@ export function unresolvedConstraints(unresolved: readonly DeviceConstraints[], 
 }
 
 /**
- * The state of charge at the start, read from a sensor at another instant than the start.
+ * The state of charge at the start, read from a sensor at another instant than the start; when
+ * that measurement is older than its limit, the SoC counts as unknown since then and the plan
+ * says what it assumed instead.
  * @returns the warning, or undefined when the reading is at the start itself.
  */
-export function socFromReading(reading: { sensorId: number; atMs: number }, startMs: number): JobWarning | undefined {
+export function socFromReading(
+  reading: { sensorId: number; atMs: number; valueMwh?: number; maxAgeMs?: number },
+  startMs: number,
+): JobWarning | undefined {
   if (reading.atMs === startMs) return undefined;
+  if (reading.maxAgeMs !== undefined && reading.valueMwh !== undefined && startMs - reading.atMs > reading.maxAgeMs) {
+    const kwh = Math.round(reading.valueMwh * 1e6) / 1e3;
+    return {
+      code: 'soc-unknown',
+      field: 'soc-at-start',
+      sensor_id: reading.sensorId,
+      message: `SoC unknown since ${iso(reading.atMs)}: sensor ${reading.sensorId} has no measurement in the ${Math.round(reading.maxAgeMs / 60_000)} min before the start; assumed ${kwh} kWh, its last measurement.`,
+      periods: [{ start: iso(reading.atMs), end: iso(startMs) }],
+    };
+  }
   const minutes = Math.round(Math.abs(startMs - reading.atMs) / 60_000);
   return {
     code: 'soc-reading',

@@ -13,10 +13,15 @@ describe('socStepForInstant', () => {
     expect(socStepForInstant(start, quarter, 96, start + 96 * quarter)).toBe(95);
   });
 
-  it('drops the start itself, instants outside the horizon and off-grid instants', () => {
+  it('drops the start itself, instants outside the horizon and instants before the first step ends', () => {
     expect(socStepForInstant(start, quarter, 96, start)).toBeNull();
     expect(socStepForInstant(start, quarter, 96, start + 97 * quarter)).toBeNull();
     expect(socStepForInstant(start, quarter, 96, start + 60_000)).toBeNull();
+  });
+
+  it('binds an instant between grid points to the step that ends at or before it (07:05 → the step ending 07:00)', () => {
+    expect(socStepForInstant(start, quarter, 96, Date.parse('2015-01-02T07:05:00Z'))).toBe(27);
+    expect(socStepForInstant(start, quarter, 96, start + quarter + 14 * 60_000)).toBe(0);
   });
 });
 

@@ -136,19 +136,19 @@ export interface StorageProblem {
 }
 
 /**
- * Maps a SoC constraint instant onto the step whose END it is: j = (t − t0)/Δ − 1.
+ * Maps a SoC constraint instant onto the step whose END it is: j = (t − t0)/Δ − 1. An instant
+ * between grid points binds the step that ends at or before it (a target at 07:05 is met by
+ * 07:00), so that a target is kept early rather than dropped.
  *
  * @param startMs schedule start (epoch ms).
  * @param stepMs step length (ms).
  * @param stepCount number of steps T.
  * @param instantMs instant of the constraint (epoch ms).
- * @returns the step index, or null when the instant is the start itself, outside (start, end], or off the step grid.
+ * @returns the step index, or null when no step ends in (start, instant] or the instant lies beyond the end.
  */
 export function socStepForInstant(startMs: number, stepMs: number, stepCount: number, instantMs: number): number | null {
-  const offsetMs = instantMs - startMs;
-  if (offsetMs <= 0 || offsetMs % stepMs !== 0) return null;
-  const step = offsetMs / stepMs - 1;
-  return step < stepCount ? step : null;
+  const step = Math.floor((instantMs - startMs) / stepMs) - 1;
+  return step >= 0 && instantMs - startMs <= stepCount * stepMs ? step : null;
 }
 
 /** A SoC constraint at an instant or over a window (both ends inclusive). */
