@@ -158,4 +158,28 @@ describe('measured state, never our own plan', () => {
     const result = await run(power, { start: iso(S), prior: iso(S), duration: 'PT2H', 'flex-model': asked, 'flex-context': flatPrice });
     expect(result.devices[0].soc_mwh[0]).toBeCloseTo(0.01, 9);
   });
+
+  it('bounds the SoC at the first step end by what the device can do after a reading between grid points (14:17 → 14:30: 13 minutes)', async () => {
+    const { power, assetId } = await device('battery');
+    const soc = (await f.sensor({ assetId, unit: 'kWh', resolutionMinutes: 0 })).id;
+    const at = Date.parse('2015-01-06T14:17:00Z');
+    await f.beliefs(soc, at, 0, [5], at);
+    // Cheap in the first quarter hour, dear afterwards: the battery charges as fast as it can, then sells.
+    const price = (cheap: string) => [
+      { start: '2015-01-06T14:15:00Z', end: '2015-01-06T14:30:00Z', value: cheap },
+      { start: '2015-01-06T14:30:00Z', end: '2015-01-06T16:30:00Z', value: '500 EUR/MWh' },
+    ];
+    const result = await run(power, {
+      start: iso(at),
+      prior: iso(at),
+      duration: 'PT2H',
+      'flex-model': { 'soc-min': '0 kWh', 'soc-max': '10 kWh', 'power-capacity': '5 kW', 'state-of-charge': { sensor: soc } },
+      'flex-context': { 'consumption-price': price('10 EUR/MWh'), 'production-price': price('10 EUR/MWh') },
+    });
+    expect(new Date(result.start_ms).toISOString()).toBe('2015-01-06T14:15:00.000Z');
+    expect(result.devices[0].soc_mwh[0]).toBeCloseTo(0.005, 9);
+    // 5 kWh + 5 kW × 13/60 h, not the 6.25 kWh a whole quarter hour would allow.
+    expect(result.devices[0].soc_mwh[1]).toBeCloseTo(0.005 + (0.005 * 13) / 60, 6);
+    expect(result.warnings.map((w: { code: string }) => w.code)).toEqual(['start-floored', 'soc-reading']);
+  });
 });

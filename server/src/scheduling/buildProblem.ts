@@ -7,6 +7,7 @@ import { getSensor, type Sensor, type SensorInContext } from '../store/sensors.t
 import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem } from '../../../worker/src/tasks.ts';
 import type { ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
+import { offTickStartBounds } from './measuredState.ts';
 import { assumedZeroPower, extendedPrices, type InputAt } from './warnings.ts';
 import type { JobWarning } from '../contracts/responses.ts';
 
@@ -321,7 +322,7 @@ export async function buildStorageProblem(
         ),
         combine,
       );
-    devices.push({
+    const device: StorageDevice = {
       name: d.name,
       socAtStartMwh: d.socAtStartMwh,
       socMinMwh: d.socMinMwh,
@@ -346,7 +347,8 @@ export async function buildStorageProblem(
           powerCapacityMw: power,
         },
       }),
-    });
+    };
+    devices.push({ ...device, ...offTickStartBounds(device, d.socReading, spec) });
   }
   return {
     stepCount: grid.steps,
