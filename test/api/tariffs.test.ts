@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
+import { SimulatedClock } from '../../server/src/clock.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 let t: TestServer;
@@ -160,6 +161,87 @@ describe('tariffs', () => {
       expect(second.status).toBe(422);
       expect(second.body.message).toEqual({ json: { _schema: [`The account of asset ${asset} has the most tariffs allowed (1).`] } });
       expect(await own.db('tariff')).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('a tariff written when stored and when changed', () => {
+  it('has prices from the start of today at once, and a change supersedes them for the chart and the next schedule', async () => {
+    // Friday 2 July 2027, 14:20 in Amsterdam.
+    const clock = new SimulatedClock(Date.parse('2027-07-02T14:20:00+02:00'));
+    const own = await startTestServer({}, undefined, { clock });
+    try {
+      const g = factories(own.db);
+      const account = (await g.account()).id;
+      const admin = (await g.user({ accountId: account, roles: ['account-admin'] })).token;
+      const stranger = (await g.user({ accountId: (await g.account()).id, roles: ['account-admin'] })).token;
+      const home = (await g.asset({ accountId: account, type: 'building' })).id;
+      const priceSensor = (await g.sensor({ assetId: home, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: 'Europe/Amsterdam' })).id;
+      const battery = (
+        await g.sensor({ assetId: (await g.asset({ accountId: account, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 15 })
+      ).id;
+      const tariff = (price: number, peak: number) => ({
+        name: 'Evening peak',
+        timezone: 'Europe/Amsterdam',
+        consumption_price_sensor: priceSensor,
+        price,
+        periods: [{ from: '17:00', to: '21:00', price: peak }],
+      });
+      const created = await own.request('POST', `/api/v3_0/assets/${home}/tariffs`, { token: admin, json: tariff(100, 300) });
+      expect(created.status).toBe(201);
+
+      // Scheduled at once: the prices are there (no "Prices unknown").
+      const schedule = async () => {
+        const res = await own.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+          token: admin,
+          json: {
+            start: '2027-07-02T14:30:00+02:00',
+            duration: 'PT8H',
+            'flex-model': { 'soc-at-start': '0.5 MWh', 'soc-min': '0 MWh', 'soc-max': '1 MWh', 'power-capacity': '1 MW' },
+            'flex-context': { 'consumption-price-sensor': priceSensor },
+          },
+        });
+        expect(res.status).toBe(200);
+        await own.server.services.jobs.settled(res.body.schedule, 30_000);
+        const job = await own.request('GET', `/api/v3_0/jobs/${res.body.schedule}`, { token: admin });
+        expect(job.body).toMatchObject({ status: 'finished', error: null });
+        const steps: number[] = job.body.result.consumption_price;
+        return { id: res.body.schedule as string, peakRatio: Math.max(...steps) / Math.min(...steps) };
+      };
+      const first = await schedule();
+      expect(first.peakRatio).toBeCloseTo(3, 9);
+
+      // Today's hours already past have prices too; one value per hour on the chart.
+      const today = async () =>
+        (
+          await own.request('GET', `/api/v3_0/sensors/${priceSensor}/chart_data/`, {
+            token: admin,
+            query: { event_starts_after: '2027-07-02T00:00:00+02:00', event_ends_before: '2027-07-03T00:00:00+02:00' },
+          })
+        ).body.map((r: { event_value: number }) => r.event_value);
+      expect(await today()).toEqual([...times(17, 100), ...times(4, 300), ...times(3, 100)]);
+
+      const tariffId = created.body.id;
+      const put = (body: unknown, as = admin, id = tariffId) =>
+        own.request('PUT', `/api/v3_0/assets/${home}/tariffs/${id}`, { token: as, json: body });
+      expect((await put(tariff(120, 200), stranger)).status).toBe(403);
+      expect((await put(tariff(120, 200), admin, tariffId + 1000)).status).toBe(404);
+      const bad = await put({ ...tariff(120, 200), price: 'cheap' });
+      expect(bad.status).toBe(422);
+      expect(Object.keys(bad.body.message.json)).toEqual(['price']);
+      expect(await today()).toEqual([...times(17, 100), ...times(4, 300), ...times(3, 100)]);
+
+      // Changed at 15:05: the new prices supersede the old ones for the whole day, past hours included.
+      await clock.advanceTo(Date.parse('2027-07-02T15:05:00+02:00'));
+      const changed = await put(tariff(120, 200));
+      expect(changed.status).toBe(200);
+      expect(changed.body).toMatchObject({ id: tariffId, definition: { price: 120 } });
+      expect(await today()).toEqual([...times(17, 120), ...times(4, 200), ...times(3, 120)]);
+      const second = await schedule();
+      expect(second.id).not.toBe(first.id);
+      expect(second.peakRatio).toBeCloseTo(200 / 120, 9);
     } finally {
       await own.close();
     }

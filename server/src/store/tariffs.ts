@@ -33,6 +33,20 @@ export async function createTariff(trx: Knex.Transaction, assetId: number, owner
   return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
 }
 
+/** @returns the tariff of this id on this asset, or undefined. */
+export async function getTariff(db: Knex, assetId: number, id: number): Promise<Tariff | undefined> {
+  const row = await db<DbTariff>('tariff').where({ id, asset_id: assetId }).first();
+  return row && fromRow(row);
+}
+
+/** Replaces a tariff's definition (its owner and creation time stay). */
+export async function updateTariff(trx: Knex.Transaction, id: number, definition: TariffDefinition): Promise<Tariff> {
+  await trx('tariff')
+    .where({ id })
+    .update({ name: definition.name, definition: JSON.stringify(definition) });
+  return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
+}
+
 /** @returns the tariffs of an asset, or all of them. */
 export async function listTariffs(db: Knex, filter: { assetId?: number } = {}): Promise<Tariff[]> {
   const q = db<DbTariff>('tariff').orderBy('id');

@@ -5,20 +5,17 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { TariffDefinition } from '../contracts/tariffs.ts';
 import { resampleToGrid } from '../domain/resample.ts';
-import { tariffPriceAt } from './tariffPrice.ts';
+import { storePrices, writeTariffPrices, type PriceRow } from '../commands/tariffs.ts';
 import { conversion } from '../domain/units.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
-import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getSensor } from '../store/sensors.ts';
-import { getOrCreateSource, type SourceProps } from '../store/sources.ts';
+import type { SourceProps } from '../store/sources.ts';
 import { listPriceConnectors, listTariffs, type PriceConnector, type Tariff } from '../store/tariffs.ts';
 import { getAsset } from '../store/assets.ts';
 import { getUser } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
 import { fetchDayAhead, type DayAheadPrices } from './entsoe.ts';
 
-/** How far ahead prices are written: the rest of today and the next two days, in the tariff's zone. */
-const AHEAD_DAYS = 3;
 const TICK_MS = 3600_000;
 
 /** A sensor prices are written to, as a reference its owner must be (and stay) allowed to write. */
@@ -33,9 +30,6 @@ export function tariffReferences(d: TariffDefinition): Reference[] {
 
 /** The price sensor a day-ahead connector writes to. */
 export const connectorReferences = (sensorId: number): Reference[] => [writeRef(sensorId, 'sensor')];
-
-/** Price beliefs to store, without their source yet. */
-type PriceRow = Omit<BeliefInput, 'sourceId'>;
 
 /**
  * Writes prices ahead, so that schedules read them like any price sensor: every tariff's as
@@ -56,8 +50,8 @@ export class TariffWriter extends Periodic {
   }
 
   /**
-   * Writes the prices of the intervals from `nowMs` to the end of the second day after it,
-   * believed at `nowMs`.
+   * Writes the prices of the intervals from `nowMs` through the planning horizon (at least to
+   * the end of the second day after it), believed at `nowMs`: keeps them ahead of the clock.
    * @returns how many beliefs were stored.
    */
   protected async work(nowMs: number): Promise<number> {
@@ -97,36 +91,13 @@ export class TariffWriter extends Periodic {
     if (refused) throw new Error(`the owner may no longer write sensor ${refused.id}`);
   }
 
-  private async store(source: SourceProps, rows: PriceRow[]): Promise<number> {
-    return this.db.transaction(async (trx) => {
-      const src = await getOrCreateSource(trx, source);
-      const result = await recordBeliefs(
-        trx,
-        rows.map((r) => ({ ...r, sourceId: src.id })),
-        { allowOverwrite: false },
-      );
-      return result.inserted;
-    });
+  private store(source: SourceProps, rows: PriceRow[]): Promise<number> {
+    return this.db.transaction((trx) => storePrices(trx, source, rows));
   }
 
   private async writeTariff(t: Tariff, nowMs: number): Promise<number> {
-    const d = t.definition;
-    await this.ownerMayWrite(t.ownerId, t.assetId, tariffReferences(d));
-    const from = DateTime.fromMillis(nowMs, { zone: d.timezone }).startOf('day');
-    const [fromMs, toMs] = [from.toMillis(), from.plus({ days: AHEAD_DAYS }).toMillis()];
-    const rows: PriceRow[] = [];
-    const series: [number, (startMs: number) => number][] = [[d.consumption_price_sensor, (s) => tariffPriceAt(d, s)]];
-    if (d.production_price_sensor !== undefined) series.push([d.production_price_sensor, () => d.feed_in_price!]);
-    for (const [sensorId, priceAt] of series) {
-      const sensor = (await getSensor(this.db, sensorId))!;
-      // An instantaneous sensor gets one price per hour.
-      const stepMs = sensor.event_resolution_ms || 3600_000;
-      // Only prices of intervals still to end: a price believed after its interval would be a measurement.
-      for (let s = fromMs; s < toMs; s += stepMs) {
-        if (s + stepMs > nowMs) rows.push({ sensorId, eventStartMs: s, beliefTimeMs: nowMs, value: priceAt(s) });
-      }
-    }
-    return this.store({ name: 'Flexsite tariff', type: 'reporter', model: `tariff ${t.id}` }, rows);
+    await this.ownerMayWrite(t.ownerId, t.assetId, tariffReferences(t.definition));
+    return this.db.transaction((trx) => writeTariffPrices(trx, t, { nowMs, horizonMs: this.config.planningHorizonMs }, 'ahead'));
   }
 
   /**

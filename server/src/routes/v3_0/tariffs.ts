@@ -2,10 +2,13 @@ import { z } from 'zod';
 import * as tariffWire from '../../contracts/tariffs.ts';
 import { route } from '../../http/routes.ts';
 import * as tariffs from '../../store/tariffs.ts';
-import { checkConnectorLimit, checkTariffLimits } from '../../tariffs/limits.ts';
-import { checkTariffValues } from '../../scheduling/storedValues.ts';
+import { checkConnectorLimit } from '../../commands/tariffLimits.ts';
+import { addTariff, changeTariff } from '../../commands/tariffs.ts';
 import { connectorReferences, tariffReferences } from '../../tariffs/tariffWriter.ts';
+import { intText } from '../../contracts/fields.ts';
 import { assetById, idParams } from '../load.ts';
+
+const tariffParams = z.object({ id: intText, tariff_id: intText });
 
 const presentTariff = (t: tariffs.Tariff) => ({
   id: t.id,
@@ -34,12 +37,20 @@ export const tariffRoutes = [
     // Written later for the asset's account, whoever stores it: its account must be able to write there too.
     references: ({ body, loaded }) => ({ refs: tariffReferences(body), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: async ({ ctx, db, user, body, loaded }) => {
-      await checkTariffLimits(db, ctx.services.config.limits, loaded.asset, body);
-      await checkTariffValues(db, body);
-      return tariffs.createTariff(db, loaded.asset.id, user.id, body, ctx.services.clock.now());
-    },
+    command: ({ ctx, db, user, body, loaded }) => addTariff({ trx: db, ...ctx.services }, user, loaded.asset, body),
     response: { status: 201, schema: tariffWire.tariff, present: presentTariff, description: 'the tariff' },
+  }),
+  route({
+    method: 'PUT',
+    path: '/assets/:id/tariffs/:tariff_id',
+    summary: 'Change a tariff: its prices are written anew from the start of today, superseding the old ones',
+    request: { params: tariffParams, json: tariffWire.tariffDefinition },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
+    references: ({ body, loaded }) => ({ refs: tariffReferences(body), usableBy: loaded.asset.account_id }),
+    transaction: true,
+    command: ({ ctx, db, user, body, params, loaded }) =>
+      changeTariff({ trx: db, ...ctx.services }, user, loaded.asset, { id: params.tariff_id, definition: body }),
+    response: { schema: tariffWire.tariff, present: presentTariff, description: 'the changed tariff' },
   }),
   route({
     method: 'GET',

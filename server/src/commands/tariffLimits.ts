@@ -14,16 +14,18 @@ async function countOfAccount(db: Knex, table: 'tariff' | 'price_connector', acc
 }
 
 /**
- * Refuses a tariff beyond the operator's limits (a 422 naming the field): the account has the
- * most tariffs allowed, or a price sensor is finer than a tariff may write (every interval of it
- * is written three days ahead each hour).
+ * Refuses a tariff beyond the operator's limits (a 422 naming the field): a price sensor is finer
+ * than a tariff may write (every interval of it is written three days ahead each hour), or, for a
+ * new tariff, the account has the most tariffs allowed.
  * @param db the write's transaction, so that two concurrent requests cannot both pass the count.
+ * @param adding whether the tariff is new (a changed one is already counted).
  */
 export async function checkTariffLimits(
   db: Knex,
   limits: Config['limits'],
   asset: { id: number; account_id: number | null },
   d: TariffDefinition,
+  adding: boolean,
 ): Promise<void> {
   const named = { consumption_price_sensor: d.consumption_price_sensor, production_price_sensor: d.production_price_sensor };
   for (const [field, id] of Object.entries(named)) {
@@ -35,7 +37,7 @@ export async function checkTariffLimits(
       throw fieldError('json', field, `A tariff writes to sensors of a resolution of at least ${finest}; sensor ${id} is finer.`);
     }
   }
-  if ((await countOfAccount(db, 'tariff', asset.account_id)) >= limits.tariffsPerAccount) {
+  if (adding && (await countOfAccount(db, 'tariff', asset.account_id)) >= limits.tariffsPerAccount) {
     throw fieldError('json', '_schema', `The account of asset ${asset.id} has the most tariffs allowed (${limits.tariffsPerAccount}).`);
   }
 }
