@@ -67,6 +67,11 @@ export const layers = [
     paths: ['server/src/automations/', 'server/src/tariffs/', 'server/src/attention/'],
     what: 'Work the clock starts: automation runs, tariff and price writers, notices and webhooks',
   },
+  {
+    name: 'devices',
+    paths: ['server/src/mqtt/'],
+    what: 'Devices on the LAN over MQTT: the embedded broker and its access rules, readings in, setpoints out',
+  },
   { name: 'http', paths: ['server/src/http/'], what: 'The request chain every route runs through, sign-in, the built UI' },
   { name: 'edges', paths: ['server/src/routes/', 'server/src/cli/'], what: 'The API routes and the command line' },
   {

@@ -40,6 +40,7 @@ import { schedulingHandler } from './scheduling/runJob.ts';
 import { createWorkerPool } from './workers/workerPool.ts';
 import { findSchedulerPlugins } from './workers/pluginFolder.ts';
 import { warmMainThread, warmRequestPath } from './warmStart.ts';
+import { MqttBridge } from './mqtt/bridge.ts';
 
 export interface RunningServer {
   url: string;
@@ -55,6 +56,8 @@ export interface RunningServer {
   tariffs: TariffWriter;
   /** Keeps the toy account's prices ahead of the clock; tests tick it at a time of their own. */
   toyPrices: ToyPriceClock;
+  /** Devices on the LAN over MQTT, when switched on. */
+  mqtt: MqttBridge | undefined;
   close(): Promise<void>;
 }
 
@@ -234,6 +237,11 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
       ? { client: await openRedis(config.redisUrl, log), namespace: redisNamespace(config) }
       : undefined;
   const passwords = createPasswordPool();
+  // One process talks to the devices: the one that runs the clock's work.
+  const mqtt =
+    config.mqtt.mode === 'off' || config.role === 'api'
+      ? undefined
+      : new MqttBridge({ db, reader, allowOverwrite: config.allowDataOverwrite }, config.mqtt, log, clock);
   const release = async () => {
     redis?.client.disconnect();
     await passwords.destroy();
@@ -254,6 +262,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     passwords,
     loginThrottle: createLoginThrottle(config, log, redis),
     schedulerPlugins,
+    mqtt,
   };
   const automations = new AutomationClock(db, jobs, log, clock);
   const handler = createApp(services).callback();
@@ -272,6 +281,8 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
       webhooks.start();
       tariffs.start();
       toyPrices.start();
+      await mqtt?.open();
+      mqtt?.start();
     }
     if (options.warm) {
       warmMainThread();
@@ -291,6 +302,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     await webhooks.stop();
     await tariffs.stop();
     await toyPrices.stop();
+    await mqtt?.close();
     await jobs.close();
     await release();
     throw err;
@@ -307,6 +319,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     webhooks,
     tariffs,
     toyPrices,
+    mqtt,
     async close() {
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
@@ -315,6 +328,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
       await webhooks.stop();
       await tariffs.stop();
       await toyPrices.stop();
+      await mqtt?.close();
       await jobs.close();
       await release();
     },

@@ -63,7 +63,15 @@ export interface Config {
   publicUrl: string | null;
   /** The ENTSO-E transparency platform's API, and the operator's security token for it (null: connector off). */
   entsoe: { url: string; token: string | null };
+  /** Devices on the LAN: no MQTT, an embedded broker, or a broker of the site's own. */
+  mqtt: MqttSettings;
 }
+
+/** Where devices' MQTT traffic goes; credentials come from the settings, never from stored data. */
+export type MqttSettings =
+  | { mode: 'off' }
+  | { mode: 'embedded'; host: string; port: number; clientId: string }
+  | { mode: 'external'; url: string; username: string | null; password: string | null; clientId: string };
 
 const bool = z
   .string()
@@ -161,6 +169,24 @@ const schema = z.object({
     .optional(),
   FLEXSITE_ENTSOE_URL: z.url({ protocol: /^https?$/ }).default('https://web-api.tp.entsoe.eu/api'),
   FLEXSITE_ENTSOE_TOKEN: z.string().optional(),
+  FLEXSITE_MQTT: z.enum(['off', 'embedded']).default('off'),
+  FLEXSITE_MQTT_URL: z
+    .string()
+    .regex(/^mqtts?:\/\/[^/?#@\s]+\/?$/i, 'expected mqtt://host:port or mqtts://host:port (user and password go in FLEXSITE_MQTT_USERNAME and FLEXSITE_MQTT_PASSWORD)')
+    .optional(),
+  FLEXSITE_MQTT_USERNAME: z.string().optional(),
+  FLEXSITE_MQTT_PASSWORD: z.string().optional(),
+  // Devices are on the LAN, so the embedded broker listens on every interface unless told otherwise.
+  FLEXSITE_MQTT_HOST: z
+    .string()
+    .refine((v) => net.isIP(v) !== 0 || hostName.test(v), 'expected an IP address or a host name')
+    .default('0.0.0.0'),
+  FLEXSITE_MQTT_PORT: count(0).default(1883).pipe(z.number().max(65535, 'must be at most 65535')),
+  // The broker keeps what arrives while Flexsite is away for this client id (a persistent session).
+  FLEXSITE_MQTT_CLIENT_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,23}$/, 'expected 1 to 23 letters, digits, - or _')
+    .default('flexsite'),
 });
 
 /** Names and meanings of the settings, for the README and for error messages. */
@@ -222,7 +248,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     schedulerPluginsDir: e.FLEXSITE_SCHEDULER_PLUGINS === undefined ? null : path.resolve(e.FLEXSITE_SCHEDULER_PLUGINS),
     publicUrl: e.FLEXSITE_PUBLIC_URL ?? null,
     entsoe: { url: e.FLEXSITE_ENTSOE_URL, token: e.FLEXSITE_ENTSOE_TOKEN ?? null },
+    mqtt: mqttSettings(e),
   };
+}
+
+function mqttSettings(e: z.output<typeof schema>): MqttSettings {
+  const clientId = e.FLEXSITE_MQTT_CLIENT_ID;
+  if (e.FLEXSITE_MQTT_URL) {
+    const [username, password] = [e.FLEXSITE_MQTT_USERNAME ?? null, e.FLEXSITE_MQTT_PASSWORD ?? null];
+    return { mode: 'external', url: e.FLEXSITE_MQTT_URL, username, password, clientId };
+  }
+  if (e.FLEXSITE_MQTT === 'embedded') return { mode: 'embedded', host: e.FLEXSITE_MQTT_HOST, port: e.FLEXSITE_MQTT_PORT, clientId };
+  return { mode: 'off' };
 }
 
 /** A configuration that cannot be used; `problems` holds one line per bad setting. */

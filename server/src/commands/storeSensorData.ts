@@ -227,8 +227,11 @@ export interface SensorDataInput {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** The source a principal's data is stored as: a user's own, the operator's choice. */
+/** The source a principal's data is stored as: a user's or device's own, the operator's choice. */
 function sourceOf(principal: Principal, named: SourceProps | undefined): SourceProps {
+  // A device's readings are the device's own, in its maker's account.
+  if (principal.kind === 'device')
+    return { name: principal.linkName, type: 'device', model: 'mqtt', accountId: principal.owner.account_id };
   const user = rightsOf(principal);
   if (user) return { name: user.username, type: 'user', userId: user.id, accountId: user.account_id };
   if (!named) throw new Error('the operator names the source of the data');

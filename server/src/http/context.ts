@@ -8,6 +8,7 @@ import type { JobQueue } from '../jobs/jobQueue.ts';
 import type { PasswordPool } from '../workers/passwordPool.ts';
 import type { LoginThrottle } from './loginThrottle.ts';
 import type { SchedulerPlugins } from '../../../worker/src/tasks.ts';
+import type { MqttBridge } from '../mqtt/bridge.ts';
 
 /** What every request handler can reach. */
 export interface Services {
@@ -25,6 +26,8 @@ export interface Services {
   loginThrottle: LoginThrottle;
   /** The operator's scheduler plugins, the only values `custom-scheduler` may take. */
   schedulerPlugins: SchedulerPlugins;
+  /** Devices on the LAN, when MQTT is on in this process; told when a link is added or removed. */
+  mqtt?: Pick<MqttBridge, 'linksChanged'>;
 }
 
 export interface AppState {

@@ -13,6 +13,8 @@ export type Principal =
   | { kind: 'user'; user: User }
   /** An automation acting for the user who made it, with that user's current rights. */
   | { kind: 'automation'; automationId: number; owner: User }
+  /** A device on the LAN, through its MQTT link, with the current rights of the user who made the link. */
+  | { kind: 'device'; linkId: number; linkName: string; owner: User }
   /**
    * The site operator at the command line: whoever may run the CLI holds the data folder (the
    * store itself), so no rule inside the store could stop them. Checks that protect an account
@@ -29,13 +31,15 @@ export const userPrincipal = (user: User): Principal => ({ kind: 'user', user })
 export function rightsOf(actor: Actor): User | undefined {
   if (!('kind' in actor)) return actor;
   if (actor.kind === 'user') return actor.user;
-  return actor.kind === 'automation' ? actor.owner : undefined;
+  return actor.kind === 'automation' || actor.kind === 'device' ? actor.owner : undefined;
 }
 
 /** How a principal is recorded with a job. */
 export function principalRef(principal: Principal): PrincipalRef {
   if (principal.kind === 'user') return { kind: 'user', userId: principal.user.id };
   if (principal.kind === 'automation') return { kind: 'automation', automationId: principal.automationId, ownerId: principal.owner.id };
+  // A device queues no job of its own; were it to, the job would run as the link's maker.
+  if (principal.kind === 'device') return { kind: 'user', userId: principal.owner.id };
   return { kind: 'operator' };
 }
 

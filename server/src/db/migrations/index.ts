@@ -13,6 +13,7 @@ import * as m0017 from './0017_audit_log.ts';
 import * as m0018 from './0018_recurring_soc_targets.ts';
 import * as m0019 from './0019_webhook_outbox.ts';
 import * as m0020 from './0020_password_chosen.ts';
+import * as m0021 from './0021_mqtt_links.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -35,6 +36,7 @@ export const migrations: [string, Migration][] = [
   ['0018_recurring_soc_targets', m0018],
   ['0019_webhook_outbox', m0019],
   ['0020_password_chosen', m0020],
+  ['0021_mqtt_links', m0021],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

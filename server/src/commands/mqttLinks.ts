@@ -1,0 +1,94 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Clock } from '../clock.ts';
+import type { MqttLinkCreate } from '../contracts/mqttLinks.ts';
+import { filtersOverlap } from '../domain/mqtt.ts';
+import { conversion } from '../domain/units.ts';
+import { fieldError } from '../errors.ts';
+import { rightsOf, type Principal } from '../policies/principal.ts';
+import { authorizeReferences } from '../policies/references.ts';
+import { recordAudit } from '../store/auditLog.ts';
+import * as store from '../store/mqttLinks.ts';
+import type { SensorInContext } from '../store/sensors.ts';
+import { auditActor } from './auditEvents.ts';
+
+/**
+ * Adding and removing a device link, the one way the API does it. The writer must be allowed to
+ * write the sensor; an in-link's topic may not overlap a topic another account's link listens on
+ * (a device of one account would feed the other's sensor), nor the topics Flexsite publishes.
+ * No HTTP context: errors are the API's (422 field messages, 403).
+ */
+
+/** Topics Flexsite publishes itself: setpoints and Home Assistant's discovery configs. */
+export const RESERVED_TOPICS = ['flexsite/#', 'homeassistant/#'];
+
+/**
+ * A device password is 32 random bytes, so a fast hash is as safe as a slow one (nothing to
+ * guess from), and the broker checks it at every connection without a worker thread.
+ */
+export const hashDevicePassword = (password: string) => createHash('sha256').update(password).digest('hex');
+
+export interface MqttLinkDeps {
+  db: Knex;
+  clock: Clock;
+}
+
+async function checkTopic(db: Knex, sensor: SensorInContext, topic: string): Promise<void> {
+  const reserved = RESERVED_TOPICS.find((r) => filtersOverlap(topic, r));
+  if (reserved) throw fieldError('json', 'topic', `This topic overlaps ${reserved}, which Flexsite publishes itself.`);
+  const foreign = (await store.foreignInLinks(db, sensor.account_id)).find((l) => filtersOverlap(topic, l.topic));
+  if (foreign) throw fieldError('json', 'topic', "This topic overlaps a topic another account's device publishes on.");
+}
+
+/**
+ * Adds a link to a sensor, made by the principal's user, whose current rights its readings are
+ * stored with.
+ * @returns the link and its password, which is not stored and cannot be shown again.
+ */
+export async function createMqttLink(
+  deps: MqttLinkDeps,
+  principal: Principal,
+  input: { sensor: SensorInContext; body: MqttLinkCreate },
+): Promise<{ link: store.MqttLink; password: string }> {
+  const { db } = deps;
+  const { sensor, body } = input;
+  await authorizeReferences(db, principal, [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }], [sensor]);
+  if (!conversion(body.unit, sensor.unit, sensor.event_resolution_ms))
+    throw fieldError('json', 'unit', `Unit '${body.unit}' cannot be converted to the sensor's unit '${sensor.unit}'.`);
+  const topic = body.direction === 'in' ? body.topic : '';
+  if (body.direction === 'in') await checkTopic(db, sensor, topic);
+  const password = randomBytes(32).toString('base64url');
+  const link = await db.transaction(async (trx) => {
+    const created = await store.createMqttLink(trx, {
+      sensorId: sensor.id,
+      ownerId: rightsOf(principal)?.id ?? null,
+      name: body.name,
+      direction: body.direction,
+      topic,
+      valuePath: body.direction === 'in' ? body.value_path : null,
+      timePath: body.direction === 'in' ? body.time_path : null,
+      unit: body.unit,
+      scale: body.scale,
+      inverted: body.inverted,
+      safeSetpoint: body.direction === 'out' ? body.safe_setpoint : null,
+      staleAfterMs: body.direction === 'out' ? body.stale_after : null,
+      passwordHash: hashDevicePassword(password),
+      createdAt: deps.clock.now(),
+    });
+    const event = `Created MQTT link '${created.name}' (${created.direction}, ${created.topic}) for sensor ${sensor.id}`;
+    await recordAudit(trx, auditActor(principal), { assetId: sensor.generic_asset_id, accountId: sensor.account_id }, event);
+    return created;
+  });
+  return { link, password };
+}
+
+/** Removes a link (whoever may write its sensor); its buffered readings and setpoint record go with it. */
+export async function deleteMqttLink(deps: MqttLinkDeps, principal: Principal, input: { link: store.MqttLink; sensor: SensorInContext }): Promise<void> {
+  const { link, sensor } = input;
+  await authorizeReferences(deps.db, principal, [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }], [sensor]);
+  await deps.db.transaction(async (trx) => {
+    await store.deleteMqttLink(trx, link.id);
+    const event = `Deleted MQTT link '${link.name}' (${link.direction}, ${link.topic}) of sensor ${sensor.id}`;
+    await recordAudit(trx, auditActor(principal), { assetId: sensor.generic_asset_id, accountId: sensor.account_id }, event);
+  });
+}

@@ -1,0 +1,247 @@
+import type { Knex } from 'knex';
+import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import { storeSensorData, type DataStore } from '../commands/storeSensorData.ts';
+import type { MqttSettings } from '../config.ts';
+import { intervalMeans, readPayload, topicMatches, type Reading } from '../domain/mqtt.ts';
+import { conversion, type Conversion } from '../domain/units.ts';
+import { AppError } from '../errors.ts';
+import { Periodic } from '../periodic.ts';
+import * as store from '../store/mqttLinks.ts';
+import { getSensor } from '../store/sensors.ts';
+import { getUser } from '../store/users.ts';
+import { EmbeddedBroker, SERVER_USERNAME } from './broker.ts';
+
+/** An in-link as the bridge works with it: its sensor's resolution, the conversion to its unit, its waiting readings. */
+interface InLink {
+  link: store.MqttLink;
+  resolutionMs: number;
+  convert: Conversion;
+  readings: Reading[];
+  closedUntilMs: number | null;
+  tally: store.MessageTally;
+}
+
+const TICK_MS = 250;
+const RETRY_MS = 500;
+
+const emptyTally = (): store.MessageTally => ({ messages: 0, malformed: 0, late: 0 });
+
+/**
+ * Flexsite's side of the MQTT traffic: one client on the site's broker (or the embedded one),
+ * subscribed at QoS 1 to every in-link's topic. A reading is acknowledged to the broker only once
+ * it is in the store's buffer (`mqtt_reading`), so neither a broker nor a server restart loses one
+ * that was acknowledged; each interval of the sensor's resolution is stored as its time-weighted
+ * mean once it closes, as the device's own belief, with the current rights of the link's maker.
+ */
+export class MqttBridge extends Periodic {
+  private client: MqttClient | undefined;
+  private broker: EmbeddedBroker | undefined;
+  private inLinks = new Map<number, InLink>();
+  private byUsername = new Map<string, store.MqttLink>();
+  private subscribed = new Set<string>();
+  /** Message ids of recent QoS 1 deliveries: a redelivery (DUP) of one of them is not a new reading. */
+  private recentIds: number[] = [];
+  private closing = false;
+  /** The embedded broker's port, once open. */
+  brokerPort: number | undefined;
+  /** Settles once connected and subscribed the first time. */
+  ready: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly data: DataStore,
+    private readonly settings: Exclude<MqttSettings, { mode: 'off' }>,
+    private readonly log: Logger,
+    clock: Clock,
+  ) {
+    super(TICK_MS, (err) => log.error({ err }, 'closing MQTT intervals failed'), clock);
+  }
+
+  private get db(): Knex {
+    return this.data.db;
+  }
+
+  /** Opens the embedded broker (if so set), loads the links and connects. */
+  async open(): Promise<void> {
+    await this.linksChanged();
+    let url: string;
+    let auth: { username?: string; password?: string };
+    if (this.settings.mode === 'embedded') {
+      this.broker = new EmbeddedBroker((username) => this.byUsername.get(username));
+      this.brokerPort = await this.broker.listen(this.settings.host, this.settings.port);
+      const host = this.settings.host === '0.0.0.0' || this.settings.host === '::' ? '127.0.0.1' : this.settings.host;
+      url = `mqtt://${host.includes(':') ? `[${host}]` : host}:${this.brokerPort}`;
+      auth = { username: SERVER_USERNAME, password: this.broker.serverPassword };
+    } else {
+      url = this.settings.url;
+      auth = { username: this.settings.username ?? undefined, password: this.settings.password ?? undefined };
+    }
+    const client = mqtt.connect(url, { ...auth, clientId: this.settings.clientId, clean: false, reconnectPeriod: 1000, connectTimeout: 10_000 });
+    client.handleMessage = (packet, done) => void this.receive(packet).then(() => done(), done);
+    client.on('error', (err) => this.log.warn({ err }, 'MQTT connection problem'));
+    // Every (re)connection subscribes afresh: a broker that restarted without its store forgot them.
+    this.ready = new Promise<void>((resolve) =>
+      client.on('connect', () => {
+        this.subscribed.clear();
+        this.subscribe().then(resolve, (err: unknown) => this.log.warn({ err }, 'MQTT subscription failed'));
+      }),
+    );
+    this.client = client;
+    // The embedded broker answers at once; a site's broker may be away, which must not hold the server's start.
+    if (this.broker) await this.ready;
+  }
+
+  /** Reads the links again (one was added or removed) and follows them with the subscriptions. */
+  async linksChanged(): Promise<void> {
+    const links = await store.listMqttLinks(this.db);
+    this.byUsername = new Map(links.map((l) => [l.username, l]));
+    const next = new Map<number, InLink>();
+    for (const link of links.filter((l) => l.direction === 'in')) {
+      const known = this.inLinks.get(link.id);
+      const sensor = await getSensor(this.db, link.sensorId);
+      const convert = sensor && conversion(link.unit, sensor.unit, sensor.event_resolution_ms);
+      if (!sensor || !convert || sensor.event_resolution_ms <= 0) continue;
+      next.set(link.id, {
+        link,
+        resolutionMs: sensor.event_resolution_ms,
+        convert,
+        readings: known?.readings ?? (await store.bufferedReadings(this.db, link.id)),
+        closedUntilMs: known?.closedUntilMs ?? link.closedUntilMs,
+        tally: known?.tally ?? emptyTally(),
+      });
+    }
+    this.inLinks = next;
+    if (this.client?.connected) await this.subscribe();
+  }
+
+  private async subscribe(): Promise<void> {
+    const client = this.client!;
+    const wanted = new Set([...this.inLinks.values()].map((l) => l.link.topic));
+    const gone = [...this.subscribed].filter((t) => !wanted.has(t));
+    const added = [...wanted].filter((t) => !this.subscribed.has(t));
+    if (gone.length) await client.unsubscribeAsync(gone);
+    if (added.length) await client.subscribeAsync(added, { qos: 1 });
+    this.subscribed = wanted;
+  }
+
+  /** Publishes a message at QoS 1; resolves once the broker has it. */
+  async publish(topic: string, payload: string, retain: boolean): Promise<void> {
+    await this.client?.publishAsync(topic, payload, { qos: 1, retain });
+  }
+
+  /** One message: a reading for every in-link whose topic it matches, buffered before it is acknowledged. */
+  private async receive(packet: IPublishPacket): Promise<void> {
+    if (packet.qos > 0 && packet.messageId !== undefined) {
+      if (packet.dup && this.recentIds.includes(packet.messageId)) return;
+      this.recentIds.push(packet.messageId);
+      if (this.recentIds.length > 1000) this.recentIds.shift();
+    }
+    const payload = packet.payload.toString();
+    const nowMs = this.clock.now();
+    for (const entry of this.inLinks.values()) {
+      if (!topicMatches(entry.link.topic, packet.topic)) continue;
+      entry.tally.messages++;
+      entry.tally.lastMessageAt = nowMs;
+      const read = readPayload(payload, entry.link.valuePath, entry.link.timePath);
+      if ('problem' in read) {
+        entry.tally.malformed++;
+        entry.tally.lastProblem = `${packet.topic}: ${read.problem}`;
+        continue;
+      }
+      const sign = entry.link.inverted ? -1 : 1;
+      const value = entry.convert.scale * (read.value * entry.link.scale * sign) + entry.convert.offset;
+      entry.tally.lastValue = value;
+      const reading = { timeMs: read.timeMs ?? nowMs, value };
+      if (entry.closedUntilMs !== null && reading.timeMs < entry.closedUntilMs) {
+        entry.tally.late++;
+        entry.tally.lastProblem = `${packet.topic}: a reading for ${new Date(reading.timeMs).toISOString()} came after its interval closed`;
+        continue;
+      }
+      if (await this.buffer(entry.link.id, reading)) insertSorted(entry.readings, reading);
+    }
+  }
+
+  /** Buffers a reading, trying again while the store refuses (it is not acknowledged before). */
+  private async buffer(linkId: number, reading: Reading): Promise<boolean> {
+    for (;;) {
+      try {
+        return await store.bufferReading(this.db, linkId, reading);
+      } catch (err) {
+        if (this.closing) throw err;
+        this.log.warn({ err, linkId }, 'buffering an MQTT reading failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
+    }
+  }
+
+  protected async work(nowMs: number): Promise<number> {
+    let stored = 0;
+    for (const entry of this.inLinks.values()) {
+      stored += await this.closeIntervals(entry, nowMs);
+      await this.flushTally(entry);
+    }
+    return stored;
+  }
+
+  private async flushTally(entry: InLink): Promise<void> {
+    const t = entry.tally;
+    if (!t.messages && !t.malformed && !t.late) return;
+    entry.tally = emptyTally();
+    await store.recordTally(this.db, entry.link.id, t);
+  }
+
+  /** Stores the means of the intervals that closed by `nowMs`; a store that fails keeps them for the next tick. */
+  private async closeIntervals(entry: InLink, nowMs: number): Promise<number> {
+    const res = entry.resolutionMs;
+    const endMs = Math.floor(nowMs / res) * res;
+    if (!entry.readings.length) return 0;
+    const fromMs = entry.closedUntilMs ?? Math.floor(entry.readings[0].timeMs / res) * res;
+    if (endMs <= fromMs) return 0;
+    const means = intervalMeans(entry.readings, fromMs, endMs, res, res);
+    const problem = means.length ? await this.storeMeans(entry, means) : undefined;
+    if (problem === 'retry') return 0;
+    if (problem) entry.tally.lastProblem = problem;
+    const carry = entry.readings.filter((r) => r.timeMs < endMs).at(-1);
+    const keepFromMs = carry?.timeMs ?? endMs;
+    await store.closeReadings(this.db, entry.link.id, endMs, keepFromMs);
+    entry.closedUntilMs = endMs;
+    entry.readings = entry.readings.filter((r) => r.timeMs >= keepFromMs);
+    return problem ? 0 : means.length;
+  }
+
+  /**
+   * Stores means as the device's beliefs, each known when its interval closed (so that storing
+   * it again after a restart changes nothing).
+   * @returns why they were not stored: 'retry' for a store that failed, a sentence for a refusal.
+   */
+  private async storeMeans(entry: InLink, means: Reading[]): Promise<string | undefined> {
+    const { link, resolutionMs } = entry;
+    const owner = link.ownerId === null ? undefined : await getUser(this.db, link.ownerId);
+    if (!owner?.active) return "the link's maker is no longer an active user; readings were not stored";
+    const principal = { kind: 'device' as const, linkId: link.id, linkName: link.name, owner };
+    const events = means.map((m) => ({ eventStartMs: m.timeMs, beliefTimeMs: m.timeMs + resolutionMs, value: m.value }));
+    try {
+      await storeSensorData(this.data, principal, { uploads: [{ sensorId: link.sensorId, eventResolutionMs: resolutionMs, events }] });
+      return undefined;
+    } catch (err) {
+      if (err instanceof AppError) return `readings were not stored: ${err.message}`;
+      this.log.warn({ err, linkId: link.id }, 'storing MQTT means failed; trying again');
+      return 'retry';
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.stop();
+    for (const entry of this.inLinks.values()) await this.flushTally(entry);
+    await this.client?.endAsync();
+    await this.broker?.close();
+  }
+}
+
+function insertSorted(readings: Reading[], r: Reading): void {
+  let i = readings.length;
+  while (i > 0 && readings[i - 1].timeMs > r.timeMs) i--;
+  readings.splice(i, 0, r);
+}

@@ -1,0 +1,194 @@
+import type { Knex } from 'knex';
+import type { Reading } from '../domain/mqtt.ts';
+
+/** A device link as stored. */
+export interface MqttLink {
+  id: number;
+  sensorId: number;
+  ownerId: number | null;
+  name: string;
+  direction: 'in' | 'out';
+  topic: string;
+  valuePath: string | null;
+  timePath: string | null;
+  unit: string;
+  scale: number;
+  inverted: boolean;
+  safeSetpoint: number | null;
+  staleAfterMs: number | null;
+  username: string;
+  passwordHash: string;
+  createdAt: number;
+  closedUntilMs: number | null;
+  lastMessageAt: number | null;
+  lastValue: number | null;
+  messageCount: number;
+  malformedCount: number;
+  lateCount: number;
+  lastProblem: string | null;
+}
+
+export type NewMqttLink = Omit<
+  MqttLink,
+  'id' | 'username' | 'closedUntilMs' | 'lastMessageAt' | 'lastValue' | 'messageCount' | 'malformedCount' | 'lateCount' | 'lastProblem'
+>;
+
+const num = (x: unknown) => (x === null || x === undefined ? null : Number(x));
+
+function fromRow(r: Record<string, unknown>): MqttLink {
+  return {
+    id: Number(r.id),
+    sensorId: Number(r.sensor_id),
+    ownerId: num(r.owner_id),
+    name: String(r.name),
+    direction: r.direction === 'out' ? 'out' : 'in',
+    topic: String(r.topic),
+    valuePath: (r.value_path as string | null) ?? null,
+    timePath: (r.time_path as string | null) ?? null,
+    unit: String(r.unit),
+    scale: Number(r.scale),
+    inverted: Boolean(r.inverted),
+    safeSetpoint: num(r.safe_setpoint),
+    staleAfterMs: num(r.stale_after_ms),
+    username: String(r.username),
+    passwordHash: String(r.password_hash),
+    createdAt: Number(r.created_at),
+    closedUntilMs: num(r.closed_until_ms),
+    lastMessageAt: num(r.last_message_at),
+    lastValue: num(r.last_value),
+    messageCount: Number(r.message_count),
+    malformedCount: Number(r.malformed_count),
+    lateCount: Number(r.late_count),
+    lastProblem: (r.last_problem as string | null) ?? null,
+  };
+}
+
+/** The username of a link: derived from its id, so that it never repeats. */
+export const linkUsername = (id: number) => `link-${id}`;
+
+/** Adds a link; its username follows from its id. */
+export async function createMqttLink(trx: Knex.Transaction, link: NewMqttLink): Promise<MqttLink> {
+  const [row] = await trx('mqtt_link')
+    .insert({
+      sensor_id: link.sensorId,
+      owner_id: link.ownerId,
+      name: link.name,
+      direction: link.direction,
+      topic: link.topic,
+      value_path: link.valuePath,
+      time_path: link.timePath,
+      unit: link.unit,
+      scale: link.scale,
+      inverted: link.inverted,
+      safe_setpoint: link.safeSetpoint,
+      stale_after_ms: link.staleAfterMs,
+      // Unique until the id is known.
+      username: `new-${link.passwordHash.slice(0, 32)}`,
+      password_hash: link.passwordHash,
+      created_at: link.createdAt,
+    })
+    .returning('id');
+  const id = Number((row as { id: number }).id);
+  const topic = link.direction === 'out' ? `flexsite/${linkUsername(id)}` : link.topic;
+  await trx('mqtt_link').where({ id }).update({ username: linkUsername(id), topic });
+  return (await getMqttLink(trx, id))!;
+}
+
+export async function getMqttLink(db: Knex, id: number): Promise<MqttLink | undefined> {
+  const row = await db('mqtt_link').where({ id }).first();
+  return row ? fromRow(row) : undefined;
+}
+
+/** Links of one sensor, or all of them (the broker bridge), oldest first. */
+export async function listMqttLinks(db: Knex, where: { sensorId?: number } = {}): Promise<MqttLink[]> {
+  const q = db('mqtt_link').orderBy('id');
+  if (where.sensorId !== undefined) q.where('sensor_id', where.sensorId);
+  return (await q).map(fromRow);
+}
+
+/** The in-links of other accounts than `accountId` (null: public), with their topics. */
+export async function foreignInLinks(db: Knex, accountId: number | null): Promise<{ id: number; topic: string }[]> {
+  const q = db('mqtt_link as l')
+    .join('sensor as s', 's.id', 'l.sensor_id')
+    .join('generic_asset as a', 'a.id', 's.generic_asset_id')
+    .where('l.direction', 'in')
+    .select('l.id', 'l.topic');
+  if (accountId === null) q.whereNotNull('a.account_id');
+  else q.where((w) => w.whereNull('a.account_id').orWhereNot('a.account_id', accountId));
+  return (await q).map((r: { id: number; topic: string }) => ({ id: Number(r.id), topic: r.topic }));
+}
+
+export async function deleteMqttLink(trx: Knex.Transaction, id: number): Promise<void> {
+  await trx('mqtt_link').where({ id }).delete();
+}
+
+/**
+ * Buffers a reading until its interval closes; a second reading of the same link and instant
+ * (a repeated message) is left out.
+ * @returns whether it was new.
+ */
+export async function bufferReading(db: Knex, linkId: number, reading: Reading): Promise<boolean> {
+  const inserted = await db('mqtt_reading')
+    .insert({ link_id: linkId, time_ms: reading.timeMs, value: reading.value })
+    .onConflict(['link_id', 'time_ms'])
+    .ignore()
+    .returning('link_id');
+  return inserted.length > 0;
+}
+
+/** The buffered readings of a link, in time order. */
+export async function bufferedReadings(db: Knex, linkId: number): Promise<Reading[]> {
+  const rows = await db('mqtt_reading').where({ link_id: linkId }).orderBy('time_ms');
+  return rows.map((r: { time_ms: number; value: number }) => ({ timeMs: Number(r.time_ms), value: Number(r.value) }));
+}
+
+/** Marks everything before `untilMs` closed and drops the readings before `keepFromMs` (the one carrying into the next interval stays). */
+export async function closeReadings(db: Knex, linkId: number, untilMs: number, keepFromMs: number): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('mqtt_link').where({ id: linkId }).update({ closed_until_ms: untilMs });
+    await trx('mqtt_reading').where({ link_id: linkId }).where('time_ms', '<', keepFromMs).delete();
+  });
+}
+
+/** What a link's messages did since the last call: counted, for the link's status and the sensor's data health. */
+export interface MessageTally {
+  messages: number;
+  malformed: number;
+  late: number;
+  lastMessageAt?: number;
+  lastValue?: number;
+  lastProblem?: string;
+}
+
+export async function recordTally(db: Knex, linkId: number, t: MessageTally): Promise<void> {
+  await db('mqtt_link')
+    .where({ id: linkId })
+    .update({
+      message_count: db.raw('message_count + ?', [t.messages]),
+      malformed_count: db.raw('malformed_count + ?', [t.malformed]),
+      late_count: db.raw('late_count + ?', [t.late]),
+      ...(t.lastMessageAt !== undefined && { last_message_at: t.lastMessageAt }),
+      ...(t.lastValue !== undefined && { last_value: t.lastValue }),
+      ...(t.lastProblem !== undefined && { last_problem: t.lastProblem.slice(0, 500) }),
+    });
+}
+
+/** Records a setpoint sent. */
+export async function recordSetpoint(
+  db: Knex,
+  s: { linkId: number; sentAt: number; topic: string; value: number; status: string; jobId: string | null },
+): Promise<void> {
+  await db('mqtt_setpoint').insert({ link_id: s.linkId, sent_at: s.sentAt, topic: s.topic, value: s.value, status: s.status, job_id: s.jobId });
+}
+
+/** The setpoints sent to a link, oldest first. */
+export async function sentSetpoints(db: Knex, linkId: number): Promise<{ sentAt: number; topic: string; value: number; status: string; jobId: string | null }[]> {
+  const rows = await db('mqtt_setpoint').where({ link_id: linkId }).orderBy('id');
+  return rows.map((r: Record<string, unknown>) => ({
+    sentAt: Number(r.sent_at),
+    topic: String(r.topic),
+    value: Number(r.value),
+    status: String(r.status),
+    jobId: (r.job_id as string | null) ?? null,
+  }));
+}
