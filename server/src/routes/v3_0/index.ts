@@ -16,6 +16,7 @@ import { notificationRoutes } from './notifications.ts';
 import { tariffRoutes } from './tariffs.ts';
 import { forecastRoutes } from './forecasts.ts';
 import { jobRoutes } from './jobs.ts';
+import { mqttLinkRoutes } from './mqttLinks.ts';
 import { quickref10 } from './quickref10.ts';
 import { scheduleRoutes } from './schedules.ts';
 import { sensorDataRoutes } from './sensorData.ts';
@@ -59,6 +60,7 @@ export function v3Routes(): RouteSpec[] {
     ...notificationRoutes,
     ...tariffRoutes,
     ...deviceRoutes,
+    ...mqttLinkRoutes,
   ];
   const all: RouteSpec[] = [
     publicRoute({

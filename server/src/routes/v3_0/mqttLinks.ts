@@ -1,0 +1,100 @@
+import type { Knex } from 'knex';
+import { createMqttLink, deleteMqttLink } from '../../commands/mqttLinks.ts';
+import { mqttLink, mqttLinkCreate, mqttLinkList, type MqttLinkWire } from '../../contracts/mqttLinks.ts';
+import { formatResolution } from '../../domain/time.ts';
+import { notFound } from '../../errors.ts';
+import type { AppContext } from '../../http/context.ts';
+import { route } from '../../http/routes.ts';
+import { userPrincipal } from '../../policies/principal.ts';
+import * as store from '../../store/mqttLinks.ts';
+import { getSensor } from '../../store/sensors.ts';
+import { idParams, sensorById, sensorNeeds } from '../load.ts';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function presentLink(link: store.MqttLink, password?: string): MqttLinkWire {
+  return {
+    id: link.id,
+    sensor_id: link.sensorId,
+    name: link.name,
+    direction: link.direction,
+    topic: link.topic,
+    value_path: link.valuePath,
+    time_path: link.timePath,
+    unit: link.unit,
+    scale: link.scale,
+    inverted: link.inverted,
+    safe_setpoint: link.safeSetpoint,
+    stale_after: link.staleAfterMs === null ? null : formatResolution(link.staleAfterMs),
+    username: link.username,
+    ...(password !== undefined && { password }),
+    status: {
+      last_message_at: iso(link.lastMessageAt),
+      last_value: link.lastValue,
+      messages: link.messageCount,
+      malformed: link.malformedCount,
+      late: link.lateCount,
+      last_problem: link.lastProblem,
+    },
+  };
+}
+
+/** The link of the path with its sensor, 404 when unknown; the caller needs `permission` on the sensor. */
+async function linkById(db: Knex, id: number, permission: 'read' | 'create-children') {
+  const link = await store.getMqttLink(db, id);
+  const sensor = link && (await getSensor(db, link.sensorId));
+  if (!link || !sensor) throw notFound(`MQTT link ${id} not found`);
+  return { link: { value: link, permission, on: sensorNeeds(sensor, permission).on }, sensor: sensorNeeds(sensor, permission) };
+}
+
+/** The bridge follows the links as they change (a new topic to subscribe to, credentials to admit). */
+const tellBridge = (ctx: AppContext) => ctx.services.mqtt?.linksChanged();
+
+const deps = (ctx: AppContext) => ({ db: ctx.services.db, clock: ctx.services.clock });
+
+/** Devices on the LAN: a sensor's MQTT links, in (measurements) and out (setpoints). */
+export const mqttLinkRoutes = [
+  route({
+    method: 'GET',
+    path: '/sensors/:id/mqtt-links',
+    summary: "List a sensor's MQTT links with what their devices last sent",
+    request: { params: idParams },
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
+    command: ({ db, loaded }) => store.listMqttLinks(db, { sensorId: loaded.sensor.id }),
+    response: { schema: mqttLinkList, present: (links) => links.map((l) => presentLink(l)) },
+  }),
+  route({
+    method: 'POST',
+    path: '/sensors/:id/mqtt-links',
+    summary: 'Link a device to a sensor over MQTT; the answer holds its broker password, shown this once',
+    request: { params: idParams, json: mqttLinkCreate },
+    load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
+    command: async ({ ctx, user, body, loaded: { sensor } }) => {
+      const created = await createMqttLink(deps(ctx), userPrincipal(user), { sensor, body });
+      await tellBridge(ctx);
+      return created;
+    },
+    response: { status: 201, schema: mqttLink, present: ({ link, password }) => presentLink(link, password), description: 'the link' },
+  }),
+  route({
+    method: 'GET',
+    path: '/mqtt-links/:id',
+    summary: 'An MQTT link with what its device last sent',
+    request: { params: idParams },
+    load: async ({ db, params }) => linkById(db, params.id, 'read'),
+    command: async ({ loaded }) => loaded.link,
+    response: { schema: mqttLink, present: (link) => presentLink(link) },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/mqtt-links/:id',
+    summary: 'Remove an MQTT link; its device is no longer admitted',
+    request: { params: idParams },
+    load: async ({ db, params }) => linkById(db, params.id, 'create-children'),
+    command: async ({ ctx, user, loaded: { link, sensor } }) => {
+      await deleteMqttLink(deps(ctx), userPrincipal(user), { link, sensor });
+      await tellBridge(ctx);
+    },
+    response: { status: 204, schema: null, description: 'removed' },
+  }),
+];
