@@ -172,7 +172,10 @@ const schema = z.object({
   FLEXSITE_MQTT: z.enum(['off', 'embedded']).default('off'),
   FLEXSITE_MQTT_URL: z
     .string()
-    .regex(/^mqtts?:\/\/[^/?#@\s]+\/?$/i, 'expected mqtt://host:port or mqtts://host:port (user and password go in FLEXSITE_MQTT_USERNAME and FLEXSITE_MQTT_PASSWORD)')
+    .regex(
+      /^mqtts?:\/\/[^/?#@\s]+\/?$/i,
+      'expected mqtt://host:port or mqtts://host:port (user and password go in FLEXSITE_MQTT_USERNAME and FLEXSITE_MQTT_PASSWORD)',
+    )
     .optional(),
   FLEXSITE_MQTT_USERNAME: z.string().optional(),
   FLEXSITE_MQTT_PASSWORD: z.string().optional(),

@@ -43,7 +43,15 @@ export async function startMosquitto(): Promise<Mosquitto> {
   const conf = path.join(dir, 'mosquitto.conf');
   fs.writeFileSync(
     conf,
-    [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence true', `persistence_location ${dir}/`, 'log_dest none'].join('\n') + '\n',
+    // Started as root, Mosquitto would switch to its own user, which cannot write the store in a temp folder.
+    [
+      `listener ${port} 127.0.0.1`,
+      `user ${os.userInfo().username}`,
+      'allow_anonymous true',
+      'persistence true',
+      `persistence_location ${dir}/`,
+      'log_dest none',
+    ].join('\n') + '\n',
   );
   let child: ChildProcess | undefined;
   const broker: Mosquitto = {

@@ -54,9 +54,18 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 
 describe('MQTT links API', () => {
   it('creates a link, shows its password once, lists it and records the change', async () => {
-    const created = await t.request('POST', `/api/v3_0/sensors/${sensorId}/mqtt-links`, { token, json: meter('shellies/plug-1/status/switch:0') });
+    const created = await t.request('POST', `/api/v3_0/sensors/${sensorId}/mqtt-links`, {
+      token,
+      json: meter('shellies/plug-1/status/switch:0'),
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ sensor_id: sensorId, direction: 'in', topic: 'shellies/plug-1/status/switch:0', unit: 'W', scale: 1 });
+    expect(created.body).toMatchObject({
+      sensor_id: sensorId,
+      direction: 'in',
+      topic: 'shellies/plug-1/status/switch:0',
+      unit: 'W',
+      scale: 1,
+    });
     expect(created.body.username).toBe(`link-${created.body.id}`);
     expect(created.body.password).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const stored = await t.db('mqtt_link').where({ id: created.body.id }).first();
@@ -78,7 +87,10 @@ describe('MQTT links API', () => {
     });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.message.json).sort()).toEqual(['topic', 'unit', 'value_path']);
-    const unconvertible = await t.request('POST', `/api/v3_0/sensors/${sensorId}/mqtt-links`, { token, json: { ...meter('m/x'), unit: '°C' } });
+    const unconvertible = await t.request('POST', `/api/v3_0/sensors/${sensorId}/mqtt-links`, {
+      token,
+      json: { ...meter('m/x'), unit: '°C' },
+    });
     expect(unconvertible.status).toBe(422);
     expect(unconvertible.body.message.json.unit[0]).toContain("sensor's unit 'kW'");
     const reserved = await t.request('POST', `/api/v3_0/sensors/${sensorId}/mqtt-links`, { token, json: meter('+/link-1/setpoint') });
@@ -110,7 +122,7 @@ describe('MQTT links API', () => {
     await expect(connect(b.username, a.password)).rejects.toThrow(/Bad username or password|Not authorized/i);
     // B publishing on A's topic is dropped with B's connection; nothing reaches A's buffer.
     const deviceB = await connect(b.username, b.password);
-    const closed = new Promise((resolve) => deviceB.once('close', resolve));
+    const closed = new Promise<void>((resolve) => deviceB.once('close', () => resolve()));
     deviceB.publish('acl/a/power', JSON.stringify({ apower: 5 }), { qos: 1 });
     await closed;
     deviceB.end(true);

@@ -83,7 +83,11 @@ export async function createMqttLink(
 }
 
 /** Removes a link (whoever may write its sensor); its buffered readings and setpoint record go with it. */
-export async function deleteMqttLink(deps: MqttLinkDeps, principal: Principal, input: { link: store.MqttLink; sensor: SensorInContext }): Promise<void> {
+export async function deleteMqttLink(
+  deps: MqttLinkDeps,
+  principal: Principal,
+  input: { link: store.MqttLink; sensor: SensorInContext },
+): Promise<void> {
   const { link, sensor } = input;
   await authorizeReferences(deps.db, principal, [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }], [sensor]);
   await deps.db.transaction(async (trx) => {

@@ -40,23 +40,29 @@ export const mqttLinkCreate = z.discriminatedUnion('direction', [
   z.strictObject({
     direction: z.literal('in'),
     name: text(80),
-    topic: z
-      .string()
-      .superRefine((t, ctx) => {
-        const problem = topicFilterProblem(t);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      }),
+    topic: z.string().superRefine((t, ctx) => {
+      const problem = topicFilterProblem(t);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
     value_path: path.nullable().default(null),
     time_path: path.nullable().default(null),
     unit,
-    scale: z.number().finite().refine((s) => s !== 0, 'A scale of 0 would store only zeros.').default(1),
+    scale: z
+      .number()
+      .finite()
+      .refine((s) => s !== 0, 'A scale of 0 would store only zeros.')
+      .default(1),
     inverted: z.boolean().default(false),
   }),
   z.strictObject({
     direction: z.literal('out'),
     name: text(80),
     unit,
-    scale: z.number().finite().refine((s) => s !== 0, 'A scale of 0 would send only zeros.').default(1),
+    scale: z
+      .number()
+      .finite()
+      .refine((s) => s !== 0, 'A scale of 0 would send only zeros.')
+      .default(1),
     inverted: z.boolean().default(false),
     safe_setpoint: z.number().finite().default(0),
     stale_after: positiveDuration.default(3_600_000),

@@ -1,3 +1,5 @@
+import { instantMs } from './time.ts';
+
 /**
  * MQTT's rules as the device links use them, without I/O: topic filters, reading a value out of
  * a payload, and turning readings that arrive every few seconds into a sensor's intervals.
@@ -10,8 +12,7 @@ export function topicFilterProblem(filter: string): string | undefined {
   if (filter.startsWith('$')) return 'Topics starting with $ belong to the broker.';
   const levels = filter.split('/');
   for (const [i, level] of levels.entries()) {
-    if (level.includes('#') && (level !== '#' || i !== levels.length - 1))
-      return "'#' stands alone as the last level of a topic filter.";
+    if (level.includes('#') && (level !== '#' || i !== levels.length - 1)) return "'#' stands alone as the last level of a topic filter.";
     if (level.includes('+') && level !== '+') return "'+' stands alone in its level of a topic filter.";
   }
   return undefined;
@@ -66,7 +67,8 @@ function follow(doc: unknown, path: string): unknown {
   let at = doc;
   for (const step of path.split('.')) {
     if (Array.isArray(at) && /^\d+$/.test(step)) at = at[Number(step)];
-    else if (at !== null && typeof at === 'object' && !Array.isArray(at) && Object.hasOwn(at, step)) at = (at as Record<string, unknown>)[step];
+    else if (at !== null && typeof at === 'object' && !Array.isArray(at) && Object.hasOwn(at, step))
+      at = (at as Record<string, unknown>)[step];
     else return undefined;
   }
   return at;
@@ -84,9 +86,7 @@ function timeOf(x: unknown): number | undefined {
   const n = numberOf(x);
   // Epoch seconds stay below 1e11 until the year 5138; milliseconds passed it in 1973.
   if (n !== undefined) return n < 1e11 ? Math.round(n * 1000) : Math.round(n);
-  if (typeof x !== 'string' || !/^\d{4}-\d\d-\d\dT.*(Z|[+-]\d\d:?\d\d)$/.test(x)) return undefined;
-  const ms = Date.parse(x);
-  return Number.isNaN(ms) ? undefined : ms;
+  return typeof x === 'string' && x.length <= 64 ? instantMs(x) : undefined;
 }
 
 /**

@@ -77,7 +77,13 @@ export class MqttBridge extends Periodic {
       url = this.settings.url;
       auth = { username: this.settings.username ?? undefined, password: this.settings.password ?? undefined };
     }
-    const client = mqtt.connect(url, { ...auth, clientId: this.settings.clientId, clean: false, reconnectPeriod: 1000, connectTimeout: 10_000 });
+    const client = mqtt.connect(url, {
+      ...auth,
+      clientId: this.settings.clientId,
+      clean: false,
+      reconnectPeriod: 1000,
+      connectTimeout: 10_000,
+    });
     client.handleMessage = (packet, done) => void this.receive(packet).then(() => done(), done);
     client.on('error', (err) => this.log.warn({ err }, 'MQTT connection problem'));
     // Every (re)connection subscribes afresh: a broker that restarted without its store forgot them.
@@ -132,11 +138,17 @@ export class MqttBridge extends Periodic {
 
   /** One message: a reading for every in-link whose topic it matches, buffered before it is acknowledged. */
   private async receive(packet: IPublishPacket): Promise<void> {
-    if (packet.qos > 0 && packet.messageId !== undefined) {
-      if (packet.dup && this.recentIds.includes(packet.messageId)) return;
-      this.recentIds.push(packet.messageId);
+    const id = packet.qos > 0 ? packet.messageId : undefined;
+    if (id !== undefined && packet.dup && this.recentIds.includes(id)) return;
+    await this.read(packet);
+    // Only once buffered: a delivery cut off before that must count when it comes again.
+    if (id !== undefined) {
+      this.recentIds.push(id);
       if (this.recentIds.length > 1000) this.recentIds.shift();
     }
+  }
+
+  private async read(packet: IPublishPacket): Promise<void> {
     const payload = packet.payload.toString();
     const nowMs = this.clock.now();
     for (const entry of this.inLinks.values()) {

@@ -90,7 +90,9 @@ export async function createMqttLink(trx: Knex.Transaction, link: NewMqttLink): 
     .returning('id');
   const id = Number((row as { id: number }).id);
   const topic = link.direction === 'out' ? `flexsite/${linkUsername(id)}` : link.topic;
-  await trx('mqtt_link').where({ id }).update({ username: linkUsername(id), topic });
+  await trx('mqtt_link')
+    .where({ id })
+    .update({ username: linkUsername(id), topic });
   return (await getMqttLink(trx, id))!;
 }
 
@@ -178,11 +180,21 @@ export async function recordSetpoint(
   db: Knex,
   s: { linkId: number; sentAt: number; topic: string; value: number; status: string; jobId: string | null },
 ): Promise<void> {
-  await db('mqtt_setpoint').insert({ link_id: s.linkId, sent_at: s.sentAt, topic: s.topic, value: s.value, status: s.status, job_id: s.jobId });
+  await db('mqtt_setpoint').insert({
+    link_id: s.linkId,
+    sent_at: s.sentAt,
+    topic: s.topic,
+    value: s.value,
+    status: s.status,
+    job_id: s.jobId,
+  });
 }
 
 /** The setpoints sent to a link, oldest first. */
-export async function sentSetpoints(db: Knex, linkId: number): Promise<{ sentAt: number; topic: string; value: number; status: string; jobId: string | null }[]> {
+export async function sentSetpoints(
+  db: Knex,
+  linkId: number,
+): Promise<{ sentAt: number; topic: string; value: number; status: string; jobId: string | null }[]> {
   const rows = await db('mqtt_setpoint').where({ link_id: linkId }).orderBy('id');
   return rows.map((r: Record<string, unknown>) => ({
     sentAt: Number(r.sent_at),
