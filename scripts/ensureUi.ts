@@ -11,7 +11,8 @@ const sources = [
   path.join(root, 'package-lock.json'),
 ];
 
-function newestMtimeMs(target: string): number {
+/** @returns the newest modification time of a file or of anything in a folder, 0 when missing. */
+export function newestMtimeMs(target: string): number {
   const stat = fs.statSync(target, { throwIfNoEntry: false });
   if (!stat) return 0;
   if (!stat.isDirectory()) return stat.mtimeMs;

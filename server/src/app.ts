@@ -185,9 +185,10 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 /**
  * Opens and migrates the store, then serves the API.
  * @param config the settings.
- * @param options a logger to use instead of a new one; whether to open the port only once the
- *   scheduling thread has loaded the solver, so that the first schedule costs what later ones do
- *   (the entry point does; tests, which start many servers, do not wait); a clock instead of the
+ * @param options a logger to use instead of a new one; whether to warm up (load the solver in a
+ *   scheduling thread, meanwhile the first request's code on the main thread), so that the first
+ *   schedule costs what later ones do (the entry point does; tests, which start many servers, do
+ *   not); a clock instead of the
  *   system's (tests and the site simulation run on a simulated one).
  * @returns the running server.
  */
@@ -208,7 +209,8 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const probe = openStore(target);
   const reader = openReaders(target, db);
   // An API-only process queues jobs for the workers and runs none itself.
-  const pool = config.role === 'api' ? undefined : createWorkerPool(config.workerThreads + SPARE_SLOTS, schedulerPlugins);
+  const pool =
+    config.role === 'api' ? undefined : createWorkerPool(config.workerThreads + SPARE_SLOTS, config.workerIdleMs, schedulerPlugins);
   const attention = new Attention(db, config, log, clock);
   const webhooks = new WebhookOutbox(db, log, clock);
   const tariffs = new TariffWriter(db, config, log, clock);
@@ -270,9 +272,8 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   server.on('clientError', answerClientError);
   try {
     await migrate(db);
-    // The solver warms up before interrupted jobs resume: a warm-up task queued behind a resumed
-    // long job (its thread busy with it) kept the port closed until that job ended.
-    if (options.warm) await pool?.warmedUp;
+    // The solver warms up beside the start, not before it: the port opens without waiting for it.
+    if (options.warm) void pool?.warmUp();
     await jobs.start();
     // API-only processes leave the clock to the workers.
     if (config.role !== 'api') {

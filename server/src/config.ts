@@ -52,6 +52,8 @@ export interface Config {
   apiCompat: '0.18' | '1.0';
   /** Worker threads for scheduling jobs. */
   workerThreads: number;
+  /** How long a scheduling thread outlives its last task (ms): memory given back against a warm solver. */
+  workerIdleMs: number;
   /** Entity-address date codes per host, e.g. {"flexmeasures.io": "2021-01"}. */
   hostsAndAuthStart: Record<string, string>;
   legacyApi: 'sunset' | 'serve';
@@ -147,6 +149,8 @@ const schema = z.object({
   FLEXSITE_FALLBACK_REDIRECT: bool.default(false),
   FLEXSITE_API_COMPAT: z.enum(['0.18', '1.0']).default('0.18'),
   FLEXSITE_WORKER_THREADS: count(1).default(1),
+  // A site schedules every few minutes: within this the next schedule finds its thread warm.
+  FLEXSITE_WORKER_IDLE: duration.default(15 * 60_000),
   FLEXSITE_HOSTS_AND_AUTH_START: z
     .string()
     .transform((v, ctx) => {
@@ -244,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fallbackRedirect: e.FLEXSITE_FALLBACK_REDIRECT,
     apiCompat: e.FLEXSITE_API_COMPAT,
     workerThreads: e.FLEXSITE_WORKER_THREADS,
+    workerIdleMs: e.FLEXSITE_WORKER_IDLE,
     hostsAndAuthStart: e.FLEXSITE_HOSTS_AND_AUTH_START,
     legacyApi: e.FLEXSITE_LEGACY_API,
     sunsetDate: e.FLEXSITE_API_SUNSET_DATE ?? null,

@@ -5,7 +5,7 @@
  * anything else is thrown, and crossing the thread boundary keeps only its message.
  */
 import { checkPassword, hashPassword } from './passwords.ts';
-import { forecastSeries, type ForecastOutcome, type ForecastTask } from './forecasting/index.ts';
+import type { ForecastOutcome, ForecastTask } from './forecasting/index.ts';
 import { runCustomScheduler } from './scheduling/customScheduler.ts';
 import { fallbackSchedule } from './scheduling/fallbackSchedule.ts';
 import { scheduleProcess, type ProcessProblem, type ProcessSchedule } from './scheduling/processScheduler.ts';
@@ -77,6 +77,9 @@ export async function customStorageSchedule(task: { plugin: string; problem: Sto
  * @returns the values, the method and its backtest.
  */
 export async function forecast(task: ForecastTask): Promise<ForecastOutcome> {
+  // Loaded on the first forecast: the holiday calendars and the matrix library cost a thread
+  // that only schedules tens of MB.
+  const { forecastSeries } = await import('./forecasting/index.ts');
   return forecastSeries(task);
 }
 

@@ -35,7 +35,7 @@ export function registerForecastCommands(program: Command, cli: CliContext): voi
       const sensor = await sensorOf(cli, o.sensor);
       if (o.to <= o.from) throw new CliError('--to must be after --from');
       for (const id of o.regressors) await sensorOf(cli, id);
-      const pool = createWorkerPool(1);
+      const pool = createWorkerPool(1, cli.config.workerIdleMs);
       // On stderr: stdout stays clean for --json.
       const bar = new SingleBar({ format: 'forecasts |{bar}| {value}/{total} cycles' }, Presets.shades_classic);
       try {

@@ -48,41 +48,46 @@ export function workerThreadOptions(maxOldGenerationSizeMb: number) {
 const WARM_UP_SOLVES = 3;
 
 /**
- * One pool of scheduling threads per server. Threads stay alive between jobs so the solver's
- * WebAssembly is compiled once per thread, not once per schedule.
- * @param threads the number of worker threads.
+ * One pool of scheduling threads per server, started when first needed and ended when idle: a
+ * thread holds HiGHS' WebAssembly and its compiled code (80–100 MB with its heap), which an idle
+ * appliance gives back. The solver is compiled once per thread, not once per schedule.
+ * @param threads the most worker threads at once.
+ * @param idleMs how long a thread outlives its last task.
  * @param schedulerPlugins the operator's scheduler plugins, the only modules a thread may load by
  *   a `custom-scheduler` name (handed over as thread data, not per task).
  */
 export function createWorkerPool(
   threads: number,
+  idleMs: number,
   schedulerPlugins: SchedulerPlugins = new Map(),
-): WorkerPool & { warmedUp: Promise<void> } {
+): WorkerPool & { warmUp(): Promise<void> } {
   const pool = typedPool(
     new Piscina({
       // Big horizons with binaries use a few hundred MB in HiGHS; keep a bad job from taking the machine.
       ...workerThreadOptions(2048),
       workerData: { schedulerPlugins: Object.fromEntries(schedulerPlugins) },
-      // Every thread is kept: a spare slot's job (see SPARE_SLOTS) must not wait for a thread to start.
-      minThreads: threads,
+      // Started when first needed: a thread holds the solver (80–100 MB). The warm-up below starts
+      // every thread, so that a spare slot's job (see SPARE_SLOTS) finds one right after start too.
+      minThreads: 0,
       maxThreads: threads,
-      idleTimeout: 10 * 60_000,
+      idleTimeout: idleMs,
     }),
   );
-  // Warm start: the kept threads load the solver now, not when the first schedule is asked for.
-  // Through the task the first schedule runs: piscina looks a task's handler up on its first call
-  // (from source, tsx compiles the loader again for it). V8 compiles HiGHS' hot functions further
-  // in the background once they have run a while: after one solve, the next ones took 50–220 ms
-  // for 192 steps, after three about 30–40 ms. A failure here (or the pool closing first) shows
-  // again, with its reason, on a real task. `warmedUp` settles when it is done, either way.
-  // One chain of solves per thread, side by side, so that each thread warms up.
-  const warmedUp = Promise.all(
-    Array.from({ length: threads }, async () => {
-      for (let i = 0; i < WARM_UP_SOLVES; i++) await pool.run('storageSchedule', WARM_UP_PROBLEM);
-    }),
-  ).then(
-    () => {},
-    () => {},
-  );
-  return { ...pool, warmedUp };
+  return {
+    ...pool,
+    // Warm start: the threads load the solver now, not when the first schedule is asked for.
+    // Through the task the first schedule runs: piscina looks a task's handler up on its first
+    // call. V8 compiles HiGHS' hot functions further in the background once they have run a
+    // while: after one solve, the next ones took 50–220 ms for 192 steps, after three about
+    // 30–40 ms. One chain of solves per thread, side by side, so that each thread starts and
+    // warms up. A failure here (or the pool closing first) shows again, with its reason, on a
+    // real task.
+    async warmUp() {
+      await Promise.all(
+        Array.from({ length: threads }, async () => {
+          for (let i = 0; i < WARM_UP_SOLVES; i++) await pool.run('storageSchedule', WARM_UP_PROBLEM);
+        }),
+      ).catch(() => {});
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import { BACKTEST_LEAD_DAYS } from './constants.ts';
 import { candidateMethods, type Method, type MethodName, type SeriesContext } from './methods.ts';
 
 /** Errors of one method over a set of forecasts, in the sensor's unit. */
@@ -52,8 +53,6 @@ class Accumulator {
 /** The method used whenever the backtest could score it; the best-scoring one otherwise. */
 const DEFAULT_METHOD: MethodName = 'blend';
 
-/** Days of measurements a backtest needs before its earliest origin: a week for the weekly lag, a day to fit on. */
-export const BACKTEST_LEAD_DAYS = 8;
 
 /** @returns how many steps of measurements choosing a method by backtest takes: the lead days and one horizon. */
 export function backtestMinimumSteps(stepMs: number, steps: number): number {

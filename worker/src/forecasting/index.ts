@@ -39,8 +39,6 @@ export interface ForecastOutcome {
   backtestMinimumSteps: number;
 }
 
-/** Bumped when a method's results change, so forecasts of the new version get a source of their own. */
-export const FORECASTER_VERSION = '2';
 
 const toFloat = (xs: ArrayLike<number | null>, length: number) => {
   const out = new Float64Array(length).fill(Number.NaN);
