@@ -53,7 +53,6 @@ class Accumulator {
 /** The method used whenever the backtest could score it; the best-scoring one otherwise. */
 const DEFAULT_METHOD: MethodName = 'blend';
 
-
 /** @returns how many steps of measurements choosing a method by backtest takes: the lead days and one horizon. */
 export function backtestMinimumSteps(stepMs: number, steps: number): number {
   return BACKTEST_LEAD_DAYS * Math.round(DAY_MS / stepMs) + steps;

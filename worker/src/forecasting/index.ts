@@ -39,7 +39,6 @@ export interface ForecastOutcome {
   backtestMinimumSteps: number;
 }
 
-
 const toFloat = (xs: ArrayLike<number | null>, length: number) => {
   const out = new Float64Array(length).fill(Number.NaN);
   for (let i = 0; i < Math.min(length, xs.length); i++) {
