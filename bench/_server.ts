@@ -1,12 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureServiceBuilt, serviceEntry } from '../scripts/ensureService.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Starts `server/src/serve.ts` in its own process on an ephemeral loopback port over a data
- * folder, and waits until it listens (a worker-only process: until it runs jobs; its url is '').
+ * Starts the compiled server (`build/serve.js`, built first when stale), as `npm start` and the
+ * systemd unit run it, in its own process on an ephemeral loopback port over a data folder, and
+ * waits until it listens (a worker-only process: until it runs jobs; its url is '').
  * @param extraArgs node options, e.g. `--cpu-prof`.
  * @param env further settings, e.g. FLEXSITE_DATABASE_URL or FLEXSITE_ROLE.
  */
@@ -15,7 +17,8 @@ export async function startServer(
   extraArgs: string[] = [],
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...extraArgs, '--import', 'tsx', path.join(root, 'server/src/serve.ts')], {
+  await ensureServiceBuilt();
+  const child = spawn(process.execPath, [...extraArgs, serviceEntry], {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', FLEXSITE_DATA_DIR: dataDir, FLEXSITE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
