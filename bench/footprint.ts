@@ -67,6 +67,12 @@ function treeRss(pid: number): number {
   return total;
 }
 
+/** CPU time a process has used so far, all its threads (Linux: fields 14 and 15 of /proc/<pid>/stat, in ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Samples the tree's memory every 20 ms while `work` runs. @returns its result and the peak. */
 async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
   let peak = treeRss(pid);
@@ -156,13 +162,14 @@ async function start(dataDir: string) {
     await sleep(10);
   }
   const readyMs = performance.now() - started;
+  const readyCpuMs = cpuMs(child.pid!);
   const stop = async () => {
     if (child.exitCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
   };
-  return { child, pid: child.pid!, url, readyMs, stop };
+  return { child, pid: child.pid!, url, readyMs, readyCpuMs, stop };
 }
 
 /** Waits until the tree's memory has not changed by more than 2 MB for 3 s (at most `limitMs`). */
@@ -378,7 +385,12 @@ async function main() {
   const server = await start(dataDir);
   const { pid, url } = server;
   try {
-    row('start → /health/ready 200', `${(server.readyMs / 1000).toFixed(2)} s`, '≤ 2 s', server.readyMs <= 2000);
+    row(
+      'start → /health/ready 200',
+      `${(server.readyMs / 1000).toFixed(2)} s (the server's CPU time until then: ${(server.readyCpuMs / 1000).toFixed(2)} s)`,
+      '≤ 2 s',
+      server.readyMs <= 2000,
+    );
     const warm = await settled(pid, 30_000);
     await sleep(12_000); // FLEXSITE_WORKER_IDLE=PT10S: the warmed scheduling thread ends.
     const idle = await settled(pid, 10_000);
