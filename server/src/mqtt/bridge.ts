@@ -12,6 +12,7 @@ import * as store from '../store/mqttLinks.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import { EmbeddedBroker, SERVER_USERNAME } from './broker.ts';
+import { currentSetpoint, sendSetpoint } from './setpoints.ts';
 
 /** An in-link as the bridge works with it: its sensor's resolution, the conversion to its unit, its waiting readings. */
 interface InLink {
@@ -25,6 +26,8 @@ interface InLink {
 
 const TICK_MS = 250;
 const RETRY_MS = 500;
+/** How often an out-link's plan is looked at between step boundaries (a new plan, a plan going stale). */
+const PLAN_LOOK_MS = 5000;
 
 const emptyTally = (): store.MessageTally => ({ messages: 0, malformed: 0, late: 0 });
 
@@ -39,6 +42,9 @@ export class MqttBridge extends Periodic {
   private client: MqttClient | undefined;
   private broker: EmbeddedBroker | undefined;
   private inLinks = new Map<number, InLink>();
+  private outLinks: store.MqttLink[] = [];
+  /** What each out-link was sent last (its setpoint's key), and when to look at its plan again. */
+  private sent = new Map<number, { key: string; nextLookMs: number }>();
   private byUsername = new Map<string, store.MqttLink>();
   private subscribed = new Set<string>();
   /** Message ids of recent QoS 1 deliveries: a redelivery (DUP) of one of them is not a new reading. */
@@ -118,6 +124,7 @@ export class MqttBridge extends Periodic {
       });
     }
     this.inLinks = next;
+    this.outLinks = links.filter((l) => l.direction === 'out');
     if (this.client?.connected) await this.subscribe();
   }
 
@@ -131,9 +138,9 @@ export class MqttBridge extends Periodic {
     this.subscribed = wanted;
   }
 
-  /** Publishes a message at QoS 1; resolves once the broker has it. */
-  async publish(topic: string, payload: string, retain: boolean): Promise<void> {
-    await this.client?.publishAsync(topic, payload, { qos: 1, retain });
+  /** Publishes a retained message at QoS 1; resolves once the broker has it. */
+  private async publish(topic: string, payload: string): Promise<void> {
+    await this.client!.publishAsync(topic, payload, { qos: 1, retain: true });
   }
 
   /** One message: a reading for every in-link whose topic it matches, buffered before it is acknowledged. */
@@ -193,7 +200,25 @@ export class MqttBridge extends Periodic {
       stored += await this.closeIntervals(entry, nowMs);
       await this.flushTally(entry);
     }
-    return stored;
+    return stored + (await this.sendSetpoints(nowMs));
+  }
+
+  /** Sends each out-link its setpoint when its step, plan or status changed; unsent ones go at the next tick. */
+  private async sendSetpoints(nowMs: number): Promise<number> {
+    if (!this.client?.connected) return 0;
+    let sent = 0;
+    for (const link of this.outLinks) {
+      const last = this.sent.get(link.id);
+      const setpoint = last && nowMs < last.nextLookMs ? undefined : await currentSetpoint(this.db, link, nowMs);
+      if (!setpoint) continue;
+      const nextLookMs = Math.min(nowMs + PLAN_LOOK_MS, setpoint.nextStepMs);
+      this.sent.set(link.id, { key: last?.key ?? '', nextLookMs });
+      if (setpoint.key === last?.key) continue;
+      await sendSetpoint(this.db, link, setpoint, nowMs, (topic, payload) => this.publish(topic, payload));
+      this.sent.set(link.id, { key: setpoint.key, nextLookMs });
+      sent++;
+    }
+    return sent;
   }
 
   private async flushTally(entry: InLink): Promise<void> {

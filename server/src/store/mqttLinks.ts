@@ -204,3 +204,28 @@ export async function sentSetpoints(
     jobId: (r.job_id as string | null) ?? null,
   }));
 }
+
+/** The newest finished scheduling job of a sensor: the plan an out-link sends. */
+export interface FinishedSchedule {
+  jobId: string;
+  finishedAt: number;
+  dataSourceId: number;
+  fallback: boolean;
+}
+
+export async function latestSchedule(db: Knex, sensorId: number): Promise<FinishedSchedule | undefined> {
+  const row = await db('job')
+    .where({ sensor_id: sensorId, queue: 'scheduling', status: 'finished' })
+    .orderBy('finished_at', 'desc')
+    .first('id', 'finished_at', 'args', 'result');
+  if (!row?.result) return undefined;
+  const result = JSON.parse(String(row.result)) as { data_source_id?: number };
+  if (typeof result.data_source_id !== 'number') return undefined;
+  const args = JSON.parse(String(row.args)) as { fallback?: boolean };
+  return {
+    jobId: String(row.id),
+    finishedAt: Number(row.finished_at),
+    dataSourceId: result.data_source_id,
+    fallback: args.fallback === true,
+  };
+}
