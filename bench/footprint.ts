@@ -3,7 +3,7 @@
  * the machine's load (1-minute load average; this machine has `os.availableParallelism()` cores):
  *
  * - resident memory of the whole process tree: idle after start (solver warm, and again once the
- *   scheduling thread has ended), peak during a 2520-step schedule, peak during the open loop;
+ *   scheduling threads have ended), peak during a 2520-step schedule, peak during the open loop;
  * - start → `/health/ready` 200 over a fresh data folder;
  * - one POST of 35,040 values against Python's `sqlite3` inserting the same rows into the same
  *   table in one transaction, in the same run (a ratio of rates);
@@ -13,7 +13,7 @@
  * - a warm 192-step schedule, trigger → result.
  *
  * The server is the compiled one (`build/serve.js`), started with plain node as the systemd unit
- * does, with FLEXSITE_WORKER_IDLE=PT10S so that the bench can see the scheduling thread end.
+ * does, with FLEXSITE_WORKER_IDLE=PT10S so that the bench can see the scheduling threads end.
  * `npx tsx bench/footprint.ts`; BENCH_QUICK=1 runs a 5-second open loop.
  */
 import { spawn } from 'node:child_process';
@@ -392,11 +392,11 @@ async function main() {
       server.readyMs <= 2000,
     );
     const warm = await settled(pid, 30_000);
-    await sleep(12_000); // FLEXSITE_WORKER_IDLE=PT10S: the warmed scheduling thread ends.
+    await sleep(12_000); // FLEXSITE_WORKER_IDLE=PT10S: the warmed scheduling threads end.
     const idle = await settled(pid, 10_000);
     row(
       'resident memory, whole tree, idle after start',
-      `${(warm / MB).toFixed(0)} MB solver warm, ${(idle / MB).toFixed(0)} MB once its thread ended`,
+      `${(warm / MB).toFixed(0)} MB solver warm, ${(idle / MB).toFixed(0)} MB once the scheduling threads ended`,
       '≤ 150 MB',
       warm <= 150 * MB,
     );
