@@ -14,6 +14,11 @@ const BATTERY_MAX_KWH = 10;
 const EV_TARGET_KWH = 32;
 /** Reports are posted in % with four decimals: SoCs agree to within this. */
 const SOC_TOLERANCE_KWH = 0.01;
+/**
+ * How far past a limit rounding may take a SoC: reports carry four decimals of a percent (0.00001
+ * kWh of the battery) and plan values six of a kW; ten times that is still no breach.
+ */
+const LIMIT_TOLERANCE_KWH = 1e-4;
 /** A SoC report older than this (two steps) at a plan's start is not the device's state any more. */
 const FRESH_MS = 2 * STEP_MS;
 
@@ -133,8 +138,8 @@ export function planStarts(plans: PlanRecord[]): { offGrid: string[]; socMismatc
 /** Steps whose battery SoC left the limits the operator set (10 %–100 % of 10 kWh). */
 export function batteryOutOfLimits(steps: StepRecord[]): string[] {
   return steps
-    .filter((s) => s.batterySocKwh < BATTERY_MIN_KWH - 1e-6 || s.batterySocKwh > BATTERY_MAX_KWH + 1e-6)
-    .map((s) => `battery at ${s.batterySocKwh.toFixed(2)} kWh after the step of ${at(s.startMs)}`);
+    .filter((s) => s.batterySocKwh < BATTERY_MIN_KWH - LIMIT_TOLERANCE_KWH || s.batterySocKwh > BATTERY_MAX_KWH + LIMIT_TOLERANCE_KWH)
+    .map((s) => `battery at ${s.batterySocKwh.toFixed(4)} kWh after the step of ${at(s.startMs)}`);
 }
 
 /**

@@ -60,11 +60,10 @@ describe.skipIf(missing !== undefined)(`site simulation${missing ? ` (skipped: $
       // Only a setpoint beyond the power limit, or one that would pass empty or full, is clipped.
       if (clipped) expect(Math.abs(s.batterySetpointKw!) > 5 || s.batterySocKwh < 1e-9 || s.batterySocKwh > 10 - 1e-9).toBe(true);
     }
-    // The battery reported its SoC at every quarter hour and at the end; the car while it was home.
-    expect(run.reports.battery).toHaveLength(49);
-    expect(run.reports.ev.map((r) => r.atMs)).toEqual(
-      Array.from({ length: 49 }, (_, i) => run.startMs + i * STEP_MS).filter((t) => carHome(t)),
-    );
+    // The battery reported its SoC at every quarter hour from its set-up at 23:15 to the end; the car while it was home.
+    const reported = Array.from({ length: 52 }, (_, i) => run.startMs + (i - 3) * STEP_MS);
+    expect(run.reports.battery.map((r) => r.atMs)).toEqual(reported);
+    expect(run.reports.ev.map((r) => r.atMs)).toEqual(reported.filter((t) => carHome(t)));
   });
 
   it('runs the automations on the simulated clock: forecasts hourly, the plans every quarter hour (the car while home)', () => {

@@ -280,7 +280,8 @@ async function startSimulatedServer(clock: SimulatedClock): Promise<{ server: Ru
 /**
  * Runs the site for `days` from the first simulated Monday (site time), one quarter hour at a time.
  * The operator sets the site up at 23:15, once the server has done its start-up work, presses
- * "Compute" at 23:30 and again at 00:15 (after the server's next hourly tariff work).
+ * "Compute" at 23:30 and again at 00:15 (after the server's next hourly tariff work); the house
+ * and its devices run from midnight.
  */
 export async function simulateSite(options: SimOptions): Promise<SiteRun> {
   const startMs = DateTime.fromISO(FIRST_DAY, { zone: ZONE }).toMillis();
@@ -292,11 +293,16 @@ export async function simulateSite(options: SimOptions): Promise<SiteRun> {
     const series = readHousehold();
     const site = new Site(api, await setUpSite(api, series, startMs, options.cronMinute), series, options.cronMinute === '*' ? 100 : 20);
     const settle = () => clock.settle();
-    await clock.advanceTo(startMs - 2 * STEP_MS);
-    await clock.runDue();
-    // Monday 06:00–18:00, the same request both times.
+    // The devices report from the moment they are set up; the operator presses Compute at 23:30
+    // for Monday 06:00–18:00, and again at 00:15 with the same request.
     const planStartMs = startMs + 6 * 3_600_000;
-    await site.compute(clock.now(), planStartMs, settle);
+    await site.report(clock.now());
+    for (const tMs of [startMs - 2 * STEP_MS, startMs - STEP_MS]) {
+      await clock.advanceTo(tMs);
+      await site.report(tMs);
+      await clock.runDue();
+      if (tMs === startMs - 2 * STEP_MS) await site.compute(tMs, planStartMs, settle);
+    }
     const total = (options.days * 86_400_000) / STEP_MS;
     for (let i = 0; i < total; i++) {
       const tMs = startMs + i * STEP_MS;
