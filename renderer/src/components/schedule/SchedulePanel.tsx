@@ -39,8 +39,13 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   const names = useMemo(() => Object.fromEntries(sensors.map((s) => [s.id, s.name])), [sensors]);
   const compute = useRef<HTMLButtonElement>(null);
 
-  async function trigger(e: FormEvent) {
-    e.preventDefault();
+  /**
+   * Triggers the schedule of the form. The server answers an identical request on unchanged data
+   * with its earlier job; `again` asks for a new one all the same (the operator knows something
+   * the inputs do not show, or wants to see it computed).
+   */
+  async function trigger(e: FormEvent | null, again = false) {
+    e?.preventDefault();
     jobs.setFailure(null);
     saving.reset();
     const json = schedule.triggerBody();
@@ -49,7 +54,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
       const answer = await request(`${API}/sensors/${schedule.sensorId}/schedules/trigger`, {
         answer: wire.triggerAnswer,
         method: 'POST',
-        json,
+        json: again ? { ...json, 'force-new-job-creation': true } : json,
       });
       return answer.schedule;
     });
@@ -81,13 +86,23 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
           field; "Save as this asset's defaults" stores them as flex-model and flex-context keys.
         </p>
       )}
-      <form onSubmit={trigger} noValidate aria-label="Schedule">
+      <form onSubmit={(e) => void trigger(e)} noValidate aria-label="Schedule">
         <ScheduleWhen schedule={schedule} zone={zone} />
         <FlexFieldsets schedule={schedule} sensors={sensors} zone={zone} />
         <SaveBar saved={saving.saved}>
           <button type="submit" className="primary" disabled={running} id="compute-schedule" ref={compute}>
             {running ? 'Scheduling…' : 'Compute schedule'}
           </button>
+          {job && (
+            <button
+              type="button"
+              disabled={running}
+              onClick={() => void trigger(null, true)}
+              title="A new job, even where the same request on unchanged data would get the last one back"
+            >
+              Compute again
+            </button>
+          )}
           <button type="button" onClick={storeDefaults}>
             Save as this asset's defaults
           </button>
