@@ -210,40 +210,6 @@ run('the operator can trust the screen', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
-  it('answers Compute with the last job while nothing changed, and Compute again with a new job, stored', async () => {
-    await page.goto(t.url + `/assets/${assetId}`);
-    const panel = page.locator('.schedule-panel');
-    await panel.getByLabel(`Start (${ZONE})`).fill(tomorrow.plus({ hours: 1 }).toFormat("yyyy-LL-dd'T'HH:mm"));
-    await panel.getByLabel('Duration').fill('PT4H');
-    await panel.getByLabel('SoC at start (kWh)').fill('10');
-    await panel.getByLabel('SoC minimum (kWh)').fill('0');
-    await panel.getByLabel('SoC maximum (kWh)').fill('20');
-    await panel.getByLabel('Power capacity (kW)').fill('5');
-    await panel.getByLabel('Price of consumption').selectOption(String(priceId));
-    // Only once a job is shown is there a job to compute again.
-    expect(await panel.getByRole('button', { name: 'Compute again' }).count()).toBe(0);
-    const shownJob = async () => (await panel.locator('.job-state > p:first-child > code').textContent())!;
-    await panel.getByRole('button', { name: 'Compute schedule' }).click();
-    await panel.locator('.job-state .badge.finished').waitFor({ timeout: STEP });
-    const first = await shownJob();
-    // The same request on unchanged prices: the same job.
-    await panel.getByRole('button', { name: 'Compute schedule' }).click();
-    await panel.locator('.job-state .badge.finished').waitFor({ timeout: STEP });
-    expect(await shownJob()).toBe(first);
-    await panel.getByRole('button', { name: 'Compute again' }).click();
-    await panel.locator('.job-state > p:first-child > code', { hasNotText: first }).waitFor({ timeout: STEP });
-    await panel.locator('.job-state .badge.finished').waitFor({ timeout: STEP });
-    const again = await shownJob();
-    expect(again).not.toBe(first);
-    await screenshot(page, 'schedule-compute-again');
-    // Both jobs are stored, with the same arguments: the second was asked for, not caused by a change.
-    const stored = await t.db('job').whereIn('id', [first, again]).select('id', 'args', 'status');
-    expect(stored.map((j: { id: string }) => j.id).sort()).toEqual([first, again].sort());
-    expect(new Set(stored.map((j: { args: string }) => j.args)).size).toBe(1);
-    expect(stored.every((j: { status: string }) => j.status === 'finished')).toBe(true);
-    expect(errors).toEqual([]);
-  }, 120_000);
-
   it("draws the server's sensor chart across the plot with a time axis and local-time tooltips, without Vega warnings", async () => {
     await page.goto(t.url + `/sensors/${priceId}?range=day&date=${tomorrow.toISODate()}`);
     const figure = page.locator('figure[aria-label="Sensor chart"][data-state="ready"]');
@@ -397,6 +363,40 @@ run('the operator can trust the screen', () => {
     expect(parseFloat(row!.replace('\u2212', '-'))).toBeCloseTo(-powerKw[k], 3);
     expect(errors).toEqual([]);
   }, 60_000);
+
+  it('answers Compute with the last job while nothing changed, and Compute again with a new job, stored', async () => {
+    await page.goto(t.url + `/assets/${assetId}`);
+    const panel = page.locator('.schedule-panel');
+    await panel.getByLabel(`Start (${ZONE})`).fill(tomorrow.plus({ hours: 1 }).toFormat("yyyy-LL-dd'T'HH:mm"));
+    await panel.getByLabel('Duration').fill('PT4H');
+    await panel.getByLabel('SoC at start (kWh)').fill('10');
+    await panel.getByLabel('SoC minimum (kWh)').fill('0');
+    await panel.getByLabel('SoC maximum (kWh)').fill('20');
+    await panel.getByLabel('Power capacity (kW)').fill('5');
+    await panel.getByLabel('Price of consumption').selectOption(String(priceId));
+    // Only once a job is shown is there a job to compute again.
+    expect(await panel.getByRole('button', { name: 'Compute again' }).count()).toBe(0);
+    const shownJob = async () => (await panel.locator('.job-state > p:first-child > code').textContent())!;
+    await panel.getByRole('button', { name: 'Compute schedule' }).click();
+    await panel.locator('.job-state .badge.finished').waitFor({ timeout: STEP });
+    const first = await shownJob();
+    // The same request on unchanged prices: the same job.
+    await panel.getByRole('button', { name: 'Compute schedule' }).click();
+    await panel.locator('.job-state .badge.finished').waitFor({ timeout: STEP });
+    expect(await shownJob()).toBe(first);
+    await panel.getByRole('button', { name: 'Compute again' }).click();
+    await panel.locator('.job-state > p:first-child > code', { hasNotText: first }).waitFor({ timeout: STEP });
+    await panel.locator('.job-state .badge.finished').waitFor({ timeout: STEP });
+    const again = await shownJob();
+    expect(again).not.toBe(first);
+    await screenshot(page, 'schedule-compute-again');
+    // Both jobs are stored, with the same arguments: the second was asked for, not caused by a change.
+    const stored = await t.db('job').whereIn('id', [first, again]).select('id', 'args', 'status');
+    expect(stored.map((j: { id: string }) => j.id).sort()).toEqual([first, again].sort());
+    expect(new Set(stored.map((j: { args: string }) => j.args)).size).toBe(1);
+    expect(stored.every((j: { status: string }) => j.status === 'finished')).toBe(true);
+    expect(errors).toEqual([]);
+  }, 120_000);
 
   it('offers a price sensor just added in the schedule form, without a reload', async () => {
     await page.goto(t.url + `/assets/${assetId}`);
