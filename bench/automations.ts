@@ -17,7 +17,7 @@ import { recordBeliefs, type BeliefInput } from '../server/src/store/beliefs.ts'
 import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { householdLoad } from './_forecastSeries.ts';
-import { benchAsset, benchUser } from './_fixture.ts';
+import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { startServer } from './_server.ts';
 
 const SITES = 50;
@@ -38,7 +38,14 @@ async function prepare(): Promise<void> {
     const { accountId, userId } = await benchUser(trx);
     const source = await getOrCreateSource(trx, { name: 'bench', type: 'demo script' });
     const sensor = (assetId: number, name: string, unit: string, resolutionMs: number, attributes = {}) =>
-      createSensor(trx, { name, unit, event_resolution_ms: resolutionMs, timezone: 'UTC', generic_asset_id: assetId, attributes });
+      createSensor(trx, BENCH_WRITER, {
+        name,
+        unit,
+        event_resolution_ms: resolutionMs,
+        timezone: 'UTC',
+        generic_asset_id: assetId,
+        attributes,
+      });
     const market = await benchAsset(trx, accountId, 'market', 'building');
     const prices = await sensor(market.id, 'prices', 'EUR/MWh', HOUR);
     const rows: BeliefInput[] = Array.from({ length: 72 }, (_, h) => ({
@@ -71,15 +78,15 @@ async function prepare(): Promise<void> {
           { allowOverwrite: false },
         );
       }
-      await updateAsset(trx, site.id, {
+      await updateAsset(trx, BENCH_WRITER, site, {
         flex_model: { 'soc-at-start': '10 kWh', 'soc-min': '0 kWh', 'soc-max': '40 kWh', 'power-capacity': '10 kW' },
         flex_context: { 'consumption-price': { sensor: prices.id }, 'inflexible-device-sensors': loads },
       });
-      const automation = await createAutomation(
-        trx,
-        site.id,
-        userId,
-        {
+      const automation = await createAutomation(trx, BENCH_WRITER, {
+        asset: site,
+        ownerId: userId,
+        nowMs: quarter,
+        props: {
           name: 'every quarter',
           cron: '*/15 * * * *',
           timezone: 'UTC',
@@ -88,8 +95,7 @@ async function prepare(): Promise<void> {
           horizon: 'P1D',
           enabled: true,
         },
-        quarter,
-      );
+      });
       // The last run was the previous quarter's: the start-up tick finds this quarter's due.
       await trx('automation')
         .where({ id: automation.id })

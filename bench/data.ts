@@ -22,7 +22,7 @@ import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
 import { startServer } from './_server.ts';
-import { benchAsset, benchUser } from './_fixture.ts';
+import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -56,7 +56,7 @@ async function prepare() {
     const user = await benchUser(trx, []);
     const asset = await benchAsset(trx, user.accountId, 'site');
     const sensor = (name: string) =>
-      createSensor(trx, {
+      createSensor(trx, BENCH_WRITER, {
         name,
         unit: 'kW',
         event_resolution_ms: QUARTER,

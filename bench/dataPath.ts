@@ -13,6 +13,7 @@
  * BENCH_CPU_PROF=<folder> starts the server with `node --cpu-prof` writing into that folder;
  * BENCH_ONLY=uploads (or another of schedule, uploads, year, login) runs that part alone.
  */
+import { BENCH_WRITER } from './_fixture.ts';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -63,13 +64,13 @@ async function prepare() {
   const db = openStore(storeFile);
   await migrate(db);
   const made = await db.transaction(async (trx) => {
-    const account = await createAccount(trx, {
+    const account = await createAccount(trx, BENCH_WRITER, {
       name: 'bench',
       roles: [],
       consultancyAccountId: null,
     });
     const role = (await listRoles(trx)).find((r) => r.name === 'account-admin')!;
-    const user = await createUser(trx, {
+    const user = await createUser(trx, BENCH_WRITER, {
       email: EMAIL,
       username: 'bench',
       passwordHash: await hashPassword(PASSWORD),
@@ -77,7 +78,7 @@ async function prepare() {
       roleIds: [role.id],
     });
     const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
-    const asset = await createAsset(trx, {
+    const asset = await createAsset(trx, BENCH_WRITER, {
       name: 'site',
       account_id: account.id,
       generic_asset_type_id: type.id,
@@ -88,7 +89,7 @@ async function prepare() {
     });
     const sensor = async (name: string, unit = 'kW', resolutionMs = QUARTER) =>
       (
-        await createSensor(trx, {
+        await createSensor(trx, BENCH_WRITER, {
           name,
           unit,
           event_resolution_ms: resolutionMs,

@@ -23,7 +23,7 @@ import { recordBeliefs } from '../server/src/store/beliefs.ts';
 import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { householdLoad } from './_forecastSeries.ts';
-import { BENCH_PASSWORD, benchAsset, benchUser } from './_fixture.ts';
+import { BENCH_PASSWORD, benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { startServer } from './_server.ts';
 import { percentile } from './_stats.ts';
 import { postgresBinDir, redisServerBin, startPostgres, startRedis } from '../test/helpers/backends.ts';
@@ -42,11 +42,11 @@ async function catchUp(): Promise<void> {
     const { accountId, userId } = await benchUser(trx);
     const site = await benchAsset(trx, accountId, 'site');
     for (let i = 0; i < AUTOMATIONS; i++) {
-      const a = await createAutomation(
-        trx,
-        site.id,
-        userId,
-        {
+      const a = await createAutomation(trx, BENCH_WRITER, {
+        asset: site,
+        ownerId: userId,
+        nowMs: now - 35 * DAY,
+        props: {
           name: `every minute ${i}`,
           cron: '* * * * *',
           timezone: 'UTC',
@@ -55,8 +55,7 @@ async function catchUp(): Promise<void> {
           horizon: 'P1D',
           enabled: true,
         },
-        now - 35 * DAY,
-      );
+      });
       // Down for 35 days: the last run was queued just before.
       await trx('automation')
         .where({ id: a.id })
@@ -86,9 +85,9 @@ async function catchUp(): Promise<void> {
 
 /** A second account with a plain user, beside the bench's own. */
 async function otherAccountUser(trx: Knex.Transaction, name: string) {
-  const account = await createAccount(trx, { name, roles: [], consultancyAccountId: null });
+  const account = await createAccount(trx, BENCH_WRITER, { name, roles: [], consultancyAccountId: null });
   const passwordHash = await hashPassword(BENCH_PASSWORD);
-  await createUser(trx, { email: `${name}@example.com`, username: name, passwordHash, accountId: account.id, roleIds: [] });
+  await createUser(trx, BENCH_WRITER, { email: `${name}@example.com`, username: name, passwordHash, accountId: account.id, roleIds: [] });
   return { accountId: account.id };
 }
 
@@ -145,7 +144,7 @@ async function forecastBeforeSchedules(backend: Backend): Promise<void> {
     const b = await otherAccountUser(trx, 'scheduler');
     const source = await getOrCreateSource(trx, { name: 'bench', type: 'demo script' });
     const building = await benchAsset(trx, a.accountId, 'building', 'building');
-    const load = await createSensor(trx, {
+    const load = await createSensor(trx, BENCH_WRITER, {
       name: 'load',
       unit: 'kW',
       event_resolution_ms: HOUR,
@@ -162,7 +161,7 @@ async function forecastBeforeSchedules(backend: Backend): Promise<void> {
       { allowOverwrite: false },
     );
     const battery = await benchAsset(trx, b.accountId, 'battery');
-    const power = await createSensor(trx, {
+    const power = await createSensor(trx, BENCH_WRITER, {
       name: 'battery',
       unit: 'MW',
       event_resolution_ms: 15 * 60_000,

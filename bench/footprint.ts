@@ -29,7 +29,7 @@ import { recordBeliefs } from '../server/src/store/beliefs.ts';
 import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
-import { benchAsset, benchUser } from './_fixture.ts';
+import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -102,7 +102,7 @@ async function prepare(dataDir: string) {
     const asset = await benchAsset(trx, user.accountId, 'site');
     const sensor = async (name: string, unit = 'kW', minutes = 15) =>
       (
-        await createSensor(trx, {
+        await createSensor(trx, BENCH_WRITER, {
           name,
           unit,
           event_resolution_ms: minutes * 60_000,

@@ -27,7 +27,7 @@ import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
 import { postgresBinDir, redisServerBin, startPostgres, startRedis } from '../test/helpers/backends.ts';
 import { startServer } from './_server.ts';
-import { benchAsset, benchUser } from './_fixture.ts';
+import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -64,7 +64,7 @@ async function makeSite(db: Knex, sensors: number): Promise<Site> {
     for (let i = 0; i < sensors; i++) {
       ids.push(
         (
-          await createSensor(trx, {
+          await createSensor(trx, BENCH_WRITER, {
             name: `s${i}`,
             unit: 'kW',
             event_resolution_ms: QUARTER,

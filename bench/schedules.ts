@@ -12,7 +12,7 @@ import { recordBeliefs } from '../server/src/store/beliefs.ts';
 import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
-import { benchAsset, benchUser } from './_fixture.ts';
+import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { startServer } from './_server.ts';
 import { median, percentile } from './_stats.ts';
 
@@ -29,7 +29,7 @@ async function prepare(dataDir: string) {
     const user = await benchUser(trx);
     const asset = await benchAsset(trx, user.accountId, 'site');
     const sensor = (props: { name: string; unit: string; minutes: number; attributes?: Record<string, unknown> }) =>
-      createSensor(trx, {
+      createSensor(trx, BENCH_WRITER, {
         name: props.name,
         unit: props.unit,
         event_resolution_ms: props.minutes * 60_000,

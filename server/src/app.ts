@@ -241,9 +241,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const passwords = createPasswordPool();
   // One process talks to the devices: the one that runs the clock's work.
   const mqtt =
-    config.mqtt.mode === 'off' || config.role === 'api'
-      ? undefined
-      : new MqttBridge({ db, reader, allowOverwrite: config.allowDataOverwrite }, config.mqtt, log, clock);
+    config.mqtt.mode === 'off' || config.role === 'api' ? undefined : new MqttBridge({ db, reader, config }, config.mqtt, log, clock);
   const release = async () => {
     redis?.client.disconnect();
     await passwords.destroy();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { setRoles, updateUser } from '../../server/src/store/users.ts';
+import { updateUser } from '../../server/src/store/users.ts';
+import { FIXTURE } from '../helpers/fixtureWriter.ts';
 
 // Authenticated users are remembered between requests (store/authCache.ts); a change made
 // through the store, by this process or another one, is seen by the very next request.
@@ -24,7 +25,7 @@ describe('the remembered user', () => {
     expect((await me(token)).status).toBe(200);
     expect((await me(token)).status).toBe(200);
     // Straight to the store, as the CLI would from its own process.
-    await t.db.transaction((trx) => updateUser(trx, user.id, { active: false }));
+    await t.db.transaction((trx) => updateUser(trx, FIXTURE, user, { active: false }));
     expect((await me(token)).status).toBe(401);
   });
 
@@ -35,7 +36,7 @@ describe('the remembered user', () => {
     // Editing another user of the account is for its account-admins.
     const users = () => t.request('PATCH', `/api/v3_0/users/${other.id}`, { token, json: { timezone: 'UTC' } });
     expect((await users()).status).toBe(403);
-    await t.db.transaction((trx) => setRoles(trx, user.id, [role]));
+    await t.db.transaction((trx) => updateUser(trx, FIXTURE, user, { roleIds: [role] }));
     expect((await users()).status).toBe(200);
   });
 });

@@ -5,7 +5,8 @@
  * to now since the server's clock cannot be frozen.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAsset } from '../../server/src/store/assets.ts';
+import { getAsset, updateAsset } from '../../server/src/store/assets.ts';
+import { FIXTURE } from '../helpers/fixtureWriter.ts';
 import { getOrCreateSource } from '../../server/src/store/sources.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -105,7 +106,9 @@ describe('GET /api/v3_0/sensors/<id>/status', () => {
       ],
       { status_specs: { max_staleness: 'PT1H' } },
     );
-    await t.db.transaction((trx) => updateAsset(trx, asset.id, { flex_context: { 'consumption-price': { sensor } } }));
+    await t.db.transaction(async (trx) =>
+      updateAsset(trx, FIXTURE, (await getAsset(trx, asset.id))!, { flex_context: { 'consumption-price': { sensor } } }),
+    );
     const rows = (await status(sensor)).body.sensors_data;
     expect(rows.map((r: { source_type: string }) => r.source_type)).toEqual(['user', 'forecaster']);
     expect(rows[0]).toMatchObject({ stale: false, relation: 'sensor belongs to this asset;flex context (consumption-price)' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAsset } from '../../server/src/store/assets.ts';
+import { getAsset, updateAsset } from '../../server/src/store/assets.ts';
+import { FIXTURE } from '../helpers/fixtureWriter.ts';
 import { factories } from '../helpers/factories.ts';
 import { storageJobArgs } from '../helpers/schedules.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -142,7 +143,9 @@ describe('writing stored flex configuration', () => {
 describe('running on stored flex configuration written before the rule', () => {
   /** Stores the configuration straight into the store, as older versions let anyone. */
   const store = (config: ReturnType<typeof configWith>) =>
-    t.db.transaction((trx) => updateAsset(trx, assetId, { flex_model: config.flex_model, flex_context: config.flex_context }));
+    t.db.transaction(async (trx) =>
+      updateAsset(trx, FIXTURE, (await getAsset(trx, assetId))!, { flex_model: config.flex_model, flex_context: config.flex_context }),
+    );
 
   for (const runner of ['admin', 'consultant']) {
     for (const kind of kinds) {
@@ -264,7 +267,7 @@ describe('attribute-style references (issue 28): refused when written, never rea
   });
 
   it('a trigger over a foreign reference stored before the rule answers 403, not the foreign unit', async () => {
-    await t.db.transaction((trx) => updateAsset(trx, assetId, configWith(kinds[0], ownPriceId)));
+    await t.db.transaction(async (trx) => updateAsset(trx, FIXTURE, (await getAsset(trx, assetId))!, configWith(kinds[0], ownPriceId)));
     await t
       .db('sensor')
       .where({ id: powerSensorId })

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../worker/src/tasks.ts';
 import { createToyAccount, type ToyAccountIds } from '../../server/src/commands/toyAccount.ts';
 import { TOY_DAY_PRICES } from '../../server/src/commands/toyPrices.ts';
 import { factories } from '../helpers/factories.ts';
@@ -15,7 +16,7 @@ beforeAll(async () => {
   t = await startTestServer();
   // Without a toy account the price clock writes nothing.
   expect(await t.server.toyPrices.tick(Date.now())).toBe(0);
-  ids = await createToyAccount(t.db, 'toy password');
+  ids = await createToyAccount({ db: t.db, hash: hashPassword }, { kind: 'operator' }, { password: 'toy password' });
   const login = await t.request('POST', '/api/requestAuthToken', { json: { email: 'toy-user@flexmeasures.io', password: 'toy password' } });
   token = login.body.auth_token;
 });
@@ -50,7 +51,7 @@ describe('the toy account', () => {
     expect(stored.slice(0, 24).map((r) => r.event_value)).toEqual(
       today.plus({ days: 1 }).diff(today, 'hours').hours === 24 ? [...TOY_DAY_PRICES] : expect.any(Array),
     );
-    await createToyAccount(t.db, 'toy password');
+    await createToyAccount({ db: t.db, hash: hashPassword }, { kind: 'operator' }, { password: 'toy password' });
     expect(await rows()).toHaveLength(stored.length);
   });
 

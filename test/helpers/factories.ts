@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { hashPassword } from '../../worker/src/tasks.ts';
 import { createAccount } from '../../server/src/store/accounts.ts';
+import { FIXTURE } from './fixtureWriter.ts';
 import { createAsset } from '../../server/src/store/assets.ts';
 import { recordBeliefs } from '../../server/src/store/beliefs.ts';
 import { getOrCreateSource } from '../../server/src/store/sources.ts';
@@ -20,7 +21,7 @@ export function factories(db: Knex) {
   return {
     async account(props: { name?: string; roles?: string[]; consultancyAccountId?: number | null } = {}) {
       return db.transaction((trx) =>
-        createAccount(trx, {
+        createAccount(trx, FIXTURE, {
           name: props.name ?? unique('account'),
           roles: props.roles ?? [],
           consultancyAccountId: props.consultancyAccountId ?? null,
@@ -33,7 +34,7 @@ export function factories(db: Knex) {
       const roleIds = (props.roles ?? []).map((name) => all.find((r) => r.name === name)!.id);
       const name = unique('user');
       const user = await db.transaction(async (trx) =>
-        createUser(trx, {
+        createUser(trx, FIXTURE, {
           email: props.email ?? `${name}@example.com`,
           username: name,
           passwordHash: await (hashed ??= hashPassword(PASSWORD)),
@@ -50,7 +51,7 @@ export function factories(db: Knex) {
     async asset(props: { accountId: number | null; type?: string; name?: string; attributes?: Record<string, unknown> }) {
       const typeId = await this.assetType(props.type ?? 'battery');
       return db.transaction((trx) =>
-        createAsset(trx, {
+        createAsset(trx, FIXTURE, {
           name: props.name ?? unique('asset'),
           account_id: props.accountId,
           generic_asset_type_id: typeId,
@@ -81,7 +82,7 @@ export function factories(db: Knex) {
       attributes?: Record<string, unknown>;
     }): Promise<Sensor> {
       return db.transaction((trx) =>
-        createSensor(trx, {
+        createSensor(trx, FIXTURE, {
           name: props.name ?? unique('sensor'),
           unit: props.unit ?? 'MW',
           event_resolution_ms: (props.resolutionMinutes ?? 15) * 60_000,

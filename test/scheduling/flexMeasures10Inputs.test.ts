@@ -6,7 +6,8 @@
  * battery, hourly steps, a 2-hour schedule unless said otherwise.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateAsset } from '../../server/src/store/assets.ts';
+import { getAsset, updateAsset } from '../../server/src/store/assets.ts';
+import { FIXTURE } from '../helpers/fixtureWriter.ts';
 import { factories } from '../helpers/factories.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -114,8 +115,8 @@ describe('device power capacity without power-capacity (FlexMeasures 1.0: storag
     const parent = await v10.f.asset({ accountId: v10.accountId, type: 'building' });
     const child = await v10.f.asset({ accountId: v10.accountId, type: 'battery' });
     await v10.t.db.transaction(async (trx) => {
-      await updateAsset(trx, parent.id, { flex_context: { 'site-power-capacity': '400 kW' } });
-      await updateAsset(trx, child.id, { parent_asset_id: parent.id });
+      await updateAsset(trx, FIXTURE, (await getAsset(trx, parent.id))!, { flex_context: { 'site-power-capacity': '400 kW' } });
+      await updateAsset(trx, FIXTURE, (await getAsset(trx, child.id))!, { parent_asset_id: parent.id });
     });
     const sensor = (await v10.f.sensor({ assetId: child.id, unit: 'MW', resolutionMinutes: 60 })).id;
     const inherited = await schedule(v10, sensor, { 'flex-model': model, 'flex-context': { 'consumption-price': cheapThenDear } });

@@ -7,6 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getAsset, updateAsset } from '../../server/src/store/assets.ts';
+import { FIXTURE } from '../helpers/fixtureWriter.ts';
 import { DAY1_MS, startConftest, type Conftest } from '../helpers/flexMeasuresConftest.ts';
 
 let c: Conftest;
@@ -34,8 +35,10 @@ async function storeFlex(
   change: (v: Record<string, unknown>) => Record<string, unknown>,
 ) {
   const before = (await getAsset(c.t.db, assetId))![key];
-  await c.t.db.transaction((trx) => updateAsset(trx, assetId, { [key]: change(structuredClone(before)) }));
-  restore.push(() => c.t.db.transaction((trx) => updateAsset(trx, assetId, { [key]: before })));
+  const write = (value: Record<string, unknown>) =>
+    c.t.db.transaction(async (trx) => updateAsset(trx, FIXTURE, (await getAsset(trx, assetId))!, { [key]: value }));
+  await write(change(structuredClone(before)));
+  restore.push(() => write(before));
 }
 
 /** `setup_inflexible_device_sensors`: hourly MW sensors with a 2 MW capacity attribute. */

@@ -11,6 +11,7 @@ import { createAsset } from '../../server/src/store/assets.ts';
 import { createSensor } from '../../server/src/store/sensors.ts';
 import { createUser, listRoles } from '../../server/src/store/users.ts';
 import { hashPassword } from '../../worker/src/tasks.ts';
+import { FIXTURE } from '../helpers/fixtureWriter.ts';
 import { stopProcess, waitForLine } from '../helpers/processes.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -23,9 +24,9 @@ async function prepareStore(dataDir: string): Promise<number> {
   try {
     await migrate(db);
     return await db.transaction(async (trx) => {
-      const account = await createAccount(trx, { name: 'site', roles: [], consultancyAccountId: null });
+      const account = await createAccount(trx, FIXTURE, { name: 'site', roles: [], consultancyAccountId: null });
       const roleIds = (await listRoles(trx)).filter((r) => r.name === 'account-admin').map((r) => r.id);
-      await createUser(trx, {
+      await createUser(trx, FIXTURE, {
         email: EMAIL,
         username: 'operator',
         passwordHash: await hashPassword(PASSWORD),
@@ -33,7 +34,7 @@ async function prepareStore(dataDir: string): Promise<number> {
         roleIds,
       });
       const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
-      const battery = await createAsset(trx, {
+      const battery = await createAsset(trx, FIXTURE, {
         name: 'battery',
         account_id: account.id,
         generic_asset_type_id: type.id,
@@ -42,7 +43,7 @@ async function prepareStore(dataDir: string): Promise<number> {
         longitude: null,
         attributes: {},
       });
-      const sensor = await createSensor(trx, {
+      const sensor = await createSensor(trx, FIXTURE, {
         name: 'power',
         unit: 'MW',
         event_resolution_ms: 15 * 60_000,

@@ -130,7 +130,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
       const recurring = await recurringTargetsOf(db, asset, dueMs, endMs);
       socTargets = recurring.added;
       const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
-      const queued = await triggerSensorSchedule({ db, config, jobs: runtime, clock }, principal, input, {
+      const queued = await triggerSensorSchedule({ reader: db, config, jobs: runtime, clock }, principal, input, {
         reuseWithinS: 0,
         force: true,
       }).catch((err: unknown) => {

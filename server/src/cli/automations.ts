@@ -72,7 +72,7 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
     const asset = await getAsset(db, o.asset);
     if (!asset) throw new CliError(`asset ${o.asset} not found`);
     const created = presentAutomation(
-      await createAutomation({ db, limits: cli.config.limits, clock: systemClock }, OPERATOR, { asset, makerId: o.owner, body }),
+      await createAutomation(await cli.commands(), OPERATOR, { asset, makerId: o.owner, body }),
       systemClock.now(),
     );
     cli.print(created, `Created ${describe(created)}`);
@@ -91,7 +91,7 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
     const body = parsed(automationPatch, { timezone: automation.timezone, ...bodyOf(o) });
     const asset = (await getAsset(db, automation.assetId))!;
     const edited = presentAutomation(
-      await updateAutomation({ db, limits: cli.config.limits, clock: systemClock }, OPERATOR, { automation, asset, body }),
+      await updateAutomation(await cli.commands(), OPERATOR, { automation, asset, body }),
       systemClock.now(),
     );
     cli.print(edited, `Changed ${describe(edited)}`);

@@ -73,8 +73,7 @@ export function registerBeliefCommands(program: Command, cli: CliContext): void 
       const bar = new SingleBar({ format: 'beliefs |{bar}| {value}/{total}' }, Presets.shades_classic);
       bar.start(built.events.length, 0);
       try {
-        const db = await cli.db();
-        const result = await storeSensorData({ db, reader: db, allowOverwrite: cli.config.allowDataOverwrite }, OPERATOR, {
+        const result = await storeSensorData(await cli.commands(), OPERATOR, {
           uploads: [{ sensorId: sensor.id, eventResolutionMs: sensor.event_resolution_ms, events: built.events }],
           loaded: [sensor],
           source: await sourceOf(cli, o.source),

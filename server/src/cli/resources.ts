@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { timezone } from '../contracts/fields.ts';
-import { hashPassword } from '../../../worker/src/tasks.ts';
-import { createUser, setPassword } from '../commands/users.ts';
+import { createAccount, deleteAccount } from '../commands/accounts.ts';
+import { createUser, deleteUser, setPassword } from '../commands/users.ts';
 import { createToyAccount } from '../commands/toyAccount.ts';
 import * as accounts from '../store/accounts.ts';
 import { presentAutomation } from '../commands/automationWire.ts';
@@ -10,7 +10,8 @@ import { deleteAsset } from '../commands/assets.ts';
 import { getAsset, listAssets } from '../store/assets.ts';
 import { getAutomation, listAutomations } from '../store/automations.ts';
 import { deleteAutomation } from '../commands/automations.ts';
-import { deleteSensor, getSensor, listSensors } from '../store/sensors.ts';
+import { deleteSensor } from '../commands/sensors.ts';
+import { getSensor, listSensors } from '../store/sensors.ts';
 import * as users from '../store/users.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';
 import { confirm, group, int, list, table } from './options.ts';
@@ -29,8 +30,8 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
         throw new CliError(`Account ${o.consultancy} not found`);
       }
       if (await db('account').where({ name: o.name }).first()) throw new CliError(`Account "${o.name}" already exists`);
-      const account = await db.transaction((trx) =>
-        accounts.createAccount(trx, { name: o.name, roles: o.roles, consultancyAccountId: o.consultancy ?? null }),
+      const account = await cli.write((context) =>
+        createAccount(context, OPERATOR, { name: o.name, roles: o.roles, consultancy_account_id: o.consultancy ?? null }),
       );
       cli.print({ ...account, account_roles: o.roles }, `Created account ${account.id} "${account.name}"`);
     });
@@ -63,7 +64,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
           if (!role) throw new CliError(`Unknown role "${name}"; known: ${known.map((r) => r.name).join(', ')}`);
           return role.id;
         });
-        const { user, password } = await createUser({ db, hash: hashPassword }, OPERATOR, {
+        const { user, password } = await createUser(await cli.commands(), OPERATOR, {
           email: o.email,
           username: o.username,
           password: o.password,
@@ -91,7 +92,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
     .description('an account with a battery and a public day-ahead price sensor, for trying things out')
     .option('--password <password>', 'password of toy-user@flexmeasures.io', 'toy-password')
     .action(async (o: { password: string }) => {
-      const ids = await createToyAccount(await cli.db(), o.password);
+      const ids = await createToyAccount(await cli.commands(), OPERATOR, { password: o.password });
       cli.print({ ...ids }, `Toy account ready:\n${table([ids as unknown as Record<string, unknown>], Object.keys(ids))}`);
     });
 
@@ -135,23 +136,32 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
     .action(async (what: string, o: { id: number; yes?: boolean }) => {
       const db = await cli.db();
       const targets: Record<string, { find: () => Promise<unknown>; remove: () => Promise<unknown>; note: string }> = {
-        user: { find: () => users.getUser(db, o.id), remove: () => db.transaction((t) => users.deleteUser(t, o.id)), note: '' },
+        user: {
+          find: () => users.getUser(db, o.id),
+          remove: () => cli.write(async (context) => deleteUser(context, OPERATOR, { target: (await users.getUser(context.db, o.id))! })),
+          note: '',
+        },
         account: {
           find: () => accounts.getAccount(db, o.id),
-          remove: () => db.transaction((t) => accounts.deleteAccount(t, o.id)),
+          remove: () =>
+            cli.write(async (context) => deleteAccount(context, OPERATOR, { account: (await accounts.getAccount(context.db, o.id))! })),
           note: ' with its users, assets, sensors and data',
         },
         asset: {
           find: () => getAsset(db, o.id),
-          remove: () => db.transaction(async (t) => deleteAsset({ db: t }, OPERATOR, { asset: (await getAsset(t, o.id))! })),
+          remove: () => cli.write(async (context) => deleteAsset(context, OPERATOR, { asset: (await getAsset(context.db, o.id))! })),
           note: ' with its sensors and data',
         },
-        sensor: { find: () => getSensor(db, o.id), remove: () => db.transaction((t) => deleteSensor(t, o.id)), note: ' with its data' },
+        sensor: {
+          find: () => getSensor(db, o.id),
+          remove: () => cli.write(async (context) => deleteSensor(context, OPERATOR, { sensor: (await getSensor(context.db, o.id))! })),
+          note: ' with its data',
+        },
         automation: {
           find: () => getAutomation(db, o.id),
           remove: async () => {
             const automation = (await getAutomation(db, o.id))!;
-            await deleteAutomation({ db }, OPERATOR, { automation, asset: (await getAsset(db, automation.assetId))! });
+            await deleteAutomation(await cli.commands(), OPERATOR, { automation, asset: (await getAsset(db, automation.assetId))! });
           },
           note: '',
         },
@@ -174,7 +184,7 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
       const db = await cli.db();
       const user = await users.getUserWithHashByEmail(db, o.email);
       if (!user) throw new CliError(`User with email '${o.email}' does not exist`);
-      await setPassword({ db, hash: hashPassword }, OPERATOR, { target: user, password: o.password, signOut: true });
+      await setPassword(await cli.commands(), OPERATOR, { target: user, password: o.password, signOut: true });
       cli.print({ id: user.id, email: user.email }, `Password of ${user.email} set; existing tokens revoked`);
     });
 }

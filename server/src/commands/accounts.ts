@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 import { fieldError, forbidden, unprocessable } from '../errors.ts';
-import { mayChooseConsultancy, maySetAccountRoles } from '../policies/roles.ts';
+import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
+import { isAdmin, mayChooseConsultancy, maySetAccountRoles } from '../policies/roles.ts';
 import * as accounts from '../store/accounts.ts';
-import { actorOf, recordAudit } from '../store/auditLog.ts';
-import type { User } from '../store/users.ts';
+import { issueToken } from '../store/tokens.ts';
+import { anyUser, createUser, listRoles, type User } from '../store/users.ts';
+import type { Uses, Writes } from './context.ts';
 
 /**
- * FlexMeasures 1.0's account writes (POST and PATCH /accounts): field rules, then the change and
- * its audit log entry in the caller's transaction.
+ * FlexMeasures 1.0's account writes (POST and PATCH /accounts, the CLI's `add account`): field
+ * rules, then the change, whose store write records its audit log entry in the caller's transaction.
  */
 
 /** A name no other account has (1.0's 422 otherwise). */
@@ -17,70 +19,90 @@ async function checkNameFree(trx: Knex.Transaction, name: string, exceptId?: num
 }
 
 /** The consultancy an account is given: allowed to the caller (403), and an existing account (422). */
-async function checkConsultancy(trx: Knex.Transaction, principal: User, consultancyId: number | null): Promise<void> {
-  const [callerRoles] = (await accounts.accountRoles(trx, [principal.account_id])).values();
-  if (
-    !mayChooseConsultancy(
-      principal,
-      callerRoles.map((r) => r.name),
-      consultancyId,
-    )
-  )
-    throw forbidden();
+async function checkConsultancy(trx: Knex.Transaction, principal: Principal, consultancyId: number | null): Promise<void> {
+  // The operator at the CLI may give any account any consultancy, as an admin may.
+  const user = rightsOf(principal);
+  if (user) {
+    const [callerRoles] = (await accounts.accountRoles(trx, [user.account_id])).values();
+    const roleNames = callerRoles.map((r) => r.name);
+    if (!mayChooseConsultancy(user, roleNames, consultancyId)) throw forbidden();
+  }
   if (consultancyId !== null && !(await accounts.getAccount(trx, consultancyId))) {
     throw fieldError('json', 'consultancy_account_id', `No account found with id ${consultancyId}.`);
   }
 }
 
-/** Creates an account (the route lets platform admins only). */
+/**
+ * Creates an account (the route lets platform admins only), with the named account roles (created
+ * when new: only the operator names them).
+ */
 export async function createAccount(
-  trx: Knex.Transaction,
-  principal: User,
-  input: { name: string; consultancy_account_id?: number | null },
+  context: Writes,
+  principal: Principal,
+  input: { name: string; consultancy_account_id?: number | null; roles?: string[] },
 ): Promise<accounts.Account> {
+  const trx = context.db;
   await checkNameFree(trx, input.name);
   const consultancyId = input.consultancy_account_id ?? null;
   await checkConsultancy(trx, principal, consultancyId);
-  const account = await accounts.createAccount(trx, { name: input.name, roles: [], consultancyAccountId: consultancyId });
-  await recordAudit(trx, actorOf(principal), { accountId: account.id }, `Account '${account.name}' created`);
-  return account;
+  if (input.roles?.length && principal.kind !== 'operator') throw forbidden();
+  return accounts.createAccount(trx, auditActor(principal), {
+    name: input.name,
+    roles: input.roles ?? [],
+    consultancyAccountId: consultancyId,
+  });
 }
 
 /** Changes the fields given; the entry names the fields that changed, as 1.0's does. */
 export async function patchAccount(
-  trx: Knex.Transaction,
-  principal: User,
+  context: Writes,
+  principal: Principal,
   input: { account: accounts.Account; changes: { name?: string; consultancy_account_id?: number | null; account_roles?: number[] } },
 ): Promise<accounts.Account> {
+  const trx = context.db;
   const { account, changes } = input;
   if (changes.name !== undefined) await checkNameFree(trx, changes.name, account.id);
   if (changes.consultancy_account_id !== undefined) await checkConsultancy(trx, principal, changes.consultancy_account_id);
-  let rolesChanged = false;
+  let roleIds: number[] | undefined;
   if (changes.account_roles !== undefined) {
-    const wanted = [...new Set(changes.account_roles)];
+    roleIds = [...new Set(changes.account_roles)];
     if (!maySetAccountRoles(principal)) throw forbidden();
     const known = new Set((await accounts.listAccountRoles(trx)).map((r) => r.id));
-    const unknown = wanted.filter((id) => !known.has(id));
+    const unknown = roleIds.filter((id) => !known.has(id));
     if (unknown.length) throw unprocessable('json', { account_roles: [`Invalid account role ID(s): [${unknown.join(', ')}].`] });
-    const [current] = (await accounts.accountRoles(trx, [account.id])).values();
-    rolesChanged = current.length !== wanted.length || !current.every((r) => wanted.includes(r.id));
-    await accounts.setAccountRoles(trx, account.id, wanted);
   }
-  // In 1.0's order of fields.
-  const changed = [
-    changes.name !== undefined && changes.name !== account.name && 'name',
-    changes.consultancy_account_id !== undefined &&
-      changes.consultancy_account_id !== account.consultancy_account_id &&
-      'consultancy_account_id',
-    rolesChanged && 'account_roles',
-  ].filter((f) => f !== false);
-  await accounts.updateAccount(trx, account.id, { name: changes.name, consultancy_account_id: changes.consultancy_account_id });
-  // 1.0 writes the entry on every patch, naming no field when nothing changed.
-  await recordAudit(
-    trx,
-    actorOf(principal),
-    { userId: principal.id, accountId: account.id },
-    `Account Updated, Field: ${changed.join(', ')}`,
-  );
+  const { name, consultancy_account_id } = changes;
+  await accounts.updateAccount(trx, auditActor(principal), account, { name, consultancy_account_id, roleIds });
   return (await accounts.getAccount(trx, account.id))!;
+}
+
+/** Deletes an account with its users, assets, sensors and data (platform admins and the operator). */
+export async function deleteAccount(context: Writes, principal: Principal, input: { account: accounts.Account }): Promise<void> {
+  if (!isAdmin(principal)) throw forbidden();
+  await accounts.deleteAccount(context.db, auditActor(principal), input.account);
+}
+
+/**
+ * The appliance's first account and its administrator, made by whoever sits at the machine (the
+ * route answers only there: the operator), and only while no user exists: checked inside the
+ * transaction, so that two simultaneous set-ups cannot both succeed.
+ * @returns the account, the administrator and a token for them; undefined once a user exists.
+ */
+export async function setUpFirstAccount(
+  context: Uses<'hash' | 'config'>,
+  principal: Principal,
+  input: { account_name: string; email: string; username: string; password: string; timezone?: string },
+): Promise<{ account: accounts.Account; user: User; token: string } | undefined> {
+  if (principal.kind !== 'operator') throw forbidden();
+  // Hashed before the transaction, which would otherwise hold the store for the hashing time.
+  const passwordHash = await context.hash(input.password);
+  return context.db.transaction(async (trx) => {
+    if (await anyUser(trx)) return undefined;
+    const by = auditActor(principal);
+    const account = await accounts.createAccount(trx, by, { name: input.account_name, roles: [], consultancyAccountId: null });
+    const admin = (await listRoles(trx)).find((r) => r.name === 'admin')!;
+    const { email, username, timezone } = input;
+    const user = await createUser(trx, by, { email, username, passwordHash, accountId: account.id, roleIds: [admin.id], timezone });
+    return { account, user, token: await issueToken(trx, user.id, context.config.tokenMaxAgeS) };
+  });
 }

@@ -3,31 +3,24 @@ import type { z } from 'zod';
 import type { assetCreate, assetPatch } from '../contracts/resources.ts';
 import { fieldError, forbidden, unprocessable } from '../errors.ts';
 import { authorize, can } from '../policies/access.ts';
-import type { Actor, Principal } from '../policies/principal.ts';
+import { auditActor, type Actor, type Principal } from '../policies/principal.ts';
 import { assetAccess, authorizeReferences, storedFlexReferences } from '../policies/references.ts';
 import { mayOwnAssetsIn } from '../policies/roles.ts';
 import { authorizeSchedulerChoice } from '../policies/schedulerChoice.ts';
 import { checkStoredAttributes, checkStoredValues } from '../scheduling/storedValues.ts';
 import { getAccount } from '../store/accounts.ts';
 import * as assets from '../store/assets.ts';
-import { recordAudit } from '../store/auditLog.ts';
 import { getSensor } from '../store/sensors.ts';
-import { assetChangeEvents, auditActor } from './auditEvents.ts';
-import type { SchedulerPlugins } from '../../../worker/src/tasks.ts';
+import type { Writes } from './context.ts';
 
 /**
  * Creating, changing and deleting an asset, the one way every caller does it (the v3.0 endpoints,
  * API 2.0's devices, the CLI): the principal's rights on the asset and its account, the sensors its stored flex
  * configuration names (for the principal and the asset's account, whoever later runs it), and the
  * asset rules (type, parent in the same account, free name and external id, stored values). No
- * HTTP context: errors are the API's (422 field messages, 403). Each runs in the caller's transaction.
+ * HTTP context: errors are the API's (422 field messages, 403). Each runs in the caller's
+ * transaction (`db`), whose store write records the audit entry.
  */
-
-/** What the commands need of the server: the store (a transaction) and the operator's scheduler plugins. */
-export interface AssetDeps {
-  db: Knex.Transaction;
-  schedulerPlugins: SchedulerPlugins;
-}
 
 export type AssetCreate = z.output<typeof assetCreate>;
 export type AssetPatch = z.output<typeof assetPatch>;
@@ -114,8 +107,8 @@ async function authorizeStoredFlex(db: Knex, principal: Principal, body: AssetPa
  * Creates an asset in `input.account_id` (left out: a public asset, admins only).
  * @returns the new asset.
  */
-export async function createAsset(deps: AssetDeps, principal: Principal, input: AssetCreate): Promise<assets.Asset> {
-  const { db } = deps;
+export async function createAsset(context: Writes<'schedulerPlugins'>, principal: Principal, input: AssetCreate): Promise<assets.Asset> {
+  const { db } = context;
   const accountId = input.account_id ?? null;
   await authorizeStoredFlex(db, principal, input, accountId);
   if (accountId === null && !mayOwnAssetsIn(principal, null)) throw forbidden();
@@ -128,7 +121,7 @@ export async function createAsset(deps: AssetDeps, principal: Principal, input: 
   await checkParent(db, principal, input.parent_asset_id, accountId);
   const attributes = withShown(input.attributes ?? {}, input);
   await checkKpiSensors(db, input.sensors_to_show_as_kpis);
-  authorizeSchedulerChoice(principal, deps.schedulerPlugins, {}, attributes);
+  authorizeSchedulerChoice(principal, context.schedulerPlugins, {}, attributes);
   await checkSensorsToShow(db, attributes);
   const parentId = input.parent_asset_id ?? null;
   await checkNameFree(db, { name: input.name, parentId, accountId });
@@ -136,7 +129,7 @@ export async function createAsset(deps: AssetDeps, principal: Principal, input: 
   await checkStoredValues(db, input.flex_model, 'flex_model');
   await checkStoredValues(db, input.flex_context, 'flex_context');
   await checkStoredAttributes(db, input.attributes);
-  const created = await assets.createAsset(db, {
+  return assets.createAsset(db, auditActor(principal), {
     description: input.description ?? null,
     external_id: input.external_id ?? null,
     name: input.name,
@@ -149,8 +142,6 @@ export async function createAsset(deps: AssetDeps, principal: Principal, input: 
     flex_context: input.flex_context,
     flex_model: input.flex_model,
   });
-  await recordAudit(db, auditActor(principal), { assetId: created.id, accountId }, `Created asset '${created.name}': ${created.id}`);
-  return created;
 }
 
 /**
@@ -158,11 +149,11 @@ export async function createAsset(deps: AssetDeps, principal: Principal, input: 
  * @returns the asset as stored afterwards.
  */
 export async function updateAsset(
-  deps: AssetDeps,
+  context: Writes<'schedulerPlugins'>,
   principal: Principal,
   input: { asset: assets.Asset; changes: AssetPatch },
 ): Promise<assets.Asset> {
-  const { db } = deps;
+  const { db } = context;
   const { asset, changes: body } = input;
   authorize(principal, 'update', await assetAccess(db, asset.account_id));
   await authorizeStoredFlex(db, principal, body, asset.account_id);
@@ -179,7 +170,7 @@ export async function updateAsset(
       ? body.attributes
       : withShown(body.attributes ?? asset.attributes, body);
   await checkKpiSensors(db, sensors_to_show_as_kpis);
-  authorizeSchedulerChoice(principal, deps.schedulerPlugins, asset.attributes, attributes);
+  authorizeSchedulerChoice(principal, context.schedulerPlugins, asset.attributes, attributes);
   await checkSensorsToShow(db, attributes);
   if (body.name !== undefined || body.parent_asset_id !== undefined) {
     await checkNameFree(db, {
@@ -193,26 +184,15 @@ export async function updateAsset(
   await checkStoredValues(db, body.flex_model, 'flex_model');
   await checkStoredValues(db, body.flex_context, 'flex_context');
   await checkStoredAttributes(db, body.attributes);
-  await assets.updateAsset(db, asset.id, { ...changes, attributes });
-  for (const event of assetChangeEvents(asset, { ...changes, attributes })) {
-    await recordAudit(db, auditActor(principal), { assetId: asset.id, accountId: asset.account_id }, event);
-  }
+  await assets.updateAsset(db, auditActor(principal), asset, { ...changes, attributes });
   return (await assets.getAsset(db, asset.id))!;
 }
 
 /**
  * Deletes an asset with the assets below it, their sensors and data (account-admins of its account,
  * admins).
- * @param deps the store: a transaction.
  */
-export async function deleteAsset(deps: { db: Knex.Transaction }, principal: Principal, input: { asset: assets.Asset }): Promise<void> {
-  authorize(principal, 'delete', await assetAccess(deps.db, input.asset.account_id));
-  const { asset } = input;
-  await assets.deleteAsset(deps.db, asset.id);
-  await recordAudit(
-    deps.db,
-    auditActor(principal),
-    { assetId: asset.id, accountId: asset.account_id },
-    `Deleted asset '${asset.name}': ${asset.id}`,
-  );
+export async function deleteAsset(context: Writes, principal: Principal, input: { asset: assets.Asset }): Promise<void> {
+  authorize(principal, 'delete', await assetAccess(context.db, input.asset.account_id));
+  await assets.deleteAsset(context.db, auditActor(principal), input.asset);
 }

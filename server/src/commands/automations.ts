@@ -1,16 +1,15 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { automationChanges, automationLimitProblem, automationReferences, newAutomation } from './automationWire.ts';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
 import type { automationCreate, automationPatch } from '../contracts/automations.ts';
 import { fieldError, forbidden } from '../errors.ts';
 import { authorize, can } from '../policies/access.ts';
-import type { Principal } from '../policies/principal.ts';
+import { auditActor, type Principal } from '../policies/principal.ts';
 import { assetAccess, authorizeReferences, firstRefused } from '../policies/references.ts';
 import type { Asset } from '../store/assets.ts';
 import * as store from '../store/automations.ts';
 import { getUser, type User } from '../store/users.ts';
+import type { Uses } from './context.ts';
 
 /**
  * Adding, changing and deleting an automation, the one way the API and the CLI do it. The
@@ -18,13 +17,6 @@ import { getUser, type User } from '../store/users.ts';
  * runs use) and the asset's account must be allowed to use what it names, now and again at each run.
  * No HTTP context: errors are the API's (422 field messages, 403).
  */
-
-/** What the commands need of the server: the store, the limits on what one account may start, and the time (a new automation's first run is the next due after it). */
-export interface AutomationDeps {
-  db: Knex;
-  limits: Config['limits'];
-  clock: Clock;
-}
 
 type Named = Parameters<typeof automationReferences>[0];
 
@@ -57,12 +49,12 @@ async function authorizeWriterAndMaker(db: Knex, principal: Principal, makerId: 
 
 /** The 422 of an automation beyond the limits (how often, how far ahead, how many per asset and account). */
 async function checkLimits(
-  deps: AutomationDeps,
+  context: Uses<'config' | 'clock'>,
   fields: { cron: string; timezone: string; horizon: string },
   asset: Asset,
   adding: boolean,
 ): Promise<void> {
-  const problem = await automationLimitProblem(deps.db, deps.limits, fields, asset, adding);
+  const problem = await automationLimitProblem(context.db, context.config.limits, fields, asset, adding);
   if (problem) throw fieldError('json', problem.field, problem.message);
 }
 
@@ -71,25 +63,27 @@ async function checkLimits(
  * operator at the CLI names one).
  */
 export async function createAutomation(
-  deps: AutomationDeps,
+  context: Uses<'config' | 'clock'>,
   principal: Principal,
   input: { asset: Asset; makerId: number; body: z.output<typeof automationCreate> },
 ): Promise<store.Automation> {
-  const { db } = deps;
+  const { db } = context;
   const { asset, body } = input;
   const maker = await authorizeWriterAndMaker(db, principal, input.makerId, asset, body);
   const props = await newAutomation(db, body);
-  await checkLimits(deps, props, asset, true);
-  return db.transaction((trx) => store.createAutomation(trx, asset.id, maker.id, props, deps.clock.now()));
+  await checkLimits(context, props, asset, true);
+  return db.transaction((trx) =>
+    store.createAutomation(trx, auditActor(principal), { asset, ownerId: maker.id, props, nowMs: context.clock.now() }),
+  );
 }
 
 /** Changes the given fields of an automation; its maker stays who it was. */
 export async function updateAutomation(
-  deps: AutomationDeps,
+  context: Uses<'config' | 'clock'>,
   principal: Principal,
   input: { automation: store.Automation; asset: Asset; body: z.output<typeof automationPatch> },
 ): Promise<store.Automation> {
-  const { db } = deps;
+  const { db } = context;
   const { automation, asset, body } = input;
   // Pausing or renaming the automation of a maker who has left stays possible; naming sensors does not.
   if (automationReferences(body).length) await authorizeWriterAndMaker(db, principal, automation.ownerId, asset, body);
@@ -99,16 +93,16 @@ export async function updateAutomation(
     timezone: body.timezone ?? automation.timezone,
     horizon: body.horizon ?? automation.horizon,
   };
-  await checkLimits(deps, fields, asset, false);
-  return db.transaction((trx) => store.updateAutomation(trx, automation.id, automationChanges(body)));
+  await checkLimits(context, fields, asset, false);
+  return db.transaction((trx) => store.updateAutomation(trx, auditActor(principal), { asset, automation }, automationChanges(body)));
 }
 
 /** Deletes an automation (whoever may change its asset). */
 export async function deleteAutomation(
-  deps: { db: Knex },
+  context: Uses,
   principal: Principal,
   input: { automation: store.Automation; asset: Asset },
 ): Promise<void> {
-  authorize(principal, 'update', await assetAccess(deps.db, input.asset.account_id));
-  await deps.db.transaction((trx) => store.deleteAutomation(trx, input.automation.id));
+  authorize(principal, 'update', await assetAccess(context.db, input.asset.account_id));
+  await context.db.transaction((trx) => store.deleteAutomation(trx, auditActor(principal), input));
 }

@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import { fieldError } from '../errors.ts';
+import { auditActor, type Principal } from '../policies/principal.ts';
 import { attributeReferences, authorizeReferences, storedFlexReferences } from '../policies/references.ts';
 import { authorizeSchedulerChoice } from '../policies/schedulerChoice.ts';
-import type { SchedulerPlugins } from '../../../worker/src/tasks.ts';
 import * as assets from '../store/assets.ts';
-import { actorOf, recordAudit } from '../store/auditLog.ts';
-import { createSensor, listSensors, updateSensor } from '../store/sensors.ts';
-import type { User } from '../store/users.ts';
+import { recordAudit, unrecorded } from '../store/auditLog.ts';
+import { createSensor, getSensor, listSensors, updateSensor } from '../store/sensors.ts';
+import type { Writes } from './context.ts';
 
 /**
  * FlexMeasures 1.0's asset copy (POST /assets/<id>/copy): the asset with its descendants and their
@@ -51,11 +51,14 @@ function repointed(value: unknown, copies: Map<number, number>, listOfSensors = 
  *   its configuration names sensors the target account may not use; 422 for a parent in the subtree.
  */
 export async function copyAsset(
-  trx: Knex.Transaction,
-  principal: User,
-  input: { asset: assets.Asset; target: CopyTarget; plugins: SchedulerPlugins },
+  context: Writes<'schedulerPlugins'>,
+  principal: Principal,
+  input: { asset: assets.Asset; target: CopyTarget },
 ): Promise<assets.Asset> {
+  const { db: trx, schedulerPlugins } = context;
   const { asset, target } = input;
+  // The copy is recorded as a whole, once its root exists.
+  const step = unrecorded('part of a copy');
   const sourceIds = await assets.descendantIds(trx, asset.id);
   if (target.parentId !== null && sourceIds.includes(target.parentId)) {
     throw fieldError('query', 'parent', 'Invalid copy target parent: cannot copy an asset to itself or any of its descendants.');
@@ -68,8 +71,8 @@ export async function copyAsset(
   for (const source of sources) {
     const isRoot = source.id === asset.id;
     // Copying a scheduler choice is choosing it: platform admins only, as when writing it.
-    authorizeSchedulerChoice(principal, input.plugins, {}, source.attributes);
-    const copy = await assets.createAsset(trx, {
+    authorizeSchedulerChoice(principal, schedulerPlugins, {}, source.attributes);
+    const copy = await assets.createAsset(trx, step, {
       name: isRoot ? await copyName(trx, source.name, target) : source.name,
       description: source.description ?? null,
       // 1.0 leaves the id in another system behind: it names the original.
@@ -83,9 +86,9 @@ export async function copyAsset(
     });
     assetCopies.set(source.id, copy.id);
     for (const sensor of await listSensors(trx, { assetId: source.id })) {
-      authorizeSchedulerChoice(principal, input.plugins, {}, sensor.attributes);
+      authorizeSchedulerChoice(principal, schedulerPlugins, {}, sensor.attributes);
       const { id, ...fields } = sensor;
-      const copyId = (await createSensor(trx, { ...fields, generic_asset_id: copy.id })).id;
+      const copyId = (await createSensor(trx, step, { ...fields, generic_asset_id: copy.id })).id;
       sensorCopies.set(id, copyId);
       copiedSensors.push({ id: copyId, attributes: sensor.attributes });
     }
@@ -95,10 +98,10 @@ export async function copyAsset(
   for (const sensor of copiedSensors) {
     const attributes = repointed(sensor.attributes, sensorCopies) as Record<string, unknown>;
     await authorizeReferences(trx, principal, attributeReferences(attributes), [], target.accountId);
-    await updateSensor(trx, sensor.id, { attributes });
+    await updateSensor(trx, step, (await getSensor(trx, sensor.id))!, { attributes });
   }
   for (const source of sources) {
-    const id = assetCopies.get(source.id)!;
+    const copied = (await assets.getAsset(trx, assetCopies.get(source.id)!))!;
     const config = {
       flex_context: repointed(source.flex_context, sensorCopies) as Record<string, unknown>,
       flex_model: repointed(source.flex_model, sensorCopies) as Record<string, unknown>,
@@ -109,10 +112,10 @@ export async function copyAsset(
     const kpis = config.attributes.sensors_to_show_as_kpis as { sensor: number }[] | undefined;
     const { refs, usableBy } = storedFlexReferences({ ...config, sensors_to_show_as_kpis: kpis }, target.accountId);
     await authorizeReferences(trx, principal, refs, [], usableBy);
-    await assets.updateAsset(trx, id, config);
+    await assets.updateAsset(trx, step, copied, config);
   }
   const copy = (await assets.getAsset(trx, assetCopies.get(asset.id)!))!;
   const event = `Copied asset '${asset.name}': ${asset.id} to '${copy.name}': ${copy.id}`;
-  await recordAudit(trx, actorOf(principal), { assetId: copy.id, accountId: copy.account_id }, event);
+  await recordAudit(trx, auditActor(principal), { assetId: copy.id, accountId: copy.account_id }, event);
   return copy;
 }

@@ -5,12 +5,11 @@ import type { MqttLinkCreate } from '../contracts/mqttLinks.ts';
 import { filtersOverlap } from '../domain/mqtt.ts';
 import { conversion } from '../domain/units.ts';
 import { fieldError } from '../errors.ts';
-import { rightsOf, type Principal } from '../policies/principal.ts';
+import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
 import { authorizeReferences } from '../policies/references.ts';
 import { recordAudit } from '../store/auditLog.ts';
 import * as store from '../store/mqttLinks.ts';
 import type { SensorInContext } from '../store/sensors.ts';
-import { auditActor } from './auditEvents.ts';
 
 /**
  * Adding and removing a device link, the one way the API does it. The writer must be allowed to

@@ -1,21 +1,24 @@
-import type { Knex } from 'knex';
 import type { DeviceSetup, DeviceSetupAnswer } from '../contracts/devices.ts';
 import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
 import { authorize } from '../policies/access.ts';
-import { rightsOf, type Principal } from '../policies/principal.ts';
+import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
 import { assetAccess } from '../policies/references.ts';
 import { formatDurationHours, formatResolution } from '../domain/time.ts';
 import { readQuantity } from '../domain/units.ts';
 import { checkRecurringTargets, percentOf, shareOf } from '../scheduling/recurringTargets.ts';
 import { storedValueProblem } from '../scheduling/storedValues.ts';
-import { assetNameTaken, createAsset, ensureAssetType, getAsset, updateAsset, type Asset } from '../store/assets.ts';
+import { assetNameTaken, ensureAssetType, getAsset, type Asset } from '../store/assets.ts';
 import { replaceRecurringSocTargets } from '../store/recurringSocTargets.ts';
-import { createSensor, type Sensor } from '../store/sensors.ts';
+import type { Sensor } from '../store/sensors.ts';
+import { createAsset, updateAsset } from './assets.ts';
+import type { Writes } from './context.ts';
+import { createSensor } from './sensors.ts';
 
 /**
  * Plain device set-up: one transaction makes the device's asset under a site, the sensors it
  * needs (in the given time zone) and its stored flex-model, keeping the quantities in the units
- * they were entered in ("5 kW", "10 kWh", "95%"), so the flex-model reads as the form did.
+ * they were entered in ("5 kW", "10 kWh", "95%"), so the flex-model reads as the form did. The
+ * asset and its sensors are made by their own commands, with their rules and audit entries.
  */
 
 const QUARTER_HOUR = 15 * 60_000;
@@ -84,11 +87,17 @@ function storageModel(problems: Problems, body: Extract<DeviceSetup, { kind: 'ba
 /**
  * Makes a device under a site, where the principal may create children (and, for solar panels,
  * change the site, whose flex-context then names them).
- * @param site the site (its account owns the device).
  * @param principal who sets it up; their time zone is the sensors' unless the body names one.
+ * @param input.site the site (its account owns the device).
  * @returns what was made; a 422 with field messages (nothing stored) for bad quantities or a taken name.
  */
-export async function setUpDevice(trx: Knex.Transaction, principal: Principal, site: Asset, body: DeviceSetup): Promise<DeviceSetupAnswer> {
+export async function setUpDevice(
+  context: Writes<'schedulerPlugins'>,
+  principal: Principal,
+  input: { site: Asset; body: DeviceSetup },
+): Promise<DeviceSetupAnswer> {
+  const { db: trx } = context;
+  const { site, body } = input;
   const onSite = await assetAccess(trx, site.account_id);
   authorize(principal, 'create-children', onSite);
   // Solar panels are added to the site's own flex-context as well.
@@ -127,7 +136,7 @@ export async function setUpDevice(trx: Knex.Transaction, principal: Principal, s
 
   const [typeName, description] = assetTypes[type];
   const assetType = await ensureAssetType(trx, typeName, description);
-  const asset = await createAsset(trx, {
+  const asset = await createAsset(context, principal, {
     name: body.name,
     account_id: site.account_id,
     parent_asset_id: site.id,
@@ -137,7 +146,7 @@ export async function setUpDevice(trx: Knex.Transaction, principal: Principal, s
     attributes,
   });
   const sensor = (name: string, unit: string, ms: number) =>
-    createSensor(trx, { name, unit, event_resolution_ms: ms, generic_asset_id: asset.id, timezone, attributes: {} });
+    createSensor(context, principal, { asset, fields: { name, unit, event_resolution_ms: ms, timezone, attributes: {} } });
   const sensors: Sensor[] = [await sensor('power', 'kW', resolutionMs)];
   if (body.kind === 'battery' || body.kind === 'ev-charger') {
     // Readings at instants, in % as batteries and cars report them; the schedule's SoC is written there too.
@@ -145,19 +154,19 @@ export async function setUpDevice(trx: Knex.Transaction, principal: Principal, s
     sensors.push(soc);
     model['state-of-charge'] = { sensor: soc.id };
   }
-  if (Object.keys(model).length) await updateAsset(trx, asset.id, { flex_model: model });
+  if (Object.keys(model).length) await updateAsset(context, principal, { asset, changes: { flex_model: model } });
 
   let siteContext: Record<string, unknown> | undefined;
   if (body.kind === 'pv') {
     // The site's schedules count the panels' production as an inflexible device, in the form its flex-context already uses.
-    const context = site.flex_context;
-    const modern = context['inflexible-consumption'] !== undefined || context['inflexible-production'] !== undefined;
+    const flex = site.flex_context;
+    const modern = flex['inflexible-consumption'] !== undefined || flex['inflexible-production'] !== undefined;
     siteContext = modern
-      ? { ...context, 'inflexible-production': [...((context['inflexible-production'] as unknown[]) ?? []), { sensor: sensors[0].id }] }
-      : { ...context, 'inflexible-device-sensors': [...((context['inflexible-device-sensors'] as number[]) ?? []), sensors[0].id] };
-    await updateAsset(trx, site.id, { flex_context: siteContext });
+      ? { ...flex, 'inflexible-production': [...((flex['inflexible-production'] as unknown[]) ?? []), { sensor: sensors[0].id }] }
+      : { ...flex, 'inflexible-device-sensors': [...((flex['inflexible-device-sensors'] as number[]) ?? []), sensors[0].id] };
+    await updateAsset(context, principal, { asset: site, changes: { flex_context: siteContext } });
   }
-  const stored = await replaceRecurringSocTargets(trx, asset.id, targets);
+  const stored = await replaceRecurringSocTargets(trx, auditActor(principal), asset, targets);
 
   return {
     asset: { id: asset.id, name: asset.name, generic_asset_type: typeName, parent_asset_id: site.id },

@@ -5,6 +5,7 @@ import { authorizeReferences, type Reference } from '../policies/references.ts';
 import { recordBeliefs, recordBeliefSets, ReplacementError, type BeliefInput, type RecordResult } from '../store/beliefs.ts';
 import type { SensorInContext } from '../store/sensors.ts';
 import { findSource, getOrCreateSource, type SourceProps } from '../store/sources.ts';
+import type { Uses } from './context.ts';
 
 /**
  * Storing sensor data, the one way every caller writes measurements and forecasts as beliefs (the
@@ -209,13 +210,6 @@ function commitUploads(db: Knex, props: UploadsProps): Promise<Saved> {
 /** Whether an upload answers "already received": something was left out as unchanged, or nothing was new. */
 export const alreadyReceived = (r: RecordResult) => r.unchanged > 0 || r.inserted + r.replaced === 0;
 
-/** Where the store is and how it stores: the writing connection, the reading one, and whether replacements overwrite. */
-export interface DataStore {
-  db: Knex;
-  reader: Knex;
-  allowOverwrite: boolean;
-}
-
 /** What to store: the events per sensor, and for the operator, the source to store them as. */
 export interface SensorDataInput {
   uploads: SensorUpload[];
@@ -244,10 +238,10 @@ function sourceOf(principal: Principal, named: SourceProps | undefined): SourceP
  * @throws the 403 answer for a sensor the principal may not write, `ReplacementError` for a
  *   replacement that is not allowed.
  */
-export async function storeSensorData(store: DataStore, principal: Principal, input: SensorDataInput): Promise<Saved> {
+export async function storeSensorData(context: Uses<'reader' | 'config'>, principal: Principal, input: SensorDataInput): Promise<Saved> {
   const refs = input.uploads.map((u): Reference => ({ kind: 'sensor', id: u.sensorId, use: 'write', location: 'json', field: 'sensor' }));
-  await authorizeReferences(store.reader, principal, refs, input.loaded);
-  const props = { uploads: input.uploads, source: sourceOf(principal, input.source), allowOverwrite: store.allowOverwrite };
+  await authorizeReferences(context.reader, principal, refs, input.loaded);
+  const props = { uploads: input.uploads, source: sourceOf(principal, input.source), allowOverwrite: context.config.allowDataOverwrite };
   // A large import goes in chunks and says how far it got; requests share transactions (group commit).
-  return input.onProgress ? saveUploads(store.db, { ...props, onProgress: input.onProgress }) : commitUploads(store.db, props);
+  return input.onProgress ? saveUploads(context.db, { ...props, onProgress: input.onProgress }) : commitUploads(context.db, props);
 }

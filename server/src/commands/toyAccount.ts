@@ -1,9 +1,10 @@
-import type { Knex } from 'knex';
-import { hashPassword } from '../../../worker/src/tasks.ts';
+import { forbidden } from '../errors.ts';
+import { auditActor, type Principal } from '../policies/principal.ts';
 import { createAccount } from '../store/accounts.ts';
 import { createAsset, ensureAssetType } from '../store/assets.ts';
-import { createSensor } from '../store/sensors.ts';
+import { createSensor, getSensor, updateSensor } from '../store/sensors.ts';
 import { createUser, listRoles } from '../store/users.ts';
+import type { Uses } from './context.ts';
 import { recordToyPrices } from './toyPrices.ts';
 
 export interface ToyAccountIds {
@@ -19,26 +20,28 @@ export interface ToyAccountIds {
  * Creates the toy account of the tutorials: an account with one user, a battery with a power
  * sensor, and a public transmission zone with a day-ahead price sensor holding toy prices for today
  * and the coming days, so that the battery can be scheduled at once. Existing parts are reused;
- * the prices are refreshed on every run.
- * @param password the toy user's password.
+ * the prices are refreshed on every run. The operator's, at the command line.
+ * @param input.password the toy user's password.
  * @returns every id involved.
  */
-export async function createToyAccount(db: Knex, password: string): Promise<ToyAccountIds> {
-  const passwordHash = await hashPassword(password);
-  return db.transaction(async (trx) => {
+export async function createToyAccount(context: Uses<'hash'>, principal: Principal, input: { password: string }): Promise<ToyAccountIds> {
+  if (principal.kind !== 'operator') throw forbidden();
+  const by = auditActor(principal);
+  const passwordHash = await context.hash(input.password);
+  return context.db.transaction(async (trx) => {
     const account =
       (await trx('account').where({ name: 'Toy Account' }).first<{ id: number }>('id')) ??
-      (await createAccount(trx, { name: 'Toy Account', roles: ['Prosumer'], consultancyAccountId: null }));
+      (await createAccount(trx, by, { name: 'Toy Account', roles: ['Prosumer'], consultancyAccountId: null }));
     const email = 'toy-user@flexmeasures.io';
     const accountAdmin = (await listRoles(trx)).find((r) => r.name === 'account-admin')!;
     const user =
       (await trx('user').where({ email }).first<{ id: number }>('id')) ??
-      (await createUser(trx, { email, username: 'toy-user', passwordHash, accountId: account.id, roleIds: [accountAdmin.id] }));
+      (await createUser(trx, by, { email, username: 'toy-user', passwordHash, accountId: account.id, roleIds: [accountAdmin.id] }));
 
     const batteryType = await ensureAssetType(trx, 'battery', 'stationary battery');
     const battery =
       (await trx('generic_asset').where({ name: 'toy-battery', account_id: account.id }).first<{ id: number }>('id')) ??
-      (await createAsset(trx, {
+      (await createAsset(trx, by, {
         name: 'toy-battery',
         generic_asset_type_id: batteryType.id,
         account_id: account.id,
@@ -49,7 +52,7 @@ export async function createToyAccount(db: Knex, password: string): Promise<ToyA
       }));
     const power =
       (await trx('sensor').where({ generic_asset_id: battery.id, name: 'power' }).first<{ id: number }>('id')) ??
-      (await createSensor(trx, {
+      (await createSensor(trx, by, {
         name: 'power',
         unit: 'MW',
         event_resolution_ms: 15 * 60_000,
@@ -61,7 +64,7 @@ export async function createToyAccount(db: Knex, password: string): Promise<ToyA
     const zoneType = await ensureAssetType(trx, 'transmission zone', 'A grid regulated & balanced as a whole, usually a national grid.');
     const zone =
       (await trx('generic_asset').where({ name: 'NL transmission zone' }).whereNull('account_id').first<{ id: number }>('id')) ??
-      (await createAsset(trx, {
+      (await createAsset(trx, by, {
         name: 'NL transmission zone',
         generic_asset_type_id: zoneType.id,
         account_id: null,
@@ -72,7 +75,7 @@ export async function createToyAccount(db: Knex, password: string): Promise<ToyA
       }));
     const prices =
       (await trx('sensor').where({ generic_asset_id: zone.id, name: 'day-ahead prices' }).first<{ id: number }>('id')) ??
-      (await createSensor(trx, {
+      (await createSensor(trx, by, {
         name: 'day-ahead prices',
         unit: 'EUR/MWh',
         event_resolution_ms: 3600_000,
@@ -81,11 +84,7 @@ export async function createToyAccount(db: Knex, password: string): Promise<ToyA
         attributes: {},
       }));
     // The battery is priced by the public day-ahead market unless a flex-context says otherwise.
-    await trx('sensor')
-      .where({ id: power.id })
-      .update({
-        attributes: JSON.stringify({ capacity_in_mw: 0.5, market_id: prices.id }),
-      });
+    await updateSensor(trx, by, (await getSensor(trx, power.id))!, { attributes: { capacity_in_mw: 0.5, market_id: prices.id } });
     await recordToyPrices(trx, prices.id, 'Europe/Amsterdam');
     return {
       account_id: account.id,

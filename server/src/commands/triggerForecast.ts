@@ -9,7 +9,7 @@ import { principalRef, type Principal } from '../policies/principal.ts';
 import { authorizeReferences } from '../policies/references.ts';
 import type { SensorInContext } from '../store/sensors.ts';
 import { BACKTEST_LEAD_DAYS } from '../../../worker/src/tasks.ts';
-import type { ScheduleDeps } from './triggerSchedule.ts';
+import type { Queueing } from './triggerSchedule.ts';
 
 /**
  * Triggering a forecast: checks the window against the settings' bounds, authorizes the forecast
@@ -31,8 +31,8 @@ function historyNoteAtTrigger(sensorId: number, history: number, horizonMs: numb
 }
 
 /** The job's arguments from the trigger, bounded before any date arithmetic (which a huge duration would overflow). */
-function forecastArgs(deps: ScheduleDeps, principal: Principal, sensor: SensorInContext, body: ForecastTrigger): ForecastJobArgs {
-  const { maxForecastMs, maxForecastCycles } = deps.config.limits;
+function forecastArgs(context: Queueing, principal: Principal, sensor: SensorInContext, body: ForecastTrigger): ForecastJobArgs {
+  const { maxForecastMs, maxForecastCycles } = context.config.limits;
   const tooLong = (field: string) => fieldError('json', field, `The forecast window may be at most ${maxForecastMs / DAY_MS} days long.`);
   if (body.duration && body.duration.ms > maxForecastMs) throw tooLong('duration');
   const stepMs = sensor.event_resolution_ms;
@@ -42,7 +42,7 @@ function forecastArgs(deps: ScheduleDeps, principal: Principal, sensor: SensorIn
       'id',
       `Sensor ${sensor.id} records instantaneous values; only sensors with an event resolution can be forecast.`,
     );
-  const startMs = body.start?.toMillis() ?? Math.floor(deps.clock.now() / stepMs) * stepMs;
+  const startMs = body.start?.toMillis() ?? Math.floor(context.clock.now() / stepMs) * stepMs;
   const endMs =
     body.end?.toMillis() ??
     (body.duration ? (body.start ?? DateTime.fromMillis(startMs)).plus(body.duration.luxon).toMillis() : startMs + DEFAULT_WINDOW_MS);
@@ -91,17 +91,17 @@ function forecastArgs(deps: ScheduleDeps, principal: Principal, sensor: SensorIn
  *   or the sensor's account may not use.
  */
 export async function triggerForecast(
-  deps: ScheduleDeps,
+  context: Queueing,
   principal: Principal,
   input: { sensor: SensorInContext; trigger: ForecastTrigger },
 ): Promise<{ job: JobRecord; note: string | null }> {
-  const { db, config, jobs } = deps;
+  const { reader: db, config, jobs } = context;
   const { sensor, trigger } = input;
-  const args = forecastArgs(deps, principal, sensor, trigger);
+  const args = forecastArgs(context, principal, sensor, trigger);
   // The job runs for the sensor's account, which must be able to read the regressors too.
   await authorizeReferences(db, principal, forecastReferences(args), [], sensor.account_id);
   // What the job will read, as far as it is known now (without `prior`, the job reads at the time it runs).
-  const beliefTimeMs = args.priorMs ?? Math.min(deps.clock.now(), args.startMs);
+  const beliefTimeMs = args.priorMs ?? Math.min(context.clock.now(), args.startMs);
   const horizonMs = Math.min(args.endMs - Math.min(beliefTimeMs, args.startMs), args.maxHorizonMs ?? Infinity);
   const history = await historyDays(db, sensor, args.startMs, beliefTimeMs);
   if (history < MIN_HISTORY_DAYS) {

@@ -1,7 +1,4 @@
-import type { Knex } from 'knex';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { EnqueueOptions, JobQueue, JobRecord } from '../jobs/jobQueue.ts';
+import type { EnqueueOptions, JobRecord } from '../jobs/jobQueue.ts';
 import { principalRef, type Principal } from '../policies/principal.ts';
 import { attributeReferences, authorizeReferences, flexReferences, refuseForeign } from '../policies/references.ts';
 import { resolveSensorJob, triggerReferences, type TriggerInput } from '../scheduling/flexConfig.ts';
@@ -13,6 +10,16 @@ import { deviceFlexModel, inheritedFlexContext } from '../scheduling/storedConfi
 import { getAsset, type Asset } from '../store/assets.ts';
 import { windowVersions } from '../store/beliefs.ts';
 import type { SensorInContext } from '../store/sensors.ts';
+import type { DateTime } from 'luxon';
+import { fieldError, fieldTree, unprocessable } from '../errors.ts';
+import { resolveStorageJob } from '../scheduling/flexConfig.ts';
+import { storedDevices } from '../scheduling/storedConfig.ts';
+import { unrecorded } from '../store/auditLog.ts';
+import { descendantIds } from '../store/assets.ts';
+import { getSensor, updateSensor } from '../store/sensors.ts';
+import { recordUdiEvent } from '../store/udiEvents.ts';
+import type { Knex } from 'knex';
+import type { CommandContext, Uses } from './context.ts';
 
 /**
  * Triggering a schedule, the one sequence every caller uses (v3.0 and legacy routes, automations):
@@ -21,15 +28,8 @@ import type { SensorInContext } from '../store/sensors.ts';
  * the principal's name for the asset's account. No HTTP context: errors are the API's (422, 403).
  */
 
-/** What the command needs of the server: the store to read, the settings, the queue. */
-export interface ScheduleDeps {
-  /** Reads only (the reading connections in a request). */
-  db: Knex;
-  config: Config;
-  jobs: Pick<JobQueue, 'enqueue'>;
-  /** What "now" is: the belief time of a trigger without `prior`. */
-  clock: Clock;
-}
+/** What queueing a job uses: the reading connections (it writes nothing itself), the settings, the queue. */
+export type Queueing = Pick<CommandContext, 'reader' | 'config' | 'jobs' | 'clock'>;
 
 /** How the job is queued: its results sensor, and whether a recent job of identical arguments and inputs may be reused. */
 export type QueueOptions = Pick<EnqueueOptions, 'reuseWithinS' | 'force'> & { sensorId: number };
@@ -40,19 +40,20 @@ export type QueueOptions = Pick<EnqueueOptions, 'reuseWithinS' | 'force'> & { se
  * @param request the flex-model (object or list of device entries) and flex-context as named.
  */
 export async function queueSchedule(
-  deps: ScheduleDeps,
+  context: Queueing,
   principal: Principal,
   job: { spec: JobSpec; asset: Asset; request: { flexModel?: unknown; flexContext?: unknown } },
   options: QueueOptions,
 ): Promise<JobRecord> {
   const { spec, asset, request } = job;
-  await authorizeReferences(deps.db, principal, triggerReferences(spec, asset, request), [], asset.account_id);
+  const db = context.reader;
+  await authorizeReferences(db, principal, triggerReferences(spec, asset, request), [], asset.account_id);
   const args: SchedulingJobArgs = {
-    spec: await readSensorState(deps.db, spec, spec.priorMs ?? deps.clock.now(), deps.config.socMaxAgeSteps),
+    spec: await readSensorState(db, spec, spec.priorMs ?? context.clock.now(), context.config.socMaxAgeSteps),
     principal: principalRef(principal),
-    inputs: await inputVersions(deps.db, spec),
+    inputs: await inputVersions(db, spec),
   };
-  return deps.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...options });
+  return context.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...options });
 }
 
 /**
@@ -71,7 +72,7 @@ function inputVersions(db: Knex, spec: JobSpec) {
  * the resolution reads them (422).
  */
 export async function triggerSensorSchedule(
-  deps: ScheduleDeps,
+  context: Queueing,
   principal: Principal,
   input: Omit<TriggerInput, 'flexContext'> & {
     sensor: SensorInContext;
@@ -80,7 +81,7 @@ export async function triggerSensorSchedule(
   },
   options: Omit<QueueOptions, 'sensorId'>,
 ): Promise<JobRecord> {
-  const { db, config } = deps;
+  const { reader: db, config } = context;
   const { sensor, ...trigger } = input;
   const asset = (await getAsset(db, sensor.generic_asset_id))!;
   const flexContext = await inheritedFlexContext(db, asset, input.flexContext);
@@ -89,5 +90,110 @@ export async function triggerSensorSchedule(
   const attributeRefs = [...attributeReferences(sensor.attributes), ...attributeReferences(asset.attributes)];
   await refuseForeign(db, principal, [...flexReferences(flexModel), ...flexReferences(flexContext), ...attributeRefs], asset.account_id);
   const spec = await resolveSensorJob(db, config, { ...trigger, flexContext }, sensor, asset, flexModel);
-  return queueSchedule(deps, principal, { spec, asset, request: { flexModel, flexContext } }, { ...options, sensorId: sensor.id });
+  return queueSchedule(context, principal, { spec, asset, request: { flexModel, flexContext } }, { ...options, sensorId: sensor.id });
+}
+
+/** An asset's trigger as asked: the window, the devices named (power sensors with their flex-models), the flex-context. */
+export type AssetTrigger = Omit<TriggerInput, 'flexContext'> & {
+  devices: Record<string, unknown>[];
+  flexContext: Record<string, unknown>;
+};
+
+/** The devices a trigger names, each on the asset or anywhere below it (422 under the entry's `sensor` otherwise). */
+async function namedDevices(db: Knex, asset: Asset, entries: Record<string, unknown>[]) {
+  const tree = new Set(await descendantIds(db, asset.id));
+  const devices: { sensor: SensorInContext; flexModel: Record<string, unknown> }[] = [];
+  for (const [i, entry] of entries.entries()) {
+    const { sensor: sensorId, ...flexModel } = entry;
+    // Messages sit under the entry's `sensor`, as marshmallow nests list items.
+    const entryError = (message: string) => unprocessable('json', fieldTree(['flex-model', i, 'sensor'], [message]));
+    if (sensorId === undefined) throw entryError('Missing data for required field.');
+    if (!Number.isSafeInteger(sensorId)) throw entryError('Not a valid integer.');
+    const sensor = await getSensor(db, sensorId as number);
+    if (!sensor) throw entryError(`No sensor found with id ${String(sensorId)}.`);
+    if (!tree.has(sensor.generic_asset_id)) throw entryError(`Sensor ${sensor.id} does not belong to asset ${asset.id} or one below it.`);
+    devices.push({ sensor, flexModel: await deviceFlexModel(db, sensor, flexModel) });
+  }
+  return devices;
+}
+
+/**
+ * Schedules the devices of an asset together: those the trigger names, and those below the asset
+ * with a stored flex-model. Refuses foreign sensors (403) before the resolution reads them (422).
+ * @returns the job, written to the first device's sensor.
+ */
+export async function triggerAssetSchedule(
+  context: Queueing,
+  principal: Principal,
+  input: { asset: Asset; trigger: AssetTrigger },
+  options: Omit<QueueOptions, 'sensorId'>,
+): Promise<JobRecord> {
+  const { reader: db, config } = context;
+  const { asset, trigger } = input;
+  const { devices: entries, flexContext: asked, ...window } = trigger;
+  const devices = await namedDevices(db, asset, entries);
+  const unnamed = await storedDevices(db, asset, new Set(devices.map((d) => d.sensor.generic_asset_id)));
+  if (typeof unnamed === 'string') throw fieldError('json', 'flex-model', unnamed);
+  devices.push(...unnamed);
+  if (!devices.length) {
+    throw fieldError(
+      'json',
+      'flex-model',
+      'No flexible device: name a power sensor in the flex-model, or store a flex-model on the asset or one below it.',
+    );
+  }
+  const flexContext = await inheritedFlexContext(db, asset, asked);
+  const flexModels = devices.map((d) => d.flexModel);
+  await refuseForeign(db, principal, [...flexReferences(flexModels), ...flexReferences(flexContext)], asset.account_id);
+  const spec = await resolveStorageJob(db, config, { ...window, flexContext }, devices, asset);
+  const flexModel = devices.map((d) => ({ sensor: d.sensor.id, ...d.flexModel }));
+  return queueSchedule(
+    context,
+    principal,
+    { spec, asset, request: { flexModel, flexContext } },
+    { ...options, sensorId: devices[0].sensor.id },
+  );
+}
+
+/** A device's state-of-charge (UDI) event of the legacy API, with the flex-model it asks for. */
+export interface UdiTrigger {
+  device: SensorInContext;
+  event: { eventId: number; eventType: string };
+  /** The time of the state of charge, as stored on the device. */
+  datetime: string;
+  socMwh: number;
+  prior?: DateTime;
+  start: DateTime;
+  flexModel: Record<string, unknown>;
+}
+
+/**
+ * Schedules a device from its UDI event: queues the job, then stores the device's new state of
+ * charge and the event pointing to the job in one write (the job runs on its own).
+ * @returns the job.
+ */
+export async function triggerUdiSchedule(
+  context: Queueing & Uses,
+  principal: Principal,
+  input: UdiTrigger,
+  options: Omit<QueueOptions, 'sensorId'>,
+): Promise<JobRecord> {
+  const { device, event, flexModel } = input;
+  const asset = (await getAsset(context.reader, device.generic_asset_id))!;
+  // Flex-model problems (no SoC maximum known, say) answer 422 here, before anything is stored.
+  const spec = await resolveStorageJob(
+    context.reader,
+    context.config,
+    { start: input.start, prior: input.prior, flexContext: {} },
+    [{ sensor: device, flexModel }],
+    asset,
+  );
+  const job = await queueSchedule(context, principal, { spec, asset, request: { flexModel } }, { ...options, sensorId: device.id });
+  await context.db.transaction(async (trx) => {
+    const soc = { soc_datetime: input.datetime, soc_in_mwh: input.socMwh, soc_udi_event_id: event.eventId };
+    // A measurement kept with the device, as frequent as its data: not an entry of the asset's log.
+    await updateSensor(trx, unrecorded('a device state of charge'), device, { attributes: { ...device.attributes, ...soc } });
+    await recordUdiEvent(trx, { sensorId: device.id, eventId: event.eventId, eventType: event.eventType, jobId: job.id });
+  });
+  return job;
 }

@@ -4,13 +4,13 @@ import { newPassword, type userPatch } from '../contracts/resources.ts';
 import { randomPassword } from '../../../worker/src/tasks.ts';
 import { AppError, fieldError, forbidden, unprocessable } from '../errors.ts';
 import { authorize, type AccessContext } from '../policies/access.ts';
-import type { Principal } from '../policies/principal.ts';
+import { auditActor, type Principal } from '../policies/principal.ts';
 import { mayChangeStanding, mayGrantRole, removesActiveAdmin } from '../policies/roles.ts';
 import { getAccount } from '../store/accounts.ts';
 import { recordAudit } from '../store/auditLog.ts';
 import { revokeTokens } from '../store/tokens.ts';
 import * as users from '../store/users.ts';
-import { auditActor, userChangeEvent } from './auditEvents.ts';
+import type { Uses, Writes } from './context.ts';
 
 /**
  * Creating and changing users, the one way every caller does it (the v3.0 endpoints, API 2.0's,
@@ -18,12 +18,6 @@ import { auditActor, userChangeEvent } from './auditEvents.ts';
  * grant, unique e-mails and usernames, and an active administrator kept. No HTTP context: errors
  * are the API's (422 field messages, 403, the reference's 400 for a taken identity, 409).
  */
-
-/** What the commands need of the server: the store, and how passwords are hashed (the server's thread, or at once). */
-export interface UserDeps {
-  db: Knex;
-  hash(password: string): Promise<string>;
-}
 
 /** A new user; without a password one is made up (and answered once), so that nobody signs in until it is set. */
 export interface NewUser {
@@ -83,11 +77,11 @@ async function keepLastAdmin(db: Knex, target: users.User, change: { active?: bo
  * @returns the user, and the password made up when none was given (null otherwise).
  */
 export async function createUser(
-  deps: UserDeps,
+  context: Uses<'hash'>,
   principal: Principal,
   input: NewUser,
 ): Promise<{ user: users.User; password: string | null }> {
-  const { db } = deps;
+  const { db } = context;
   const account = await getAccount(db, input.accountId);
   if (!account) throw fieldError('json', 'account_id', `Account with Id ${input.accountId} doesn't exist.`);
   authorize(principal, 'create-children', { kind: 'account', id: account.id, consultancyAccountId: account.consultancy_account_id });
@@ -95,28 +89,25 @@ export async function createUser(
   await checkIdentityFree(db, { email: input.email, username: input.username });
   const madeUp = input.password === undefined ? randomPassword() : null;
   // Hashed before the transaction, which would otherwise hold the store for the hashing time.
-  const passwordHash = await deps.hash(input.password ?? madeUp!);
+  const passwordHash = await context.hash(input.password ?? madeUp!);
   const { password: _password, ...props } = input;
-  const user = await db.transaction(async (trx) => {
-    const created = await users.createUser(trx, { ...props, passwordHash, passwordChosen: madeUp === null });
-    await recordAudit(trx, auditActor(principal), { userId: created.id, accountId: account.id }, `User ${created.username} created`);
-    return created;
-  });
+  const user = await db.transaction((trx) =>
+    users.createUser(trx, auditActor(principal), { ...props, passwordHash, passwordChosen: madeUp === null }),
+  );
   return { user, password: madeUp };
 }
 
 /**
  * Changes a user's fields, roles and standing (deactivating signs them out everywhere). Nobody
  * changes their own roles or standing, and the last active administrator stays one.
- * @param deps the store: a transaction.
  * @returns the user as stored afterwards.
  */
 export async function updateUser(
-  deps: { db: Knex.Transaction },
+  context: Writes,
   principal: Principal,
   input: { target: users.User; changes: UserChanges },
 ): Promise<users.User> {
-  const { db } = deps;
+  const { db } = context;
   const { target, changes } = input;
   authorize(principal, 'update', userAccess(target));
   if (!mayChangeStanding(principal, target) && (changes.active !== undefined || changes.flexmeasures_roles !== undefined))
@@ -125,22 +116,8 @@ export async function updateUser(
   await keepLastAdmin(db, target, { active: changes.active, roleIds: changes.flexmeasures_roles });
   await checkIdentityFree(db, { email: changes.email, username: changes.username, except: target.id });
   const { email, username, active, timezone } = changes;
-  await users.updateUser(db, target.id, { email, username, active, timezone });
-  if (changes.flexmeasures_roles) await users.setRoles(db, target.id, changes.flexmeasures_roles);
+  await users.updateUser(db, auditActor(principal), target, { email, username, active, timezone, roleIds: changes.flexmeasures_roles });
   if (active === false) await revokeTokens(db, target.id);
-  const roleNames = new Map((await users.listRoles(db)).map((r) => [r.id, r.name]));
-  const newRoles = changes.flexmeasures_roles ?? target.roleIds;
-  const event = userChangeEvent({
-    removedRoles: target.roleIds.filter((r) => !newRoles.includes(r)).map((r) => roleNames.get(r)!),
-    addedRoles: newRoles.filter((r) => !target.roleIds.includes(r)).map((r) => roleNames.get(r)!),
-    active,
-  });
-  const affected = { userId: target.id, accountId: target.account_id };
-  if (event) await recordAudit(db, auditActor(principal), affected, event);
-  // Whoever changes the address changes where set-password links are mailed.
-  if (email !== undefined && email !== target.email) {
-    await recordAudit(db, auditActor(principal), affected, `Updated: email, From: ${target.email}, To: ${email}`);
-  }
   return (await users.getUser(db, target.id))!;
 }
 
@@ -148,22 +125,16 @@ export async function updateUser(
  * Replaces a user's password with a random one nobody knows and signs them out everywhere; the
  * last active administrator keeps theirs. The caller tells the user (the API mails them).
  */
-export async function resetPassword(deps: UserDeps, principal: Principal, input: { target: users.User }): Promise<void> {
-  const { db } = deps;
+export async function resetPassword(context: Uses<'hash'>, principal: Principal, input: { target: users.User }): Promise<void> {
+  const { db } = context;
   const { target } = input;
   authorize(principal, 'update', userAccess(target));
   await keepLastAdmin(db, target, { reset: true });
   // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
-  const passwordHash = await deps.hash(randomPassword());
+  const passwordHash = await context.hash(randomPassword());
   await db.transaction(async (trx) => {
-    await users.updateUser(trx, target.id, { password_hash: passwordHash, password_chosen: false });
+    await users.setPasswordHash(trx, auditActor(principal), target, { passwordHash, how: 'reset' });
     await revokeTokens(trx, target.id);
-    await recordAudit(
-      trx,
-      auditActor(principal),
-      { userId: target.id, accountId: target.account_id },
-      `Password reset for user ${target.username}`,
-    );
   });
 }
 
@@ -175,27 +146,21 @@ export async function resetPassword(deps: UserDeps, principal: Principal, input:
  * @param input.throughLink set through a set-password link, which the audit log says (who asked for it is recorded with the link).
  */
 export async function setPassword(
-  deps: UserDeps,
+  context: Uses<'hash'>,
   principal: Principal,
   input: { target: users.User; password: string; signOut: boolean; throughLink?: boolean },
 ): Promise<void> {
-  const { db } = deps;
+  const { db } = context;
   const { target } = input;
   if (principal.kind !== 'operator' && !(principal.kind === 'user' && principal.user.id === target.id)) throw forbidden();
   if (!newPassword.safeParse(input.password).success) {
     throw fieldError('json', 'password', 'The password must be at least 8 characters long (and at most 200).');
   }
   // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
-  const passwordHash = await deps.hash(input.password);
+  const passwordHash = await context.hash(input.password);
   await db.transaction(async (trx) => {
-    await users.updateUser(trx, target.id, { password_hash: passwordHash, password_chosen: true });
+    await users.setPasswordHash(trx, auditActor(principal), target, { passwordHash, how: 'set', throughLink: input.throughLink });
     if (input.signOut) await revokeTokens(trx, target.id);
-    await recordAudit(
-      trx,
-      auditActor(principal),
-      { userId: target.id, accountId: target.account_id },
-      `Password set for user ${target.username}${input.throughLink ? ' through a set-password link' : ''}`,
-    );
   });
 }
 
@@ -206,8 +171,8 @@ export async function setPassword(
  * @throws 403 for oneself (who changes their password instead) or a user the principal may not
  *   change; 409 for a user who has chosen a password.
  */
-export async function allowPasswordLink(deps: { db: Knex }, principal: Principal, input: { target: users.User }): Promise<void> {
-  const { db } = deps;
+export async function allowPasswordLink(context: Uses, principal: Principal, input: { target: users.User }): Promise<void> {
+  const { db } = context;
   const { target } = input;
   authorize(principal, 'update', userAccess(target));
   if (principal.kind === 'user' && principal.user.id === target.id) throw forbidden();
@@ -227,4 +192,11 @@ export async function allowPasswordLink(deps: { db: Knex }, principal: Principal
       `Set-password link made for user ${target.username}`,
     ),
   );
+}
+
+/** Deletes a user (whoever may delete them: the operator at the CLI, where nothing else deletes users). */
+export async function deleteUser(context: Writes, principal: Principal, input: { target: users.User }): Promise<void> {
+  const { target } = input;
+  authorize(principal, 'delete', userAccess(target));
+  await users.deleteUser(context.db, auditActor(principal), target);
 }

@@ -1,9 +1,11 @@
 import Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { z } from 'zod';
+import type { CommandContext } from '../commands/context.ts';
 import { AppError, forbidden, httpError, type Location } from '../errors.ts';
 import { authorize, type AccessContext, type Permission } from '../policies/access.ts';
 import { authorizeReferences, type AccountReferences, type Reference } from '../policies/references.ts';
+import { userPrincipal, type Principal } from '../policies/principal.ts';
 import { mayOnUnowned } from '../policies/roles.ts';
 import type { User } from '../store/users.ts';
 import { requireUser } from './auth.ts';
@@ -42,8 +44,12 @@ export interface Input<P, Q, B> {
 export interface Call<P, Q, B, U extends User | undefined = User, DB extends Knex = Knex> extends Input<P, Q, B> {
   ctx: AppContext;
   user: U;
+  /** Who the request acts as: its user, whom the chain hands to the commands. */
+  principal: U extends User ? Principal : undefined;
   /** The store; the route's transaction in its command when it runs in one. */
   db: DB;
+  /** What the commands reach, with `db` as above. */
+  context: CommandContext<DB>;
   /** Where the query was read from, for 422s found after validation. */
   queryLocation: Location;
 }
@@ -194,9 +200,23 @@ export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> 
   const json = req.json as z.ZodType | MessageBody<unknown> | undefined;
   const body = json ? (isMessageBody(json) ? json.readMessage(ctx) : parseInput(json, ctx.request.body, 'json')) : undefined;
   const { db, reader } = ctx.services;
-  const call = { ctx, user, params, query, body, db, queryLocation, loaded: {} as Record<string, unknown>, checked: undefined as unknown };
+  const principal = user && userPrincipal(user);
+  const context = commandContext(ctx, db);
+  const call = {
+    ctx,
+    user,
+    principal,
+    params,
+    query,
+    body,
+    db,
+    context,
+    queryLocation,
+    loaded: {} as Record<string, unknown>,
+    checked: undefined as unknown,
+  };
   // Loads and checks only read: they use the reading connections, which never wait for a write.
-  const reading = { ...call, db: reader };
+  const reading = { ...call, db: reader, context: commandContext(ctx, reader) };
   const needs: Loaded<unknown>[] = [];
   for (const [key, loaded] of Object.entries(spec.load ? ((await spec.load(reading)) as LoadResult) : {})) {
     const list = Array.isArray(loaded) ? loaded : loaded ? [loaded] : [];
@@ -213,7 +233,9 @@ export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> 
     const { refs, usableBy } = Array.isArray(named) ? { refs: named, usableBy: undefined } : named;
     await authorizeReferences(reader, user!, refs, [], usableBy);
   }
-  const result = spec.transaction ? await db.transaction((trx) => spec.command({ ...call, db: trx })) : await spec.command(call);
+  const result = spec.transaction
+    ? await db.transaction((trx) => spec.command({ ...call, db: trx, context: commandContext(ctx, trx) }))
+    : await spec.command(call);
   const status = typeof spec.response.status === 'function' ? spec.response.status(result) : spec.response.status;
   if (spec.response.schema === null) {
     if (status) ctx.status = status;
@@ -231,6 +253,12 @@ export async function runChain(spec: RouteSpec, ctx: AppContext): Promise<void> 
   }
   ctx.status = status ?? 200;
   ctx.body = answer;
+}
+
+/** The commands' context of a request, over the given store (its transaction, or the reading connections). */
+function commandContext<DB extends Knex>(ctx: AppContext, db: DB): CommandContext<DB> {
+  const { reader, config, clock, jobs, passwords, schedulerPlugins } = ctx.services;
+  return { db, reader, config, clock, jobs, hash: passwords.hash, schedulerPlugins };
 }
 
 /** The handler `mount` gives a route; it carries its spec, so the router itself tells what it serves. */

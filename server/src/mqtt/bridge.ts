@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import mqtt, { type IPublishPacket, type MqttClient } from 'mqtt';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import { storeSensorData, type DataStore } from '../commands/storeSensorData.ts';
+import type { Uses } from '../commands/context.ts';
+import { storeSensorData } from '../commands/storeSensorData.ts';
 import type { MqttSettings } from '../config.ts';
 import { intervalMeans, readPayload, topicMatches, type Reading } from '../domain/mqtt.ts';
 import { conversion, type Conversion } from '../domain/units.ts';
@@ -56,7 +57,7 @@ export class MqttBridge extends Periodic {
   ready: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly data: DataStore,
+    private readonly data: Uses<'reader' | 'config'>,
     private readonly settings: Exclude<MqttSettings, { mode: 'off' }>,
     private readonly log: Logger,
     clock: Clock,

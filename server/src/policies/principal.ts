@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { PrincipalRef } from '../contracts/jobs.ts';
+import { actorOf, type Actor as AuditActor } from '../store/auditLog.ts';
 import { getAutomation } from '../store/automations.ts';
 import { getUser, type User } from '../store/users.ts';
 
@@ -66,4 +67,10 @@ export async function resolvePrincipal(db: Knex, ref: PrincipalRef | undefined):
   const user = userId === null ? undefined : await getUser(db, userId);
   if (!user?.active) return `${describePrincipal(ref)} is no longer active`;
   return ref.kind === 'user' ? { kind: 'user', user } : { kind: 'automation', automationId: ref.automationId, owner: user };
+}
+
+/** Who an audit entry names: the user acting (an automation's maker), or nobody for the operator at the CLI. */
+export function auditActor(actor: Actor): AuditActor {
+  const user = rightsOf(actor);
+  return user ? actorOf(user) : null;
 }

@@ -6,7 +6,7 @@ import * as wire from '../contracts/responses.ts';
 import { storeAnswers } from '../store/health.ts';
 import type { AppContext } from '../http/context.ts';
 import { issueToken } from '../store/tokens.ts';
-import { getUserWithHashByEmail, updateUser } from '../store/users.ts';
+import { getUserWithHashByEmail, recordLogin } from '../store/users.ts';
 
 /**
  * Login answers 400s of its own rather than 422s, so its command checks the body; the schema
@@ -62,7 +62,7 @@ export const apiRoutes = [
       if (!user.active) throw refuse(401, 'Account is disabled.');
       await loginThrottle.succeeded(email);
       const token = await db.transaction(async (trx) => {
-        await updateUser(trx, user.id, { last_login_at: Date.now() });
+        await recordLogin(trx, user.id, Date.now());
         return issueToken(trx, user.id, ctx.services.config.tokenMaxAgeS);
       });
       return { auth_token: token, user_id: user.id, status: 200 as const };

@@ -1,11 +1,10 @@
 import { alreadyReceived, storeSensorData, type SensorUpload } from '../commands/storeSensorData.ts';
 import type { UploadEvent } from '../domain/sensorData.ts';
 import { invalidReplacement } from '../errors.ts';
-import type { AppContext } from '../http/context.ts';
-import { userPrincipal } from '../policies/principal.ts';
+import type { CommandContext } from '../commands/context.ts';
+import type { Principal } from '../policies/principal.ts';
 import { ReplacementError } from '../store/beliefs.ts';
 import type { SensorInContext } from '../store/sensors.ts';
-import type { User } from '../store/users.ts';
 
 /** The answer to an upload whose values were all new. */
 export const PROCESSED = { status: 'PROCESSED', message: 'Request has been processed.' } as const;
@@ -29,18 +28,13 @@ export const ALREADY_RECEIVED = {
  *   the 403 INVALID_SENDER answer when the caller may not write to one of the sensors.
  */
 export async function storeUploads(
-  ctx: AppContext,
-  user: User,
+  call: { context: CommandContext; principal: Principal },
   uploads: SensorUpload[],
   loaded: readonly SensorInContext[] = [],
 ): Promise<typeof PROCESSED | typeof ALREADY_RECEIVED> {
-  const { db, reader, config } = ctx.services;
   try {
     // The routes check their sensors as they read them; the command guards the store itself.
-    const result = await storeSensorData({ db, reader, allowOverwrite: config.allowDataOverwrite }, userPrincipal(user), {
-      uploads,
-      loaded,
-    });
+    const result = await storeSensorData(call.context, call.principal, { uploads, loaded });
     return alreadyReceived(result) ? ALREADY_RECEIVED : PROCESSED;
   } catch (err) {
     throw err instanceof ReplacementError ? invalidReplacement() : err;
@@ -48,5 +42,8 @@ export async function storeUploads(
 }
 
 /** `storeUploads` of the events of one sensor the route loaded (the v3.0 data endpoints). */
-export const storeSensorUpload = (ctx: AppContext, user: User, sensor: SensorInContext, events: readonly UploadEvent[]) =>
-  storeUploads(ctx, user, [{ sensorId: sensor.id, eventResolutionMs: sensor.event_resolution_ms, events }], [sensor]);
+export const storeSensorUpload = (
+  call: { context: CommandContext; principal: Principal },
+  sensor: SensorInContext,
+  events: readonly UploadEvent[],
+) => storeUploads(call, [{ sensorId: sensor.id, eventResolutionMs: sensor.event_resolution_ms, events }], [sensor]);

@@ -6,6 +6,7 @@ import type { FlexsiteJobs, PrincipalRef } from '../contracts/jobs.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
+import { unrecorded } from '../store/auditLog.ts';
 import { getSensor, updateSensor, type SensorInContext } from '../store/sensors.ts';
 import { firstRefused } from '../policies/references.ts';
 import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
@@ -307,7 +308,8 @@ async function consumptionProductionBeliefs(
       continue;
     }
     const attributes = { ...stored.attributes, consumption_is_positive: consumptionIsPositive };
-    if (stored.attributes.consumption_is_positive !== consumptionIsPositive) await updateSensor(trx, id, { attributes });
+    if (stored.attributes.consumption_is_positive !== consumptionIsPositive)
+      await updateSensor(trx, unrecorded('the sign convention of a schedule, stored with it'), stored, { attributes });
     rows.push(...powerBeliefs({ ...at, sensor: { ...stored, attributes }, powerMw: powerMw.map(part) }));
   }
   return rows;

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { changeEvents } from './auditEvents.ts';
+import { recordAudit, type Writer } from './auditLog.ts';
 import { defined } from './defined.ts';
 
 export interface Asset {
@@ -106,9 +108,13 @@ export async function assetNameTaken(
   return Boolean(await q.first('id'));
 }
 
-/** @returns the new asset. */
+/**
+ * Creates an asset and records its entry.
+ * @returns the new asset.
+ */
 export async function createAsset(
   trx: Knex.Transaction,
+  by: Writer,
   props: Omit<Asset, 'id' | 'flex_context' | 'flex_model'> & Partial<Pick<Asset, 'flex_context' | 'flex_model'>>,
 ): Promise<Asset> {
   const { flex_context, flex_model, ...asset } = props;
@@ -116,21 +122,31 @@ export async function createAsset(
     .insert({ ...asset, attributes: JSON.stringify(asset.attributes) })
     .returning<{ id: number }[]>('id');
   await saveFlex(trx, id, { flex_context, flex_model });
+  await recordAudit(trx, by, { assetId: id, accountId: asset.account_id }, `Created asset '${asset.name}': ${id}`);
   return (await getAsset(trx, id))!;
 }
 
-/** Updates the given fields of an asset. */
-export async function updateAsset(trx: Knex.Transaction, id: number, changes: Partial<Omit<Asset, 'id' | 'account_id'>>): Promise<void> {
+/** Updates the given fields of an asset, recording one entry per changed field and attribute. */
+export async function updateAsset(
+  trx: Knex.Transaction,
+  by: Writer,
+  before: Asset,
+  changes: Partial<Omit<Asset, 'id' | 'account_id'>>,
+): Promise<void> {
+  const { id } = before;
   const { flex_context, flex_model, ...rest } = changes;
   const row: Record<string, unknown> = defined(rest);
   if (rest.attributes) row.attributes = JSON.stringify(rest.attributes);
   if (Object.keys(row).length) await trx('generic_asset').where({ id }).update(row);
   await saveFlex(trx, id, { flex_context, flex_model });
+  for (const event of changeEvents(before, changes)) await recordAudit(trx, by, { assetId: id, accountId: before.account_id }, event);
 }
 
-/** Deletes an asset; child assets, sensors and their data cascade. */
-export async function deleteAsset(trx: Knex.Transaction, id: number): Promise<boolean> {
-  return (await trx('generic_asset').where({ id }).delete()) > 0;
+/** Deletes an asset and records it; child assets, sensors and their data cascade. */
+export async function deleteAsset(trx: Knex.Transaction, by: Writer, asset: Asset): Promise<boolean> {
+  const deleted = (await trx('generic_asset').where({ id: asset.id }).delete()) > 0;
+  if (deleted) await recordAudit(trx, by, { assetId: asset.id, accountId: asset.account_id }, `Deleted asset '${asset.name}': ${asset.id}`);
+  return deleted;
 }
 
 /**

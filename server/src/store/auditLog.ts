@@ -12,8 +12,20 @@ export interface AuditEntry {
   affected_asset_id: number | null;
 }
 
-/** Who did it: the signed-in user, or nobody (the CLI, a job). */
+/** Who did it: the user acting (an automation's maker), or nobody (the operator at the CLI). */
 export type Actor = { id: number; username: string } | null;
+
+/**
+ * Whom a store write records as its maker. Every write of an audited record (assets, sensors,
+ * users, accounts, automations, recurring targets, data deletions) takes one and records its own
+ * entry in the same transaction, so no writer can forget it. `unrecorded` names why a write has no
+ * entry of its own: a step of a larger change that records itself as a whole (a copy), or a
+ * fixture that builds a store for tests and benchmarks.
+ */
+export type Writer = Actor | { unrecorded: string };
+
+/** A write that records no entry of its own, and why. */
+export const unrecorded = (why: string): Writer => ({ unrecorded: why });
 
 /** The actor a signed-in user is. */
 export const actorOf = (u: { id: number; username: string }): Actor => ({ id: u.id, username: u.username });
@@ -28,7 +40,9 @@ const clipped = (event: string) => (event.length <= 500 ? event : `${event.slice
  * Records an audit log entry. Called with the transaction that makes the change, so that the
  * change and its record are stored together or not at all.
  */
-export async function recordAudit(trx: Knex.Transaction, actor: Actor, affected: Affected, event: string): Promise<void> {
+export async function recordAudit(trx: Knex.Transaction, writer: Writer, affected: Affected, event: string): Promise<void> {
+  if (writer && 'unrecorded' in writer) return;
+  const actor = writer;
   await trx('audit_log').insert({
     event_datetime: Date.now(),
     event: clipped(event),

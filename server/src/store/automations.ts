@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { recordAudit, type Writer } from './auditLog.ts';
 
 /** A recurring task of an asset: forecast some sensors, then schedule one, on a cron in the site's time zone. */
 export interface Automation {
@@ -92,28 +93,50 @@ export async function countAutomations(db: Knex, filter: { assetId: number } | {
   return Number(n);
 }
 
+/** The asset an automation belongs to, on whose log its entries go. */
+type OnAsset = { id: number; account_id: number | null };
+const onAsset = (asset: OnAsset) => ({ assetId: asset.id, accountId: asset.account_id });
+
+/** Adds an automation to an asset and records it. */
 export async function createAutomation(
   trx: Knex.Transaction,
-  assetId: number,
-  ownerId: number,
-  props: AutomationProps,
-  nowMs: number,
+  by: Writer,
+  made: { asset: OnAsset; ownerId: number; props: AutomationProps; nowMs: number },
 ): Promise<Automation> {
+  const { asset, ownerId, props, nowMs } = made;
   // Created now: runs due before its creation are not caught up.
   const [row] = await trx<Row>('automation')
-    .insert({ generic_asset_id: assetId, owner_id: ownerId, created_at: nowMs, last_due: nowMs, ...toRow(props) } as Partial<Row>)
+    .insert({ generic_asset_id: asset.id, owner_id: ownerId, created_at: nowMs, last_due: nowMs, ...toRow(props) } as Partial<Row>)
     .returning('*');
-  return fromRow(row as Row);
+  const automation = fromRow(row as Row);
+  await recordAudit(trx, by, onAsset(asset), `Created automation '${automation.name}': ${automation.id}`);
+  return automation;
 }
 
-export async function updateAutomation(trx: Knex.Transaction, id: number, props: Partial<AutomationProps>): Promise<Automation> {
+/** Changes the given fields of an automation, recording the fields named. */
+export async function updateAutomation(
+  trx: Knex.Transaction,
+  by: Writer,
+  target: { asset: OnAsset; automation: Automation },
+  props: Partial<AutomationProps>,
+): Promise<Automation> {
+  const { id, name } = target.automation;
   const changes = toRow(props);
   if (Object.keys(changes).length) await trx('automation').where({ id }).update(changes);
+  const fields = Object.keys(props).filter((k) => props[k as keyof AutomationProps] !== undefined);
+  await recordAudit(trx, by, onAsset(target.asset), `Updated automation '${name}': ${id}, Field: ${fields.join(', ')}`);
   return (await getAutomation(trx, id))!;
 }
 
-export async function deleteAutomation(trx: Knex.Transaction, id: number): Promise<void> {
+/** Deletes an automation and records it. */
+export async function deleteAutomation(
+  trx: Knex.Transaction,
+  by: Writer,
+  target: { asset: OnAsset; automation: Automation },
+): Promise<void> {
+  const { id, name } = target.automation;
   await trx('automation').where({ id }).delete();
+  await recordAudit(trx, by, onAsset(target.asset), `Deleted automation '${name}': ${id}`);
 }
 
 /**

@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
+import type { DateTime } from 'luxon';
 import { dialectOf } from '../db/dialect.ts';
 import type { WindowVersion } from '../contracts/jobs.ts';
+import { recordAudit, type Writer } from './auditLog.ts';
+import type { SensorInContext } from './sensors.ts';
 
 /** One belief to record: a value for the event starting at `eventStartMs`, known at `beliefTimeMs`. */
 export interface BeliefInput {
@@ -505,13 +508,24 @@ const stored = (r: Row): StoredBelief => ({ eventStartMs: Number(r.es), value: r
  */
 export async function deleteBeliefs(
   trx: Knex.Transaction,
-  query: { sensorId: number; resolutionMs: number; sourceId?: number; startMs?: number; untilMs?: number },
+  by: Writer,
+  sensor: SensorInContext,
+  query: { sourceId?: number; start?: DateTime; until?: DateTime },
 ): Promise<number> {
-  const q = trx('timed_belief').where({ sensor_id: query.sensorId });
+  const q = trx('timed_belief').where({ sensor_id: sensor.id });
   if (query.sourceId !== undefined) q.andWhere({ source_id: query.sourceId });
-  if (query.startMs !== undefined) q.andWhere('event_start', '>=', query.startMs);
-  if (query.untilMs !== undefined) q.andWhere('event_start', '<=', query.untilMs - query.resolutionMs);
-  return q.delete();
+  if (query.start) q.andWhere('event_start', '>=', query.start.toMillis());
+  if (query.until) q.andWhere('event_start', '<=', query.until.toMillis() - sensor.event_resolution_ms);
+  const deleted = await q.delete();
+  // On the sensor's asset's log, worded as 1.0 does (times as Python prints them).
+  const event = [
+    `Deleted data for sensor '${sensor.name}': ${sensor.id}`,
+    query.sourceId !== undefined && `source: ${query.sourceId}`,
+    query.start && `from: ${query.start.toFormat('yyyy-MM-dd HH:mm:ssZZ')}`,
+    query.until && `until: ${query.until.toFormat('yyyy-MM-dd HH:mm:ssZZ')}`,
+  ].filter(Boolean);
+  await recordAudit(trx, by, { assetId: sensor.generic_asset_id, accountId: sensor.account_id }, event.join(', '));
+  return deleted;
 }
 
 /**

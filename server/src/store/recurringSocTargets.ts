@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { recordAudit, type Writer } from './auditLog.ts';
 import { weekdays, type Weekday } from '../contracts/devices.ts';
 
 /** A device's recurring state-of-charge target, as stored. */
@@ -37,12 +38,14 @@ export async function listRecurringSocTargets(db: Knex, assetId: number): Promis
   return (await db<DbRow>('recurring_soc_target').where({ asset_id: assetId }).orderBy('id')).map(fromRow);
 }
 
-/** Replaces the asset's recurring targets. */
+/** Replaces the device's (an asset's) recurring targets, recording how many it now has. */
 export async function replaceRecurringSocTargets(
   trx: Knex.Transaction,
-  assetId: number,
+  by: Writer,
+  asset: { id: number; account_id: number | null },
   targets: Omit<RecurringSocTarget, 'id' | 'assetId'>[],
 ): Promise<RecurringSocTarget[]> {
+  const assetId = asset.id;
   await trx('recurring_soc_target').where({ asset_id: assetId }).delete();
   if (targets.length) {
     await trx('recurring_soc_target').insert(
@@ -55,5 +58,7 @@ export async function replaceRecurringSocTargets(
       })),
     );
   }
+  const event = `Set recurring state-of-charge targets of asset ${assetId}: ${targets.length}`;
+  await recordAudit(trx, by, { assetId, accountId: asset.account_id }, event);
   return listRecurringSocTargets(trx, assetId);
 }

@@ -185,7 +185,7 @@ const uploadRoute =
           }
           return { sensorId: sensor.id, eventResolutionMs: sensor.event_resolution_ms, events: built.events };
         }),
-      command: async ({ ctx, user, checked }) => ({ type: kind.response, ...(await storeUploads(ctx, user, checked)) }),
+      command: async (call) => ({ type: kind.response, ...(await storeUploads(call, call.checked)) }),
       response: { schema: wire.legacyAnswer },
     });
 

@@ -1,13 +1,10 @@
 import type { DateTime } from 'luxon';
 import { formatStart, storedInstantMs } from '../../domain/time.ts';
 import { conversion, isEnergyUnit, isPowerUnit } from '../../domain/units.ts';
-import { resolveStorageJob } from '../../scheduling/flexConfig.ts';
-import { queueSchedule } from '../../commands/triggerSchedule.ts';
-import { userPrincipal } from '../../policies/principal.ts';
-import { getAsset } from '../../store/assets.ts';
-import { getSensor, updateSensor, type SensorInContext } from '../../store/sensors.ts';
+import { triggerUdiSchedule } from '../../commands/triggerSchedule.ts';
+import { getSensor, type SensorInContext } from '../../store/sensors.ts';
 import type { Knex } from 'knex';
-import { getUdiEvent, recordUdiEvent } from '../../store/udiEvents.ts';
+import { getUdiEvent } from '../../store/udiEvents.ts';
 import { assertFinished, fallbackOf, scheduleValues, settleBriefly } from '../scheduleResults.ts';
 import { sensorNeeds } from '../load.ts';
 import * as wire from '../../contracts/responses.ts';
@@ -142,7 +139,7 @@ const postUdiEvent = (v: LegacyVersion): PlacedLater =>
       const unknown = (id: number) => legacyError('UNRECOGNIZED_UDI_EVENT', `The UDI event names device ${id}, which is not known.`);
       return { device: sensorNeeds(await eventDevice(db, body.event, unknown), 'create-children') };
     },
-    check: async ({ ctx, db, body, loaded: { device } }) => {
+    check: async ({ ctx, body, loaded: { device } }) => {
       const { msg, event, toMwh, datetime, socMwh } = body;
       checkDomain(device);
       checkOrder(device, event, datetime);
@@ -159,28 +156,12 @@ const postUdiEvent = (v: LegacyVersion): PlacedLater =>
           flexModel['roundtrip-efficiency'] = readNumber(msg.roundtrip_efficiency, 'roundtrip_efficiency');
         prior = readDateTime(msg.prior, 'prior', 'INVALID_DATETIME');
       }
-      const asset = (await getAsset(db, device.generic_asset_id))!;
-      // Flex-model problems (no SoC maximum known, say) answer 422 here, before anything is stored.
-      const spec = await resolveStorageJob(db, config, { start: datetime, prior, flexContext: {} }, [{ sensor: device, flexModel }], asset);
-      return { spec, asset, flexModel };
+      return { prior, flexModel };
     },
-    command: async ({ ctx, user, body, loaded: { device }, checked: { spec, asset, flexModel } }) => {
-      const { db, reader, config, jobs, clock } = ctx.services;
-      const job = await queueSchedule(
-        { db: reader, config, jobs, clock },
-        userPrincipal(user),
-        { spec, asset, request: { flexModel } },
-        {
-          sensorId: device.id,
-          reuseWithinS: config.jobCacheTtlS,
-        },
-      );
-      // The job runs on its own; the device's new state and the event that points to the job are one write.
-      await db.transaction(async (trx) => {
-        const soc = { soc_datetime: formatStart(body.datetime), soc_in_mwh: body.socMwh, soc_udi_event_id: body.event.eventId };
-        await updateSensor(trx, device.id, { attributes: { ...device.attributes, ...soc } });
-        await recordUdiEvent(trx, { sensorId: device.id, eventId: body.event.eventId, eventType: body.event.eventType, jobId: job.id });
-      });
+    command: async ({ ctx, context, principal, body, loaded: { device }, checked: { prior, flexModel } }) => {
+      const { datetime, socMwh, event } = body;
+      const trigger = { device, event, datetime: formatStart(datetime), socMwh, start: datetime, prior, flexModel };
+      const job = await triggerUdiSchedule(context, principal, trigger, { reuseWithinS: context.config.jobCacheTtlS });
       await settleBriefly(ctx, job);
       return processed('PostUdiEventResponse');
     },

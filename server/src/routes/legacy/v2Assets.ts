@@ -7,10 +7,10 @@ import * as wire from '../../contracts/responses.ts';
 import { fieldError, forbidden, notFound, unprocessable } from '../../errors.ts';
 import { unplacedRoute, type Loaded } from '../../http/routes.ts';
 import { parseInput } from '../../contracts/validate.ts';
-import type { Permission } from '../../policies/access.ts';
+import type { AccessContext, Permission } from '../../policies/access.ts';
 import { mayCreateV2Assets } from '../../policies/roles.ts';
 import * as assetCommands from '../../commands/assets.ts';
-import { userPrincipal } from '../../policies/principal.ts';
+import { createSensor, deleteDevice, updateSensor } from '../../commands/sensors.ts';
 import { getAccount } from '../../store/accounts.ts';
 import * as assets from '../../store/assets.ts';
 import { defined } from '../../store/defined.ts';
@@ -102,16 +102,19 @@ async function typeNames(db: Knex): Promise<Map<number, string>> {
 }
 
 /** The 2.0 asset of the path, with what the caller needs on it: 400 INVALID_REQUEST for a malformed id, 404 when no power sensor has it. */
+/** API 2.0's own rule on its devices (members of the account), not the v3.0 sensor's. */
+const v2Access = (sensor: sensors.SensorInContext): AccessContext => ({ kind: 'v2-asset', accountId: sensor.account_id });
+
 async function loadV2Asset(
   ctx: AppContext,
   db: Knex,
   permission: Permission,
-): Promise<Loaded<{ sensor: sensors.Sensor; asset: assets.Asset }>> {
+): Promise<Loaded<{ sensor: sensors.SensorInContext; asset: assets.Asset }>> {
   const assetId = readPathId(ctx, 'asset');
   const sensor = await sensors.getSensor(db, assetId);
   if (!sensor || !isPowerUnit(sensor.unit)) throw notFound(`Asset ${assetId} not found`);
   const asset = (await assets.getAsset(db, sensor.generic_asset_id))!;
-  return { value: { sensor, asset }, permission, on: { kind: 'v2-asset', accountId: sensor.account_id } };
+  return { value: { sensor, asset }, permission, on: v2Access(sensor) };
 }
 
 async function present(db: Knex, sensorId: number) {
@@ -215,8 +218,8 @@ const createAsset = unplacedRoute({
     return { typeId, displayName };
   },
   transaction: true,
-  command: async ({ ctx, db, user, body, checked: { typeId, displayName } }) => {
-    const asset = await assetCommands.createAsset({ db, schedulerPlugins: ctx.services.schedulerPlugins }, userPrincipal(user), {
+  command: async ({ context, principal, body, checked: { typeId, displayName } }) => {
+    const asset = await assetCommands.createAsset(context, principal, {
       name: displayName,
       latitude: body.latitude,
       longitude: body.longitude,
@@ -224,15 +227,9 @@ const createAsset = unplacedRoute({
       account_id: body.owner_id,
     });
     const attributes = sensorAttributes(body);
-    const sensor = await sensors.createSensor(db, {
-      name: body.name,
-      unit: body.unit,
-      event_resolution_ms: body.event_resolution * 60_000,
-      timezone: 'UTC',
-      generic_asset_id: asset.id,
-      attributes,
-    });
-    return present(db, sensor.id);
+    const fields = { name: body.name, unit: body.unit, event_resolution_ms: body.event_resolution * 60_000, timezone: 'UTC', attributes };
+    const sensor = await createSensor(context, principal, { asset, fields });
+    return present(context.db, sensor.id);
   },
   response: { schema: wire.v2Asset, status: 201 },
 });
@@ -256,17 +253,18 @@ const patchAsset = unplacedRoute({
     return { body, typeId };
   },
   transaction: true,
-  command: async ({ ctx, db, user, loaded: { device }, checked: { body, typeId } }) => {
+  command: async ({ context, principal, loaded: { device }, checked: { body, typeId } }) => {
     const { sensor, asset } = device;
-    await sensors.updateSensor(db, sensor.id, {
+    const sensorChanges = {
       name: body.name,
       unit: body.unit,
       event_resolution_ms: body.event_resolution === undefined ? undefined : body.event_resolution * 60_000,
       attributes: patchedAttributes(sensor.attributes, body),
-    });
+    };
+    await updateSensor(context, principal, { sensor, changes: sensorChanges, access: v2Access(sensor) });
     const changes = { name: body.display_name, latitude: body.latitude, longitude: body.longitude, generic_asset_type_id: typeId };
-    await assetCommands.updateAsset({ db, schedulerPlugins: ctx.services.schedulerPlugins }, userPrincipal(user), { asset, changes });
-    return present(db, sensor.id);
+    await assetCommands.updateAsset(context, principal, { asset, changes });
+    return present(context.db, sensor.id);
   },
   response: { schema: wire.v2Asset },
 });
@@ -275,13 +273,7 @@ const deleteAsset = unplacedRoute({
   summary: 'Delete an asset and its data',
   load: async ({ ctx, db }) => ({ device: await loadV2Asset(ctx, db, 'delete') }),
   transaction: true,
-  command: async ({ db, loaded: { device } }) => {
-    const { sensor, asset } = device;
-    await sensors.deleteSensor(db, sensor.id);
-    // The asset goes too when it held only this device.
-    const rest = await sensors.listSensors(db, { assetId: asset.id });
-    if (!rest.length && !(await assets.hasChildAssets(db, asset.id))) await assets.deleteAsset(db, asset.id);
-  },
+  command: ({ context, principal, loaded: { device } }) => deleteDevice(context, principal, device),
   response: { schema: null, status: 204 },
 });
 

@@ -83,7 +83,7 @@ export const accountRoutes = [
     },
     request: { json: accountCreate },
     transaction: true,
-    command: ({ db, user, body }) => createAccount(db, user, body),
+    command: ({ context, principal, body }) => createAccount(context, principal, body),
     response: { status: 201, schema: wire.account, present: (a) => presentAccount(a, []), description: 'the new account' },
   }),
   route({
@@ -93,8 +93,8 @@ export const accountRoutes = [
     request: { params: idParams, json: accountPatch },
     load: async ({ db, params }) => ({ account: await accountById(db, params.id, 'update') }),
     transaction: true,
-    async command({ db, user, body, loaded: { account } }) {
-      const patched = await patchAccount(db, user, { account, changes: body });
+    async command({ db, context, principal, body, loaded: { account } }) {
+      const patched = await patchAccount(context, principal, { account, changes: body });
       const roles = await accounts.accountRoles(db, [account.id]);
       return presentAccount(patched, roles.get(account.id)!);
     },

@@ -16,7 +16,6 @@ import { jobStatusMessage } from './jobs.ts';
 import { listSensors } from '../../store/sensors.ts';
 import type { AppContext } from '../../http/context.ts';
 import { accountAccess, accountById, assetById, idParams, listedAccount } from '../load.ts';
-import { userPrincipal } from '../../policies/principal.ts';
 import { assetAccess } from '../../policies/references.ts';
 import { mayOwnAssetsIn } from '../../policies/roles.ts';
 import { readableAccounts } from '../../policies/visibility.ts';
@@ -139,7 +138,7 @@ export const assetRoutes = [
     },
     request: { json: assetCreate },
     transaction: true,
-    command: ({ ctx, db, user, body }) => createAsset({ db, schedulerPlugins: ctx.services.schedulerPlugins }, userPrincipal(user), body),
+    command: ({ context, principal, body }) => createAsset(context, principal, body),
     response: { status: 201, schema: wire.asset, present: (a, ctx) => presentAsset(a, dialectOf(ctx)), description: 'the new asset' },
   }),
   route({
@@ -191,8 +190,7 @@ export const assetRoutes = [
     request: { params: idParams, json: assetPatch },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
     transaction: true,
-    command: ({ ctx, db, user, body, loaded: { asset } }) =>
-      updateAsset({ db, schedulerPlugins: ctx.services.schedulerPlugins }, userPrincipal(user), { asset, changes: body }),
+    command: ({ context, principal, body, loaded: { asset } }) => updateAsset(context, principal, { asset, changes: body }),
     response: { schema: wire.assetAnswer, present: presentOne },
   }),
   route({
@@ -202,7 +200,7 @@ export const assetRoutes = [
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'delete') }),
     transaction: true,
-    command: ({ db, user, loaded: { asset } }) => deleteAsset({ db }, userPrincipal(user), { asset }),
+    command: ({ context, principal, loaded: { asset } }) => deleteAsset(context, principal, { asset }),
     response: { status: 204, schema: null, description: 'deleted, with its sensors and their data' },
   }),
   route({
@@ -230,8 +228,8 @@ export const assetRoutes = [
       return { accountId, parentId: parent?.id ?? null };
     },
     transaction: true,
-    async command({ ctx, db, user, query, loaded: { asset }, checked: target }) {
-      const copy = await copyAsset(db, user, { asset, target, plugins: ctx.services.schedulerPlugins });
+    async command({ context, principal, query, loaded: { asset }, checked: target }) {
+      const copy = await copyAsset(context, principal, { asset, target });
       const to = [
         query.account !== undefined && `to account ${copy.account_id}`,
         query.parent !== undefined && `${query.account !== undefined ? 'under parent' : 'to parent asset'} ${copy.parent_asset_id}`,

@@ -7,7 +7,6 @@ import * as wire from '../../contracts/responses.ts';
 import { route } from '../../http/routes.ts';
 import * as store from '../../store/automations.ts';
 import { getAsset } from '../../store/assets.ts';
-import { userPrincipal } from '../../policies/principal.ts';
 import { assetById, idParams } from '../load.ts';
 
 /** The automation of the path, 404 when unknown; the caller needs `permission` on its asset. */
@@ -36,12 +35,8 @@ export const automationRoutes = [
     request: { params: idParams, json: automationCreate },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
     // The signed-in user is its maker: its runs act with their rights, for the asset's account.
-    command: ({ ctx, db, user, body, loaded: { asset } }) =>
-      createAutomation({ db, limits: ctx.services.config.limits, clock: ctx.services.clock }, userPrincipal(user), {
-        asset,
-        makerId: user.id,
-        body,
-      }),
+    command: ({ context, principal, user, body, loaded: { asset } }) =>
+      createAutomation(context, principal, { asset, makerId: user.id, body }),
     response: {
       status: 201,
       schema: wire.automation,
@@ -55,12 +50,8 @@ export const automationRoutes = [
     summary: 'Edit an automation',
     request: { params: idParams, json: automationPatch },
     load: async ({ db, params }) => ({ automation: await automationById(db, params.id, 'update') }),
-    command: async ({ ctx, db, user, body, loaded: { automation } }) =>
-      updateAutomation({ db, limits: ctx.services.config.limits, clock: ctx.services.clock }, userPrincipal(user), {
-        automation,
-        asset: (await getAsset(db, automation.assetId))!,
-        body,
-      }),
+    command: async ({ context, principal, db, body, loaded: { automation } }) =>
+      updateAutomation(context, principal, { automation, asset: (await getAsset(db, automation.assetId))!, body }),
     response: { schema: wire.automation, present: (a, ctx) => presentAutomation(a, ctx.services.clock.now()) },
   }),
   route({
@@ -69,8 +60,8 @@ export const automationRoutes = [
     summary: 'Delete an automation',
     request: { params: idParams },
     load: async ({ db, params }) => ({ automation: await automationById(db, params.id, 'update') }),
-    command: async ({ db, user, loaded: { automation } }) =>
-      deleteAutomation({ db }, userPrincipal(user), { automation, asset: (await getAsset(db, automation.assetId))! }),
+    command: async ({ context, principal, db, loaded: { automation } }) =>
+      deleteAutomation(context, principal, { automation, asset: (await getAsset(db, automation.assetId))! }),
     response: { status: 204, schema: null, description: 'deleted' },
   }),
 ];

@@ -1,10 +1,8 @@
 import * as devices from '../../contracts/devices.ts';
 import { route } from '../../http/routes.ts';
 import { setUpDevice } from '../../commands/setUpDevice.ts';
-import { userPrincipal } from '../../policies/principal.ts';
-import { checkRecurringTargets, deviceCapacity } from '../../scheduling/recurringTargets.ts';
-import { listRecurringSocTargets, replaceRecurringSocTargets, type RecurringSocTarget } from '../../store/recurringSocTargets.ts';
-import { listSensors } from '../../store/sensors.ts';
+import { replaceRecurringTargets } from '../../commands/recurringTargets.ts';
+import { listRecurringSocTargets, type RecurringSocTarget } from '../../store/recurringSocTargets.ts';
 import { assetById, idParams } from '../load.ts';
 
 const presentTargets = (list: RecurringSocTarget[]) => ({
@@ -20,7 +18,7 @@ export const deviceRoutes = [
     request: { params: idParams, json: devices.deviceSetup },
     load: async ({ db, params }) => ({ site: await assetById(db, params.id, 'create-children') }),
     transaction: true,
-    command: ({ db, user, body, loaded }) => setUpDevice(db, userPrincipal(user), loaded.site, body),
+    command: ({ context, principal, body, loaded: { site } }) => setUpDevice(context, principal, { site, body }),
     response: { status: 201, schema: devices.deviceSetupAnswer, description: 'what was made' },
   }),
   route({
@@ -38,15 +36,9 @@ export const deviceRoutes = [
     summary: "Replace a device's recurring state-of-charge targets, which automations turn into each run's soc-targets",
     request: { params: idParams, json: devices.recurringSocTargetsPut },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
-    async check({ db, user, body, loaded: { asset } }) {
-      // Times are read in the zone of the device's sensors unless a target names its own.
-      const zone = (await listSensors(db, { assetId: asset.id }))[0]?.timezone ?? user.timezone;
-      const targets = body.targets.map((t) => ({ ...t, timezone: t.timezone ?? zone }));
-      checkRecurringTargets(targets, await deviceCapacity(db, asset), 'targets');
-      return targets;
-    },
     transaction: true,
-    command: ({ db, loaded, checked }) => replaceRecurringSocTargets(db, loaded.asset.id, checked),
+    command: ({ context, principal, body, loaded: { asset } }) =>
+      replaceRecurringTargets(context, principal, { asset, targets: body.targets }),
     response: { schema: devices.recurringSocTargetList, present: presentTargets },
   }),
 ];

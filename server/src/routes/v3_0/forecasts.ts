@@ -5,7 +5,6 @@ import { forecastTrigger } from '../../contracts/forecasts.ts';
 import { triggerForecast } from '../../commands/triggerForecast.ts';
 import { rejected } from '../../errors.ts';
 import type { ForecastJobResult } from '../../contracts/responses.ts';
-import { userPrincipal } from '../../policies/principal.ts';
 import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
@@ -62,9 +61,8 @@ export const forecastRoutes = [
     request: { params: idParams, json: forecastTrigger },
     // Read here; the command asks to write it.
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
-    async command({ ctx, user, body, loaded: { sensor } }) {
-      const { reader, config, jobs, clock } = ctx.services;
-      const { job, note } = await triggerForecast({ db: reader, config, jobs, clock }, userPrincipal(user), { sensor, trigger: body });
+    async command({ context, principal, body, loaded: { sensor } }) {
+      const { job, note } = await triggerForecast(context, principal, { sensor, trigger: body });
       return {
         job: job.id,
         forecast: job.id,

@@ -56,7 +56,7 @@ export const passwordRoutes = [
     summary: 'Change your own password, giving the current one (Flexsite addition)',
     request: { params: idParams, json: z.strictObject({ current_password: z.string().max(200), password: newPassword }) },
     load: async ({ db, params }) => ({ target: await userById(db, params.id, 'update') }),
-    async command({ ctx, db, user: me, body, loaded: { target } }) {
+    async command({ ctx, db, user: me, context, principal, body, loaded: { target } }) {
       // Others' passwords are reset, never chosen for them.
       if (me.id !== target.id) throw forbidden();
       const current = await users.getPasswordHash(db, target.id);
@@ -64,7 +64,7 @@ export const passwordRoutes = [
         throw fieldError('json', 'current_password', 'The current password does not match.');
       }
       // The session in hand stays signed in.
-      await setPassword({ db, hash: ctx.services.passwords.hash }, userPrincipal(me), { target, password: body.password, signOut: false });
+      await setPassword(context, principal, { target, password: body.password, signOut: false });
       return { status: 200 as const };
     },
     response: { schema: wire.statusOnly },
@@ -77,9 +77,9 @@ export const passwordRoutes = [
     request: { params: idParams },
     // Account-admins of the user's account and admins; the user themselves changes their password instead.
     load: async ({ db, params }) => ({ target: await userById(db, params.id, 'update') }),
-    async command({ ctx, db, user: me, loaded: { target } }) {
+    async command({ ctx, db, context, principal, loaded: { target } }) {
       // Mailed after the audit entry is committed.
-      await allowPasswordLink({ db }, userPrincipal(me), { target });
+      await allowPasswordLink(context, principal, { target });
       return { ...(await mailLink(ctx, db, target, 'invite')), status: 200 as const };
     },
     response: { schema: linkAnswer },
@@ -107,7 +107,7 @@ export const passwordRoutes = [
     path: '/password/set',
     summary: 'Set a password through a set-password link (Flexsite addition)',
     request: { json: z.strictObject({ token: z.string().max(300), password: newPassword }) },
-    async command({ ctx, db, body }) {
+    async command({ ctx, db, context, body }) {
       const id = tokenUserId(body.token);
       // Guessing signatures is throttled like guessing passwords.
       await ctx.services.loginThrottle.admit(`set-password:${id ?? 'malformed'}`, ctx.ip);
@@ -117,7 +117,7 @@ export const passwordRoutes = [
         throw fieldError('json', 'token', 'This link is not valid (any more): ask for a new one.');
       }
       // The link's holder acts as its user. Whoever held a session under the old password is signed out.
-      await setPassword({ db, hash: ctx.services.passwords.hash }, userPrincipal(user), {
+      await setPassword(context, userPrincipal(user), {
         target: user,
         password: body.password,
         signOut: true,

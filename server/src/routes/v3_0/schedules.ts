@@ -1,23 +1,14 @@
-import type { Knex } from 'knex';
 import { z } from 'zod';
-import { AppError, fieldError, fieldTree, rejected, unprocessable } from '../../errors.ts';
+import { AppError, fieldError, rejected } from '../../errors.ts';
 import { assetTrigger, scheduleQuery, sensorTrigger } from '../../contracts/flexModel.ts';
 import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
-import { resolveStorageJob } from '../../scheduling/flexConfig.ts';
-import type { JobSpec } from '../../contracts/jobSpec.ts';
 import { jobReferences } from '../../scheduling/jobReferences.ts';
 import { conversion } from '../../domain/units.ts';
 import { speaks10 } from '../../http/compat.ts';
-import { deviceFlexModel, inheritedFlexContext, storedDevices } from '../../scheduling/storedConfig.ts';
-import { descendantIds, type Asset } from '../../store/assets.ts';
-import type { User } from '../../store/users.ts';
-import { userPrincipal } from '../../policies/principal.ts';
-import { flexReferences, refuseForeign } from '../../policies/references.ts';
-import { queueSchedule, triggerSensorSchedule } from '../../commands/triggerSchedule.ts';
-import { getSensor, type SensorInContext } from '../../store/sensors.ts';
+import { triggerAssetSchedule, triggerSensorSchedule } from '../../commands/triggerSchedule.ts';
 import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly, type SchedulingJob } from '../scheduleResults.ts';
 import { assetById, idParams, sensorById } from '../load.ts';
 
@@ -45,20 +36,6 @@ function schedules(job: JobRecord, sensorId: number): job is SchedulingJob {
   return job.sensorId === sensorId || jobReferences(job.args.spec).some((r) => r.use === 'write' && r.id === sensorId);
 }
 
-/** A resolved trigger: the job and what the request named, whose sensors the chain authorizes. */
-interface Trigger {
-  spec: JobSpec;
-  asset: Asset;
-  request: { flexModel: unknown; flexContext: unknown };
-}
-
-/**
- * The 403 for a sensor named in the flex configuration that the caller or the asset's account may
- * not use, before the resolution reads it (its unit would otherwise show in a 422).
- */
-const refuseNamedForeign = (db: Knex, user: User, asset: Asset, named: { flexModel: unknown; flexContext: unknown }) =>
-  refuseForeign(db, user, [...flexReferences(named.flexModel), ...flexReferences(named.flexContext)], asset.account_id);
-
 const triggerInput = (body: Pick<z.output<typeof sensorTrigger>, 'start' | 'duration' | 'resolution' | 'prior'>) => ({
   start: body.start,
   duration: body.duration,
@@ -81,11 +58,10 @@ export const scheduleRoutes = [
     summary: 'Trigger scheduling job',
     request: { params: idParams, json: sensorTrigger },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
-    async command({ ctx, user, body, loaded: { sensor } }) {
-      const { reader, config, jobs, clock } = ctx.services;
+    async command({ ctx, context, principal, body, loaded: { sensor } }) {
       const input = { ...triggerInput(body), sensor, flexModel: body['flex-model'] ?? {}, flexContext: body['flex-context'] ?? {} };
-      const job = await triggerSensorSchedule({ db: reader, config, jobs, clock }, userPrincipal(user), input, {
-        reuseWithinS: config.jobCacheTtlS,
+      const job = await triggerSensorSchedule(context, principal, input, {
+        reuseWithinS: context.config.jobCacheTtlS,
         force: forced(body),
       });
       return processed(ctx, job, sensor.id);
@@ -98,42 +74,10 @@ export const scheduleRoutes = [
     summary: 'Trigger scheduling job for the devices of an asset',
     request: { params: idParams, json: assetTrigger },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
-    async check({ ctx, db, user, body, loaded: { asset } }): Promise<Trigger & { devices: { sensor: SensorInContext }[] }> {
-      // Devices may sit on the asset or anywhere below it.
-      const tree = new Set(await descendantIds(db, asset.id));
-      const devices: { sensor: SensorInContext; flexModel: Record<string, unknown> }[] = [];
-      for (const [i, entry] of (body['flex-model'] ?? []).entries()) {
-        const { sensor: sensorId, ...flexModel } = entry;
-        // Messages sit under the entry's `sensor`, as marshmallow nests list items.
-        const entryError = (message: string) => unprocessable('json', fieldTree(['flex-model', i, 'sensor'], [message]));
-        if (sensorId === undefined) throw entryError('Missing data for required field.');
-        if (!Number.isSafeInteger(sensorId)) throw entryError('Not a valid integer.');
-        const sensor = await getSensor(db, sensorId as number);
-        if (!sensor) throw entryError(`No sensor found with id ${String(sensorId)}.`);
-        if (!tree.has(sensor.generic_asset_id))
-          throw entryError(`Sensor ${sensor.id} does not belong to asset ${asset.id} or one below it.`);
-        devices.push({ sensor, flexModel: await deviceFlexModel(db, sensor, flexModel) });
-      }
-      const unnamed = await storedDevices(db, asset, new Set(devices.map((d) => d.sensor.generic_asset_id)));
-      if (typeof unnamed === 'string') throw fieldError('json', 'flex-model', unnamed);
-      devices.push(...unnamed);
-      if (!devices.length) {
-        throw fieldError(
-          'json',
-          'flex-model',
-          'No flexible device: name a power sensor in the flex-model, or store a flex-model on the asset or one below it.',
-        );
-      }
-      const flexContext = await inheritedFlexContext(db, asset, body['flex-context'] ?? {});
-      await refuseNamedForeign(db, user, asset, { flexModel: devices.map((d) => d.flexModel), flexContext });
-      const spec = await resolveStorageJob(db, ctx.services.config, { ...triggerInput(body), flexContext }, devices, asset);
-      const flexModel = devices.map((d) => ({ sensor: d.sensor.id, ...d.flexModel }));
-      return { spec, asset, devices, request: { flexModel, flexContext } };
-    },
-    async command({ ctx, user, body, checked }) {
-      const { reader, config, jobs, clock } = ctx.services;
-      const options = { sensorId: checked.devices[0].sensor.id, reuseWithinS: config.jobCacheTtlS, force: forced(body) };
-      return processed(ctx, await queueSchedule({ db: reader, config, jobs, clock }, userPrincipal(user), checked, options));
+    async command({ ctx, context, principal, body, loaded: { asset } }) {
+      const trigger = { ...triggerInput(body), devices: body['flex-model'] ?? [], flexContext: body['flex-context'] ?? {} };
+      const options = { reuseWithinS: context.config.jobCacheTtlS, force: forced(body) };
+      return processed(ctx, await triggerAssetSchedule(context, principal, { asset, trigger }, options));
     },
     response: triggerResponse,
   }),

@@ -204,7 +204,7 @@ export const sensorDataRoutes = [
     request: { json: postSensorData },
     load: async ({ db, body }) => ({ sensor: await messageSensor(db, undefined, body.sensor, 'json', 'create-children') }),
     check: ({ ctx, body, loaded }) => uploadEvents(loaded.sensor, body, ctx.services.clock.now()),
-    command: ({ user, ctx, loaded, checked }) => storeSensorUpload(ctx, user, loaded.sensor, checked),
+    command: (call) => storeSensorUpload(call, call.loaded.sensor, call.checked),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -226,7 +226,7 @@ export const sensorDataRoutes = [
     request: { params: idParams, json: postSensorDataById },
     load: async ({ db, params, body }) => ({ sensor: await messageSensor(db, params, body.sensor, 'json', 'create-children') }),
     check: ({ ctx, body, loaded }) => uploadEvents(loaded.sensor, body, ctx.services.clock.now()),
-    command: ({ user, ctx, loaded, checked }) => storeSensorUpload(ctx, user, loaded.sensor, checked),
+    command: (call) => storeSensorUpload(call, call.loaded.sensor, call.checked),
     response: { schema: wire.processedAnswer },
   }),
   route({
@@ -236,7 +236,7 @@ export const sensorDataRoutes = [
     request: { params: idParams, multipart: true },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
     check: ({ ctx, loaded }) => uploadedFiles(ctx, loaded.sensor),
-    command: ({ user, ctx, loaded, checked }) => storeSensorUpload(ctx, user, loaded.sensor, checked),
+    command: (call) => storeSensorUpload(call, call.loaded.sensor, call.checked),
     response: { schema: wire.processedAnswer },
   }),
 ];

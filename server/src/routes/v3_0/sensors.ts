@@ -10,14 +10,12 @@ import { sensorStats, type SourceStats } from '../../store/sensorStats.ts';
 import * as wire from '../../contracts/responses.ts';
 import { buildEntityAddress } from '../../domain/entityAddress.ts';
 import type { AppContext } from '../../http/context.ts';
+import { createSensor, deleteSensor, updateSensor } from '../../commands/sensors.ts';
 import { route } from '../../http/routes.ts';
 import { presentSensor } from '../../presenters/index.ts';
 import * as assets from '../../store/assets.ts';
 import * as sensors from '../../store/sensors.ts';
-import { authorizeSchedulerChoice } from '../../policies/schedulerChoice.ts';
 import { listedAccountIds } from '../../policies/visibility.ts';
-import { checkStoredAttributes } from '../../scheduling/storedValues.ts';
-import { attributeReferences } from '../../policies/references.ts';
 import { assetById, idParams, listedAccount, sensorById } from '../load.ts';
 
 /** `account` and `asset` are FlexMeasures 1.0's spellings (v3.0-32) of `account_id` and `asset_id`. */
@@ -123,20 +121,18 @@ export const sensorRoutes = [
         fieldError('json', 'generic_asset_id', `Generic asset with id ${body.generic_asset_id} doesn't exist.`),
       ),
     }),
-    check: ({ ctx, user, body }) => authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, {}, body.attributes),
-    references: ({ body, loaded }) => ({ refs: attributeReferences(body.attributes), usableBy: loaded.asset.account_id }),
     transaction: true,
-    async command({ db, body, loaded }) {
-      await checkStoredAttributes(db, body.attributes);
-      return sensors.createSensor(db, {
-        name: body.name,
-        unit: body.unit,
-        event_resolution_ms: body.event_resolution,
-        generic_asset_id: loaded.asset.id,
-        timezone: body.timezone ?? 'UTC',
-        attributes: body.attributes ?? {},
-      });
-    },
+    command: ({ context, principal, body, loaded: { asset } }) =>
+      createSensor(context, principal, {
+        asset,
+        fields: {
+          name: body.name,
+          unit: body.unit,
+          event_resolution_ms: body.event_resolution,
+          timezone: body.timezone ?? 'UTC',
+          attributes: body.attributes ?? {},
+        },
+      }),
     response: { status: 201, schema: wire.sensor, present: (s, ctx) => sensorJson(ctx, s), description: 'the new sensor' },
   }),
   route({
@@ -187,21 +183,18 @@ export const sensorRoutes = [
     summary: 'Update a sensor',
     request: { params: idParams, json: sensorPatch },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'update') }),
-    check: ({ ctx, user, body, loaded: { sensor } }) =>
-      authorizeSchedulerChoice(user, ctx.services.schedulerPlugins, sensor.attributes, body.attributes),
-    references: ({ body, loaded: { sensor } }) => ({ refs: attributeReferences(body.attributes), usableBy: sensor.account_id }),
     transaction: true,
-    async command({ db, body, loaded: { sensor } }) {
-      await checkStoredAttributes(db, body.attributes);
-      await sensors.updateSensor(db, sensor.id, {
-        name: body.name,
-        unit: body.unit,
-        timezone: body.timezone,
-        event_resolution_ms: body.event_resolution,
-        attributes: body.attributes,
-      });
-      return (await sensors.getSensor(db, sensor.id))!;
-    },
+    command: ({ context, principal, body, loaded: { sensor } }) =>
+      updateSensor(context, principal, {
+        sensor,
+        changes: {
+          name: body.name,
+          unit: body.unit,
+          timezone: body.timezone,
+          event_resolution_ms: body.event_resolution,
+          attributes: body.attributes,
+        },
+      }),
     response: { schema: wire.sensorAnswer, present: presentOne },
   }),
   route({
@@ -211,7 +204,7 @@ export const sensorRoutes = [
     request: { params: idParams },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'delete') }),
     transaction: true,
-    command: ({ db, loaded }) => sensors.deleteSensor(db, loaded.sensor.id),
+    command: ({ context, principal, loaded: { sensor } }) => deleteSensor(context, principal, { sensor }),
     response: { status: 204, schema: null, description: 'deleted, with its data' },
   }),
 ];

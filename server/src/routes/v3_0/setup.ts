@@ -4,9 +4,8 @@ import type { AppContext } from '../../http/context.ts';
 import { publicRoute } from '../../http/routes.ts';
 import * as wire from '../../contracts/responses.ts';
 import { presentAccount, presentUser } from '../../presenters/index.ts';
-import { createAccount } from '../../store/accounts.ts';
-import { issueToken } from '../../store/tokens.ts';
-import { anyUser, createUser, listRoles } from '../../store/users.ts';
+import { setUpFirstAccount } from '../../commands/accounts.ts';
+import { anyUser } from '../../store/users.ts';
 
 /**
  * Whether the request comes from this machine. The socket address is used, never a forwarding
@@ -40,24 +39,9 @@ export const setupRoutes = [
       if (!isLoopback(ctx)) throw forbidden();
     },
     request: { json: firstSetup },
-    async command({ ctx, db, body }) {
-      // Hashed before the transaction, which would otherwise hold the store for the hashing time.
-      const passwordHash = await ctx.services.passwords.hash(body.password);
-      const created = await db.transaction(async (trx) => {
-        // Checked inside the transaction so two simultaneous set-ups cannot both succeed.
-        if (await anyUser(trx)) return undefined;
-        const account = await createAccount(trx, { name: body.account_name, roles: [], consultancyAccountId: null });
-        const admin = (await listRoles(trx)).find((r) => r.name === 'admin')!;
-        const user = await createUser(trx, {
-          email: body.email,
-          username: body.username,
-          passwordHash,
-          accountId: account.id,
-          roleIds: [admin.id],
-          timezone: body.timezone,
-        });
-        return { account, user, token: await issueToken(trx, user.id, ctx.services.config.tokenMaxAgeS) };
-      });
+    async command({ context, body }) {
+      // Only someone at the machine gets here (the guard): the operator.
+      const created = await setUpFirstAccount(context, { kind: 'operator' }, body);
       if (!created) throw forbidden();
       return { account: presentAccount(created.account, []), user: presentUser(created.user), auth_token: created.token };
     },

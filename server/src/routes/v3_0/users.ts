@@ -6,7 +6,6 @@ import { pageOf, pageQuery, pageSchema, sortedAsAsked } from '../../contracts/pa
 import { searchTerms } from '../../domain/searchTerms.ts';
 import * as wire from '../../contracts/responses.ts';
 import { route } from '../../http/routes.ts';
-import { userPrincipal } from '../../policies/principal.ts';
 import { presentUser } from '../../presenters/index.ts';
 import { sendMail } from '../../outbox.ts';
 import * as users from '../../store/users.ts';
@@ -64,9 +63,9 @@ export const userRoutes = [
     summary: 'Create a new user',
     request: { json: userCreate },
     // Admins add users anywhere; account-admins only to their own account (the command checks).
-    async command({ ctx, db, user, body }) {
+    async command({ context, principal, body }) {
       const { account_id: accountId, flexmeasures_roles: roleIds = [], ...fields } = body;
-      const made = await createUser({ db, hash: ctx.services.passwords.hash }, userPrincipal(user), { ...fields, accountId, roleIds });
+      const made = await createUser(context, principal, { ...fields, accountId, roleIds });
       return made.user;
     },
     response: { status: 201, schema: wire.user, present: presentUser, description: 'the new user' },
@@ -87,7 +86,7 @@ export const userRoutes = [
     request: { params: idParams, json: userPatch },
     load: async ({ db, params }) => ({ target: await userById(db, params.id, 'update') }),
     transaction: true,
-    command: ({ db, user, body, loaded: { target } }) => updateUser({ db }, userPrincipal(user), { target, changes: body }),
+    command: ({ context, principal, body, loaded: { target } }) => updateUser(context, principal, { target, changes: body }),
     response: { schema: wire.userAnswer, present: presentOne },
   }),
   route({
@@ -97,8 +96,8 @@ export const userRoutes = [
     request: { params: idParams },
     // As for PATCH: the user themselves, account-admins of their account, admins.
     load: async ({ db, params }) => ({ target: await userById(db, params.id, 'update') }),
-    async command({ ctx, db, user, loaded: { target } }) {
-      await resetPassword({ db, hash: ctx.services.passwords.hash }, userPrincipal(user), { target });
+    async command({ ctx, context, principal, loaded: { target } }) {
+      await resetPassword(context, principal, { target });
       // Mailed after the commit: the message must not announce a reset that did not happen.
       await sendMail(ctx.services, {
         to: target.email,

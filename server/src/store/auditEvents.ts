@@ -1,7 +1,3 @@
-import { rightsOf, type Actor } from '../policies/principal.ts';
-import type { Asset } from '../store/assets.ts';
-import { actorOf, type Actor as AuditActor } from '../store/auditLog.ts';
-
 /**
  * The audit log events of changes made through the API, worded as FlexMeasures 1.0 words them;
  * values are written as JSON text.
@@ -9,13 +5,16 @@ import { actorOf, type Actor as AuditActor } from '../store/auditLog.ts';
 
 const shown = (v: unknown) => (v === undefined ? 'null' : typeof v === 'string' ? v : JSON.stringify(v));
 
-/** One event per changed field of an asset, and per changed attribute. */
-export function assetChangeEvents(before: Asset, changes: Partial<Record<keyof Asset, unknown>>): string[] {
+/** One event per changed field of an asset (or sensor), and per changed attribute. */
+export function changeEvents<T extends { attributes: Record<string, unknown> }>(
+  before: T,
+  changes: Partial<Record<keyof T, unknown>>,
+): string[] {
   const events: string[] = [];
-  for (const [key, to] of Object.entries(changes) as [keyof Asset, unknown][]) {
+  for (const [key, to] of Object.entries(changes) as [keyof T & string, unknown][]) {
     if (to === undefined) continue;
     if (key === 'attributes') {
-      const from = before.attributes;
+      const from: Record<string, unknown> = before.attributes;
       const next = to as Record<string, unknown>;
       for (const attr of new Set([...Object.keys(from), ...Object.keys(next)])) {
         if (JSON.stringify(from[attr]) !== JSON.stringify(next[attr])) {
@@ -37,10 +36,4 @@ export function userChangeEvent(change: { removedRoles: string[]; addedRoles: st
   // Python's spelling of the flag, as 1.0 writes it.
   if (change.active !== undefined) event += `Active status set to '${change.active ? 'True' : 'False'}'.`;
   return event;
-}
-
-/** Who an audit entry names: the user acting (an automation's maker), or nobody for the operator at the CLI. */
-export function auditActor(actor: Actor): AuditActor {
-  const user = rightsOf(actor);
-  return user ? actorOf(user) : null;
 }
