@@ -18,6 +18,13 @@ import { confirm, group, int, list, table } from './options.ts';
 
 /** `add account|user|toy-account`, `list …`, `delete …`, `set password`. */
 export function registerResourceCommands(program: Command, cli: CliContext): void {
+  registerAdd(program, cli);
+  registerList(program, cli);
+  registerDelete(program, cli);
+  registerSetPassword(program, cli);
+}
+
+function registerAdd(program: Command, cli: CliContext): void {
   const add = group(program, 'add', 'create things');
   add
     .command('account')
@@ -95,7 +102,9 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
       const ids = await createToyAccount(await cli.commands(), OPERATOR, { password: o.password });
       cli.print({ ...ids }, `Toy account ready:\n${table([ids as unknown as Record<string, unknown>], Object.keys(ids))}`);
     });
+}
 
+function registerList(program: Command, cli: CliContext): void {
   program
     .command('list')
     .argument('<what>', 'accounts, users, assets, sensors or automations')
@@ -127,7 +136,9 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
       rows.sort((a, b) => Number(a.id) - Number(b.id));
       cli.print({ [what]: rows }, rows.length ? table(rows, columns) : `no ${what}`);
     });
+}
 
+function registerDelete(program: Command, cli: CliContext): void {
   program
     .command('delete')
     .argument('<what>', 'user, account, asset, sensor or automation')
@@ -173,7 +184,9 @@ export function registerResourceCommands(program: Command, cli: CliContext): voi
       await target.remove();
       cli.print({ deleted: what, id: o.id }, `Deleted ${what} ${o.id}`);
     });
+}
 
+function registerSetPassword(program: Command, cli: CliContext): void {
   program
     .command('set')
     .argument('<what>', 'password')

@@ -39,8 +39,13 @@ export function sensorsOnce(db: Knex): JobSensors {
  */
 export const consumptionSign = (sensor: Sensor): 1 | -1 => (sensor.attributes.consumption_is_positive === true ? 1 : -1);
 
-/** The schedule's steps, and how its sensors are read: through the job's reader, from which sources. */
+/**
+ * The schedule's steps, and how its inputs are read: from which store, as known at which belief
+ * time, the sensors through the job's reader, their beliefs from which sources.
+ */
 interface Grid {
+  db: Knex;
+  beliefTimeMs: number;
   startMs: number;
   endMs: number;
   stepMs: number;
@@ -58,9 +63,11 @@ const gridOf = (
     sourceTypes?: Record<string, string[]>;
     excludeSourceTypes?: Record<string, string[]>;
   },
-  sensors: JobSensors,
+  reading: ProblemReading,
 ): Grid => ({
-  sensors,
+  db: reading.db,
+  beliefTimeMs: reading.beliefTimeMs,
+  sensors: reading.sensors,
   sourceTypes: spec.sourceTypes ?? {},
   excludeSourceTypes: spec.excludeSourceTypes ?? {},
   startMs: spec.startMs,
@@ -73,22 +80,15 @@ const gridOf = (
  * A sensor's most recent beliefs (known at `beliefTimeMs`) on the schedule grid, in `unit`.
  * @returns one value per step, null where nothing is known.
  */
-async function sensorSeries(
-  db: Knex,
-  sensorId: number,
-  unit: string,
-  grid: Grid,
-  beliefTimeMs: number,
-  sign: 1 | -1 = 1,
-): Promise<(number | null)[]> {
+async function sensorSeries(sensorId: number, unit: string, grid: Grid, sign: 1 | -1 = 1): Promise<(number | null)[]> {
   const sensor = await grid.sensors(sensorId);
-  const events = await mostRecentBeliefs(db, {
+  const events = await mostRecentBeliefs(grid.db, {
     sensorId,
     startMs: grid.startMs,
     endMs: grid.endMs,
     // An hourly price covers a schedule that starts at a quarter past.
     overlapping: true,
-    beliefsBeforeMs: beliefTimeMs,
+    beliefsBeforeMs: grid.beliefTimeMs,
     sourceTypes: grid.sourceTypes[sensorId],
     excludeSourceTypes: grid.excludeSourceTypes[sensorId],
   });
@@ -102,14 +102,14 @@ async function sensorSeries(
   return values.map((v) => (v === null ? null : sign * (v * c.scale + c.offset)));
 }
 
-async function series(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs: number): Promise<(number | null)[]> {
+async function series(spec: SeriesSpec, grid: Grid): Promise<(number | null)[]> {
   if ('fixed' in spec) return new Array<number>(grid.steps).fill(spec.fixed);
   if ('min' in spec || 'max' in spec) {
     const [parts, pick] = 'min' in spec ? [spec.min, Math.min] : [spec.max, Math.max];
-    const values = await Promise.all(parts.map((s) => series(db, s, grid, beliefTimeMs)));
+    const values = await Promise.all(parts.map((s) => series(s, grid)));
     return values.reduce((acc, part) => acc.map((v, j) => (v === null ? part[j] : part[j] === null ? v : pick(v, part[j]!))));
   }
-  const values = 'segments' in spec ? segmentSeries(spec, grid) : await sensorSeries(db, spec.sensor, spec.unit, grid, beliefTimeMs);
+  const values = 'segments' in spec ? segmentSeries(spec, grid) : await sensorSeries(spec.sensor, spec.unit, grid);
   return spec.default === undefined ? values : values.map((v) => v ?? spec.default!);
 }
 
@@ -145,20 +145,17 @@ async function inputAt(field: string, spec: SeriesSpec, grid: Grid): Promise<Inp
  * extended, and a warning says which and how.
  */
 async function prices(
-  db: Knex,
   spec: SeriesSpec | null,
   grid: Grid,
-  beliefTimeMs: number,
-  log: Logger,
   field: string,
-  warnings: JobWarning[],
+  { log, warnings }: { log: Logger; warnings: JobWarning[] },
 ): Promise<number[]> {
   if (!spec)
     throw new SchedulingFailure(
       'UnknownPricesException',
       'Prices unknown for planning window. (no price sensor or price in the flex-context)',
     );
-  const raw = await series(db, spec, grid, beliefTimeMs);
+  const raw = await series(spec, grid);
   const filled = extendGaps(raw);
   if (!filled)
     throw new SchedulingFailure(
@@ -174,39 +171,34 @@ async function prices(
 }
 
 /** A limit per step; unknown steps stay unbounded (null). */
-async function limits(db: Knex, spec: SeriesSpec | null, grid: Grid, beliefTimeMs: number) {
-  return spec ? series(db, spec, grid, beliefTimeMs) : null;
+async function limits(spec: SeriesSpec | null, grid: Grid) {
+  return spec ? series(spec, grid) : null;
 }
 
-async function filledSeries(db: Knex, spec: SeriesSpec, grid: Grid, beliefTimeMs: number, fallback: number): Promise<number[]> {
-  return (await series(db, spec, grid, beliefTimeMs)).map((v) => v ?? fallback);
+async function filledSeries(spec: SeriesSpec, grid: Grid, fallback: number): Promise<number[]> {
+  return (await series(spec, grid)).map((v) => v ?? fallback);
 }
 
 /** The fraction kept per sensor step, clipped to [0, 1] where a sensor gives it; 1 where unknown. */
-async function storageEfficiency(db: Knex, spec: number | SeriesSpec, grid: Grid, beliefTimeMs: number): Promise<number[]> {
+async function storageEfficiency(spec: number | SeriesSpec, grid: Grid): Promise<number[]> {
   if (typeof spec === 'number') return new Array<number>(grid.steps).fill(spec);
-  return (await filledSeries(db, spec, grid, beliefTimeMs, 1)).map((e) => Math.min(1, Math.max(0, e)));
+  return (await filledSeries(spec, grid, 1)).map((e) => Math.min(1, Math.max(0, e)));
 }
 
 /**
  * SoC constraints from a sensor (FlexMeasures 1.0): each belief binds the step boundaries from
  * its event's start to its end, both included (an instantaneous one its instant), in MWh.
  */
-async function socConstraintsOf(
-  db: Knex,
-  ref: { sensor: number; unit: string } | undefined,
-  grid: Grid,
-  beliefTimeMs: number,
-): Promise<SocConstraintSpec[]> {
+async function socConstraintsOf(ref: { sensor: number; unit: string } | undefined, grid: Grid): Promise<SocConstraintSpec[]> {
   if (!ref) return [];
   const sensor = await grid.sensors(ref.sensor);
   const resolution = sensor.event_resolution_ms;
-  const events = await mostRecentBeliefs(db, {
+  const events = await mostRecentBeliefs(grid.db, {
     sensorId: ref.sensor,
     startMs: grid.startMs,
     endMs: grid.endMs,
     overlapping: true,
-    beliefsBeforeMs: beliefTimeMs,
+    beliefsBeforeMs: grid.beliefTimeMs,
     sourceTypes: grid.sourceTypes[ref.sensor],
     excludeSourceTypes: grid.excludeSourceTypes[ref.sensor],
   });
@@ -222,60 +214,104 @@ async function socConstraintsOf(
  * devices it names: scheduled ones by their index, inflexible ones by their known power, which is
  * taken off the baseline. Steps where a sensor baseline is unknown carry no commitment.
  */
-async function commitments(
-  db: Knex,
-  spec: StorageJobSpec,
-  grid: Grid,
-  beliefTimeMs: number,
-  inflexibleBySensor: Map<number, number[]>,
-): Promise<FlowCommitment[]> {
+async function commitments(spec: StorageJobSpec, grid: Grid, inflexibleBySensor: Map<number, number[]>): Promise<FlowCommitment[]> {
   return Promise.all(
     (spec.commitments ?? []).map(async (c) => {
-      const baseline = await series(db, c.baselineMw, grid, beliefTimeMs);
+      const baseline = await series(c.baselineMw, grid);
       const scope = c.scopeSensorIds;
       const fixedPart = (j: number) => (scope ?? []).reduce((sum, id) => sum + (inflexibleBySensor.get(id)?.[j] ?? 0), 0);
       return {
         name: c.name,
         baselineMw: baseline.map((q, j) => (q === null ? null : q - fixedPart(j))),
-        upPrice: await filledSeries(db, c.upPrice, grid, beliefTimeMs, 0),
-        downPrice: await filledSeries(db, c.downPrice, grid, beliefTimeMs, 0),
+        upPrice: await filledSeries(c.upPrice, grid, 0),
+        downPrice: await filledSeries(c.downPrice, grid, 0),
         devices: scope && spec.devices.flatMap((d, i) => (scope.includes(d.sensorId) ? [i] : [])),
       };
     }),
   );
 }
 
+/** How a job's problem is read: the store, the job's sensor reader, the belief time, where warnings go. */
+export interface ProblemReading {
+  db: Knex;
+  sensors: JobSensors;
+  beliefTimeMs: number;
+  /** Collects what was filled in or extended. */
+  warnings: JobWarning[];
+}
+
 /**
  * Turns a resolved storage job into the solver-neutral problem of the worker, reading every
  * sensor-valued input as known at the belief time.
- * @param warnings collects what was filled in or extended.
  * @returns the problem.
  */
-export async function buildStorageProblem(
-  db: Knex,
-  sensors: JobSensors,
+export async function buildStorageProblem(spec: StorageJobSpec, reading: ProblemReading & { log: Logger }): Promise<StorageProblem> {
+  const grid = gridOf(spec, reading);
+  const consumptionPrice = await prices(spec.consumptionPrice, grid, 'consumption-price', reading);
+  const productionPrice = spec.productionPrice ? await prices(spec.productionPrice, grid, 'production-price', reading) : null;
+  const { inflexible, inflexibleBySensor } = await inflexiblePower(spec, grid, reading);
+  const b = spec.breachPrices ?? {};
+  const perStep = breachPerStep(grid);
+  const devices: StorageDevice[] = [];
+  for (const d of spec.devices) devices.push(await storageDevice(d, spec, grid));
+  return {
+    stepCount: grid.steps,
+    stepHours: spec.stepMs / 3_600_000,
+    devices,
+    inflexiblePowerMw: inflexible,
+    siteConsumptionCapacityMw: await limits(spec.siteConsumptionCapacityMw, grid),
+    siteProductionCapacityMw: await limits(spec.siteProductionCapacityMw, grid),
+    ...(spec.breachPrices && {
+      sitePowerCapacityMw: await limits(spec.sitePowerCapacityMw ?? null, grid),
+      siteBreach: { consumption: await perStep(b.siteConsumption), production: await perStep(b.siteProduction) },
+    }),
+    ...(spec.sitePeakConsumption && {
+      sitePeakConsumption: {
+        thresholdMw: await filledSeries(spec.sitePeakConsumption.thresholdMw, grid, 0),
+        price: (await perStep(spec.sitePeakConsumption.price))!,
+      },
+    }),
+    ...(spec.sitePeakProduction && {
+      sitePeakProduction: {
+        thresholdMw: await filledSeries(spec.sitePeakProduction.thresholdMw, grid, 0),
+        price: (await perStep(spec.sitePeakProduction.price))!,
+      },
+    }),
+    ...(spec.commitments && { commitments: await commitments(spec, grid, inflexibleBySensor) }),
+    consumptionPrice,
+    productionPrice,
+    preferChargingSooner: spec.preferChargingSooner,
+    preferCurtailingLater: spec.preferCurtailingLater === true,
+    display: { socUnit: spec.socUnit, startIso: spec.startIso },
+  };
+}
+
+/** A breach price per step; steps a variable one does not cover cost nothing to breach, as 1.0 zeroes unknown prices. */
+const breachPerStep = (grid: Grid) => async (price: number | SeriesSpec | undefined) =>
+  price === undefined ? undefined : filledSeries(typeof price === 'number' ? { fixed: price } : price, grid, 0);
+
+/**
+ * The site's inflexible power per step (MW, consumption positive), in total and per device (for
+ * commitments naming one); unknown steps count as zero, with a warning.
+ */
+async function inflexiblePower(
   spec: StorageJobSpec,
-  beliefTimeMs: number,
-  log: Logger,
-  warnings: JobWarning[] = [],
-): Promise<StorageProblem> {
-  const grid = gridOf(spec, sensors);
-  const consumptionPrice = await prices(db, spec.consumptionPrice, grid, beliefTimeMs, log, 'consumption-price', warnings);
-  const productionPrice = spec.productionPrice
-    ? await prices(db, spec.productionPrice, grid, beliefTimeMs, log, 'production-price', warnings)
-    : null;
+  grid: Grid,
+  { log, warnings }: { log: Logger; warnings: JobWarning[] },
+): Promise<{ inflexible: number[]; inflexibleBySensor: Map<number, number[]> }> {
   const inflexible = new Array<number>(grid.steps).fill(0);
   // 0.18's list reads each sensor's sign attribute; 1.0's lists say what positive values mean.
   const signed: [number, 1 | -1][] = [
-    ...(await Promise.all(spec.inflexibleSensorIds.map(async (id): Promise<[number, 1 | -1]> => [id, consumptionSign(await sensors(id))]))),
+    ...(await Promise.all(
+      spec.inflexibleSensorIds.map(async (id): Promise<[number, 1 | -1]> => [id, consumptionSign(await grid.sensors(id))]),
+    )),
     ...(spec.inflexibleConsumptionSensorIds ?? []).map((id): [number, 1 | -1] => [id, 1]),
     ...(spec.inflexibleProductionSensorIds ?? []).map((id): [number, 1 | -1] => [id, -1]),
   ];
-  // Each inflexible device's power (MW, consumption positive), for the site and for commitments naming it.
   const inflexibleBySensor = new Map<number, number[]>();
   for (const [sensorId, sign] of signed) {
-    const values = await sensorSeries(db, sensorId, 'MW', grid, beliefTimeMs, sign);
-    const input = { field: 'inflexible-device-sensors', sensorId, sensorName: (await sensors(sensorId)).name };
+    const values = await sensorSeries(sensorId, 'MW', grid, sign);
+    const input = { field: 'inflexible-device-sensors', sensorId, sensorName: (await grid.sensors(sensorId)).name };
     const assumed = assumedZeroPower(values, input, grid);
     if (assumed) {
       log.warn({ sensor: sensorId }, 'assuming zero power where the inflexible device is unknown');
@@ -287,126 +323,90 @@ export async function buildStorageProblem(
     );
     values.forEach((v, j) => (inflexible[j] += v ?? 0));
   }
-  const b = spec.breachPrices ?? {};
-  // Steps a variable breach price does not cover cost nothing to breach, as 1.0 zeroes unknown prices.
-  const perStep = async (price: number | SeriesSpec | undefined) =>
-    price === undefined ? undefined : filledSeries(db, typeof price === 'number' ? { fixed: price } : price, grid, beliefTimeMs, 0);
-  const devices: StorageDevice[] = [];
-  for (const d of spec.devices) {
-    if (!d.powerCapacityMw) {
-      throw new SchedulingFailure('ValueError', 'Power capacity is not defined in the sensor attributes or the flex-model.');
-    }
-    const power = await filledSeries(db, d.powerCapacityMw, grid, beliefTimeMs, 0);
-    const capped = async (s: SeriesSpec | null, allowed: boolean) => {
-      if (!allowed) return new Array<number>(grid.steps).fill(0);
-      const own = s ? await filledSeries(db, s, grid, beliefTimeMs, Infinity) : power;
-      return own.map((v, j) => Math.max(0, Math.min(v, power[j])));
-    };
-    const sensor = await sensors(d.sensorId);
-    const perSensorStep = sensor.event_resolution_ms ? spec.stepMs / sensor.event_resolution_ms : 1;
-    const stockDelta = new Array<number>(grid.steps).fill(0);
-    for (const [specs, sign] of [
-      [d.socGainMw, 1],
-      [d.socUsageMw, -1],
-    ] as const) {
-      for (const s of specs) (await filledSeries(db, s, grid, beliefTimeMs, 0)).forEach((v, j) => (stockDelta[j] += sign * v));
-    }
-    const fromSensors = d.socConstraintSensors ?? {};
-    const place = async (list: typeof d.socTargets, kind: 'targets' | 'minima' | 'maxima', combine: 'max' | 'min' | 'last') =>
-      socSeries(
-        spec.startMs,
-        spec.stepMs,
-        grid.steps,
-        [...list, ...(await socConstraintsOf(db, fromSensors[kind], grid, beliefTimeMs))].map((c) =>
-          'atMs' in c ? { valueMwh: c.valueMwh, atMs: c.atMs } : c,
-        ),
-        combine,
-      );
-    const device: StorageDevice = {
-      name: d.name,
-      socAtStartMwh: d.socAtStartMwh,
-      socMinMwh: d.socMinMwh,
-      socMaxMwh: d.socMaxMwh,
-      socTargetsMwh: await place(d.socTargets, 'targets', 'last'),
-      socMinimaMwh: await place(d.socMinima, 'minima', 'max'),
-      socMaximaMwh: await place(d.socMaxima, 'maxima', 'min'),
-      consumptionCapacityMw: await capped(d.consumptionCapacityMw, d.canConsume),
-      productionCapacityMw: await capped(d.productionCapacityMw, d.canProduce),
-      chargingEfficiency: await filledSeries(db, d.chargingEfficiency, grid, beliefTimeMs, 1),
-      dischargingEfficiency: await filledSeries(db, d.dischargingEfficiency, grid, beliefTimeMs, 1),
-      // Storage efficiency is given per sensor resolution; a step of another length keeps e^(Δ/r).
-      storageEfficiency: (await storageEfficiency(db, d.storageEfficiencyPerSensorStep, grid, beliefTimeMs)).map((e) => e ** perSensorStep),
-      stockDeltaMw: stockDelta.some((v) => v !== 0) ? stockDelta : null,
-      ...(spec.breachPrices && {
-        breach: {
-          socMinima: await perStep(b.socMinima),
-          socMaxima: await perStep(b.socMaxima),
-          consumption: await perStep(b.consumption),
-          production: await perStep(b.production),
-          // The power capacity stays hard behind soft directional capacities.
-          powerCapacityMw: power,
-        },
-      }),
-    };
-    devices.push({ ...device, ...offTickStartBounds(device, d.socReading, spec) });
+  return { inflexible, inflexibleBySensor };
+}
+
+/** One storage device of the job on the grid: its capacities, efficiencies, SoC bounds and targets, and breach prices. */
+async function storageDevice(d: StorageJobSpec['devices'][number], spec: StorageJobSpec, grid: Grid): Promise<StorageDevice> {
+  if (!d.powerCapacityMw) {
+    throw new SchedulingFailure('ValueError', 'Power capacity is not defined in the sensor attributes or the flex-model.');
   }
-  return {
-    stepCount: grid.steps,
-    stepHours: spec.stepMs / 3_600_000,
-    devices,
-    inflexiblePowerMw: inflexible,
-    siteConsumptionCapacityMw: await limits(db, spec.siteConsumptionCapacityMw, grid, beliefTimeMs),
-    siteProductionCapacityMw: await limits(db, spec.siteProductionCapacityMw, grid, beliefTimeMs),
-    ...(spec.breachPrices && {
-      sitePowerCapacityMw: await limits(db, spec.sitePowerCapacityMw ?? null, grid, beliefTimeMs),
-      siteBreach: { consumption: await perStep(b.siteConsumption), production: await perStep(b.siteProduction) },
-    }),
-    ...(spec.sitePeakConsumption && {
-      sitePeakConsumption: {
-        thresholdMw: await filledSeries(db, spec.sitePeakConsumption.thresholdMw, grid, beliefTimeMs, 0),
-        price: (await perStep(spec.sitePeakConsumption.price))!,
-      },
-    }),
-    ...(spec.sitePeakProduction && {
-      sitePeakProduction: {
-        thresholdMw: await filledSeries(db, spec.sitePeakProduction.thresholdMw, grid, beliefTimeMs, 0),
-        price: (await perStep(spec.sitePeakProduction.price))!,
-      },
-    }),
-    ...(spec.commitments && { commitments: await commitments(db, spec, grid, beliefTimeMs, inflexibleBySensor) }),
-    consumptionPrice,
-    productionPrice,
-    preferChargingSooner: spec.preferChargingSooner,
-    preferCurtailingLater: spec.preferCurtailingLater === true,
-    display: { socUnit: spec.socUnit, startIso: spec.startIso },
+  const b = spec.breachPrices ?? {};
+  const perStep = breachPerStep(grid);
+  const power = await filledSeries(d.powerCapacityMw, grid, 0);
+  const capped = async (s: SeriesSpec | null, allowed: boolean) => {
+    if (!allowed) return new Array<number>(grid.steps).fill(0);
+    const own = s ? await filledSeries(s, grid, Infinity) : power;
+    return own.map((v, j) => Math.max(0, Math.min(v, power[j])));
   };
+  const sensor = await grid.sensors(d.sensorId);
+  const perSensorStep = sensor.event_resolution_ms ? spec.stepMs / sensor.event_resolution_ms : 1;
+  const stockDelta = new Array<number>(grid.steps).fill(0);
+  for (const [specs, sign] of [
+    [d.socGainMw, 1],
+    [d.socUsageMw, -1],
+  ] as const) {
+    for (const s of specs) (await filledSeries(s, grid, 0)).forEach((v, j) => (stockDelta[j] += sign * v));
+  }
+  const fromSensors = d.socConstraintSensors ?? {};
+  const place = async (list: typeof d.socTargets, kind: 'targets' | 'minima' | 'maxima', combine: 'max' | 'min' | 'last') =>
+    socSeries(
+      spec.startMs,
+      spec.stepMs,
+      grid.steps,
+      [...list, ...(await socConstraintsOf(fromSensors[kind], grid))].map((c) =>
+        'atMs' in c ? { valueMwh: c.valueMwh, atMs: c.atMs } : c,
+      ),
+      combine,
+    );
+  const device: StorageDevice = {
+    name: d.name,
+    socAtStartMwh: d.socAtStartMwh,
+    socMinMwh: d.socMinMwh,
+    socMaxMwh: d.socMaxMwh,
+    socTargetsMwh: await place(d.socTargets, 'targets', 'last'),
+    socMinimaMwh: await place(d.socMinima, 'minima', 'max'),
+    socMaximaMwh: await place(d.socMaxima, 'maxima', 'min'),
+    consumptionCapacityMw: await capped(d.consumptionCapacityMw, d.canConsume),
+    productionCapacityMw: await capped(d.productionCapacityMw, d.canProduce),
+    chargingEfficiency: await filledSeries(d.chargingEfficiency, grid, 1),
+    dischargingEfficiency: await filledSeries(d.dischargingEfficiency, grid, 1),
+    // Storage efficiency is given per sensor resolution; a step of another length keeps e^(Δ/r).
+    storageEfficiency: (await storageEfficiency(d.storageEfficiencyPerSensorStep, grid)).map((e) => e ** perSensorStep),
+    stockDeltaMw: stockDelta.some((v) => v !== 0) ? stockDelta : null,
+    ...(spec.breachPrices && {
+      breach: {
+        socMinima: await perStep(b.socMinima),
+        socMaxima: await perStep(b.socMaxima),
+        consumption: await perStep(b.consumption),
+        production: await perStep(b.production),
+        // The power capacity stays hard behind soft directional capacities.
+        powerCapacityMw: power,
+      },
+    }),
+  };
+  return { ...device, ...offTickStartBounds(device, d.socReading, spec) };
 }
 
 /**
  * Turns a resolved process job into the worker's process problem.
  * @returns the problem.
  */
-export async function buildProcessProblem(
-  db: Knex,
-  sensors: JobSensors,
-  spec: ProcessJobSpec,
-  beliefTimeMs: number,
-  warnings: JobWarning[] = [],
-): Promise<ProcessProblem> {
-  const grid = gridOf(spec, sensors);
+export async function buildProcessProblem(spec: ProcessJobSpec, reading: ProblemReading): Promise<ProcessProblem> {
+  const grid = gridOf(spec, reading);
   const forbidden = Array.from({ length: grid.steps }, (_, j) => {
     const t0 = spec.startMs + j * spec.stepMs;
     const t1 = t0 + spec.stepMs;
     return spec.restrictions.some((r) => r.startMs < t1 && t0 < r.endMs);
   });
-  const raw = spec.consumptionPrice ? await series(db, spec.consumptionPrice, grid, beliefTimeMs) : [];
+  const raw = spec.consumptionPrice ? await series(spec.consumptionPrice, grid) : [];
   const consumptionPrice = extendGaps(raw);
   if (!consumptionPrice) {
     const sensor = spec.consumptionPrice && 'sensor' in spec.consumptionPrice ? spec.consumptionPrice.sensor : '?';
     throw new SchedulingFailure('UnknownPricesException', `Prices unknown for planning window. (sensor ${sensor})`);
   }
   const extended = extendedPrices(raw, await inputAt('consumption-price', spec.consumptionPrice!, grid), grid);
-  if (extended) warnings.push(extended);
+  if (extended) reading.warnings.push(extended);
   return {
     processType: spec.processType,
     consumptionPrice,

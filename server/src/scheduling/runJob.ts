@@ -2,7 +2,7 @@ import { solveTimeLimitSeconds } from './solveTimeLimit.ts';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { JobResult, JobWarning } from '../contracts/responses.ts';
-import type { FlexsiteJobs, PrincipalRef } from '../contracts/jobs.ts';
+import type { FlexsiteJobs, PrincipalRef, SchedulingJobArgs } from '../contracts/jobs.ts';
 import type { JobHandler } from '../jobs/jobQueue.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getOrCreateSource } from '../store/sources.ts';
@@ -20,6 +20,7 @@ import { currencyOf, moneySeries, planMoney } from './money.ts';
 import { recordScheduleMoney } from '../store/scheduleMoney.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
 import type { Clock } from '../clock.ts';
+import type { StorageProblem, StorageSchedule } from '../../../worker/src/tasks.ts';
 import { fallbackUsed, socFromReading, unresolvedConstraints } from './warnings.ts';
 import { startFloored } from './timeGrid.ts';
 
@@ -70,8 +71,7 @@ const sourceNames: Record<string, string> = {
   ProcessScheduler: 'Flexsite',
 };
 
-/** The currency of a price given by a sensor (`EUR/MWh` → `EUR`); fixed prices are converted before and carry none. */
-/** The consumption price's currency (null for a fixed price, which has none). */
+/** The consumption price's currency (`EUR/MWh` → `EUR`; null for a fixed price, which is converted before and carries none). */
 const priceCurrency = (price: StorageJobSpec['consumptionPrice']) => currencyOf(price && 'sensor' in price ? price.unit : undefined);
 
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
@@ -92,150 +92,221 @@ export function schedulingHandler(
 ): JobHandler<FlexsiteJobs, 'scheduling'> {
   return async (job, runtime) => {
     const { args } = job;
-    const { spec, fallback } = args;
+    const { spec } = args;
     const sensors = sensorsOnce(db);
     await assertOwnerMay(db, args.principal, spec, sensors);
     const beliefTimeMs = spec.priorMs ?? clock.now();
-    if (spec.scheduler === 'ProcessScheduler') return runProcess(db, pool, sensors, spec, args.principal, beliefTimeMs);
+    if (spec.scheduler === 'ProcessScheduler') {
+      return runProcess({ db, pool, sensors, spec, principal: args.principal, beliefTimeMs });
+    }
+    const storageArgs = { ...args, spec };
     const started = performance.now();
     const warnings: JobWarning[] = [];
-    const problem = await buildStorageProblem(db, sensors, spec, beliefTimeMs, log, warnings);
+    const problem = await buildStorageProblem(spec, { db, sensors, beliefTimeMs, log, warnings });
     const read = performance.now();
-    const model = fallback ? 'StorageFallbackScheduler' : 'StorageScheduler';
-    const failureName = fallback ? 'FallbackSchedulerError' : 'SchedulerError';
-    const outcome = await (
-      fallback
-        ? pool.run('fallbackStorageSchedule', problem)
-        : spec.customScheduler
-          ? pool.run('customStorageSchedule', { plugin: spec.customScheduler, problem })
-          : pool.run('storageSchedule', { ...problem, timeLimitSeconds: solveTimeLimitSeconds(problem.stepCount, problem.devices.length) })
-    ).catch((err: unknown) => {
-      log.error({ err }, 'solver failed');
-      // A runtime error's text (a RangeError, say) tells people nothing: the log keeps it.
-      const plain = err instanceof Error && err.constructor === Error;
-      throw new SchedulingFailure(failureName, plain ? err.message : 'the solver stopped unexpectedly; the server log has the details.');
+    const { model, schedule } = await solveStorage(pool, log, problem, {
+      args: storageArgs,
+      fallbackAllowed: options.fallback,
+      standIn: () => runtime.standIn({ ...args, fallback: true }),
     });
-    if (!outcome.ok) {
-      if (!fallback && outcome.kind === 'infeasible' && options.fallback) {
-        // The reference answers an infeasible problem with a simple charge/discharge policy: a
-        // job of its own.
-        throw new SchedulingFailure('InfeasibleProblemException', outcome.message, await runtime.standIn({ ...args, fallback: true }));
-      }
-      if (outcome.kind === 'infeasible' && !fallback) throw new SchedulingFailure('InfeasibleProblemException', outcome.message);
-      throw new SchedulingFailure(failureName, outcome.message);
-    }
-    const schedule = outcome.schedule;
     const solved = performance.now();
-    // Read before the write transaction: on SQLite's single writer connection a read through `db`
-    // inside it would wait for the connection the transaction holds.
-    for (const id of outputSensorIds(spec)) await sensors(id);
-    const money = moneySeries(
-      problem,
-      spec.devices.map((d, i) => ({ sensorId: d.sensorId, powerMw: schedule.devices[i].powerMw })),
-    );
-    const moneyAt = {
-      startMs: spec.startMs,
-      endMs: spec.startMs + problem.stepCount * spec.stepMs,
-      stepMs: spec.stepMs,
-      beliefTimeMs,
-      currency: priceCurrency(spec.consumptionPrice),
-    };
-    const { source, numBeliefs } = await db.transaction(async (trx) => {
-      // Rights may have changed while the solver ran.
-      await assertOwnerMay(trx, args.principal, spec);
-      const src = await getOrCreateSource(trx, {
-        name: sourceNames[model],
-        type: 'scheduler',
-        model,
-        version: schedulerVersions[model],
-      });
-      const rows: BeliefInput[] = [];
-      for (const [d, device] of spec.devices.entries()) {
-        const at = { spec, beliefTimeMs, sourceId: src.id };
-        rows.push(...powerBeliefs({ ...at, sensor: await sensors(device.sensorId), powerMw: schedule.devices[d].powerMw }));
-        if (device.socSensorId !== null) {
-          const socSensor = await sensors(device.socSensorId);
-          rows.push(...socBeliefs({ ...at, sensor: socSensor, socMwh: schedule.devices[d].socMwh, socMaxMwh: device.socMaxMwh }));
-        }
-        const outputs = { consumption: device.consumptionSensorId, production: device.productionSensorId };
-        rows.push(...(await consumptionProductionBeliefs(trx, at, sensors, outputs, schedule.devices[d].powerMw)));
-      }
-      if (spec.aggregatePowerSensorId !== undefined) {
-        const sensor = await sensors(spec.aggregatePowerSensorId);
-        rows.push(...powerBeliefs({ spec, beliefTimeMs, sourceId: src.id, sensor, powerMw: schedule.sitePowerMw }));
-      }
-      const siteOutputs = { consumption: spec.aggregateConsumptionSensorId, production: spec.aggregateProductionSensorId };
-      rows.push(
-        ...(await consumptionProductionBeliefs(trx, { spec, beliefTimeMs, sourceId: src.id }, sensors, siteOutputs, schedule.sitePowerMw, {
-          signed: false,
-        })),
-      );
-      // A re-run with the same belief time replaces its own earlier result.
-      await recordBeliefs(trx, rows, { allowOverwrite: true });
-      if (spec.devices.length)
-        await recordScheduleMoney(trx, { jobId: job.id, sensorId: spec.devices[0].sensorId, ...moneyAt, series: money });
-      return { source: src, numBeliefs: rows.length };
-    });
-    const constraints = constraintResults(problem, schedule, {
-      startMs: spec.startMs,
-      stepMs: spec.stepMs,
-      devices: await Promise.all(
-        spec.devices.map(async (d) => ({ sensorId: d.sensorId, assetId: (await sensors(d.sensorId)).generic_asset_id })),
-      ),
-    });
-    return {
-      scheduler_info: { scheduler: model },
-      data_source_id: source.id,
-      start_ms: spec.startMs,
-      end_ms: spec.endMs,
-      step_ms: spec.stepMs,
-      belief_time_ms: beliefTimeMs,
-      soc_unit: spec.socUnit,
-      total_cost: round6(schedule.totalCost),
-      'num-beliefs': numBeliefs,
-      // The plan against doing nothing (batteries idle, EVs charging at once), in the price's currency.
-      money: { currency: moneyAt.currency, ...planMoney(money) },
-      stats: { ...schedule.stats },
-      // Where the job's time went: reading inputs, the worker thread, storing the result.
-      timing_ms: { read: ms(read - started), solve: ms(solved - read), store: ms(performance.now() - solved) },
-      devices: spec.devices.map((d, i) => ({
-        sensor_id: d.sensorId,
-        power_mw: schedule.devices[i].powerMw.map(round6),
-        soc_mwh: schedule.devices[i].socMwh.map(round6),
-        soc_min_mwh: d.socMinMwh,
-        soc_max_mwh: d.socMaxMwh,
-        soc_targets: d.socTargets,
-      })),
-      site_power_mw: schedule.sitePowerMw.map(round6),
-      cost_per_step: schedule.costPerStep.map(round6),
-      consumption_price: [...problem.consumptionPrice],
-      production_price: problem.productionPrice && [...problem.productionPrice],
-      ...(schedule.commitmentCosts && {
-        commitment_costs: Object.fromEntries(Object.entries(schedule.commitmentCosts).map(([name, cost]) => [name, round6(cost)])),
-      }),
-      ...constraints,
-      currency: priceCurrency(spec.consumptionPrice) ?? undefined,
-      warnings: [
-        ...startFloored(spec),
-        ...(fallback ? [fallbackUsed] : []),
-        ...spec.devices.flatMap((d) => (d.socReading ? (socFromReading(d.socReading, spec.startMs) ?? []) : [])),
-        ...warnings,
-        ...unresolvedConstraints(constraints.unresolved, spec.stepMs),
-      ],
-    } satisfies JobResult;
+    const stored = await storeStorageSchedule(db, sensors, { jobId: job.id, args: storageArgs, model, problem, schedule, beliefTimeMs });
+    const timing_ms = { read: ms(read - started), solve: ms(solved - read), store: ms(performance.now() - solved) };
+    return presentStorageSchedule({ args: storageArgs, model, problem, schedule, beliefTimeMs, stored, warnings, timing_ms }, sensors);
   };
 }
 
-async function runProcess(
-  db: Knex,
+/** What a solved storage job is stored and presented from. */
+interface SolvedStorageJob {
+  args: SchedulingJobArgs & { spec: StorageJobSpec };
+  model: StorageModel;
+  problem: StorageProblem;
+  schedule: StorageSchedule;
+  beliefTimeMs: number;
+}
+
+type StorageModel = 'StorageScheduler' | 'StorageFallbackScheduler';
+
+/**
+ * Chooses the scheduler (the fallback policy for a fallback job, a site's custom scheduler, or
+ * the optimiser) and runs it in a worker thread.
+ * @param how.standIn queues the fallback job that stands in for an infeasible one.
+ * @throws a SchedulingFailure when the solver fails or finds the problem infeasible (naming the
+ *   stand-in job when one is queued).
+ */
+async function solveStorage(
   pool: WorkerPool,
+  log: Logger,
+  problem: StorageProblem,
+  how: { args: SolvedStorageJob['args']; fallbackAllowed: boolean; standIn: () => Promise<string> },
+): Promise<{ model: StorageModel; schedule: StorageSchedule }> {
+  const { spec, fallback } = how.args;
+  const model = fallback ? 'StorageFallbackScheduler' : 'StorageScheduler';
+  const failureName = fallback ? 'FallbackSchedulerError' : 'SchedulerError';
+  const outcome = await (
+    fallback
+      ? pool.run('fallbackStorageSchedule', problem)
+      : spec.customScheduler
+        ? pool.run('customStorageSchedule', { plugin: spec.customScheduler, problem })
+        : pool.run('storageSchedule', { ...problem, timeLimitSeconds: solveTimeLimitSeconds(problem.stepCount, problem.devices.length) })
+  ).catch((err: unknown) => {
+    log.error({ err }, 'solver failed');
+    // A runtime error's text (a RangeError, say) tells people nothing: the log keeps it.
+    const plain = err instanceof Error && err.constructor === Error;
+    throw new SchedulingFailure(failureName, plain ? err.message : 'the solver stopped unexpectedly; the server log has the details.');
+  });
+  if (!outcome.ok) {
+    if (!fallback && outcome.kind === 'infeasible' && how.fallbackAllowed) {
+      // The reference answers an infeasible problem with a simple charge/discharge policy: a
+      // job of its own.
+      throw new SchedulingFailure('InfeasibleProblemException', outcome.message, await how.standIn());
+    }
+    if (outcome.kind === 'infeasible' && !fallback) throw new SchedulingFailure('InfeasibleProblemException', outcome.message);
+    throw new SchedulingFailure(failureName, outcome.message);
+  }
+  return { model, schedule: outcome.schedule };
+}
+
+/** What storing a storage schedule wrote: the scheduler's source, the beliefs and the plan's money. */
+interface StoredSchedule {
+  source: { id: number };
+  numBeliefs: number;
+  money: ReturnType<typeof moneySeries>;
+  currency: string | null;
+}
+
+/**
+ * Stores a storage schedule in one transaction, after checking the owner's rights again: power,
+ * state of charge and consumption/production beliefs per device, the site's power, and the
+ * plan's money.
+ */
+async function storeStorageSchedule(db: Knex, sensors: JobSensors, job: SolvedStorageJob & { jobId: string }): Promise<StoredSchedule> {
+  const { args, model, problem, schedule, beliefTimeMs } = job;
+  const { spec } = args;
+  // Read before the write transaction: on SQLite's single writer connection a read through `db`
+  // inside it would wait for the connection the transaction holds.
+  for (const id of outputSensorIds(spec)) await sensors(id);
+  const money = moneySeries(
+    problem,
+    spec.devices.map((d, i) => ({ sensorId: d.sensorId, powerMw: schedule.devices[i].powerMw })),
+  );
+  const moneyAt = {
+    startMs: spec.startMs,
+    endMs: spec.startMs + problem.stepCount * spec.stepMs,
+    stepMs: spec.stepMs,
+    beliefTimeMs,
+    currency: priceCurrency(spec.consumptionPrice),
+  };
+  const { source, numBeliefs } = await db.transaction(async (trx) => {
+    // Rights may have changed while the solver ran.
+    await assertOwnerMay(trx, args.principal, spec);
+    const src = await getOrCreateSource(trx, {
+      name: sourceNames[model],
+      type: 'scheduler',
+      model,
+      version: schedulerVersions[model],
+    });
+    const at = { spec, beliefTimeMs, sourceId: src.id };
+    const rows: BeliefInput[] = [];
+    for (const [d, device] of spec.devices.entries()) {
+      rows.push(...powerBeliefs({ ...at, sensor: await sensors(device.sensorId), powerMw: schedule.devices[d].powerMw }));
+      if (device.socSensorId !== null) {
+        const socSensor = await sensors(device.socSensorId);
+        rows.push(...socBeliefs({ ...at, sensor: socSensor, socMwh: schedule.devices[d].socMwh, socMaxMwh: device.socMaxMwh }));
+      }
+      const outputs = { consumption: device.consumptionSensorId, production: device.productionSensorId };
+      rows.push(...(await consumptionProductionBeliefs({ trx, at, sensors, outputs, powerMw: schedule.devices[d].powerMw })));
+    }
+    if (spec.aggregatePowerSensorId !== undefined) {
+      const sensor = await sensors(spec.aggregatePowerSensorId);
+      rows.push(...powerBeliefs({ ...at, sensor, powerMw: schedule.sitePowerMw }));
+    }
+    const siteOutputs = { consumption: spec.aggregateConsumptionSensorId, production: spec.aggregateProductionSensorId };
+    rows.push(
+      ...(await consumptionProductionBeliefs({ trx, at, sensors, outputs: siteOutputs, powerMw: schedule.sitePowerMw, signed: false })),
+    );
+    // A re-run with the same belief time replaces its own earlier result.
+    await recordBeliefs(trx, rows, { allowOverwrite: true });
+    if (spec.devices.length)
+      await recordScheduleMoney(trx, { jobId: job.jobId, sensorId: spec.devices[0].sensorId, ...moneyAt, series: money });
+    return { source: src, numBeliefs: rows.length };
+  });
+  return { source, numBeliefs, money, currency: moneyAt.currency };
+}
+
+/** The job's result summary: the schedule, its money, which constraints held, and every warning. */
+async function presentStorageSchedule(
+  job: SolvedStorageJob & { stored: StoredSchedule; warnings: JobWarning[]; timing_ms: Record<'read' | 'solve' | 'store', number> },
   sensors: JobSensors,
-  spec: ProcessJobSpec,
-  principal: PrincipalRef,
-  beliefTimeMs: number,
 ): Promise<JobResult> {
+  const { args, model, problem, schedule, beliefTimeMs, stored } = job;
+  const { spec, fallback } = args;
+  const constraints = constraintResults(problem, schedule, {
+    startMs: spec.startMs,
+    stepMs: spec.stepMs,
+    devices: await Promise.all(
+      spec.devices.map(async (d) => ({ sensorId: d.sensorId, assetId: (await sensors(d.sensorId)).generic_asset_id })),
+    ),
+  });
+  return {
+    scheduler_info: { scheduler: model },
+    data_source_id: stored.source.id,
+    start_ms: spec.startMs,
+    end_ms: spec.endMs,
+    step_ms: spec.stepMs,
+    belief_time_ms: beliefTimeMs,
+    soc_unit: spec.socUnit,
+    total_cost: round6(schedule.totalCost),
+    'num-beliefs': stored.numBeliefs,
+    // The plan against doing nothing (batteries idle, EVs charging at once), in the price's currency.
+    money: { currency: stored.currency, ...planMoney(stored.money) },
+    stats: { ...schedule.stats },
+    // Where the job's time went: reading inputs, the worker thread, storing the result.
+    timing_ms: job.timing_ms,
+    devices: spec.devices.map((d, i) => ({
+      sensor_id: d.sensorId,
+      power_mw: schedule.devices[i].powerMw.map(round6),
+      soc_mwh: schedule.devices[i].socMwh.map(round6),
+      soc_min_mwh: d.socMinMwh,
+      soc_max_mwh: d.socMaxMwh,
+      soc_targets: d.socTargets,
+    })),
+    site_power_mw: schedule.sitePowerMw.map(round6),
+    cost_per_step: schedule.costPerStep.map(round6),
+    consumption_price: [...problem.consumptionPrice],
+    production_price: problem.productionPrice && [...problem.productionPrice],
+    ...(schedule.commitmentCosts && {
+      commitment_costs: Object.fromEntries(Object.entries(schedule.commitmentCosts).map(([name, cost]) => [name, round6(cost)])),
+    }),
+    ...constraints,
+    currency: priceCurrency(spec.consumptionPrice) ?? undefined,
+    warnings: [
+      ...startFloored(spec),
+      ...(fallback ? [fallbackUsed] : []),
+      ...spec.devices.flatMap((d) => (d.socReading ? (socFromReading(d.socReading, spec.startMs) ?? []) : [])),
+      ...job.warnings,
+      ...unresolvedConstraints(constraints.unresolved, spec.stepMs),
+    ],
+  } satisfies JobResult;
+}
+
+async function runProcess({
+  db,
+  pool,
+  sensors,
+  spec,
+  principal,
+  beliefTimeMs,
+}: {
+  db: Knex;
+  pool: WorkerPool;
+  sensors: JobSensors;
+  spec: ProcessJobSpec;
+  principal: PrincipalRef;
+  beliefTimeMs: number;
+}): Promise<JobResult> {
   const warnings: JobWarning[] = [];
-  const problem = await buildProcessProblem(db, sensors, spec, beliefTimeMs, warnings);
+  const problem = await buildProcessProblem(spec, { db, sensors, beliefTimeMs, warnings });
   const outcome = await pool.run('processSchedule', problem).catch((err: unknown) => {
     throw new SchedulingFailure('ValueError', err instanceof Error ? err.message : String(err));
   });
@@ -285,16 +356,23 @@ function outputSensorIds(spec: StorageJobSpec): number[] {
  * consumption is stored positive on the one, production on the other; the site's keep their
  * own convention, as 1.0 sets the attribute only on flex-model outputs (so an aggregate-consumption
  * sensor without it stores consumption negative).
- * @param options.signed whether to set the sensors' sign attributes (a device's outputs).
+ * @param signed whether to set the sensors' sign attributes (a device's outputs; the default).
  */
-async function consumptionProductionBeliefs(
-  trx: Knex.Transaction,
-  at: BeliefsAt,
-  sensors: JobSensors,
-  outputs: { consumption?: number; production?: number },
-  powerMw: number[],
-  options: { signed: boolean } = { signed: true },
-): Promise<BeliefInput[]> {
+async function consumptionProductionBeliefs({
+  trx,
+  at,
+  sensors,
+  outputs,
+  powerMw,
+  signed = true,
+}: {
+  trx: Knex.Transaction;
+  at: BeliefsAt;
+  sensors: JobSensors;
+  outputs: { consumption?: number; production?: number };
+  powerMw: number[];
+  signed?: boolean;
+}): Promise<BeliefInput[]> {
   const both = outputs.consumption !== undefined && outputs.production !== undefined;
   const rows: BeliefInput[] = [];
   for (const [id, consumptionIsPositive, part] of [
@@ -303,7 +381,7 @@ async function consumptionProductionBeliefs(
   ] as const) {
     if (id === undefined) continue;
     const stored = await sensors(id);
-    if (!options.signed) {
+    if (!signed) {
       rows.push(...powerBeliefs({ ...at, sensor: stored, powerMw: powerMw.map(part) }));
       continue;
     }

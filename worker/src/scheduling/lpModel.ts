@@ -165,55 +165,75 @@ export function twoWaySteps(problem: StorageProblem, device: number): number[] {
 export function buildStorageModel(full: StorageProblem, binarySteps: readonly ReadonlySet<number>[] = []): StorageModel {
   // Columns and rows carry the hard constraints, then the soft ones as priced slacks, then the sign binaries.
   const problem = hardPart(full);
-  const T = problem.stepCount;
-  const dt = problem.stepHours;
   const lp = new LpBuilder();
   const buyPrice = problem.consumptionPrice;
   const sellPrice = productionPrices(problem);
-  const splitSite = buyPrice.some((price, j) => price !== sellPrice[j]);
+  const pricing = { buyPrice, sellPrice, splitSite: buyPrice.some((price, j) => price !== sellPrice[j]) };
+  const devices = problem.devices.map((_, d) => addDevice(lp, problem, d, pricing));
+  const columns = { charge: devices.map((v) => v.charge), discharge: devices.map((v) => v.discharge), stock: devices.map((v) => v.stock) };
+  const site = addSite(lp, problem, columns, pricing);
+  const priced = addSoftConstraints(lp, full, columns);
+  const sign = problem.devices.map(() => new Int32Array(problem.stepCount).fill(-1));
+  const signBinaries = addSignBinaries(lp, problem, binarySteps, { ...columns, sign });
+  return {
+    model: lp.finish(),
+    index: { ...columns, sign, ...site, binaryCount: site.binaryCount + signBinaries, priced },
+  };
+}
+
+/** How energy is priced per step: buying, selling, and whether the two differ anywhere (then the site power is split). */
+interface Pricing {
+  readonly buyPrice: readonly number[];
+  readonly sellPrice: readonly number[];
+  readonly splitSite: boolean;
+}
+
+/** A device's charge, discharge and SoC columns per step, and the SoC recursion linking them. */
+function addDevice(lp: LpBuilder, problem: StorageProblem, d: number, { buyPrice, splitSite }: Pricing) {
+  const T = problem.stepCount;
+  const dt = problem.stepHours;
+  const device = problem.devices[d];
   const tieBreaker = problem.preferChargingSooner ? tieBreakerWeight(problem) : 0;
-  let binaryCount = 0;
+  const c = new Int32Array(T);
+  const x = new Int32Array(T);
+  const s = new Int32Array(T);
+  for (let j = 0; j < T; j++) {
+    c[j] = lp.addColumn(`charge[${d},${j}]`, 0, device.consumptionCapacityMw[j], splitSite ? 0 : buyPrice[j] * dt);
+    x[j] = lp.addColumn(`discharge[${d},${j}]`, 0, device.productionCapacityMw[j], splitSite ? 0 : -buyPrice[j] * dt);
+    const weight = tieBreaker * (problem.preferCurtailingLater && T > 1 ? 1 - j / (T - 1) : 1);
+    s[j] = lp.addColumn(`soc[${d},${j}]`, ...stockBoundsMwh(problem, d, j), -weight);
+    if (weight > 0) lp.objectiveConstant += weight * device.socMaxMwh;
 
-  const charge: Int32Array[] = [];
-  const discharge: Int32Array[] = [];
-  const stock: Int32Array[] = [];
-  const sign: Int32Array[] = [];
-
-  problem.devices.forEach((device, d) => {
-    const c = new Int32Array(T);
-    const x = new Int32Array(T);
-    const s = new Int32Array(T);
-    for (let j = 0; j < T; j++) {
-      c[j] = lp.addColumn(`charge[${d},${j}]`, 0, device.consumptionCapacityMw[j], splitSite ? 0 : buyPrice[j] * dt);
-      x[j] = lp.addColumn(`discharge[${d},${j}]`, 0, device.productionCapacityMw[j], splitSite ? 0 : -buyPrice[j] * dt);
-      const weight = tieBreaker * (problem.preferCurtailingLater && T > 1 ? 1 - j / (T - 1) : 1);
-      s[j] = lp.addColumn(`soc[${d},${j}]`, ...stockBoundsMwh(problem, d, j), -weight);
-      if (weight > 0) lp.objectiveConstant += weight * device.socMaxMwh;
-
-      const { a, b } = lossCoefficients(device.storageEfficiency[j]);
-      const gainMwh = b * dt * (device.stockDeltaMw?.[j] ?? 0);
-      const terms: [number, number][] = [
-        [s[j], 1],
-        [c[j], -b * dt * device.chargingEfficiency[j]],
-        [x[j], (b * dt) / device.dischargingEfficiency[j]],
-      ];
-      // The first step starts from the known SoC, which moves to the right-hand side.
-      const rhs = j === 0 ? a * device.socAtStartMwh + gainMwh : gainMwh;
-      if (j > 0) terms.push([s[j - 1], -a]);
-      lp.addRow(`stock[${d},${j}]`, rhs, rhs, terms);
-    }
-    charge.push(c);
-    discharge.push(x);
-    stock.push(s);
-    sign.push(new Int32Array(T).fill(-1));
-  });
-
-  let siteImport: Int32Array | null = null;
-  let siteExport: Int32Array | null = null;
-  if (splitSite) {
-    siteImport = new Int32Array(T);
-    siteExport = new Int32Array(T);
+    const { a, b } = lossCoefficients(device.storageEfficiency[j]);
+    const gainMwh = b * dt * (device.stockDeltaMw?.[j] ?? 0);
+    const terms: [number, number][] = [
+      [s[j], 1],
+      [c[j], -b * dt * device.chargingEfficiency[j]],
+      [x[j], (b * dt) / device.dischargingEfficiency[j]],
+    ];
+    // The first step starts from the known SoC, which moves to the right-hand side.
+    const rhs = j === 0 ? a * device.socAtStartMwh + gainMwh : gainMwh;
+    if (j > 0) terms.push([s[j - 1], -a]);
+    lp.addRow(`stock[${d},${j}]`, rhs, rhs, terms);
   }
+  return { charge: c, discharge: x, stock: s };
+}
+
+/**
+ * The site row per step: the site capacities on the devices' net power plus the inflexible part,
+ * priced directly, or through import and export columns where the prices differ.
+ */
+function addSite(
+  lp: LpBuilder,
+  problem: StorageProblem,
+  { charge, discharge }: { charge: readonly Int32Array[]; discharge: readonly Int32Array[] },
+  { buyPrice, sellPrice, splitSite }: Pricing,
+): { siteImport: Int32Array | null; siteExport: Int32Array | null; binaryCount: number } {
+  const T = problem.stepCount;
+  const dt = problem.stepHours;
+  let binaryCount = 0;
+  const siteImport = splitSite ? new Int32Array(T) : null;
+  const siteExport = splitSite ? new Int32Array(T) : null;
   for (let j = 0; j < T; j++) {
     const inflexible = problem.inflexiblePowerMw[j];
     const limits = siteLimitsMw(problem, j);
@@ -255,9 +275,20 @@ export function buildStorageModel(full: StorageProblem, binarySteps: readonly Re
       ]);
     }
   }
+  return { siteImport, siteExport, binaryCount };
+}
 
-  const priced = addSoftConstraints(lp, full, { charge, discharge, stock });
-
+/**
+ * The sign binaries of the given steps (recorded in `columns.sign`).
+ * @returns how many were added.
+ */
+function addSignBinaries(
+  lp: LpBuilder,
+  problem: StorageProblem,
+  binarySteps: readonly ReadonlySet<number>[],
+  { charge, discharge, sign }: { charge: readonly Int32Array[]; discharge: readonly Int32Array[]; sign: Int32Array[] },
+): number {
+  let binaryCount = 0;
   // Sign binaries come last, so every build of a problem shares its other columns and rows, in the
   // same order: a solution of one build lines up with the next (see keptRows.ts).
   problem.devices.forEach((device, d) => {
@@ -277,10 +308,7 @@ export function buildStorageModel(full: StorageProblem, binarySteps: readonly Re
       ]);
     }
   });
-  return {
-    model: lp.finish(),
-    index: { charge, discharge, stock, sign, siteImport, siteExport, binaryCount, priced },
-  };
+  return binaryCount;
 }
 
 /**
