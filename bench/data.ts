@@ -176,100 +176,119 @@ async function main() {
       `bulk-loaded in ${(fx.setupMs / 1000).toFixed(1)} s (${rate(fx.revisionBeliefs, fx.setupMs)})`,
   );
   const { url, stop } = await startServer(dir);
-  const headers = { Authorization: fx.token, 'Content-Type': 'application/json' };
+  const at: Served = { url, fx, headers: { Authorization: fx.token, 'Content-Type': 'application/json' } };
   try {
-    // 1. A year of quarter hours in one upload, against the same rows inserted straight.
-    const values = Array.from({ length: YEAR_VALUES }, value);
-    const body = JSON.stringify({ values, start: '2023-01-01T00:00:00+01:00', duration: 'PT8760H', unit: 'kW', horizon: 'PT0H' });
-    const uploadMs: number[] = [];
-    const rawMs: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const r = await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.uploads[i]}/data`, { method: 'POST', headers, body }));
-      if (r.status !== 200) throw new Error(`upload answered ${r.status}: ${JSON.stringify(r.body)}`);
-      uploadMs.push(r.ms);
-      const start = Date.parse('2022-12-31T23:00:00Z');
-      const rows = values.map((v, k) => [fx.raws[i], start + k * QUARTER, fx.userSourceId, 0.5, start + (k + 1) * QUARTER, v]);
-      rawMs.push(await rawInsert(rows));
-    }
-    const up = median(uploadMs);
-    const raw = median(rawMs);
-    console.log('\n1. upload of 35,040 values (median of 5; each into a fresh sensor)');
-    console.log(
-      `   HTTP upload       ${fmt(up)}  ${rate(YEAR_VALUES, up)}   [${uploadMs.map((m) => m.toFixed(0)).join(', ')}]  target < 500 ms: ${mark(up < 500)}`,
-    );
-    console.log(`   straight INSERT   ${fmt(raw)}  ${rate(YEAR_VALUES, raw)}   [${rawMs.map((m) => m.toFixed(0)).join(', ')}]`);
-    console.log(`   upload rate / insert rate = ${(raw / up).toFixed(2)}  target ≥ 0.5: ${mark(raw / up >= 0.5)}`);
-
-    // 2. Downloads of that year.
-    console.log('\n2. download of that year (median of 5)');
-    for (const resolution of ['PT15M', 'PT1H']) {
-      const q = new URLSearchParams({ start: '2023-01-01T00:00:00+01:00', duration: 'PT8760H', unit: 'kW', resolution });
-      const runs = [];
-      let count = 0;
-      for (let i = 0; i < RUNS; i++) {
-        const r = await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.uploads[0]}/data?${q}`, { headers }));
-        count = r.body.values?.length ?? 0;
-        runs.push(r.ms);
-      }
-      console.log(`   ${resolution.padEnd(6)} ${count} values  ${fmt(median(runs))}  target < 200 ms: ${mark(median(runs) < 200)}`);
-    }
-
-    // 3. Windows of the forecast sensor: time per belief in the window stays flat.
-    const tableSize = fx.revisionBeliefs + 2 * RUNS * YEAR_VALUES + (3652 + 7) * 96;
-    console.log(`\n3. download from the forecast sensor (table: ${tableSize.toLocaleString('en')} beliefs; median of 3)`);
-    const windows = [['1 day', 'PT24H'], ['1 week', 'PT168H'], ['30 days', 'PT720H'], ...(QUICK ? [] : [['1 year', 'PT8760H']])];
-    for (const [label, duration] of windows) {
-      const startMs = YEAR_START + 3 * DAY;
-      const durationMs = Number(/PT(\d+)H/.exec(duration)![1]) * 3_600_000;
-      const inWindow = (Math.min(durationMs, REVISION_DAYS * DAY - 3 * DAY) / QUARTER) * 2 * REVISIONS_PER_DAY;
-      const q = new URLSearchParams({ start: new Date(startMs).toISOString(), duration, unit: 'kW', resolution: 'PT15M' });
-      const runs = [];
-      for (let i = 0; i < 3; i++) runs.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.forecast}/data?${q}`, { headers }))).ms);
-      const ms = median(runs);
-      console.log(
-        `   ${label.padEnd(8)} ~${Math.round(inWindow).toLocaleString('en').padStart(10)} beliefs in window  ${fmt(ms).padStart(10)}  ${((ms * 1000) / inWindow).toFixed(2)} µs per belief`,
-      );
-    }
-    // The same week from a sensor holding only that week and from one holding ten years.
-    const weekQ = new URLSearchParams({ start: new Date(YEAR_START).toISOString(), duration: 'PT168H', unit: 'kW' });
-    for (const [label, sensorId] of [
-      ['holding one week', fx.week],
-      ['holding ten years', fx.decade],
-    ] as const) {
-      const runs = [];
-      for (let i = 0; i < 5; i++)
-        runs.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${sensorId}/data?${weekQ}`, { headers }))).ms);
-      console.log(`   one week (672 values) from a sensor ${label.padEnd(17)} ${fmt(median(runs))}`);
-    }
-
-    // 4. Many devices posting a few values each.
-    console.log(`\n4. ${CLIENTS} clients posting 4 values each, for ${LOAD_SECONDS} s`);
-    const latencies: number[] = [];
-    let errors = 0;
-    const until = performance.now() + LOAD_SECONDS * 1000;
-    await Promise.all(
-      fx.clients.map(async (sensorId) => {
-        for (let k = 0; performance.now() < until && latencies.length + errors < LOAD_MAX_REQUESTS; k++) {
-          const start = new Date(YEAR_START + k * 3_600_000).toISOString();
-          const payload = JSON.stringify({ values: [value(), value(), value(), value()], start, duration: 'PT1H', unit: 'kW' });
-          try {
-            const r = await timed(() => fetch(`${url}/api/v3_0/sensors/${sensorId}/data`, { method: 'POST', headers, body: payload }));
-            if (r.status === 200) latencies.push(r.ms);
-            else errors++;
-          } catch {
-            errors++;
-          }
-        }
-      }),
-    );
-    console.log(
-      `   ${latencies.length.toLocaleString('en')} requests, ${(latencies.length / LOAD_SECONDS).toFixed(0)} requests/s, ` +
-        `p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, errors ${errors}: ${mark(errors === 0)}`,
-    );
+    await uploadYear(at);
+    await downloadYear(at);
+    await forecastWindows(at);
+    await manyClients(at);
   } finally {
     await stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The running server, its fixture and the headers of its user. */
+interface Served {
+  url: string;
+  fx: Awaited<ReturnType<typeof prepare>>;
+  headers: Record<string, string>;
+}
+
+/** 1. A year of quarter hours in one upload, against the same rows inserted straight. */
+async function uploadYear({ url, fx, headers }: Served) {
+  const values = Array.from({ length: YEAR_VALUES }, value);
+  const body = JSON.stringify({ values, start: '2023-01-01T00:00:00+01:00', duration: 'PT8760H', unit: 'kW', horizon: 'PT0H' });
+  const uploadMs: number[] = [];
+  const rawMs: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const r = await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.uploads[i]}/data`, { method: 'POST', headers, body }));
+    if (r.status !== 200) throw new Error(`upload answered ${r.status}: ${JSON.stringify(r.body)}`);
+    uploadMs.push(r.ms);
+    const start = Date.parse('2022-12-31T23:00:00Z');
+    const rows = values.map((v, k) => [fx.raws[i], start + k * QUARTER, fx.userSourceId, 0.5, start + (k + 1) * QUARTER, v]);
+    rawMs.push(await rawInsert(rows));
+  }
+  const up = median(uploadMs);
+  const raw = median(rawMs);
+  console.log('\n1. upload of 35,040 values (median of 5; each into a fresh sensor)');
+  console.log(
+    `   HTTP upload       ${fmt(up)}  ${rate(YEAR_VALUES, up)}   [${uploadMs.map((m) => m.toFixed(0)).join(', ')}]  target < 500 ms: ${mark(up < 500)}`,
+  );
+  console.log(`   straight INSERT   ${fmt(raw)}  ${rate(YEAR_VALUES, raw)}   [${rawMs.map((m) => m.toFixed(0)).join(', ')}]`);
+  console.log(`   upload rate / insert rate = ${(raw / up).toFixed(2)}  target ≥ 0.5: ${mark(raw / up >= 0.5)}`);
+}
+
+/** 2. Downloads of that year. */
+async function downloadYear({ url, fx, headers }: Served) {
+  console.log('\n2. download of that year (median of 5)');
+  for (const resolution of ['PT15M', 'PT1H']) {
+    const q = new URLSearchParams({ start: '2023-01-01T00:00:00+01:00', duration: 'PT8760H', unit: 'kW', resolution });
+    const runs = [];
+    let count = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const r = await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.uploads[0]}/data?${q}`, { headers }));
+      count = r.body.values?.length ?? 0;
+      runs.push(r.ms);
+    }
+    console.log(`   ${resolution.padEnd(6)} ${count} values  ${fmt(median(runs))}  target < 200 ms: ${mark(median(runs) < 200)}`);
+  }
+}
+
+/** 3. Windows of the forecast sensor: time per belief in the window stays flat. */
+async function forecastWindows({ url, fx, headers }: Served) {
+  const tableSize = fx.revisionBeliefs + 2 * RUNS * YEAR_VALUES + (3652 + 7) * 96;
+  console.log(`\n3. download from the forecast sensor (table: ${tableSize.toLocaleString('en')} beliefs; median of 3)`);
+  const windows = [['1 day', 'PT24H'], ['1 week', 'PT168H'], ['30 days', 'PT720H'], ...(QUICK ? [] : [['1 year', 'PT8760H']])];
+  for (const [label, duration] of windows) {
+    const startMs = YEAR_START + 3 * DAY;
+    const durationMs = Number(/PT(\d+)H/.exec(duration)![1]) * 3_600_000;
+    const inWindow = (Math.min(durationMs, REVISION_DAYS * DAY - 3 * DAY) / QUARTER) * 2 * REVISIONS_PER_DAY;
+    const q = new URLSearchParams({ start: new Date(startMs).toISOString(), duration, unit: 'kW', resolution: 'PT15M' });
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${fx.forecast}/data?${q}`, { headers }))).ms);
+    const ms = median(runs);
+    console.log(
+      `   ${label.padEnd(8)} ~${Math.round(inWindow).toLocaleString('en').padStart(10)} beliefs in window  ${fmt(ms).padStart(10)}  ${((ms * 1000) / inWindow).toFixed(2)} µs per belief`,
+    );
+  }
+  // The same week from a sensor holding only that week and from one holding ten years.
+  const weekQ = new URLSearchParams({ start: new Date(YEAR_START).toISOString(), duration: 'PT168H', unit: 'kW' });
+  for (const [label, sensorId] of [
+    ['holding one week', fx.week],
+    ['holding ten years', fx.decade],
+  ] as const) {
+    const runs = [];
+    for (let i = 0; i < 5; i++) runs.push((await timed(() => fetch(`${url}/api/v3_0/sensors/${sensorId}/data?${weekQ}`, { headers }))).ms);
+    console.log(`   one week (672 values) from a sensor ${label.padEnd(17)} ${fmt(median(runs))}`);
+  }
+}
+
+/** 4. Many devices posting a few values each. */
+async function manyClients({ url, fx, headers }: Served) {
+  console.log(`\n4. ${CLIENTS} clients posting 4 values each, for ${LOAD_SECONDS} s`);
+  const latencies: number[] = [];
+  let errors = 0;
+  const until = performance.now() + LOAD_SECONDS * 1000;
+  await Promise.all(
+    fx.clients.map(async (sensorId) => {
+      for (let k = 0; performance.now() < until && latencies.length + errors < LOAD_MAX_REQUESTS; k++) {
+        const start = new Date(YEAR_START + k * 3_600_000).toISOString();
+        const payload = JSON.stringify({ values: [value(), value(), value(), value()], start, duration: 'PT1H', unit: 'kW' });
+        try {
+          const r = await timed(() => fetch(`${url}/api/v3_0/sensors/${sensorId}/data`, { method: 'POST', headers, body: payload }));
+          if (r.status === 200) latencies.push(r.ms);
+          else errors++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  console.log(
+    `   ${latencies.length.toLocaleString('en')} requests, ${(latencies.length / LOAD_SECONDS).toFixed(0)} requests/s, ` +
+      `p50 ${fmt(percentile(latencies, 50))}, p99 ${fmt(percentile(latencies, 99))}, errors ${errors}: ${mark(errors === 0)}`,
+  );
 }
 
 main().catch((err: unknown) => {

@@ -139,7 +139,24 @@ async function forecastBeforeSchedules(backend: Backend): Promise<void> {
   // A year back, with measurements through it: every daily cycle finds history known at its own
   // start (a forecast without recent history fails, issue 22).
   const origin = Math.floor(Date.now() / DAY) * DAY - 366 * DAY;
-  const ids = await db.transaction(async (trx) => {
+  const ids = await seed(db, origin);
+  await db.destroy();
+  const server = await startServer(dir, [], env);
+  const store = openStore(target);
+  try {
+    const { forecast, schedules } = await forecastWithSchedules({ url: server.url, store, ids, origin });
+    report(backend.name, forecast, schedules);
+  } finally {
+    await store.destroy();
+    await server.stop();
+    await drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One account's household load with a year of measurements, another account's battery. */
+async function seed(db: Knex, origin: number): Promise<{ load: number; power: number }> {
+  return db.transaction(async (trx) => {
     const a = await benchUser(trx, [], 'forecaster@example.com');
     const b = await otherAccountUser(trx, 'scheduler');
     const source = await getOrCreateSource(trx, { name: 'bench', type: 'demo script' });
@@ -171,29 +188,45 @@ async function forecastBeforeSchedules(backend: Backend): Promise<void> {
     });
     return { load: load.id, power: power.id };
   });
-  await db.destroy();
-  const server = await startServer(dir, [], env);
+}
+
+type JobRow = { status: string; created_at: number; started_at: number; finished_at: number; result: string | null };
+
+/**
+ * Triggers the forecast of a year, then the other account's schedules while it runs.
+ * @returns the forecast's job and the schedules' jobs once all have ended.
+ */
+async function forecastWithSchedules({
+  url,
+  store,
+  ids,
+  origin,
+}: {
+  url: string;
+  store: Knex;
+  ids: { load: number; power: number };
+  origin: number;
+}): Promise<{ forecast: JobRow; schedules: JobRow[] }> {
   const token = async (email: string) =>
     (
       (await (
-        await fetch(`${server.url}/api/requestAuthToken`, {
+        await fetch(`${url}/api/requestAuthToken`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ email, password: BENCH_PASSWORD }),
         })
       ).json()) as { auth_token: string }
     ).auth_token;
-  const post = async (tok: string, url: string, json: unknown) =>
+  const post = async (tok: string, path: string, json: unknown) =>
     (await (
-      await fetch(`${server.url}${url}`, {
+      await fetch(`${url}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', Authorization: tok },
         body: JSON.stringify(json),
       })
     ).json()) as Record<string, string>;
-  const store = openStore(target);
   type Row = { status: string; created_at: number; started_at: number | null; finished_at: number | null; result: string | null };
-  const job = async (id: string) => {
+  const job = async (id: string): Promise<JobRow> => {
     const row = (await store('job').where({ id }).first<Row>())!;
     return { ...row, created_at: Number(row.created_at), started_at: Number(row.started_at), finished_at: Number(row.finished_at) };
   };
@@ -204,63 +237,60 @@ async function forecastBeforeSchedules(backend: Backend): Promise<void> {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  try {
-    const [ta, tb] = [await token('forecaster@example.com'), await token('scheduler@example.com')];
-    const forecast = await post(ta, `/api/v3_0/sensors/${ids.load}/forecasts/trigger`, {
-      start: new Date(origin).toISOString(),
-      duration: 'P365D',
-      'max-forecast-horizon': 'P1D',
+  const [ta, tb] = [await token('forecaster@example.com'), await token('scheduler@example.com')];
+  const forecast = await post(ta, `/api/v3_0/sensors/${ids.load}/forecasts/trigger`, {
+    start: new Date(origin).toISOString(),
+    duration: 'P365D',
+    'max-forecast-horizon': 'P1D',
+  });
+  while ((await job(forecast.job)).status === 'queued') await new Promise((r) => setTimeout(r, 20));
+  // Let the forecast get going before the other account asks, then ask every so often.
+  const scheduleIds: string[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    await new Promise((r) => setTimeout(r, i === 0 ? 2000 : SAMPLE_EVERY_MS));
+    if ((await job(forecast.job)).status !== 'started') break;
+    const schedule = await post(tb, `/api/v3_0/sensors/${ids.power}/schedules/trigger`, {
+      start: new Date(origin + i * DAY).toISOString(),
+      duration: 'PT24H',
+      'flex-model': { 'soc-at-start': 0 },
+      'flex-context': { 'consumption-price': '50 EUR/MWh' },
     });
-    while ((await job(forecast.job)).status === 'queued') await new Promise((r) => setTimeout(r, 20));
-    // Let the forecast get going before the other account asks, then ask every so often.
-    const scheduleIds: string[] = [];
-    for (let i = 0; i < SAMPLES; i++) {
-      await new Promise((r) => setTimeout(r, i === 0 ? 2000 : SAMPLE_EVERY_MS));
-      if ((await job(forecast.job)).status !== 'started') break;
-      const schedule = await post(tb, `/api/v3_0/sensors/${ids.power}/schedules/trigger`, {
-        start: new Date(origin + i * DAY).toISOString(),
-        duration: 'PT24H',
-        'flex-model': { 'soc-at-start': 0 },
-        'flex-context': { 'consumption-price': '50 EUR/MWh' },
-      });
-      scheduleIds.push(schedule.schedule);
-    }
-    const schedules = [];
-    for (const id of scheduleIds) schedules.push(await ended(id));
-    const f = await ended(forecast.job);
-    type Cycle = { ran_at_ms: number; ran_ms: number };
-    const cycles = (JSON.parse(f.result ?? '{}') as { cycles?: Cycle[] }).cycles ?? [];
-    const cycleMs = (f.finished_at - f.started_at) / Math.max(1, cycles.length);
-    const samples = schedules.map((s) => {
-      // The cycle it waited for: the one under way when it was queued, or, queued just after the
-      // forecast looked for waiting jobs, the one that began then.
-      const under = cycles.find((c) => s.created_at < c.ran_at_ms + c.ran_ms);
-      const delay = s.started_at - s.created_at;
-      return { delay, cycle: under?.ran_ms ?? null, status: s.status };
-    });
-    console.log(
-      `${backend.name}: one-year hourly forecast (${cycles.length} cycles, ${((f.finished_at - f.started_at) / 1000).toFixed(1)} s, ` +
-        `mean cycle ${cycleMs.toFixed(0)} ms, longest ${Math.max(...cycles.map((c) => c.ran_ms))} ms; load average ${os.loadavg()[0].toFixed(1)})`,
-    );
-    for (const [i, x] of samples.entries()) {
-      console.log(
-        `  schedule ${i + 1} of the other account: queued → started ${x.delay} ms, ` +
-          `the forecast's cycle it waited for ${x.cycle === null ? 'none (after the last)' : `${x.cycle} ms`}` +
-          `${x.cycle !== null && x.delay > x.cycle ? ' — LONGER than that cycle' : ''} (${x.status})`,
-      );
-    }
-    const within = samples.filter((x) => x.cycle === null || x.delay <= x.cycle).length;
-    // Beyond the cycle itself a schedule waits for the hand-over: the turn check and its claim.
-    const excess = Math.max(0, ...samples.map((x) => (x.cycle === null ? 0 : x.delay - x.cycle)));
-    console.log(
-      `  target: each delay at most the cycle it waited for; ${within} of ${samples.length} within, the largest excess ${excess} ms`,
-    );
-  } finally {
-    await store.destroy();
-    await server.stop();
-    await drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    scheduleIds.push(schedule.schedule);
   }
+  const schedules = [];
+  for (const id of scheduleIds) schedules.push(await ended(id));
+  return { forecast: await ended(forecast.job), schedules };
+}
+
+/** Prints how long each schedule waited against the forecast's cycle it waited for. */
+function report(backendName: string, f: JobRow, schedules: JobRow[]): void {
+  type Cycle = { ran_at_ms: number; ran_ms: number };
+  const cycles = (JSON.parse(f.result ?? '{}') as { cycles?: Cycle[] }).cycles ?? [];
+  const cycleMs = (f.finished_at - f.started_at) / Math.max(1, cycles.length);
+  const samples = schedules.map((s) => {
+    // The cycle it waited for: the one under way when it was queued, or, queued just after the
+    // forecast looked for waiting jobs, the one that began then.
+    const under = cycles.find((c) => s.created_at < c.ran_at_ms + c.ran_ms);
+    const delay = s.started_at - s.created_at;
+    return { delay, cycle: under?.ran_ms ?? null, status: s.status };
+  });
+  console.log(
+    `${backendName}: one-year hourly forecast (${cycles.length} cycles, ${((f.finished_at - f.started_at) / 1000).toFixed(1)} s, ` +
+      `mean cycle ${cycleMs.toFixed(0)} ms, longest ${Math.max(...cycles.map((c) => c.ran_ms))} ms; load average ${os.loadavg()[0].toFixed(1)})`,
+  );
+  for (const [i, x] of samples.entries()) {
+    console.log(
+      `  schedule ${i + 1} of the other account: queued → started ${x.delay} ms, ` +
+        `the forecast's cycle it waited for ${x.cycle === null ? 'none (after the last)' : `${x.cycle} ms`}` +
+        `${x.cycle !== null && x.delay > x.cycle ? ' — LONGER than that cycle' : ''} (${x.status})`,
+    );
+  }
+  const within = samples.filter((x) => x.cycle === null || x.delay <= x.cycle).length;
+  // Beyond the cycle itself a schedule waits for the hand-over: the turn check and its claim.
+  const excess = Math.max(0, ...samples.map((x) => (x.cycle === null ? 0 : x.delay - x.cycle)));
+  console.log(
+    `  target: each delay at most the cycle it waited for; ${within} of ${samples.length} within, the largest excess ${excess} ms`,
+  );
 }
 
 await catchUp();

@@ -174,171 +174,196 @@ async function main() {
   );
   const pg = hasPostgres ? await startPostgres() : undefined;
   if (!pg) console.log('PostgreSQL is not installed: SQLite figures only');
-  let db = 0;
   const admin = pg && openStore(pg.url);
-  /** A new database on the bench's PostgreSQL: its URL. */
-  const pgDatabase = async () => {
-    const name = `bench_${db++}`;
-    await admin!.raw(`CREATE DATABASE ${name}`);
-    return Object.assign(new URL(pg!.url), { pathname: `/${name}` }).href;
-  };
-  /** A store for one measurement, and how to give its disk space back. */
-  type Opened = { store: Knex; drop: () => Promise<void> };
-  const pgStore = async (): Promise<Opened> => {
-    const url = await pgDatabase();
-    const name = new URL(url).pathname.slice(1);
-    return { store: openStore(url), drop: async () => void (await admin!.raw(`DROP DATABASE ${name}`)) };
-  };
-  const sqliteStore = async (): Promise<Opened> => {
-    const dir = fs.mkdtempSync(path.join(tmp, 'sqlite-'));
-    return { store: openStore(dataFolder(dir).store), drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-  };
+  const stores = pg && admin ? postgresStores(pg.url, admin) : undefined;
   try {
-    if (part('reads')) console.log('\n1. 1-day window read of one sensor (96 of its 100,000 beliefs), median and p95 of 30 reads');
-    const layouts: [string, 'sqlite' | 'postgresql', () => Promise<Opened>, boolean][] = [
-      ['SQLite', 'sqlite', sqliteStore, false],
-      ...(pg
-        ? ([
-            ['PostgreSQL, plain table', 'postgresql', pgStore, false],
-            // The layout was chosen at 10 M; bigger runs measure the chosen one only (disk and time).
-            ...(BIG <= 10_000_000 ? [['PostgreSQL, partitioned by year', 'postgresql', pgStore, true] as const] : []),
-          ] as const)
-        : []),
-    ].map((l) => [...l] as [string, 'sqlite' | 'postgresql', () => Promise<Opened>, boolean]);
-    for (const [label, engine, open, partitioned] of part('reads') ? layouts : []) {
-      const figures: string[] = [];
-      const medians: number[] = [];
-      for (const stored of [PER_SENSOR, BIG]) {
-        const { store, drop } = await open();
-        try {
-          const site = await makeSite(store, stored / PER_SENSOR);
-          if (partitioned) await partitionBeliefs(store);
-          const loadMs = await fill(store, site, engine);
-          const r = await windowReads(store, site);
-          medians.push(r.median);
-          figures.push(
-            `${stored.toLocaleString('en').padStart(10)} stored: ${fmt(r.median)} (p95 ${fmt(r.p95)}; loaded at ${Math.round((stored / loadMs) * 1000).toLocaleString('en')}/s)`,
-          );
-        } finally {
-          await store.destroy();
-          await drop();
-        }
-      }
-      console.log(`   ${label}\n     ${figures.join('\n     ')}\n     ratio ${(medians[1] / medians[0]).toFixed(2)} (target ≤ 2)`);
-    }
-
-    if (part('posting')) {
-      console.log(`\n2. ${CLIENTS} clients posting 4 values each for ${LOAD_SECONDS} s`);
-      const sqliteDir = fs.mkdtempSync(path.join(tmp, 'post-sqlite-'));
-      const sqlite = openStore(dataFolder(sqliteDir).store);
-      const sqliteSite = await makeSite(sqlite, CLIENTS);
-      await sqlite.destroy();
-      const one = await startServer(sqliteDir);
-      try {
-        console.log(`   SQLite, 1 process          ${await postingLoad([one.url], sqliteSite)}`);
-      } finally {
-        await one.stop();
-      }
-      if (pg) {
-        for (const processes of [1, 2]) {
-          const url = await pgDatabase();
-          const store = openStore(url);
-          const site = await makeSite(store, CLIENTS);
-          await store.destroy();
-          const servers = [];
-          try {
-            for (let i = 0; i < processes; i++) {
-              servers.push(await startServer(fs.mkdtempSync(path.join(tmp, 'post-pg-')), [], { FLEXSITE_DATABASE_URL: url }));
-            }
-            console.log(
-              `   PostgreSQL, ${processes} process${processes > 1 ? 'es' : '  '}   ${await postingLoad(
-                servers.map((s) => s.url),
-                site,
-              )}`,
-            );
-          } finally {
-            for (const s of servers) await s.stop();
-          }
-        }
-      }
-    }
-
-    const bullmq = pg !== undefined && redisServerBin() !== null;
-    if (part('schedules'))
-      console.log(`\n3. ${SCHEDULES} schedules of 192 steps triggered at once (1 API process), time until all are finished`);
-    if (part('schedules') && !bullmq) console.log('   skipped: needs PostgreSQL and redis-server');
-    for (const workers of part('schedules') && bullmq ? [1, 2] : []) {
-      const redis = await startRedis();
-      const url = await pgDatabase();
-      const store = openStore(url);
-      const site = await makeSite(store, SCHEDULES + 1);
-      const [priceSensor, ...batteries] = site.sensors;
-      await store('sensor').where({ id: priceSensor }).update({ unit: 'EUR/MWh', event_resolution_ms: 3_600_000 });
-      const prices = Array.from({ length: 48 }, (_, h) => [
-        priceSensor,
-        START + h * 3_600_000,
-        site.sourceId,
-        0.5,
-        START - DAY,
-        20 + ((h * 37) % 90),
-      ]);
-      await store('timed_belief').insert(
-        prices.map(([sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value]) => ({
-          sensor_id,
-          event_start,
-          source_id,
-          cumulative_probability,
-          belief_time,
-          event_value,
-        })),
-      );
-      const env = { FLEXSITE_DATABASE_URL: url, FLEXSITE_REDIS_URL: redis.url };
-      const processes: { stop: () => Promise<void> }[] = [];
-      try {
-        const api = await startServer(fs.mkdtempSync(path.join(tmp, 'api-')), [], { ...env, FLEXSITE_ROLE: 'api' });
-        processes.push(api);
-        for (let w = 0; w < workers; w++) {
-          processes.push(await startServer(fs.mkdtempSync(path.join(tmp, 'worker-')), [], { ...env, FLEXSITE_ROLE: 'worker' }));
-        }
-        const started = performance.now();
-        const headers = { Authorization: site.token, 'Content-Type': 'application/json' };
-        const body = JSON.stringify({
-          start: new Date(START).toISOString(),
-          duration: 'PT48H',
-          'flex-model': { 'soc-at-start': 0.5, 'soc-min': 0.1, 'soc-max': 1, 'power-capacity': '0.5 MW' },
-          'flex-context': { 'consumption-price-sensor': priceSensor },
-        });
-        const triggered = await Promise.all(
-          batteries.map(async (sensorId) => {
-            const res = await fetch(`${api.url}/api/v3_0/sensors/${sensorId}/schedules/trigger`, { method: 'POST', headers, body });
-            if (res.status !== 200) throw new Error(`trigger answered ${res.status}: ${await res.text()}`);
-            return ((await res.json()) as { schedule: string }).schedule;
-          }),
-        );
-        const triggerMs = performance.now() - started;
-        for (;;) {
-          const open = Number(
-            (await store('job').whereIn('id', triggered).whereIn('status', ['queued', 'started']).count({ n: '*' }))[0].n,
-          );
-          if (open === 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-        const doneMs = performance.now() - started;
-        const failed = Number((await store('job').whereIn('id', triggered).where({ status: 'failed' }).count({ n: '*' }))[0].n);
-        console.log(
-          `   ${workers} worker process${workers > 1 ? 'es' : '  '}  all triggered in ${(triggerMs / 1000).toFixed(1)} s, all finished after ${(doneMs / 1000).toFixed(1)} s ` +
-            `(${((SCHEDULES / doneMs) * 1000).toFixed(1)} schedules/s), failed ${failed}`,
-        );
-      } finally {
-        for (const p of processes) await p.stop();
-        await store.destroy();
-        await redis.stop();
-      }
-    }
+    await windowReadsPart(stores);
+    await postingPart(stores);
+    await schedulesPart(stores);
   } finally {
     await admin?.destroy();
     await pg?.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** A store for one measurement, and how to give its disk space back. */
+type Opened = { store: Knex; drop: () => Promise<void> };
+
+/** New databases on the bench's PostgreSQL: by URL, or opened with a way to drop them. */
+interface PostgresStores {
+  database(): Promise<string>;
+  open(): Promise<Opened>;
+}
+
+function postgresStores(pgUrl: string, admin: Knex): PostgresStores {
+  let db = 0;
+  const database = async () => {
+    const name = `bench_${db++}`;
+    await admin.raw(`CREATE DATABASE ${name}`);
+    return Object.assign(new URL(pgUrl), { pathname: `/${name}` }).href;
+  };
+  return {
+    database,
+    open: async () => {
+      const url = await database();
+      const name = new URL(url).pathname.slice(1);
+      return { store: openStore(url), drop: async () => void (await admin.raw(`DROP DATABASE ${name}`)) };
+    },
+  };
+}
+
+const sqliteStore = async (): Promise<Opened> => {
+  const dir = fs.mkdtempSync(path.join(tmp, 'sqlite-'));
+  return { store: openStore(dataFolder(dir).store), drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+};
+
+/** 1. Window reads over a small and a big store, per layout. */
+async function windowReadsPart(pg: PostgresStores | undefined) {
+  if (part('reads')) console.log('\n1. 1-day window read of one sensor (96 of its 100,000 beliefs), median and p95 of 30 reads');
+  const layouts: [string, 'sqlite' | 'postgresql', () => Promise<Opened>, boolean][] = [
+    ['SQLite', 'sqlite', sqliteStore, false],
+    ...(pg
+      ? ([
+          ['PostgreSQL, plain table', 'postgresql', pg.open, false],
+          // The layout was chosen at 10 M; bigger runs measure the chosen one only (disk and time).
+          ...(BIG <= 10_000_000 ? [['PostgreSQL, partitioned by year', 'postgresql', pg.open, true] as const] : []),
+        ] as const)
+      : []),
+  ].map((l) => [...l] as [string, 'sqlite' | 'postgresql', () => Promise<Opened>, boolean]);
+  for (const [label, engine, open, partitioned] of part('reads') ? layouts : []) {
+    const figures: string[] = [];
+    const medians: number[] = [];
+    for (const stored of [PER_SENSOR, BIG]) {
+      const { store, drop } = await open();
+      try {
+        const site = await makeSite(store, stored / PER_SENSOR);
+        if (partitioned) await partitionBeliefs(store);
+        const loadMs = await fill(store, site, engine);
+        const r = await windowReads(store, site);
+        medians.push(r.median);
+        figures.push(
+          `${stored.toLocaleString('en').padStart(10)} stored: ${fmt(r.median)} (p95 ${fmt(r.p95)}; loaded at ${Math.round((stored / loadMs) * 1000).toLocaleString('en')}/s)`,
+        );
+      } finally {
+        await store.destroy();
+        await drop();
+      }
+    }
+    console.log(`   ${label}\n     ${figures.join('\n     ')}\n     ratio ${(medians[1] / medians[0]).toFixed(2)} (target ≤ 2)`);
+  }
+}
+
+/** 2. Many clients posting, on SQLite and on PostgreSQL with one and two processes. */
+async function postingPart(pg: PostgresStores | undefined) {
+  if (part('posting')) {
+    console.log(`\n2. ${CLIENTS} clients posting 4 values each for ${LOAD_SECONDS} s`);
+    const sqliteDir = fs.mkdtempSync(path.join(tmp, 'post-sqlite-'));
+    const sqlite = openStore(dataFolder(sqliteDir).store);
+    const sqliteSite = await makeSite(sqlite, CLIENTS);
+    await sqlite.destroy();
+    const one = await startServer(sqliteDir);
+    try {
+      console.log(`   SQLite, 1 process          ${await postingLoad([one.url], sqliteSite)}`);
+    } finally {
+      await one.stop();
+    }
+    if (pg) {
+      for (const processes of [1, 2]) {
+        const url = await pg.database();
+        const store = openStore(url);
+        const site = await makeSite(store, CLIENTS);
+        await store.destroy();
+        const servers = [];
+        try {
+          for (let i = 0; i < processes; i++) {
+            servers.push(await startServer(fs.mkdtempSync(path.join(tmp, 'post-pg-')), [], { FLEXSITE_DATABASE_URL: url }));
+          }
+          console.log(
+            `   PostgreSQL, ${processes} process${processes > 1 ? 'es' : '  '}   ${await postingLoad(
+              servers.map((s) => s.url),
+              site,
+            )}`,
+          );
+        } finally {
+          for (const s of servers) await s.stop();
+        }
+      }
+    }
+  }
+}
+
+/** 3. Many schedules at once, with one and two worker processes (PostgreSQL and BullMQ). */
+async function schedulesPart(pg: PostgresStores | undefined) {
+  const bullmq = pg !== undefined && redisServerBin() !== null;
+  if (part('schedules'))
+    console.log(`\n3. ${SCHEDULES} schedules of 192 steps triggered at once (1 API process), time until all are finished`);
+  if (part('schedules') && !bullmq) console.log('   skipped: needs PostgreSQL and redis-server');
+  for (const workers of part('schedules') && bullmq ? [1, 2] : []) {
+    const redis = await startRedis();
+    const url = await pg!.database();
+    const store = openStore(url);
+    const site = await makeSite(store, SCHEDULES + 1);
+    const [priceSensor, ...batteries] = site.sensors;
+    await store('sensor').where({ id: priceSensor }).update({ unit: 'EUR/MWh', event_resolution_ms: 3_600_000 });
+    const prices = Array.from({ length: 48 }, (_, h) => [
+      priceSensor,
+      START + h * 3_600_000,
+      site.sourceId,
+      0.5,
+      START - DAY,
+      20 + ((h * 37) % 90),
+    ]);
+    await store('timed_belief').insert(
+      prices.map(([sensor_id, event_start, source_id, cumulative_probability, belief_time, event_value]) => ({
+        sensor_id,
+        event_start,
+        source_id,
+        cumulative_probability,
+        belief_time,
+        event_value,
+      })),
+    );
+    const env = { FLEXSITE_DATABASE_URL: url, FLEXSITE_REDIS_URL: redis.url };
+    const processes: { stop: () => Promise<void> }[] = [];
+    try {
+      const api = await startServer(fs.mkdtempSync(path.join(tmp, 'api-')), [], { ...env, FLEXSITE_ROLE: 'api' });
+      processes.push(api);
+      for (let w = 0; w < workers; w++) {
+        processes.push(await startServer(fs.mkdtempSync(path.join(tmp, 'worker-')), [], { ...env, FLEXSITE_ROLE: 'worker' }));
+      }
+      const started = performance.now();
+      const headers = { Authorization: site.token, 'Content-Type': 'application/json' };
+      const body = JSON.stringify({
+        start: new Date(START).toISOString(),
+        duration: 'PT48H',
+        'flex-model': { 'soc-at-start': 0.5, 'soc-min': 0.1, 'soc-max': 1, 'power-capacity': '0.5 MW' },
+        'flex-context': { 'consumption-price-sensor': priceSensor },
+      });
+      const triggered = await Promise.all(
+        batteries.map(async (sensorId) => {
+          const res = await fetch(`${api.url}/api/v3_0/sensors/${sensorId}/schedules/trigger`, { method: 'POST', headers, body });
+          if (res.status !== 200) throw new Error(`trigger answered ${res.status}: ${await res.text()}`);
+          return ((await res.json()) as { schedule: string }).schedule;
+        }),
+      );
+      const triggerMs = performance.now() - started;
+      for (;;) {
+        const open = Number((await store('job').whereIn('id', triggered).whereIn('status', ['queued', 'started']).count({ n: '*' }))[0].n);
+        if (open === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const doneMs = performance.now() - started;
+      const failed = Number((await store('job').whereIn('id', triggered).where({ status: 'failed' }).count({ n: '*' }))[0].n);
+      console.log(
+        `   ${workers} worker process${workers > 1 ? 'es' : '  '}  all triggered in ${(triggerMs / 1000).toFixed(1)} s, all finished after ${(doneMs / 1000).toFixed(1)} s ` +
+          `(${((SCHEDULES / doneMs) * 1000).toFixed(1)} schedules/s), failed ${failed}`,
+      );
+    } finally {
+      for (const p of processes) await p.stop();
+      await store.destroy();
+      await redis.stop();
+    }
   }
 }
 

@@ -37,7 +37,8 @@ import { ToyPriceClock } from './tariffs/toyPriceClock.ts';
 import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
-import { createWorkerPool } from './workers/workerPool.ts';
+import { createWorkerPool, type WorkerPool } from './workers/workerPool.ts';
+import type { Knex } from 'knex';
 import { findSchedulerPlugins } from './workers/pluginFolder.ts';
 import { warmMainThread, warmRequestPath } from './warmStart.ts';
 import { MqttBridge } from './mqtt/bridge.ts';
@@ -215,24 +216,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const webhooks = new WebhookOutbox(db, log, clock);
   const tariffs = new TariffWriter(db, config, log, clock);
   const toyPrices = new ToyPriceClock(db, log, clock);
-  const handlers = pool && {
-    scheduling: attention.watchSchedules(schedulingHandler(db, pool, log, clock, { fallback: !speaks10(config) })),
-    forecasting: forecastingHandler(db, pool, clock),
-    automation: attention.watchAutomations(automationHandler(db, pool, config, clock)),
-  };
-  const closePool = async () => pool?.destroy();
-  // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.
-  const jobs: LocalJobQueue<FlexsiteJobs> | RedisJobQueue<FlexsiteJobs> = config.redisUrl
-    ? new (await import('./jobs/redisJobQueue.ts')).RedisJobQueue<FlexsiteJobs>(
-        db,
-        config,
-        log,
-        isQueueName,
-        handlers ?? null,
-        clock,
-        closePool,
-      )
-    : new LocalJobQueue<FlexsiteJobs>(db, config, log, isQueueName, handlers ?? null, clock, closePool);
+  const jobs = await openJobQueue({ db, config, log, clock, pool, attention });
   // Login attempts are counted by the processes that serve HTTP, together.
   const redis =
     config.redisUrl && config.role !== 'worker'
@@ -242,7 +226,13 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   // One process talks to the devices: the one that runs the clock's work.
   const mqtt =
     config.mqtt.mode === 'off' || config.role === 'api' ? undefined : new MqttBridge({ db, reader, config }, config.mqtt, log, clock);
-  const release = async () => {
+  const automations = new AutomationClock(db, jobs, log, clock);
+  // The clock-driven work, started after the migration and stopped before the devices, the queue and the store.
+  const periodic = [automations, attention, webhooks, tariffs, toyPrices];
+  const stop = async () => {
+    for (const work of periodic) await work.stop();
+    await mqtt?.close();
+    await jobs.close();
     redis?.client.disconnect();
     await passwords.destroy();
     await probe.destroy();
@@ -264,7 +254,6 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     schedulerPlugins,
     mqtt,
   };
-  const automations = new AutomationClock(db, jobs, log, clock);
   const handler = createApp(services).callback();
   const server = http.createServer(handler);
   server.on('clientError', answerClientError);
@@ -275,11 +264,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     await jobs.start();
     // API-only processes leave the clock to the workers.
     if (config.role !== 'api') {
-      automations.start();
-      attention.start();
-      webhooks.start();
-      tariffs.start();
-      toyPrices.start();
+      for (const work of periodic) work.start();
       await mqtt?.open();
       mqtt?.start();
     }
@@ -296,21 +281,12 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     }
   } catch (err) {
     // Leave the folder free for another attempt (the desktop app retries on another port).
-    await automations.stop();
-    await attention.stop();
-    await webhooks.stop();
-    await tariffs.stop();
-    await toyPrices.stop();
-    await mqtt?.close();
-    await jobs.close();
-    await release();
+    await stop();
     throw err;
   }
   const port = config.role === 'worker' ? 0 : (server.address() as AddressInfo).port;
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
   return {
-    url,
+    url: serverUrl(config.host, port),
     port,
     services,
     automations,
@@ -322,14 +298,52 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     async close() {
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await automations.stop();
-      await attention.stop();
-      await webhooks.stop();
-      await tariffs.stop();
-      await toyPrices.stop();
-      await mqtt?.close();
-      await jobs.close();
-      await release();
+      await stop();
     },
   };
+}
+
+/** The address people open: a wildcard host is shown as localhost, an IPv6 one in brackets. */
+function serverUrl(host: string, port: number): string {
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+}
+
+/**
+ * The job queue: Redis-backed when configured, in-process otherwise; with the handlers only in a
+ * process that runs jobs (one with a worker pool).
+ */
+async function openJobQueue({
+  db,
+  config,
+  log,
+  clock,
+  pool,
+  attention,
+}: {
+  db: Knex;
+  config: Config;
+  log: Logger;
+  clock: Clock;
+  pool: WorkerPool | undefined;
+  attention: Attention;
+}): Promise<LocalJobQueue<FlexsiteJobs> | RedisJobQueue<FlexsiteJobs>> {
+  const handlers = pool && {
+    scheduling: attention.watchSchedules(schedulingHandler(db, pool, log, clock, { fallback: !speaks10(config) })),
+    forecasting: forecastingHandler(db, pool, clock),
+    automation: attention.watchAutomations(automationHandler(db, pool, config, clock)),
+  };
+  const closePool = async () => pool?.destroy();
+  // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.
+  return config.redisUrl
+    ? new (await import('./jobs/redisJobQueue.ts')).RedisJobQueue<FlexsiteJobs>(
+        db,
+        config,
+        log,
+        isQueueName,
+        handlers ?? null,
+        clock,
+        closePool,
+      )
+    : new LocalJobQueue<FlexsiteJobs>(db, config, log, isQueueName, handlers ?? null, clock, closePool);
 }

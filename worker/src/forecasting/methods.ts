@@ -89,118 +89,144 @@ const linearMethod = (name: MethodName, use: LinearFeatures): Method => ({
   name,
   fit(ctx, trainEnd) {
     const day = Math.round(DAY_MS / ctx.stepMs);
-    const week = 7 * day;
-    const bucketMinutes = Math.max(15, ctx.stepMs / 60_000);
-    const buckets = use.calendar ? Math.ceil(1440 / bucketMinutes) : 0;
-    const regressors = use.regressors ? ctx.regressors : [];
-    const clearSky = use.clearSky ? ctx.clearSky : null;
-    const clearnessOn = use.clearness && ctx.clearSky !== null;
-    const lags = (use.dayLag ? 1 : 0) + (use.weekLag ? 1 : 0) + (clearnessOn ? 1 : 0);
-    const extra = regressors.length + (clearSky ? 1 : 0);
-    const clearnessAt = clearnessOn ? clearnessBefore(ctx.values, ctx.clearSky!, day) : null;
-    // Columns: time-of-day buckets, 6 day types (Monday is the base), weekend buckets, the lags, extras.
-    const DAYTYPE = buckets - 1;
-    const WEEKEND = buckets + 6;
-    const DENSE = use.calendar ? 2 * buckets + 6 : 0;
-    const p = DENSE + lags + extra;
-    const idx = new Int32Array(3 + lags + extra);
-    const val = new Float64Array(3 + lags + extra);
-    const dense = new Float64Array(lags + extra);
-
-    /** The dense features of step t as seen from the origin: the lags, regressors, clear sky. */
-    const denseAt = (t: number, origin: number) => {
-      // The lags in a fixed order: day, week, clearness (the last one takes the next free column).
-      let j = 0;
-      if (use.dayLag) dense[j++] = seasonalLag(ctx.values, t, origin, day);
-      if (use.weekLag) dense[j++] = seasonalLag(ctx.values, t, origin, week);
-      if (clearnessAt) dense[j] = ctx.clearSky![t] * clearnessAt(origin);
-      regressors.forEach((r, j) => (dense[lags + j] = r[t]));
-      if (clearSky) dense[dense.length - 1] = clearSky[t];
-    };
-
-    /** Fills idx/val with the non-zero features of step t; returns their count, or -1 when one is unknown and `means` is null. */
-    const features = (t: number, origin: number, means: Float64Array | null): number => {
-      let n = 0;
-      if (use.calendar) {
-        const bucket = Math.floor(ctx.calendar.minuteOfDay[t] / bucketMinutes);
-        const dayType = ctx.calendar.dayType[t];
-        idx[n] = bucket;
-        val[n++] = 1;
-        if (dayType > 0) {
-          idx[n] = DAYTYPE + dayType;
-          val[n++] = 1;
-        }
-        if (dayType >= 5) {
-          idx[n] = WEEKEND + bucket;
-          val[n++] = 1;
-        }
-      }
-      denseAt(t, origin);
-      for (let j = 0; j < dense.length; j++) {
-        let v = dense[j];
-        if (Number.isNaN(v)) {
-          if (!means) return -1;
-          v = means[j];
-        }
-        idx[n] = DENSE + j;
-        val[n++] = v;
-      }
-      return n;
-    };
-
-    const first = Math.max(week, trainEnd - Math.round((TRAINING_DAYS * DAY_MS) / ctx.stepMs));
-    // Means of the dense features, which stand in for unknown ones when predicting.
-    const means = new Float64Array(dense.length);
-    const counts = new Float64Array(dense.length);
-    for (let t = first; t < trainEnd; t++) {
-      denseAt(t, t);
-      for (let j = 0; j < dense.length; j++) {
-        if (Number.isNaN(dense[j])) continue;
-        means[j] += dense[j];
-        counts[j]++;
-      }
-    }
-    for (let j = 0; j < means.length; j++) means[j] = counts[j] ? means[j] / counts[j] : 0;
-
-    /** The model for forecasts `band` days ahead: each training step seen from `band` days before it. */
-    const fitBand = (band: number): Float64Array | null => {
-      const xtx = new Float64Array(p * p);
-      const xty = new Float64Array(p);
-      let rows = 0;
-      for (let t = first; t < trainEnd; t++) {
-        const y = ctx.values[t];
-        if (Number.isNaN(y)) continue;
-        const n = features(t, t - band * day, null);
-        if (n < 0) continue;
-        rows++;
-        for (let a = 0; a < n; a++) {
-          xty[idx[a]] += val[a] * y;
-          for (let b = 0; b < n; b++) xtx[idx[a] * p + idx[b]] += val[a] * val[b];
-        }
-      }
-      return rows > p ? solveNormal(xtx, xty, p) : null;
-    };
+    const rows = featureRows(ctx, use, day);
+    const first = Math.max(7 * day, trainEnd - Math.round((TRAINING_DAYS * DAY_MS) / ctx.stepMs));
+    const means = denseMeans(rows, first, trainEnd);
     const models = new Map<number, Float64Array | null>();
 
     return (origin, steps) => {
       const out = new Float64Array(steps);
       for (let h = 0; h < steps; h++) {
         const band = Math.floor(h / day);
-        if (!models.has(band)) models.set(band, fitBand(band));
+        if (!models.has(band)) models.set(band, fitBand(rows, ctx.values, { first, trainEnd, lead: band * day }));
         const coef = models.get(band);
         if (!coef) {
           out[h] = Number.NaN;
           continue;
         }
-        const n = features(origin + h, origin, means);
+        const n = rows.features(origin + h, origin, means);
         let y = 0;
-        for (let a = 0; a < n; a++) y += coef[idx[a]] * val[a];
+        for (let a = 0; a < n; a++) y += coef[rows.idx[a]] * rows.val[a];
         out[h] = y;
       }
       return out;
     };
   },
 });
+
+/** The feature rows of a linear model: their width, and the step's row as sparse (idx, val) pairs. */
+interface FeatureRows {
+  /** The number of columns. */
+  readonly p: number;
+  readonly idx: Int32Array;
+  readonly val: Float64Array;
+  /** The dense part of the row last filled (lags, regressors, clear sky). */
+  readonly dense: Float64Array;
+  /** Fills `dense` for step t as seen from the origin. */
+  denseAt(t: number, origin: number): void;
+  /** Fills idx/val with the non-zero features of step t; returns their count, or -1 when one is unknown and `means` is null. */
+  features(t: number, origin: number, means: Float64Array | null): number;
+}
+
+function featureRows(ctx: SeriesContext, use: LinearFeatures, day: number): FeatureRows {
+  const week = 7 * day;
+  const bucketMinutes = Math.max(15, ctx.stepMs / 60_000);
+  const buckets = use.calendar ? Math.ceil(1440 / bucketMinutes) : 0;
+  const regressors = use.regressors ? ctx.regressors : [];
+  const clearSky = use.clearSky ? ctx.clearSky : null;
+  const clearnessOn = use.clearness && ctx.clearSky !== null;
+  const lags = (use.dayLag ? 1 : 0) + (use.weekLag ? 1 : 0) + (clearnessOn ? 1 : 0);
+  const extra = regressors.length + (clearSky ? 1 : 0);
+  const clearnessAt = clearnessOn ? clearnessBefore(ctx.values, ctx.clearSky!, day) : null;
+  // Columns: time-of-day buckets, 6 day types (Monday is the base), weekend buckets, the lags, extras.
+  const DAYTYPE = buckets - 1;
+  const WEEKEND = buckets + 6;
+  const DENSE = use.calendar ? 2 * buckets + 6 : 0;
+  const idx = new Int32Array(3 + lags + extra);
+  const val = new Float64Array(3 + lags + extra);
+  const dense = new Float64Array(lags + extra);
+
+  const denseAt = (t: number, origin: number) => {
+    // The lags in a fixed order: day, week, clearness (the last one takes the next free column).
+    let j = 0;
+    if (use.dayLag) dense[j++] = seasonalLag(ctx.values, t, origin, day);
+    if (use.weekLag) dense[j++] = seasonalLag(ctx.values, t, origin, week);
+    if (clearnessAt) dense[j] = ctx.clearSky![t] * clearnessAt(origin);
+    regressors.forEach((r, j) => (dense[lags + j] = r[t]));
+    if (clearSky) dense[dense.length - 1] = clearSky[t];
+  };
+
+  const features = (t: number, origin: number, means: Float64Array | null): number => {
+    let n = 0;
+    if (use.calendar) {
+      const bucket = Math.floor(ctx.calendar.minuteOfDay[t] / bucketMinutes);
+      const dayType = ctx.calendar.dayType[t];
+      idx[n] = bucket;
+      val[n++] = 1;
+      if (dayType > 0) {
+        idx[n] = DAYTYPE + dayType;
+        val[n++] = 1;
+      }
+      if (dayType >= 5) {
+        idx[n] = WEEKEND + bucket;
+        val[n++] = 1;
+      }
+    }
+    denseAt(t, origin);
+    for (let j = 0; j < dense.length; j++) {
+      let v = dense[j];
+      if (Number.isNaN(v)) {
+        if (!means) return -1;
+        v = means[j];
+      }
+      idx[n] = DENSE + j;
+      val[n++] = v;
+    }
+    return n;
+  };
+  return { p: DENSE + lags + extra, idx, val, dense, denseAt, features };
+}
+
+/** Means of the dense features over the training steps, which stand in for unknown ones when predicting. */
+function denseMeans(rows: FeatureRows, first: number, trainEnd: number): Float64Array {
+  const { dense } = rows;
+  const means = new Float64Array(dense.length);
+  const counts = new Float64Array(dense.length);
+  for (let t = first; t < trainEnd; t++) {
+    rows.denseAt(t, t);
+    for (let j = 0; j < dense.length; j++) {
+      if (Number.isNaN(dense[j])) continue;
+      means[j] += dense[j];
+      counts[j]++;
+    }
+  }
+  for (let j = 0; j < means.length; j++) means[j] = counts[j] ? means[j] / counts[j] : 0;
+  return means;
+}
+
+/**
+ * The model for forecasts `lead` steps ahead (whole days): each training step seen from `lead`
+ * steps before it, by least squares over the non-zero entries of the normal equations.
+ * @returns the coefficients, or null with no more rows than columns.
+ */
+function fitBand(rows: FeatureRows, values: Float64Array, at: { first: number; trainEnd: number; lead: number }): Float64Array | null {
+  const { p, idx, val } = rows;
+  const xtx = new Float64Array(p * p);
+  const xty = new Float64Array(p);
+  let n = 0;
+  for (let t = at.first; t < at.trainEnd; t++) {
+    const y = values[t];
+    if (Number.isNaN(y)) continue;
+    const k = rows.features(t, t - at.lead, null);
+    if (k < 0) continue;
+    n++;
+    for (let a = 0; a < k; a++) {
+      xty[idx[a]] += val[a] * y;
+      for (let b = 0; b < k; b++) xtx[idx[a] * p + idx[b]] += val[a] * val[b];
+    }
+  }
+  return n > p ? solveNormal(xtx, xty, p) : null;
+}
 
 /**
  * @returns the clearness of the `window` steps before an origin: their production over the
