@@ -45,3 +45,34 @@ export async function benchAsset(
     ...more,
   });
 }
+
+/**
+ * A schedule trigger for the bench battery (40 kWh of 10–95 kWh, 5 kW, 90 % round trip) behind a
+ * 4.5 kW site connection, against a price sensor, for `steps` quarter hours from `startMs`.
+ * @param inputs the price sensor; the inflexible load sensor and the storage efficiency, where a bench measures them.
+ */
+export function benchScheduleBody(
+  startMs: number,
+  steps: number,
+  inputs: { prices: number; load?: number; storageEfficiency?: number; force: boolean },
+): string {
+  return JSON.stringify({
+    start: new Date(startMs).toISOString(),
+    duration: `PT${(steps * 15) / 60}H`,
+    'flex-model': {
+      'soc-at-start': 40,
+      'soc-min': 10,
+      'soc-max': 95,
+      'soc-unit': 'kWh',
+      'power-capacity': '5 kW',
+      'roundtrip-efficiency': 0.9,
+      ...(inputs.storageEfficiency !== undefined && { 'storage-efficiency': inputs.storageEfficiency }),
+    },
+    'flex-context': {
+      'consumption-price-sensor': inputs.prices,
+      ...(inputs.load !== undefined && { 'inflexible-device-sensors': [inputs.load] }),
+      'site-power-capacity': '4.5 kW',
+    },
+    'force-new-job-creation': inputs.force,
+  });
+}

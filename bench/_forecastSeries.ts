@@ -1,6 +1,7 @@
 import { IANAZone } from 'luxon';
 import { solarAltitudeDeg } from '../worker/src/forecasting/solar.ts';
 import { seeded } from './_stats.ts';
+import { HOUR } from './_time.ts';
 
 /**
  * Synthetic series for tests of the forecasting mechanics, on a UTC grid (the site in Amsterdam):
@@ -13,7 +14,6 @@ export interface SyntheticSeries {
   values: number[];
 }
 
-const HOUR_MS = 3600_000;
 const AMSTERDAM = { latitude: 52.37, longitude: 4.9 };
 
 const ZONE = IANAZone.create('Europe/Amsterdam');
@@ -43,7 +43,7 @@ export function householdLoad(startMs: number, stepMs: number, count: number, se
 /** PV production (kW, 5 kWp): the clear-sky shape times a day's cloudiness, with passing clouds. */
 export function pvProduction(startMs: number, stepMs: number, count: number, seed = 2): SyntheticSeries {
   const rand = seeded(seed);
-  const dayMs = 24 * HOUR_MS;
+  const dayMs = 24 * HOUR;
   let cloudiness = 0.8;
   let day = -1;
   const values = Array.from({ length: count }, (_, i) => {

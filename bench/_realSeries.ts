@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getTimes } from 'suncalc';
 import { forecastSeries, type ForecastOutcome, type ForecastTask } from '../worker/src/forecasting/index.ts';
+import { DAY } from './_time.ts';
 
 /**
  * Real measured series for the forecasting bench and its tests: a household's load and PV in
@@ -12,8 +13,6 @@ import { forecastSeries, type ForecastOutcome, type ForecastTask } from '../work
 export const REAL_SERIES_DIR =
   process.env.FLEXSITE_REAL_SERIES ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../shared/data/opsd-household');
 const CSV = 'residential1_60min.csv';
-
-const DAY_MS = 86_400_000;
 
 export const KONSTANZ = { timezone: 'Europe/Berlin', country: 'DE', location: { latitude: 47.66, longitude: 9.18 } };
 
@@ -49,7 +48,7 @@ export function nightSteps(series: RealSeries): Uint8Array {
   const { latitude, longitude } = KONSTANZ.location;
   for (let i = 0; i < out.length; i++) {
     const start = series.startMs + i * series.stepMs;
-    const noon = Math.floor(start / DAY_MS) * DAY_MS + DAY_MS / 2;
+    const noon = Math.floor(start / DAY) * DAY + DAY / 2;
     const { sunrise, sunset } = getTimes(new Date(noon), latitude, longitude);
     out[i] = start + series.stepMs <= sunrise!.getTime() || start >= sunset!.getTime() ? 1 : 0;
   }
@@ -101,7 +100,7 @@ export function scoreSeason(
   night: Uint8Array | null,
   forecast: (task: ForecastTask) => ForecastOutcome = forecastSeries,
 ): SeasonScore {
-  const day = Math.round(DAY_MS / series.stepMs);
+  const day = Math.round(DAY / series.stepMs);
   let abs = 0;
   let naiveAbs = 0;
   let n = 0;
@@ -109,7 +108,7 @@ export function scoreSeason(
   let nightMax = 0;
   let nightSteps = 0;
   const methods: Record<string, number> = {};
-  for (let t = season.fromMs; t < season.toMs; t += DAY_MS) {
+  for (let t = season.fromMs; t < season.toMs; t += DAY) {
     const origin = Math.round((t - series.startMs) / series.stepMs);
     const historyStart = origin - HISTORY_DAYS * day;
     if (historyStart < 0 || origin + horizonSteps > series.values.length) continue;

@@ -19,13 +19,12 @@ import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { householdLoad } from './_forecastSeries.ts';
 import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { startServer } from './_server.ts';
+import { QUARTER, HOUR, DAY } from './_time.ts';
 
 const SITES = 50;
 const LOADS_PER_SITE = 4;
 const HISTORY_DAYS = 35;
-const STEP = 900_000;
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
+const STEP = QUARTER;
 const ROUND_BUDGET_MS = 15 * 60_000;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'flexsite-bench-automations-'));

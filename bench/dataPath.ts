@@ -32,6 +32,8 @@ import { issueToken } from '../server/src/store/tokens.ts';
 import { createUser, listRoles } from '../server/src/store/users.ts';
 import { median, percentile, seeded } from './_stats.ts';
 import { startServer } from './_server.ts';
+import { benchScheduleBody } from './_fixture.ts';
+import { QUARTER, HOUR, DAY } from './_time.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const LOAD_SECONDS = QUICK ? 5 : 20;
@@ -41,9 +43,6 @@ const MAX_POSTS_PER_CLIENT = LOAD_SECONDS * 40;
 const VALUES_PER_POST = 96;
 const YEAR_VALUES = 35_040;
 const RUNS = 5;
-const QUARTER = 900_000;
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 const YEAR_START = Date.UTC(2023, 0, 1);
 const SCHEDULE_START = Date.parse('2026-01-05T00:00:00Z');
 const SCHEDULE_STEPS = 192;
@@ -189,23 +188,7 @@ async function main() {
   const rows: string[][] = [];
   try {
     // 4 (first, while the server is fresh). The first schedule, then warm ones.
-    const scheduleBody = JSON.stringify({
-      start: new Date(SCHEDULE_START).toISOString(),
-      duration: `PT${(SCHEDULE_STEPS * 15) / 60}H`,
-      'flex-model': {
-        'soc-at-start': 40,
-        'soc-min': 10,
-        'soc-max': 95,
-        'soc-unit': 'kWh',
-        'power-capacity': '5 kW',
-        'roundtrip-efficiency': 0.9,
-      },
-      'flex-context': {
-        'consumption-price-sensor': fx.prices,
-        'site-power-capacity': '4.5 kW',
-      },
-      'force-new-job-creation': true,
-    });
+    const scheduleBody = benchScheduleBody(SCHEDULE_START, SCHEDULE_STEPS, { prices: fx.prices, force: true });
     const schedule = async () => {
       const t0 = performance.now();
       const trig = await timed(() =>

@@ -27,10 +27,9 @@ import { BENCH_PASSWORD, benchAsset, benchUser, BENCH_WRITER } from './_fixture.
 import { startServer } from './_server.ts';
 import { percentile } from './_stats.ts';
 import { postgresBinDir, redisServerBin, startPostgres, startRedis } from '../test/helpers/backends.ts';
+import { HOUR, DAY } from './_time.ts';
 
 const AUTOMATIONS = 20;
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
 const PROBE_MS = 10_000;
 
 async function catchUp(): Promise<void> {

@@ -29,13 +29,12 @@ import { postgresBinDir, redisServerBin, startPostgres, startRedis } from '../te
 import { startServer } from './_server.ts';
 import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { median, percentile, seeded } from './_stats.ts';
+import { QUARTER, DAY } from './_time.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const PER_SENSOR = 100_000;
 /** BENCH_BELIEFS=100000000 for the 100 M read (about 10 GB of disk per store, 20 min of loading on PostgreSQL). */
 const BIG = Number(process.env.BENCH_BELIEFS ?? (QUICK ? 1_000_000 : 10_000_000));
-const QUARTER = 900_000;
-const DAY = 86_400_000;
 const START = Date.UTC(2020, 0, 1);
 const READS = 30;
 const CLIENTS = 50;

@@ -12,7 +12,7 @@ import { recordBeliefs } from '../server/src/store/beliefs.ts';
 import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
-import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
+import { benchAsset, benchScheduleBody, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { startServer } from './_server.ts';
 import { median, percentile } from './_stats.ts';
 
@@ -71,21 +71,7 @@ async function main() {
   const server = await startServer(dataDir);
   const headers = { Authorization: ids.token, 'Content-Type': 'application/json' };
   const body = (steps: number, force: boolean) =>
-    JSON.stringify({
-      start: new Date(START).toISOString(),
-      duration: `PT${(steps * 15) / 60}H`,
-      'flex-model': {
-        'soc-at-start': 40,
-        'soc-min': 10,
-        'soc-max': 95,
-        'soc-unit': 'kWh',
-        'power-capacity': '5 kW',
-        'roundtrip-efficiency': 0.9,
-        'storage-efficiency': 0.99999,
-      },
-      'flex-context': { 'consumption-price-sensor': ids.prices, 'inflexible-device-sensors': [ids.load], 'site-power-capacity': '4.5 kW' },
-      'force-new-job-creation': force,
-    });
+    benchScheduleBody(START, steps, { prices: ids.prices, load: ids.load, storageEfficiency: 0.99999, force });
   const schedule = async (steps: number) => {
     const t0 = performance.now();
     const trig = await (

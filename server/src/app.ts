@@ -333,17 +333,9 @@ async function openJobQueue({
     forecasting: forecastingHandler(db, pool, clock),
     automation: attention.watchAutomations(automationHandler(db, pool, config, clock)),
   };
-  const closePool = async () => pool?.destroy();
+  const setup = { db, config, log, isQueue: isQueueName, handlers: handlers ?? null, clock, onClose: async () => pool?.destroy() };
   // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.
   return config.redisUrl
-    ? new (await import('./jobs/redisJobQueue.ts')).RedisJobQueue<FlexsiteJobs>(
-        db,
-        config,
-        log,
-        isQueueName,
-        handlers ?? null,
-        clock,
-        closePool,
-      )
-    : new LocalJobQueue<FlexsiteJobs>(db, config, log, isQueueName, handlers ?? null, clock, closePool);
+    ? new (await import('./jobs/redisJobQueue.ts')).RedisJobQueue<FlexsiteJobs>(setup)
+    : new LocalJobQueue<FlexsiteJobs>(setup);
 }

@@ -36,6 +36,22 @@ export interface DbJob {
 /** Tells a stored job's queue name for one of the queues of `M`. */
 export type IsQueue<M extends JobTypes> = (name: string) => name is keyof M & string;
 
+/** What a job queue (in-process or on Redis) is built from. */
+export interface QueueSetup<M extends JobTypes> {
+  db: Knex;
+  config: Config;
+  log: Logger;
+  isQueue: IsQueue<M>;
+  /**
+   * The job handlers when this process runs jobs (roles `all` and `worker`); null in an API-only
+   * process (no worker threads): jobs then wait in the store.
+   */
+  handlers: JobHandlers<M> | null;
+  clock: Clock;
+  /** Runs once the queue has closed (gives the worker threads back). */
+  onClose?: () => Promise<void>;
+}
+
 /**
  * A stored job of queue `queue`. Its arguments and result are read back as that queue's: they
  * were written by `insert` and `finish` from that queue's typed values only.

@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { SPARE_SLOTS, type EnqueueOptions, type JobHandlers, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
-import { cacheKeyOf, JobTable, runAndRecord, type IsQueue } from './jobTable.ts';
+import { cacheKeyOf, JobTable, runAndRecord, type QueueSetup } from './jobTable.ts';
 
 const SHUTDOWN_GRACE_MS = 15_000;
 
@@ -29,16 +28,14 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
   private closing = false;
   private timer: NodeJS.Timeout;
 
-  constructor(
-    private db: Knex,
-    private config: Config,
-    private log: Logger,
-    isQueue: IsQueue<M>,
-    /** Null in a process that runs no jobs (no worker threads): jobs then wait in the store. */
-    private handlers: JobHandlers<M> | null,
-    clock: Clock,
-    private onClose: () => Promise<void> = async () => {},
-  ) {
+  private db: Knex;
+  private config: Config;
+  private log: Logger;
+  private handlers: JobHandlers<M> | null;
+  private onClose: () => Promise<void>;
+
+  constructor({ db, config, log, isQueue, handlers, clock, onClose = async () => {} }: QueueSetup<M>) {
+    [this.db, this.config, this.log, this.handlers, this.onClose] = [db, config, log, handlers, onClose];
     this.table = new JobTable(db, config, isQueue, clock);
     // Housekeeping every hour: expire stale queued jobs, forget old finished ones.
     this.timer = setInterval(() => void this.table.housekeeping(), 3600_000);

@@ -1,11 +1,9 @@
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Queue, QueueEvents, WaitingError, Worker, type ConnectionOptions, type Job as BullJob } from 'bullmq';
-import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { redisNamespace } from '../redis.ts';
 import { SPARE_SLOTS, type EnqueueOptions, type JobHandlers, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
-import { cacheKeyOf, JobTable, runAndRecord, wasInterrupted, type IsQueue } from './jobTable.ts';
+import { cacheKeyOf, JobTable, runAndRecord, wasInterrupted, type QueueSetup } from './jobTable.ts';
 import { Turns } from './turns.ts';
 
 const QUEUE = 'jobs';
@@ -39,19 +37,13 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
   private timer?: NodeJS.Timeout;
   private turns: Turns;
 
-  /**
-   * @param handlers the job handlers when this process runs jobs (roles `all` and `worker`),
-   *   null in an API-only process.
-   */
-  constructor(
-    db: Knex,
-    private config: Config,
-    private log: Logger,
-    isQueue: IsQueue<M>,
-    private handlers: JobHandlers<M> | null,
-    clock: Clock,
-    private onClose: () => Promise<void> = async () => {},
-  ) {
+  private config: Config;
+  private log: Logger;
+  private handlers: JobHandlers<M> | null;
+  private onClose: () => Promise<void>;
+
+  constructor({ db, config, log, isQueue, handlers, clock, onClose = async () => {} }: QueueSetup<M>) {
+    [this.config, this.log, this.handlers, this.onClose] = [config, log, handlers, onClose];
     this.table = new JobTable(db, config, isQueue, clock);
     this.turns = new Turns(config.workerThreads, SPARE_SLOTS);
     this.queue = new Queue(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });

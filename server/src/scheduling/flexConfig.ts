@@ -323,13 +323,18 @@ interface DeviceContext {
   oppositeCapacityZero: boolean;
 }
 
-async function deviceSpec(
+/**
+ * A device's state of charge in MWh: its bounds, where it starts (given, from a state-of-charge
+ * series, stored on the sensor for this start, or 0), and its targets, minima and maxima, listed
+ * or from sensors.
+ * @returns the spec's SoC fields, the state-of-charge sensor named, and whether the SoC at the
+ *   start is to be read from it.
+ */
+async function socSpec(
   db: Knex,
-  sensor: SensorInContext,
-  asset: Asset,
-  model: StorageFlexModel,
-  { horizon, start, sitePower, oppositeCapacityZero }: DeviceContext,
-): Promise<StorageDeviceSpec> {
+  { sensor, asset, model }: { sensor: SensorInContext; asset: Asset; model: StorageFlexModel },
+  { horizon, start }: Pick<DeviceContext, 'horizon' | 'start'>,
+) {
   const socUnit = socUnitOf(model, sensor);
   const inMwh = (field: string, v: number | string | undefined, fallbackMwh?: number): number | undefined => {
     if (v === undefined) return fallbackMwh;
@@ -368,6 +373,27 @@ async function deviceSpec(
   const socAtStart = fromSeries ?? inMwh('soc-at-start', model['soc-at-start'], storedSoc ?? 0)!;
   // 1.0 reads an omitted soc-at-start from the state-of-charge sensor, once that is authorized (readSensorState).
   const fromSocSensor = model['soc-at-start'] === undefined && socRef !== undefined;
+  return {
+    socAtStartMwh: socAtStart,
+    socMinMwh: socMin,
+    socMaxMwh: socMax,
+    socTargets: targets,
+    socMinima: minima,
+    socMaxima: maxima,
+    ...(Object.keys(socConstraintSensors).length && { socConstraintSensors }),
+    socRef,
+    fromSocSensor,
+  };
+}
+
+async function deviceSpec(
+  db: Knex,
+  sensor: SensorInContext,
+  asset: Asset,
+  model: StorageFlexModel,
+  { horizon, start, sitePower, oppositeCapacityZero }: DeviceContext,
+): Promise<StorageDeviceSpec> {
+  const { socRef, fromSocSensor, ...soc } = await socSpec(db, { sensor, asset, model }, { horizon, start });
 
   const roundtrip = model['roundtrip-efficiency'] ?? asNumber(attribute(sensor, asset, 'roundtrip_efficiency'));
   if (roundtrip !== undefined && (model['charging-efficiency'] !== undefined || model['discharging-efficiency'] !== undefined)) {
@@ -408,13 +434,7 @@ async function deviceSpec(
   return {
     sensorId: sensor.id,
     name: sensor.name,
-    socAtStartMwh: socAtStart,
-    socMinMwh: socMin,
-    socMaxMwh: socMax,
-    socTargets: targets,
-    socMinima: minima,
-    socMaxima: maxima,
-    ...(Object.keys(socConstraintSensors).length && { socConstraintSensors }),
+    ...soc,
     powerCapacityMw: powerCapacity ?? null,
     consumptionCapacityMw: consumption ?? null,
     productionCapacityMw: production ?? null,
