@@ -425,27 +425,13 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
   if (query.horizonAtLeastMs !== undefined) latest.whereRaw('belief_time <= event_start + ?', [resolution - query.horizonAtLeastMs]);
   if (query.horizonAtMostMs !== undefined) latest.whereRaw('belief_time >= event_start + ?', [resolution - query.horizonAtMostMs]);
   if (query.sourceIds) latest.whereIn('source_id', [...query.sourceIds]);
-  if (query.sourceTypes)
-    latest.whereIn(
-      'source_id',
-      db('data_source')
-        .select('id')
-        .whereIn('type', [...query.sourceTypes]),
-    );
-  if (query.sourceAccountIds)
-    latest.whereIn(
-      'source_id',
-      db('data_source')
-        .select('id')
-        .whereIn('account_id', [...query.sourceAccountIds]),
-    );
-  if (query.excludeSourceTypes)
-    latest.whereNotIn(
-      'source_id',
-      db('data_source')
-        .select('id')
-        .whereIn('type', [...query.excludeSourceTypes]),
-    );
+  const sources = (column: 'type' | 'account_id', values: Iterable<string | number>) =>
+    db('data_source')
+      .select('id')
+      .whereIn(column, [...values]);
+  if (query.sourceTypes) latest.whereIn('source_id', sources('type', query.sourceTypes));
+  if (query.sourceAccountIds) latest.whereIn('source_id', sources('account_id', query.sourceAccountIds));
+  if (query.excludeSourceTypes) latest.whereNotIn('source_id', sources('type', query.excludeSourceTypes));
   // One pass over the window's key range: the latest belief per event, source and probability.
   const rows = await dialectOf(db).latestPerProbability<Row>(latest);
   // The key order comes out as is; checking costs little, and keeps the order certain.
