@@ -1,7 +1,4 @@
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
-import { SPARE_SLOTS, type EnqueueOptions, type JobHandlers, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
+import { SPARE_SLOTS, type EnqueueOptions, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
 import { cacheKeyOf, JobTable, runAndRecord, type QueueSetup } from './jobTable.ts';
 
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -28,14 +25,8 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
   private closing = false;
   private timer: NodeJS.Timeout;
 
-  private db: Knex;
-  private config: Config;
-  private log: Logger;
-  private handlers: JobHandlers<M> | null;
-  private onClose: () => Promise<void>;
-
-  constructor({ db, config, log, isQueue, handlers, clock, onClose = async () => {} }: QueueSetup<M>) {
-    [this.db, this.config, this.log, this.handlers, this.onClose] = [db, config, log, handlers, onClose];
+  constructor(private readonly setup: QueueSetup<M>) {
+    const { db, config, isQueue, clock } = setup;
     this.table = new JobTable(db, config, isQueue, clock);
     // Housekeeping every hour: expire stale queued jobs, forget old finished ones.
     this.timer = setInterval(() => void this.table.housekeeping(), 3600_000);
@@ -46,7 +37,7 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
   async start(): Promise<void> {
     await this.table.failInterrupted('retried', 'the server stopped while this job ran, twice; trigger it again.');
     const resumed = await this.table.requeue('all');
-    if (resumed) this.log.warn({ jobs: resumed }, 'resuming jobs interrupted by a restart');
+    if (resumed) this.setup.log.warn({ jobs: resumed }, 'resuming jobs interrupted by a restart');
     await this.table.housekeeping();
     this.pump();
   }
@@ -107,9 +98,9 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
       // Still running after the grace period: hand them back to the queue for the next start
       // (their late results are then not recorded, as they are no longer started).
       await this.table.requeue([...this.running.keys()]);
-      this.log.warn({ jobs: [...this.running.keys()] }, 're-queued jobs still running at shutdown');
+      this.setup.log.warn({ jobs: [...this.running.keys()] }, 're-queued jobs still running at shutdown');
     }
-    await this.onClose();
+    await this.setup.onClose?.();
   }
 
   /** Jobs holding a slot now. */
@@ -128,7 +119,7 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
     this.yielding.add(job.id);
     try {
       await this.claimAndRun();
-      while (this.busy() >= this.config.workerThreads) await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+      while (this.busy() >= this.setup.config.workerThreads) await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
     } finally {
       this.yielding.delete(job.id);
     }
@@ -137,7 +128,7 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
   /** Starts queued jobs while there is capacity. */
   private pump(): void {
     if (this.closing) return;
-    void this.claimAndRun().catch((err: unknown) => this.log.error({ err }, 'job queue failure'));
+    void this.claimAndRun().catch((err: unknown) => this.setup.log.error({ err }, 'job queue failure'));
   }
 
   /**
@@ -146,11 +137,11 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
    * (`SPARE_SLOTS`) still takes a job of an account with no job running.
    */
   private async claimAndRun(): Promise<void> {
-    const handlers = this.handlers;
-    while (handlers && !this.closing && this.busy() < this.config.workerThreads + SPARE_SLOTS) {
-      const spareOnly = this.busy() >= this.config.workerThreads;
+    const handlers = this.setup.handlers;
+    while (handlers && !this.closing && this.busy() < this.setup.config.workerThreads + SPARE_SLOTS) {
+      const spareOnly = this.busy() >= this.setup.config.workerThreads;
       const active = [...new Set(this.runningAccounts.values())].filter((a): a is number => a !== null);
-      const queued = () => this.db('job').where({ status: 'queued' }).orderBy('created_at');
+      const queued = () => this.setup.db('job').where({ status: 'queued' }).orderBy('created_at');
       const fresh = await queued()
         .where((q) => q.whereNull('account_id').orWhereNotIn('account_id', active))
         .first('id');
@@ -164,7 +155,7 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
       const job = await this.table.claim(next.id);
       if (!job) continue;
       const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: () => this.yieldTurn(job) };
-      const run = runAndRecord(this.table, handlers, job, this.log, runtime).finally(() => {
+      const run = runAndRecord(this.table, handlers, job, this.setup.log, runtime).finally(() => {
         this.running.delete(job.id);
         this.runningAccounts.delete(job.id);
         for (const wake of this.waiters.get(job.id) ?? []) wake();

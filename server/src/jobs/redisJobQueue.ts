@@ -1,6 +1,4 @@
-import type { Logger } from 'pino';
 import { Queue, QueueEvents, WaitingError, Worker, type ConnectionOptions, type Job as BullJob } from 'bullmq';
-import type { Config } from '../config.ts';
 import { redisNamespace } from '../redis.ts';
 import { SPARE_SLOTS, type EnqueueOptions, type JobHandlers, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
 import { cacheKeyOf, JobTable, runAndRecord, wasInterrupted, type QueueSetup } from './jobTable.ts';
@@ -37,21 +35,16 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
   private timer?: NodeJS.Timeout;
   private turns: Turns;
 
-  private config: Config;
-  private log: Logger;
-  private handlers: JobHandlers<M> | null;
-  private onClose: () => Promise<void>;
-
-  constructor({ db, config, log, isQueue, handlers, clock, onClose = async () => {} }: QueueSetup<M>) {
-    [this.config, this.log, this.handlers, this.onClose] = [config, log, handlers, onClose];
+  constructor(private readonly setup: QueueSetup<M>) {
+    const { db, config, isQueue, clock } = setup;
     this.table = new JobTable(db, config, isQueue, clock);
     this.turns = new Turns(config.workerThreads, SPARE_SLOTS);
-    this.queue = new Queue(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });
+    this.queue = new Queue(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.setup.config) });
   }
 
   private connection(): ConnectionOptions {
     // Commands wait for a reconnect instead of failing after a few retries (BullMQ's advice).
-    return { url: this.config.redisUrl!, maxRetriesPerRequest: null } as ConnectionOptions;
+    return { url: this.setup.config.redisUrl!, maxRetriesPerRequest: null } as ConnectionOptions;
   }
 
   async start(): Promise<void> {
@@ -59,28 +52,28 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
     await this.table.housekeeping();
     this.timer = setInterval(() => void this.table.housekeeping(), 3600_000);
     this.timer.unref();
-    if (!this.handlers) return;
-    const handlers = this.handlers;
+    if (!this.setup.handlers) return;
+    const handlers = this.setup.handlers;
     this.worker = new Worker(QUEUE, (bull, token) => this.run(handlers, bull, token), {
       connection: this.connection(),
-      prefix: redisNamespace(this.config),
+      prefix: redisNamespace(this.setup.config),
       // One job more than there are slots (spare ones included): it waits here for a turn (see the class comment).
-      concurrency: this.config.workerThreads + SPARE_SLOTS + 1,
+      concurrency: this.setup.config.workerThreads + SPARE_SLOTS + 1,
       lockDuration: LOCK_MS,
       stalledInterval: LOCK_MS,
       maxStalledCount: 1,
     });
-    this.worker.on('error', (err) => this.log.error({ err }, 'job queue failure'));
-    this.worker.on('stalled', (id) => this.log.warn({ job: id }, 'job interrupted (its worker stopped); running it again'));
+    this.worker.on('error', (err) => this.setup.log.error({ err }, 'job queue failure'));
+    this.worker.on('stalled', (id) => this.setup.log.warn({ job: id }, 'job interrupted (its worker stopped); running it again'));
     // `run` records every outcome of a job itself and throws nothing but BullMQ's WaitingError (the
     // job went back to the queue, no failure): a job BullMQ fails was failed by BullMQ, because it stalled a second time (its worker stopped twice), or its outcome could
     // not be recorded. Whichever worker noticed, every worker hears of it; the store still shows
     // it started, and it is recorded as interrupted (the update only applies once).
-    this.events = new QueueEvents(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.config) });
+    this.events = new QueueEvents(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.setup.config) });
     this.events.on('failed', ({ jobId }) => {
       void this.table
         .failInterrupted([jobId], 'the worker running this job stopped, twice; trigger it again.')
-        .catch((err: unknown) => this.log.error({ err }, 'job queue failure'));
+        .catch((err: unknown) => this.setup.log.error({ err }, 'job queue failure'));
     });
     await Promise.all([this.worker.waitUntilReady(), this.events.waitUntilReady()]);
   }
@@ -103,7 +96,7 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
       // A job delivered again after its worker died is still marked started in the store.
       const job = await this.table.claim(id, ['queued', 'started']);
       const runtime = { enqueue: this.enqueue.bind(this), yieldTurn: () => this.yieldTurn(id, queued.accountId) };
-      if (job) await runAndRecord(this.table, handlers, job, this.log, runtime);
+      if (job) await runAndRecord(this.table, handlers, job, this.setup.log, runtime);
     } finally {
       this.turns.leave(id);
     }
@@ -202,6 +195,6 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
     }
     await this.events?.close();
     await this.queue.close();
-    await this.onClose();
+    await this.setup.onClose?.();
   }
 }
