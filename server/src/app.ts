@@ -204,11 +204,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   // A logger handed in (tests, the CLI) stays as it is; the server's own also writes the data folder's log.
   const logFile = options.log || config.logLevel === 'silent' ? undefined : openLogFile(folder.logFile);
   const log = options.log ?? createLogger(config.logLevel, logFile);
-  const db = openStore(target);
-  // Readiness gets its own connection: it must not queue behind a job's write transaction on
-  // the main one, and SQLite's WAL mode lets it read while that transaction runs.
-  const probe = openStore(target);
-  const reader = openReaders(target, db);
+  const { db, probe, reader, closeStore } = openConnections(target);
   // An API-only process queues jobs for the workers and runs none itself.
   const pool =
     config.role === 'api' ? undefined : createWorkerPool(config.workerThreads + SPARE_SLOTS, config.workerIdleMs, schedulerPlugins);
@@ -235,9 +231,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     await jobs.close();
     redis?.client.disconnect();
     await passwords.destroy();
-    await probe.destroy();
-    if (reader !== db) await reader.destroy();
-    await db.destroy();
+    await closeStore();
     logFile?.close();
     await lock.release();
   };
@@ -273,12 +267,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
       await warmRequestPath(handler);
     }
     // A worker-only process serves no HTTP.
-    if (config.role !== 'worker') {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, resolve);
-      });
-    }
+    if (config.role !== 'worker') await listen(server, config);
   } catch (err) {
     // Leave the folder free for another attempt (the desktop app retries on another port).
     await stop();
@@ -302,6 +291,27 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     },
   };
 }
+
+/** The store's connections: the main one, one for readiness, the readers; and how to close them all. */
+function openConnections(target: ReturnType<typeof storeTarget>) {
+  const db = openStore(target);
+  // Readiness gets its own connection: it must not queue behind a job's write transaction on
+  // the main one, and SQLite's WAL mode lets it read while that transaction runs.
+  const probe = openStore(target);
+  const reader = openReaders(target, db);
+  const closeStore = async () => {
+    await probe.destroy();
+    if (reader !== db) await reader.destroy();
+    await db.destroy();
+  };
+  return { db, probe, reader, closeStore };
+}
+
+const listen = (server: http.Server, config: Config) =>
+  new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
 
 /** The address people open: a wildcard host is shown as localhost, an IPv6 one in brackets. */
 function serverUrl(host: string, port: number): string {
