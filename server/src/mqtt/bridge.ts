@@ -14,6 +14,7 @@ import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import { EmbeddedBroker, SERVER_USERNAME } from './broker.ts';
 import { currentSetpoint, sendSetpoint } from './setpoints.ts';
+import { discoveryConfigs, valueTopic, type DiscoveryConfig } from './discovery.ts';
 
 /** An in-link as the bridge works with it: its sensor's resolution, the conversion to its unit, its waiting readings. */
 interface InLink {
@@ -46,6 +47,10 @@ export class MqttBridge extends Periodic {
   private outLinks: store.MqttLink[] = [];
   /** What each out-link was sent last (its setpoint's key), and when to look at its plan again. */
   private sent = new Map<number, { key: string; nextLookMs: number }>();
+  /** Home Assistant's discovery configs: those the links want, those on the broker. */
+  private wantedConfigs = new Map<number, DiscoveryConfig[]>();
+  private publishedConfigs = new Map<number, string[]>();
+  private configsDirty = true;
   private byUsername = new Map<string, store.MqttLink>();
   private subscribed = new Set<string>();
   /** Message ids of recent QoS 1 deliveries: a redelivery (DUP) of one of them is not a new reading. */
@@ -97,6 +102,7 @@ export class MqttBridge extends Periodic {
     this.ready = new Promise<void>((resolve) =>
       client.on('connect', () => {
         this.subscribed.clear();
+        this.configsDirty = true;
         this.subscribe().then(resolve, (err: unknown) => this.log.warn({ err }, 'MQTT subscription failed'));
       }),
     );
@@ -110,6 +116,12 @@ export class MqttBridge extends Periodic {
     const links = await store.listMqttLinks(this.db);
     this.byUsername = new Map(links.map((l) => [l.username, l]));
     const next = new Map<number, InLink>();
+    this.wantedConfigs = new Map();
+    for (const link of links) {
+      const sensor = await getSensor(this.db, link.sensorId);
+      if (sensor) this.wantedConfigs.set(link.id, discoveryConfigs(link, sensor));
+    }
+    this.configsDirty = true;
     for (const link of links.filter((l) => l.direction === 'in')) {
       const known = this.inLinks.get(link.id);
       const sensor = await getSensor(this.db, link.sensorId);
@@ -201,7 +213,25 @@ export class MqttBridge extends Periodic {
       stored += await this.closeIntervals(entry, nowMs);
       await this.flushTally(entry);
     }
+    if (this.configsDirty && this.client?.connected) await this.publishConfigs();
     return stored + (await this.sendSetpoints(nowMs));
+  }
+
+  /** Publishes the discovery configs of new links and empties those of removed ones (HA then drops the entities). */
+  private async publishConfigs(): Promise<void> {
+    this.configsDirty = false;
+    for (const [id, topics] of this.publishedConfigs) {
+      if (this.wantedConfigs.has(id)) continue;
+      for (const topic of topics) await this.publish(topic, '');
+      this.publishedConfigs.delete(id);
+    }
+    for (const [id, configs] of this.wantedConfigs) {
+      for (const c of configs) await this.publish(c.topic, JSON.stringify(c.config));
+      this.publishedConfigs.set(
+        id,
+        configs.map((c) => c.topic),
+      );
+    }
   }
 
   /** Sends each out-link its setpoint when its step, plan or status changed; unsent ones go at the next tick. */
@@ -227,6 +257,8 @@ export class MqttBridge extends Periodic {
     if (!t.messages && !t.malformed && !t.late) return;
     entry.tally = emptyTally();
     await store.recordTally(this.db, entry.link.id, t);
+    // Home Assistant shows the latest reading; a broker away now gets the next one.
+    if (t.lastValue !== undefined && this.client?.connected) await this.publish(valueTopic(entry.link), String(t.lastValue));
   }
 
   /** Stores the means of the intervals that closed by `nowMs`; a store that fails keeps them for the next tick. */
