@@ -105,13 +105,14 @@ describe('MQTT setpoints out', () => {
     ]);
     await clock.advanceTo(START + H + 1);
     await until(() => received.get(`${link.topic}/setpoint`) === '-1000');
-  });
+    // Two simulated hours are 28,800 ticks of the bridge.
+  }, 120_000);
 
   it('sends the safe setpoint once the plan has ended, and says why', async () => {
     await clock.advanceTo(START + 2 * H + 1);
     await until(() => received.get(`${link.topic}/status`) === 'no plan');
     expect(received.get(`${link.topic}/setpoint`)).toBe('0');
-  });
+  }, 120_000);
 
   it('records every setpoint sent: what, when, where and from which job', async () => {
     const rows = await t.db('mqtt_setpoint').where({ link_id: link.id }).orderBy('id');

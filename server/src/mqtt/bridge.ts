@@ -258,7 +258,11 @@ export class MqttBridge extends Periodic {
     entry.tally = emptyTally();
     await store.recordTally(this.db, entry.link.id, t);
     // Home Assistant shows the latest reading; a broker away now gets the next one.
-    if (t.lastValue !== undefined && this.client?.connected) await this.publish(valueTopic(entry.link), String(t.lastValue));
+    // Not awaited: the tick that closes intervals does not wait on a display value's round trip.
+    if (t.lastValue !== undefined && this.client?.connected)
+      this.publish(valueTopic(entry.link), String(t.lastValue)).catch((err: unknown) =>
+        this.log.warn({ err }, 'publishing a reading for Home Assistant failed'),
+      );
   }
 
   /** Stores the means of the intervals that closed by `nowMs`; a store that fails keeps them for the next tick. */
