@@ -1,18 +1,43 @@
 /**
- * The one error representation of the server: an HTTP status and the exact JSON body that the
- * reference implementation sends for that case. Handlers throw these; the error middleware
- * renders them unchanged.
+ * The kinds of refusal that commands, policies and resolution code mean, whatever edge reports
+ * them: the job table records them, automations and devices decide on them, the CLI words them.
+ * Only the HTTP chain speaks in statuses and bodies.
+ */
+export type ErrorKind = 'refused' | 'invalid' | 'not-found' | 'conflict';
+
+/** The kind a status stands for; statuses only edges answer with (413, 5xx…) stand for none. */
+const kindOfStatus: Partial<Record<number, ErrorKind>> = {
+  400: 'invalid',
+  401: 'refused',
+  403: 'refused',
+  404: 'not-found',
+  409: 'conflict',
+  422: 'invalid',
+};
+
+/**
+ * The one error representation of the server: a domain kind, and for the HTTP chain the status
+ * and exact JSON body that the reference implementation sends for that case. Handlers throw
+ * these; the error middleware renders them unchanged; every other edge reads `kind`.
  */
 export class AppError extends Error {
+  /** Undefined for an edge's own failure (malformed request, capacity, internal). */
+  readonly kind: ErrorKind | undefined;
   constructor(
     readonly status: number,
     readonly body: Record<string, unknown>,
     readonly headers: Record<string, string> = {},
+    /** Where the status says less than the case (the reference answers some clashes with 400). */
+    kind?: ErrorKind,
   ) {
     super(body.message === undefined ? String(body.status) : messageText(body.message));
     this.name = 'AppError';
+    this.kind = kind ?? kindOfStatus[status];
   }
 }
+
+/** Whether `err` is a refusal of one of the domain kinds (not an edge's or a runtime failure). */
+export const isDomainError = (err: unknown): err is AppError & { kind: ErrorKind } => err instanceof AppError && err.kind !== undefined;
 
 /**
  * A body's message for people (jobs, notifications, the command line): a text as it is; field

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { forecastSensor } from '../forecasting/forecastJob.ts';
 import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
-import { AppError } from '../errors.ts';
+import { isDomainError } from '../errors.ts';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
@@ -134,7 +134,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
         reuseWithinS: 0,
         force: true,
       }).catch((err: unknown) => {
-        if (err instanceof AppError && err.status === 403) {
+        if (isDomainError(err) && err.kind === 'refused') {
           throw new JobFailure(
             'PermissionDenied',
             `${describePrincipal(ref)} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { registerAutomationCommands } from './automations.ts';
 import { registerBeliefCommands } from './beliefs.ts';
-import { AppError } from '../errors.ts';
+import { isDomainError } from '../errors.ts';
 import { CliError, createCliContext, refusalText, type CliContext } from './context.ts';
 import { registerDbCommands } from './db.ts';
 import { registerForecastCommands } from './forecasts.ts';
@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     // The commands shared with the API refuse in the API's terms.
-    if (err instanceof AppError) {
+    if (isDomainError(err)) {
       process.stderr.write(`error: ${refusalText(err)}\n`);
       return 1;
     }

@@ -48,11 +48,16 @@ async function checkRoles(db: Knex, principal: Principal, roleIds: number[], cur
 async function checkIdentityFree(db: Knex, props: { email?: string; username?: string; except?: number }): Promise<void> {
   const taken = await users.takenIdentity(db, props);
   if (!taken) return;
-  throw new AppError(400, {
-    message: 'Duplicate user already exists',
-    detail: taken === 'email' ? `email ${props.email} is taken` : `username ${props.username} is taken`,
-    status: 400,
-  });
+  throw new AppError(
+    400,
+    {
+      message: 'Duplicate user already exists',
+      detail: taken === 'email' ? `email ${props.email} is taken` : `username ${props.username} is taken`,
+      status: 400,
+    },
+    {},
+    'conflict',
+  );
 }
 
 /**

@@ -218,7 +218,7 @@ export const job = z.object({
   attempts: int,
   args: z.unknown(),
   error: z.string().nullable(),
-  /** infeasible, unknown-prices, interrupted, forbidden, invalid-input or internal; null unless failed. */
+  /** infeasible, unknown-prices, interrupted, forbidden, invalid-input, not-found, conflict or internal; null unless failed. */
   error_kind: z.string().nullable(),
   fallback_job_id: z.string().nullable(),
   /** The finished job's warnings (also in its result), so that lists show them without the result. */

@@ -46,7 +46,8 @@ export interface EnqueueOptions {
 }
 
 /** The kinds of job failure, for programs; people read the message. */
-export type JobErrorKind = 'infeasible' | 'unknown-prices' | 'interrupted' | 'forbidden' | 'invalid-input' | 'internal';
+export type JobErrorKind =
+  'infeasible' | 'unknown-prices' | 'interrupted' | 'forbidden' | 'invalid-input' | 'not-found' | 'conflict' | 'internal';
 
 /** The names failures are reported under (as the reference names them), and the kind of each. */
 const failureKinds = {
@@ -55,6 +56,8 @@ const failureKinds = {
   JobInterrupted: 'interrupted',
   PermissionDenied: 'forbidden',
   ValueError: 'invalid-input',
+  LookupError: 'not-found',
+  ConflictError: 'conflict',
   SchedulerError: 'internal',
   FallbackSchedulerError: 'internal',
 } as const satisfies Record<string, JobErrorKind>;

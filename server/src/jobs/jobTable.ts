@@ -3,10 +3,11 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { isDomainError, type ErrorKind } from '../errors.ts';
 import {
   JobFailure,
   type EnqueueOptions,
+  type FailureName,
   type JobErrorKind,
   type JobHandlers,
   type JobOf,
@@ -100,22 +101,24 @@ export const cacheKeyOf = (queue: string, args: object) =>
     .update(`${queue}:${canonical(args)}`)
     .digest('hex');
 
+/** The name a domain refusal is recorded under in a job (the reference's failure names). */
+const failureNames: Record<ErrorKind, FailureName> = {
+  refused: 'PermissionDenied',
+  invalid: 'ValueError',
+  'not-found': 'LookupError',
+  conflict: 'ConflictError',
+};
+
 /**
- * What a failed job records: a job failure as named, with its kind; one of our own plain errors
- * (a sentence for people) as internal; anything else (a runtime error such as a RangeError) as
- * internal without its text, which tells people nothing and the log keeps.
+ * What a failed job records: a job failure as named, with its kind; a domain refusal (an
+ * automation resolving its stored configuration answers as a trigger would) under its failure
+ * name with its messages in words; one of our own plain errors (a sentence for people) as
+ * internal; anything else (a runtime error such as a RangeError) as internal without its text,
+ * which tells people nothing and the log keeps.
  */
 export function failureOf(error: Error): { error: string; error_kind: JobErrorKind } {
-  if (error instanceof JobFailure) return { error: `${error.name}: ${error.message}`, error_kind: error.kind };
-  // An automation resolving its stored configuration answers as a trigger would: 422 or 403,
-  // recorded under the reference's failure names with its messages in words.
-  if (error instanceof AppError) {
-    const forbidden = error.status === 403;
-    return {
-      error: `${forbidden ? 'PermissionDenied' : 'ValueError'}: ${error.message}`,
-      error_kind: forbidden ? 'forbidden' : 'invalid-input',
-    };
-  }
+  const failure = isDomainError(error) ? new JobFailure(failureNames[error.kind], error.message) : error;
+  if (failure instanceof JobFailure) return { error: `${failure.name}: ${failure.message}`, error_kind: failure.kind };
   if (error.constructor === Error) return { error: `${error.name}: ${error.message}`, error_kind: 'internal' };
   return { error: 'InternalError: the job failed unexpectedly; the server log has the details.', error_kind: 'internal' };
 }

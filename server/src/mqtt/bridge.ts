@@ -7,7 +7,7 @@ import { storeSensorData } from '../commands/storeSensorData.ts';
 import type { MqttSettings } from '../config.ts';
 import { intervalMeans, readPayload, topicMatches, type Reading } from '../domain/mqtt.ts';
 import { conversion, type Conversion } from '../domain/units.ts';
-import { AppError } from '../errors.ts';
+import { isDomainError } from '../errors.ts';
 import { Periodic } from '../periodic.ts';
 import * as store from '../store/mqttLinks.ts';
 import { getSensor } from '../store/sensors.ts';
@@ -299,7 +299,7 @@ export class MqttBridge extends Periodic {
       await storeSensorData(this.data, principal, { uploads: [{ sensorId: link.sensorId, eventResolutionMs: resolutionMs, events }] });
       return undefined;
     } catch (err) {
-      if (err instanceof AppError) return `readings were not stored: ${err.message}`;
+      if (isDomainError(err)) return `readings were not stored: ${err.message}`;
       this.log.warn({ err, linkId: link.id }, 'storing MQTT means failed; trying again');
       return 'retry';
     }
