@@ -59,7 +59,7 @@ export interface Money {
   /** EUR over the steps that had a battery plan in force. */
   planned: number;
   realised: number;
-  /** How far they may lie apart: the forecast error of load and PV, priced at the highest price. */
+  /** How far they may lie apart: the forecast error of load and PV, priced at each step's buying price. */
   band: number;
   /** What the site paid over the whole run, and what it would have paid without the battery. */
   realisedAll: number;
@@ -72,7 +72,6 @@ export interface Money {
 
 /** Planned and realised money, and the band the forecast error of load and PV allows between them. */
 export function money(run: SiteRun): Money {
-  const highest = Math.max(TARIFF.price, ...TARIFF.periods.map((p) => p.price), TARIFF.feed_in_price);
   const m = { planned: 0, realised: 0, band: 0, realisedAll: 0, withoutBattery: 0, unplannedSteps: 0, planForecastMae: 0 };
   for (const s of run.steps) {
     const inflexibleKw = s.loadKw - s.pvKw;
@@ -91,7 +90,8 @@ export function money(run: SiteRun): Money {
     m.planned += stepMoney(plannedInflexibleKw + plan.powerKw![index] + plannedEvKw, s.startMs);
     m.realised += realised;
     const errorKw = Math.abs(plannedInflexibleKw - inflexibleKw);
-    m.band += (errorKw * HOURS * highest) / 1000;
+    // A step's money changes by at most its error times the dearer of its two prices (buying).
+    m.band += (errorKw * HOURS * Math.max(buyPrice(s.startMs), TARIFF.feed_in_price)) / 1000;
     m.planForecastMae += errorKw;
   }
   m.planForecastMae /= Math.max(1, run.steps.length - m.unplannedSteps);
