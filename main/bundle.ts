@@ -57,6 +57,9 @@ export const unusedDrivers = [
   'better-sqlite3',
   'ioredis',
   '@valkey/valkey-glide',
+  // ws (under the MQTT client) tries these optional native speed-ups and runs without them.
+  'bufferutil',
+  'utf-8-validate',
 ];
 
 // Bundled CommonJS dependencies call require() and read __dirname; ES module output has neither.

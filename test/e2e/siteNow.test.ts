@@ -176,7 +176,10 @@ run('site now', () => {
     // Written ahead from midnight on Friday 2 July 2027 (the user's zone, Amsterdam): three days on both sensors.
     expect(await t.server.tariffs.tick(Date.parse('2027-07-02T00:00:00+02:00'))).toBe(2 * 72);
     const values = async (sensorId: number) =>
-      (await t.db('timed_belief').where({ sensor_id: sensorId }).orderBy('event_start')).map((r: { event_value: number }) => r.event_value);
+      // The last three days: saving the tariff already wrote today's prices (the real date, before July 2027).
+      (await t.db('timed_belief').where({ sensor_id: sensorId }).orderBy('event_start'))
+        .map((r: { event_value: number }) => r.event_value)
+        .slice(-72);
     // Friday: 200 until 07:00, the weekday peak 300 until 23:00, then 200; the weekend all 200.
     const friday = [...Array(7).fill(200), ...Array(16).fill(300), 200];
     expect(await values(consumption)).toEqual([...friday, ...Array(48).fill(200)]);
