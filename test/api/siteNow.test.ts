@@ -67,6 +67,7 @@ describe('site now', () => {
           stale: now - quarter > 2 * Q,
           gaps_today: endedToday(Q) - measuredToday([quarter - 2 * Q, quarter - Q], Q),
           last_upload: { at: new Date(Number(uploadedGrid.bt)).toISOString(), source: source.name },
+          malformed_messages: null,
         },
         {
           id: pv.id,
@@ -78,6 +79,7 @@ describe('site now', () => {
           stale: false,
           gaps_today: endedToday(Q),
           last_upload: null,
+          malformed_messages: null,
         },
         {
           id: soc.id,
@@ -90,6 +92,7 @@ describe('site now', () => {
           stale: true,
           gaps_today: endedToday(H) - measuredToday([hour - 4 * H], H),
           last_upload: { at: new Date(Number(uploadedSoc.bt)).toISOString(), source: source.name },
+          malformed_messages: null,
         },
       ],
     });

@@ -40,8 +40,9 @@ async function arrange(server: TestServer) {
   const f = factories(server.db);
   const account = await f.account();
   const { token } = await f.user({ accountId: account.id });
-  const sensor = await f.sensor({ assetId: (await f.asset({ accountId: account.id })).id, unit: 'kW', resolutionMinutes: 15 });
-  return { token, sensorId: sensor.id };
+  const asset = await f.asset({ accountId: account.id });
+  const sensor = await f.sensor({ assetId: asset.id, unit: 'kW', resolutionMinutes: 15 });
+  return { token, sensorId: sensor.id, assetId: asset.id };
 }
 
 async function link(server: TestServer, token: string, sensorId: number, body: Record<string, unknown>) {
@@ -105,12 +106,15 @@ describe('MQTT measurements in', () => {
     t = await startTestServer({ FLEXSITE_MQTT: 'embedded', FLEXSITE_MQTT_HOST: '127.0.0.1', FLEXSITE_MQTT_PORT: '0' }, undefined, {
       clock,
     });
-    const { token, sensorId } = await arrange(t);
+    const { token, sensorId, assetId } = await arrange(t);
     const meter = await link(t, token, sensorId, { topic: 'tele/tasmota-1/SENSOR', value_path: 'ENERGY.Power' });
     const device = await mqtt.connectAsync(`mqtt://127.0.0.1:${t.server.mqtt!.brokerPort}`, {
       username: meter.username,
       password: meter.password,
     });
+    // Sent a minute in: the data health's "last" is when the bridge got them, not the link's start.
+    await clock.advanceTo(T0 + 60_000);
+    const sentFromMs = clock.now();
     for (const payload of ['not json', '{"ENERGY":{"Power":"lots"}}', '{"ENERGY":{}}'])
       await device.publishAsync('tele/tasmota-1/SENSOR', payload, { qos: 1 });
     await device.endAsync();
@@ -125,6 +129,12 @@ describe('MQTT measurements in', () => {
       last_value: null,
       last_problem: 'tele/tasmota-1/SENSOR: no number at ENERGY.Power',
     });
+    // The sensor's data health on the Site now page says so too, with when the last one came.
+    const health = (await t.request('GET', `/api/v3_0/assets/${assetId}/now`, { token })).body.sensors[0];
+    expect(health).toMatchObject({ id: sensorId, latest: null, malformed_messages: { count: 3, last_at: expect.any(String) } });
+    const lastAtMs = Date.parse(health.malformed_messages.last_at);
+    expect(lastAtMs).toBeGreaterThanOrEqual(sentFromMs);
+    expect(lastAtMs).toBeLessThanOrEqual(clock.now());
     await clock.advance(QUARTER);
     expect(await t.db('mqtt_reading').where({ link_id: meter.id })).toEqual([]);
     expect(await storedBeliefs(t, sensorId)).toEqual([]);

@@ -31,6 +31,14 @@ function formatAge(seconds: number): string {
   return `${Math.round(seconds / 86_400)} d`;
 }
 
+/** A sensor's data health in words, with the payloads its devices sent that could not be read. */
+function health(s: SiteNow['sensors'][number], zone: string): string {
+  const state = !s.latest ? 'No data' : s.stale ? 'Stale' : 'OK';
+  const m = s.malformed_messages;
+  if (!m?.count) return state;
+  return `${state}; ${m.count} unreadable device message${m.count === 1 ? '' : 's'}${m.last_at ? `, last at ${formatTime(m.last_at, zone)}` : ''}`;
+}
+
 /** A sum of money in a currency (unknown for fixed prices). */
 const money = (value: number | null, currency: string | null) => (value === null ? '–' : `${value.toFixed(2)} ${currency ?? ''}`.trim());
 
@@ -105,7 +113,7 @@ function SensorsNow({ now, zone }: { now: SiteNow; zone: string }) {
             <td>{s.asset}</td>
             <td>{s.latest ? `${s.latest.value} ${s.unit}` : '–'}</td>
             <td>{s.latest ? formatAge(s.latest.age_seconds) : '–'}</td>
-            <td>{!s.latest ? 'No data' : s.stale ? 'Stale' : 'OK'}</td>
+            <td>{health(s, zone)}</td>
             <td>{s.gaps_today ?? '–'}</td>
             <td>{s.last_upload ? `${formatTime(s.last_upload.at, zone)} by ${s.last_upload.source}` : '–'}</td>
           </tr>

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import { descendantIds, getAsset } from '../store/assets.ts';
 import { lastMeasurement, lastUpload, measuredIntervals } from '../store/lastMeasurements.ts';
+import { malformedBySensor, type MalformedMessages } from '../store/mqttLinks.ts';
 import { listSensors } from '../store/sensors.ts';
 
 /** How far back "last upload" looks. */
@@ -13,14 +14,20 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * What a site's sensors say now: per sensor of the asset and the assets below it, the latest
  * measurement with its age, and the data's health: stale when the latest measured interval ended
  * more than twice the resolution ago, the intervals of today (in the sensor's zone) that have
- * ended without a measurement, and the last upload with its source.
+ * ended without a measurement, the last upload with its source, and for a sensor fed by MQTT device
+ * links the payloads they could not read (how many, and when the last came).
  */
 export async function siteNow(db: Knex, assetId: number, nowMs: number) {
   const assetIds = await descendantIds(db, assetId);
   const sensors = [];
   for (const id of assetIds) {
     const asset = (await getAsset(db, id))!;
-    for (const s of await listSensors(db, { assetId: id })) {
+    const assetSensors = await listSensors(db, { assetId: id });
+    const malformed = await malformedBySensor(
+      db,
+      assetSensors.map((s) => s.id),
+    );
+    for (const s of assetSensors) {
       const res = s.event_resolution_ms;
       const last = await lastMeasurement(db, s.id, nowMs);
       const endMs = last && last.eventStartMs + res;
@@ -41,8 +48,14 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number) {
         stale: endMs !== undefined && res > 0 && nowMs - endMs > 2 * res,
         gaps_today: res > 0 ? ended - (await measuredIntervals(db, s.id, dayStart, dayStart + ended * res)) : null,
         last_upload: upload ? { at: iso(upload.atMs), source: upload.source } : null,
+        malformed_messages: malformedMessages(malformed.get(s.id)),
       });
     }
   }
   return { asset_id: assetId, now: iso(nowMs), sensors };
+}
+
+/** A sensor's malformed device messages as the API gives them; null for a sensor no device link feeds. */
+function malformedMessages(m: MalformedMessages | undefined) {
+  return m ? { count: m.count, last_at: m.lastAtMs === null ? null : iso(m.lastAtMs) } : null;
 }

@@ -82,6 +82,8 @@ export const siteNow = z.object({
       /** Intervals of today (sensor's zone) that ended without a measurement; null for instantaneous sensors. */
       gaps_today: z.number().int().nullable(),
       last_upload: z.object({ at: z.string(), source: z.string() }).nullable(),
+      /** Payloads the sensor's MQTT device links could not read: how many, the last one's arrival; null without such a link. */
+      malformed_messages: z.object({ count: z.number().int(), last_at: z.string().nullable() }).nullable(),
     }),
   ),
 });

@@ -178,6 +178,7 @@ export class MqttBridge extends Periodic {
       const read = readPayload(payload, entry.link.valuePath, entry.link.timePath);
       if ('problem' in read) {
         entry.tally.malformed++;
+        entry.tally.lastMalformedAt = nowMs;
         entry.tally.lastProblem = `${packet.topic}: ${read.problem}`;
         continue;
       }

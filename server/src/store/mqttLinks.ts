@@ -158,6 +158,7 @@ export interface MessageTally {
   malformed: number;
   late: number;
   lastMessageAt?: number;
+  lastMalformedAt?: number;
   lastValue?: number;
   lastProblem?: string;
 }
@@ -170,9 +171,31 @@ export async function recordTally(db: Knex, linkId: number, t: MessageTally): Pr
       malformed_count: db.raw('malformed_count + ?', [t.malformed]),
       late_count: db.raw('late_count + ?', [t.late]),
       ...(t.lastMessageAt !== undefined && { last_message_at: t.lastMessageAt }),
+      ...(t.lastMalformedAt !== undefined && { last_malformed_at: t.lastMalformedAt }),
       ...(t.lastValue !== undefined && { last_value: t.lastValue }),
       ...(t.lastProblem !== undefined && { last_problem: t.lastProblem.slice(0, 500) }),
     });
+}
+
+/** The malformed messages of the device links feeding a sensor: how many, and when the last came. */
+export interface MalformedMessages {
+  count: number;
+  lastAtMs: number | null;
+}
+
+/** @returns per sensor of `sensorIds` fed by an in-link, its links' malformed messages together. */
+export async function malformedBySensor(db: Knex, sensorIds: number[]): Promise<Map<number, MalformedMessages>> {
+  const rows = await db('mqtt_link')
+    .whereIn('sensor_id', sensorIds)
+    .where('direction', 'in')
+    .groupBy('sensor_id')
+    .select('sensor_id', db.raw('sum(malformed_count) as n'), db.raw('max(last_malformed_at) as at'));
+  return new Map(
+    rows.map((r: { sensor_id: number; n: number; at: number | null }) => [
+      Number(r.sensor_id),
+      { count: Number(r.n), lastAtMs: r.at === null ? null : Number(r.at) },
+    ]),
+  );
 }
 
 /** Records a setpoint sent. */

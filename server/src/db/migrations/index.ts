@@ -14,6 +14,7 @@ import * as m0018 from './0018_recurring_soc_targets.ts';
 import * as m0019 from './0019_webhook_outbox.ts';
 import * as m0020 from './0020_password_chosen.ts';
 import * as m0021 from './0021_mqtt_links.ts';
+import * as m0022 from './0022_mqtt_last_malformed.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -37,6 +38,7 @@ export const migrations: [string, Migration][] = [
   ['0019_webhook_outbox', m0019],
   ['0020_password_chosen', m0020],
   ['0021_mqtt_links', m0021],
+  ['0022_mqtt_last_malformed', m0022],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
