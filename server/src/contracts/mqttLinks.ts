@@ -70,32 +70,3 @@ export const mqttLinkCreate = z.discriminatedUnion('direction', [
 ]);
 
 export type MqttLinkCreate = z.output<typeof mqttLinkCreate>;
-
-/** A link as the API shows it; the password only in the answer that created it. */
-export const mqttLink = z.object({
-  id: z.number(),
-  sensor_id: z.number(),
-  name: z.string(),
-  direction: z.enum(['in', 'out']),
-  topic: z.string().describe('In: the filter the device publishes on. Out: the base of the setpoint, plan and status topics.'),
-  value_path: z.string().nullable(),
-  time_path: z.string().nullable(),
-  unit: z.string(),
-  scale: z.number(),
-  inverted: z.boolean(),
-  safe_setpoint: z.number().nullable(),
-  stale_after: z.string().nullable(),
-  username: z.string(),
-  password: z.string().optional().describe('Shown once, when the link is created; stored hashed.'),
-  status: z.object({
-    last_message_at: z.string().nullable(),
-    last_value: z.number().nullable(),
-    messages: z.number(),
-    malformed: z.number(),
-    late: z.number(),
-    last_problem: z.string().nullable(),
-  }),
-});
-
-export const mqttLinkList = z.array(mqttLink);
-export type MqttLinkWire = z.infer<typeof mqttLink>;

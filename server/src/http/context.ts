@@ -26,8 +26,8 @@ export interface Services {
   loginThrottle: LoginThrottle;
   /** The operator's scheduler plugins, the only values `custom-scheduler` may take. */
   schedulerPlugins: SchedulerPlugins;
-  /** Devices on the LAN, when MQTT is on in this process; told when a link is added or removed. */
-  mqtt?: Pick<MqttBridge, 'linksChanged'>;
+  /** Devices on the LAN, when MQTT is on in this process; told when a link is added or removed, asked for its broker's port. */
+  mqtt?: Pick<MqttBridge, 'linksChanged' | 'brokerPort'>;
 }
 
 export interface AppState {

@@ -101,10 +101,11 @@ export async function getMqttLink(db: Knex, id: number): Promise<MqttLink | unde
   return row ? fromRow(row) : undefined;
 }
 
-/** Links of one sensor, or all of them (the broker bridge), oldest first. */
-export async function listMqttLinks(db: Knex, where: { sensorId?: number } = {}): Promise<MqttLink[]> {
+/** Links of one sensor, of the sensors of some assets, or all of them (the broker bridge), oldest first. */
+export async function listMqttLinks(db: Knex, where: { sensorId?: number; assetIds?: number[] } = {}): Promise<MqttLink[]> {
   const q = db('mqtt_link').orderBy('id');
   if (where.sensorId !== undefined) q.where('sensor_id', where.sensorId);
+  if (where.assetIds) q.whereIn('sensor_id', db('sensor').whereIn('generic_asset_id', where.assetIds).select('id'));
   return (await q).map(fromRow);
 }
 

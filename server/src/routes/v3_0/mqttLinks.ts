@@ -1,14 +1,19 @@
 import type { Knex } from 'knex';
 import { createMqttLink, deleteMqttLink } from '../../commands/mqttLinks.ts';
-import { mqttLink, mqttLinkCreate, mqttLinkList, type MqttLinkWire } from '../../contracts/mqttLinks.ts';
+import { assetMqttLinks, mqttLink, mqttLinkList, type MqttLinkWire } from '../../contracts/mqttLinkAnswers.ts';
+import { mqttLinkCreate } from '../../contracts/mqttLinks.ts';
 import { formatResolution } from '../../domain/time.ts';
 import { notFound } from '../../errors.ts';
-import type { AppContext } from '../../http/context.ts';
+import type { AppContext, Services } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
+import { can } from '../../policies/access.ts';
 import { userPrincipal } from '../../policies/principal.ts';
+import { sensorAccess } from '../../policies/references.ts';
+import { descendantIds } from '../../store/assets.ts';
 import * as store from '../../store/mqttLinks.ts';
 import { getSensor } from '../../store/sensors.ts';
-import { idParams, sensorById, sensorNeeds } from '../load.ts';
+import type { User } from '../../store/users.ts';
+import { assetById, idParams, sensorById, sensorNeeds } from '../load.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -50,6 +55,26 @@ async function linkById(db: Knex, id: number, permission: 'read' | 'create-child
 /** The bridge follows the links as they change (a new topic to subscribe to, credentials to admit). */
 const tellBridge = (ctx: AppContext) => ctx.services.mqtt?.linksChanged();
 
+/** Where devices reach a broker: the settings say which, the running embedded broker its port. */
+function brokerOf({ config, mqtt }: Services) {
+  const s = config.mqtt;
+  if (s.mode === 'external') return { mode: s.mode, port: null, url: s.url };
+  if (s.mode === 'embedded') return { mode: s.mode, port: mqtt?.brokerPort ?? s.port, url: null };
+  return { mode: s.mode, port: null, url: null };
+}
+
+/** The links on the sensors of an asset and the assets below it that `user` may read. */
+async function siteLinks(db: Knex, user: User, assetId: number): Promise<store.MqttLink[]> {
+  const links = await store.listMqttLinks(db, { assetIds: await descendantIds(db, assetId) });
+  const readable = new Map<number, boolean>();
+  for (const { sensorId } of links) {
+    if (readable.has(sensorId)) continue;
+    const sensor = await getSensor(db, sensorId);
+    readable.set(sensorId, !!sensor && can(user, 'read', sensorAccess(sensor)));
+  }
+  return links.filter((l) => readable.get(l.sensorId));
+}
+
 const deps = (ctx: AppContext) => ({ db: ctx.services.db, clock: ctx.services.clock });
 
 /** Devices on the LAN: a sensor's MQTT links, in (measurements) and out (setpoints). */
@@ -62,6 +87,15 @@ export const mqttLinkRoutes = [
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'read') }),
     command: ({ db, loaded }) => store.listMqttLinks(db, { sensorId: loaded.sensor.id }),
     response: { schema: mqttLinkList, present: (links) => links.map((l) => presentLink(l)) },
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/:id/mqtt-links',
+    summary: "List the MQTT links of a site's sensors and those of the assets below it, with the broker their devices reach",
+    request: { params: idParams },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    command: async ({ ctx, db, user, loaded }) => ({ broker: brokerOf(ctx.services), links: await siteLinks(db, user, loaded.asset.id) }),
+    response: { schema: assetMqttLinks, present: ({ broker, links }) => ({ broker, links: links.map((l) => presentLink(l)) }) },
   }),
   route({
     method: 'POST',
