@@ -41,7 +41,7 @@ import { createWorkerPool, type WorkerPool } from './workers/workerPool.ts';
 import type { Knex } from 'knex';
 import { findSchedulerPlugins } from './workers/pluginFolder.ts';
 import { warmMainThread, warmRequestPath } from './warmStart.ts';
-import { MqttBridge } from './mqtt/bridge.ts';
+import type { MqttBridge } from './mqtt/bridge.ts';
 
 export interface RunningServer {
   url: string;
@@ -219,9 +219,12 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
       ? { client: await openRedis(config.redisUrl, log), namespace: redisNamespace(config) }
       : undefined;
   const passwords = createPasswordPool();
-  // One process talks to the devices: the one that runs the clock's work.
+  // One process talks to the devices: the one that runs the clock's work. The MQTT client and
+  // broker (some 30 MB) are loaded only when MQTT is switched on.
   const mqtt =
-    config.mqtt.mode === 'off' || config.role === 'api' ? undefined : new MqttBridge({ db, reader, config }, config.mqtt, log, clock);
+    config.mqtt.mode === 'off' || config.role === 'api'
+      ? undefined
+      : new (await import('./mqtt/bridge.ts')).MqttBridge({ db, reader, config }, config.mqtt, log, clock);
   const automations = new AutomationClock(db, jobs, log, clock);
   // The clock-driven work, started after the migration and stopped before the devices, the queue and the store.
   const periodic = [automations, attention, webhooks, tariffs, toyPrices];

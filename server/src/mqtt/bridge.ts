@@ -12,7 +12,7 @@ import { Periodic } from '../periodic.ts';
 import * as store from '../store/mqttLinks.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
-import { EmbeddedBroker, SERVER_USERNAME } from './broker.ts';
+import type { EmbeddedBroker } from './broker.ts';
 import { currentSetpoint, sendSetpoint } from './setpoints.ts';
 import { discoveryConfigs, valueTopic, type DiscoveryConfig } from './discovery.ts';
 
@@ -80,6 +80,8 @@ export class MqttBridge extends Periodic {
     let url: string;
     let auth: { username?: string; password?: string };
     if (this.settings.mode === 'embedded') {
+      // aedes is loaded only for the embedded broker: a site's own broker needs just the client.
+      const { EmbeddedBroker, SERVER_USERNAME } = await import('./broker.ts');
       this.broker = new EmbeddedBroker((username) => this.byUsername.get(username));
       this.brokerPort = await this.broker.listen(this.settings.host, this.settings.port);
       const host = this.settings.host === '0.0.0.0' || this.settings.host === '::' ? '127.0.0.1' : this.settings.host;
