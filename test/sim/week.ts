@@ -47,7 +47,7 @@ export function weekAtTheSite(cronMinute: CronMinute): void {
         expect(targets.missedSilently).toEqual([]);
       });
 
-      it('realises the planned money to within the forecast error of load and PV priced at the highest price', () => {
+      it('realises the planned money to within the forecast error of load and PV, priced at each step', () => {
         const m = money(run);
         expect(m.unplannedSteps).toBe(0);
         expect(Math.abs(m.realised - m.planned)).toBeLessThanOrEqual(m.band);
