@@ -5,7 +5,7 @@ import type { JobQueue } from '../jobs/jobQueue.ts';
 import { Periodic } from '../periodic.ts';
 import { listAutomations, markQueued } from '../store/automations.ts';
 import { getAsset } from '../store/assets.ts';
-import { latestDue } from '../domain/cron.ts';
+import { latestDue, nextDue } from '../domain/cron.ts';
 import type { AutomationJobArgs } from '../contracts/jobs.ts';
 
 /** A run's job is the same job for the same automation and due time, however often it is asked for. */
@@ -19,6 +19,13 @@ const TICK_MS = 15_000;
  * second run; the first tick after a start is the catch-up.
  */
 export class AutomationClock extends Periodic {
+  /**
+   * Per automation, its first due time after its last queued one, kept while its cron, time zone
+   * and last due time stay the same: a tick then compares times instead of asking the cron for
+   * its previous runs (every 15 s, for every automation).
+   */
+  private firstDue = new Map<number, { key: string; dueMs: number | null }>();
+
   constructor(
     private db: Knex,
     private jobs: JobQueue,
@@ -34,8 +41,16 @@ export class AutomationClock extends Periodic {
    */
   protected async work(nowMs: number): Promise<number> {
     let queued = 0;
+    const firstDue = new Map<number, { key: string; dueMs: number | null }>();
     for (const automation of await listAutomations(this.db, { enabled: true })) {
-      const due = latestDue(automation.cron, automation.timezone, automation.lastDueMs ?? automation.createdAtMs, nowMs);
+      const afterMs = automation.lastDueMs ?? automation.createdAtMs;
+      const key = `${automation.cron} ${automation.timezone} ${afterMs}`;
+      const kept = this.firstDue.get(automation.id);
+      const first = kept?.key === key ? kept : { key, dueMs: nextDue(automation.cron, automation.timezone, afterMs) };
+      firstDue.set(automation.id, first);
+      // Nothing due since the last run: no due time lies in (afterMs, nowMs].
+      if (first.dueMs === null || first.dueMs > nowMs) continue;
+      const due = latestDue(automation.cron, automation.timezone, afterMs, nowMs);
       if (due === null) continue;
       const asset = await getAsset(this.db, automation.assetId);
       // Each run acts for the automation's maker, whose rights it resolves when it runs.
@@ -50,6 +65,8 @@ export class AutomationClock extends Periodic {
       // Requests wait while a tick holds the event loop: give them a turn between automations.
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // Only the automations still enabled keep an entry.
+    this.firstDue = firstDue;
     return queued;
   }
 }
