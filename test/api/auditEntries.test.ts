@@ -1,7 +1,7 @@
 /**
- * Every write of assets, sensors, users, accounts, automations, recurring targets, sensor data
- * deletions and device set-up leaves its audit entry, whoever makes it: a user, an automation
- * acting for its maker, or the operator at the command line. The commands run on the real store
+ * Every write of assets, sensors, users, accounts, automations, recurring targets, tariffs, price
+ * connectors, MQTT links, sensor data deletions and device set-up leaves its audit entry, whoever
+ * makes it: a user, an automation acting for its maker, or the operator at the command line. The commands run on the real store
  * of a running server; the entry names the acting user (an automation's maker), or nobody for
  * the operator.
  */
@@ -12,12 +12,16 @@ import { createAsset, deleteAsset, updateAsset } from '../../server/src/commands
 import { createAutomation, deleteAutomation, updateAutomation } from '../../server/src/commands/automations.ts';
 import type { CommandContext } from '../../server/src/commands/context.ts';
 import { deleteSensorData } from '../../server/src/commands/deleteSensorData.ts';
+import { createMqttLink, deleteMqttLink } from '../../server/src/commands/mqttLinks.ts';
 import { replaceRecurringTargets } from '../../server/src/commands/recurringTargets.ts';
 import { createSensor, deleteSensor, updateSensor } from '../../server/src/commands/sensors.ts';
 import { setUpDevice } from '../../server/src/commands/setUpDevice.ts';
+import { addPriceConnector, addTariff, changeTariff } from '../../server/src/commands/tariffs.ts';
 import { createUser, updateUser } from '../../server/src/commands/users.ts';
 import { automationCreate } from '../../server/src/contracts/automations.ts';
 import { deviceSetup } from '../../server/src/contracts/devices.ts';
+import { mqttLinkCreate } from '../../server/src/contracts/mqttLinks.ts';
+import { tariffDefinition } from '../../server/src/contracts/tariffs.ts';
 import type { Principal } from '../../server/src/policies/principal.ts';
 import type { Asset } from '../../server/src/store/assets.ts';
 import { getSensor } from '../../server/src/store/sensors.ts';
@@ -57,14 +61,14 @@ let n = 0;
 const unique = (what: string) => `${what} ${++n}`;
 const newAsset = (principal: Principal, name = unique('asset')) =>
   run((c) => createAsset(c, principal, { name, generic_asset_type_id: typeId, account_id: accountId }));
-const newSensor = async (principal: Principal, asset: Asset) =>
+const newSensor = async (principal: Principal, asset: Asset, fields = { name: 'power', unit: 'kW' }) =>
   (await getSensor(
     t.db,
     (
       await run((c) =>
         createSensor(c, principal, {
           asset,
-          fields: { name: 'power', unit: 'kW', event_resolution_ms: 900_000, timezone: 'UTC', attributes: {} },
+          fields: { ...fields, event_resolution_ms: 900_000, timezone: 'UTC', attributes: {} },
         }),
       )
     ).id,
@@ -178,6 +182,39 @@ const writes: [string, (p: Principal) => Promise<RegExp[]>][] = [
         /^Created sensor 'state of charge'/,
         /^Updated: flex_model/,
         new RegExp(`^Set recurring state-of-charge targets of asset ${made.asset.id}: 0$`),
+      ];
+    },
+  ],
+  [
+    'tariff add and change',
+    async (p) => {
+      const asset = await newAsset({ kind: 'operator' });
+      const prices = await newSensor({ kind: 'operator' }, asset, { name: 'prices', unit: 'EUR/MWh' });
+      const definition = tariffDefinition.parse({ name: 'flat', timezone: 'UTC', consumption_price_sensor: prices.id, price: 200 });
+      const added = await run((c) => addTariff(c, p, { asset, definition }));
+      await run((c) => changeTariff(c, p, { asset, id: added.id, definition: { ...definition, name: 'flatter', price: 190 } }));
+      return [new RegExp(`^Added tariff 'flat': ${added.id}$`), new RegExp(`^Changed tariff 'flatter': ${added.id}$`)];
+    },
+  ],
+  [
+    'day-ahead price connector',
+    async (p) => {
+      const asset = await newAsset({ kind: 'operator' });
+      const prices = await newSensor({ kind: 'operator' }, asset, { name: 'prices', unit: 'EUR/MWh' });
+      const made = await run((c) => addPriceConnector(c, p, { asset, sensorId: prices.id, biddingZone: '10YNL----------L' }));
+      return [new RegExp(`^Added day-ahead price connector \\(10YNL----------L\\) for sensor ${prices.id}: ${made.id}$`)];
+    },
+  ],
+  [
+    'MQTT link create and delete',
+    async (p) => {
+      const sensor = await newSensor({ kind: 'operator' }, await newAsset({ kind: 'operator' }));
+      const body = mqttLinkCreate.parse({ name: 'meter', direction: 'in', topic: `site/${sensor.id}/power`, unit: 'W' });
+      const { link } = await run((c) => createMqttLink(c, p, { sensor, body }));
+      await run((c) => deleteMqttLink(c, p, { link, sensor }));
+      return [
+        new RegExp(`^Created MQTT link 'meter' \\(in, site/${sensor.id}/power\\) for sensor ${sensor.id}$`),
+        new RegExp(`^Deleted MQTT link 'meter' \\(in, site/${sensor.id}/power\\) of sensor ${sensor.id}$`),
       ];
     },
   ],

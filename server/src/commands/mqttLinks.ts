@@ -1,21 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Clock } from '../clock.ts';
 import type { MqttLinkCreate } from '../contracts/mqttLinks.ts';
 import { filtersOverlap } from '../domain/mqtt.ts';
 import { conversion } from '../domain/units.ts';
 import { fieldError } from '../errors.ts';
 import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
 import { authorizeReferences } from '../policies/references.ts';
-import { recordAudit } from '../store/auditLog.ts';
 import * as store from '../store/mqttLinks.ts';
 import type { SensorInContext } from '../store/sensors.ts';
+import type { Uses } from './context.ts';
 
 /**
  * Adding and removing a device link, the one way the API does it. The writer must be allowed to
  * write the sensor; an in-link's topic may not overlap a topic another account's link listens on
  * (a device of one account would feed the other's sensor), nor the topics Flexsite publishes.
- * No HTTP context: errors are the API's (422 field messages, 403).
+ * No HTTP context: errors are the API's (422 field messages, 403). Each writes in a transaction of
+ * its own (the caller tells the broker bridge once it is stored), whose store write records the
+ * audit entry.
  */
 
 /** Topics Flexsite publishes itself: setpoints and Home Assistant's discovery configs. */
@@ -26,11 +27,6 @@ export const RESERVED_TOPICS = ['flexsite/#', 'homeassistant/#'];
  * guess from), and the broker checks it at every connection without a worker thread.
  */
 export const hashDevicePassword = (password: string) => createHash('sha256').update(password).digest('hex');
-
-export interface MqttLinkDeps {
-  db: Knex;
-  clock: Clock;
-}
 
 async function checkTopic(db: Knex, sensor: SensorInContext, topic: string): Promise<void> {
   const reserved = RESERVED_TOPICS.find((r) => filtersOverlap(topic, r));
@@ -45,11 +41,11 @@ async function checkTopic(db: Knex, sensor: SensorInContext, topic: string): Pro
  * @returns the link and its password, which is not stored and cannot be shown again.
  */
 export async function createMqttLink(
-  deps: MqttLinkDeps,
+  context: Uses<'clock'>,
   principal: Principal,
   input: { sensor: SensorInContext; body: MqttLinkCreate },
 ): Promise<{ link: store.MqttLink; password: string }> {
-  const { db } = deps;
+  const { db } = context;
   const { sensor, body } = input;
   await authorizeReferences(db, principal, [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }], [sensor]);
   if (!conversion(body.unit, sensor.unit, sensor.event_resolution_ms))
@@ -57,41 +53,42 @@ export async function createMqttLink(
   const topic = body.direction === 'in' ? body.topic : '';
   if (body.direction === 'in') await checkTopic(db, sensor, topic);
   const password = randomBytes(32).toString('base64url');
-  const link = await db.transaction(async (trx) => {
-    const created = await store.createMqttLink(trx, {
-      sensorId: sensor.id,
-      ownerId: rightsOf(principal)?.id ?? null,
-      name: body.name,
-      direction: body.direction,
-      topic,
-      valuePath: body.direction === 'in' ? body.value_path : null,
-      timePath: body.direction === 'in' ? body.time_path : null,
-      unit: body.unit,
-      scale: body.scale,
-      inverted: body.inverted,
-      safeSetpoint: body.direction === 'out' ? body.safe_setpoint : null,
-      staleAfterMs: body.direction === 'out' ? body.stale_after : null,
-      passwordHash: hashDevicePassword(password),
-      createdAt: deps.clock.now(),
-    });
-    const event = `Created MQTT link '${created.name}' (${created.direction}, ${created.topic}) for sensor ${sensor.id}`;
-    await recordAudit(trx, auditActor(principal), { assetId: sensor.generic_asset_id, accountId: sensor.account_id }, event);
-    return created;
-  });
+  const link = await db.transaction((trx) =>
+    store.createMqttLink(trx, auditActor(principal), {
+      sensor,
+      link: {
+        sensorId: sensor.id,
+        ownerId: rightsOf(principal)?.id ?? null,
+        name: body.name,
+        direction: body.direction,
+        topic,
+        valuePath: body.direction === 'in' ? body.value_path : null,
+        timePath: body.direction === 'in' ? body.time_path : null,
+        unit: body.unit,
+        scale: body.scale,
+        inverted: body.inverted,
+        safeSetpoint: body.direction === 'out' ? body.safe_setpoint : null,
+        staleAfterMs: body.direction === 'out' ? body.stale_after : null,
+        passwordHash: hashDevicePassword(password),
+        createdAt: context.clock.now(),
+      },
+    }),
+  );
   return { link, password };
 }
 
 /** Removes a link (whoever may write its sensor); its buffered readings and setpoint record go with it. */
 export async function deleteMqttLink(
-  deps: MqttLinkDeps,
+  context: Uses,
   principal: Principal,
   input: { link: store.MqttLink; sensor: SensorInContext },
 ): Promise<void> {
   const { link, sensor } = input;
-  await authorizeReferences(deps.db, principal, [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }], [sensor]);
-  await deps.db.transaction(async (trx) => {
-    await store.deleteMqttLink(trx, link.id);
-    const event = `Deleted MQTT link '${link.name}' (${link.direction}, ${link.topic}) of sensor ${sensor.id}`;
-    await recordAudit(trx, auditActor(principal), { assetId: sensor.generic_asset_id, accountId: sensor.account_id }, event);
-  });
+  await authorizeReferences(
+    context.db,
+    principal,
+    [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }],
+    [sensor],
+  );
+  await context.db.transaction((trx) => store.deleteMqttLink(trx, auditActor(principal), { sensor, link }));
 }

@@ -1,32 +1,27 @@
 import type { Knex } from 'knex';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
 import type { TariffDefinition } from '../contracts/tariffs.ts';
 import { DateTime } from 'luxon';
 import { notFound } from '../errors.ts';
+import { authorize } from '../policies/access.ts';
+import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
+import { assetAccess, authorizeReferences, type Reference } from '../policies/references.ts';
 import { checkTariffValues } from '../scheduling/storedValues.ts';
 import type { Asset } from '../store/assets.ts';
-import { actorOf, recordAudit } from '../store/auditLog.ts';
 import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getOrCreateSource, type SourceProps } from '../store/sources.ts';
 import * as tariffs from '../store/tariffs.ts';
-import type { User } from '../store/users.ts';
-import { checkTariffLimits } from './tariffLimits.ts';
+import type { Writes } from './context.ts';
+import { checkConnectorLimit, checkTariffLimits } from './tariffLimits.ts';
 import { tariffPriceAt } from './tariffPrice.ts';
 
 /**
- * Tariffs, stored and changed with their prices: a schedule triggered right after finds them,
- * from the start of today (the tariff's zone) through the planning horizon, and the hourly tick
- * only keeps them ahead. The caller has authorized the asset and the price sensors.
+ * Tariffs and day-ahead connectors, stored and changed with their prices: a schedule triggered
+ * right after finds them, from the start of today (the tariff's zone) through the planning
+ * horizon, and the hourly tick only keeps them ahead. Each runs in the caller's transaction,
+ * whose store write records the audit entry; the principal's user owns what is added, and its
+ * prices are written later with that user's current rights.
  */
-
-/** What the tariff commands use: the write's transaction, the operator's limits, the clock prices are believed at. */
-export interface TariffDeps {
-  trx: Knex.Transaction;
-  config: Pick<Config, 'limits' | 'planningHorizonMs'>;
-  clock: Clock;
-}
 
 /** How far ahead prices are written at least: the rest of today and the next two days, in the tariff's zone. */
 const AHEAD_DAYS = 3;
@@ -85,17 +80,43 @@ export async function writeTariffPrices(
   return storePrices(trx, { name: 'Flexsite tariff', type: 'reporter', model: `tariff ${t.id}` }, rows);
 }
 
-const affected = (asset: Asset) => ({ assetId: asset.id, accountId: asset.account_id });
+/** A sensor prices are written to, as a reference its owner must be (and stay) allowed to write. */
+const writeRef = (id: number, field: string): Reference => ({ kind: 'sensor', id, use: 'write', location: 'json', field });
+
+/** The price sensors a tariff writes to: checked when it is stored and before each write. */
+export function tariffReferences(d: TariffDefinition): Reference[] {
+  const refs = [writeRef(d.consumption_price_sensor, 'consumption_price_sensor')];
+  if (d.production_price_sensor !== undefined) refs.push(writeRef(d.production_price_sensor, 'production_price_sensor'));
+  return refs;
+}
+
+/** The price sensor a day-ahead connector writes to. */
+export const connectorReferences = (sensorId: number): Reference[] => [writeRef(sensorId, 'sensor')];
+
+/**
+ * The principal may change the asset (`permission` on it) and write the price sensors, and so may
+ * the asset's account: its prices are written later with the owner's rights, for that account.
+ */
+async function authorizePrices(db: Knex, principal: Principal, asset: Asset, permission: 'create-children' | 'update', refs: Reference[]) {
+  authorize(principal, permission, await assetAccess(db, asset.account_id));
+  await authorizeReferences(db, principal, refs, [], asset.account_id);
+}
 
 /** Adds a tariff to an asset and writes its prices (422 beyond the limits or for a value that is no price). */
-export async function addTariff(deps: TariffDeps, user: User, asset: Asset, definition: TariffDefinition): Promise<tariffs.Tariff> {
-  const { trx, clock } = deps;
-  await checkTariffLimits(trx, deps.config.limits, asset, definition, true);
-  await checkTariffValues(trx, definition);
+export async function addTariff(
+  context: Writes<'config' | 'clock'>,
+  principal: Principal,
+  input: { asset: Asset; definition: TariffDefinition },
+): Promise<tariffs.Tariff> {
+  const { db, clock, config } = context;
+  const { asset, definition } = input;
+  await authorizePrices(db, principal, asset, 'create-children', tariffReferences(definition));
+  await checkTariffLimits(db, config.limits, asset, definition, true);
+  await checkTariffValues(db, definition);
   const nowMs = clock.now();
-  const tariff = await tariffs.createTariff(trx, asset.id, user.id, definition, nowMs);
-  await writeTariffPrices(trx, tariff, { nowMs, horizonMs: deps.config.planningHorizonMs }, 'today');
-  await recordAudit(trx, actorOf(user), affected(asset), `Added tariff '${definition.name}': ${tariff.id}`);
+  const ownerId = rightsOf(principal)?.id ?? null;
+  const tariff = await tariffs.createTariff(db, auditActor(principal), { asset, ownerId, definition, nowMs });
+  await writeTariffPrices(db, tariff, { nowMs, horizonMs: config.planningHorizonMs }, 'today');
   return tariff;
 }
 
@@ -106,17 +127,31 @@ export async function addTariff(deps: TariffDeps, user: User, asset: Asset, defi
  * @returns the changed tariff; 404 when the asset has no tariff of this id.
  */
 export async function changeTariff(
-  deps: TariffDeps,
-  user: User,
-  asset: Asset,
-  change: { id: number; definition: TariffDefinition },
+  context: Writes<'config' | 'clock'>,
+  principal: Principal,
+  input: { asset: Asset; id: number; definition: TariffDefinition },
 ): Promise<tariffs.Tariff> {
-  const { trx, clock } = deps;
-  if (!(await tariffs.getTariff(trx, asset.id, change.id))) throw notFound(`Asset ${asset.id} has no tariff ${change.id}.`);
-  await checkTariffLimits(trx, deps.config.limits, asset, change.definition, false);
-  await checkTariffValues(trx, change.definition);
-  const tariff = await tariffs.updateTariff(trx, change.id, change.definition);
-  await writeTariffPrices(trx, tariff, { nowMs: clock.now(), horizonMs: deps.config.planningHorizonMs }, 'today');
-  await recordAudit(trx, actorOf(user), affected(asset), `Changed tariff '${change.definition.name}': ${tariff.id}`);
+  const { db, clock, config } = context;
+  const { asset, id, definition } = input;
+  await authorizePrices(db, principal, asset, 'update', tariffReferences(definition));
+  if (!(await tariffs.getTariff(db, asset.id, id))) throw notFound(`Asset ${asset.id} has no tariff ${id}.`);
+  await checkTariffLimits(db, config.limits, asset, definition, false);
+  await checkTariffValues(db, definition);
+  const tariff = await tariffs.updateTariff(db, auditActor(principal), { asset, id, definition });
+  await writeTariffPrices(db, tariff, { nowMs: clock.now(), horizonMs: config.planningHorizonMs }, 'today');
   return tariff;
+}
+
+/** Adds a day-ahead price connector writing a bidding zone's prices to a price sensor (422 beyond the limit). */
+export async function addPriceConnector(
+  context: Writes<'config' | 'clock'>,
+  principal: Principal,
+  input: { asset: Asset; sensorId: number; biddingZone: string },
+): Promise<tariffs.PriceConnector> {
+  const { db, clock, config } = context;
+  const { asset, sensorId, biddingZone } = input;
+  await authorizePrices(db, principal, asset, 'create-children', connectorReferences(sensorId));
+  await checkConnectorLimit(db, config.limits, asset);
+  const made = { asset, ownerId: rightsOf(principal)?.id ?? null, sensorId, biddingZone, nowMs: clock.now() };
+  return tariffs.createPriceConnector(db, auditActor(principal), made);
 }

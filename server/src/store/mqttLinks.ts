@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Reading } from '../domain/mqtt.ts';
+import { recordAudit, type Writer } from './auditLog.ts';
 
 /** A device link as stored. */
 export interface MqttLink {
@@ -66,8 +67,13 @@ function fromRow(r: Record<string, unknown>): MqttLink {
 /** The username of a link: derived from its id, so that it never repeats. */
 export const linkUsername = (id: number) => `link-${id}`;
 
-/** Adds a link; its username follows from its id. */
-export async function createMqttLink(trx: Knex.Transaction, link: NewMqttLink): Promise<MqttLink> {
+/** The sensor a link feeds or follows, whose asset its audit entry is about. */
+type OnSensor = { id: number; generic_asset_id: number; account_id: number | null };
+const about = (sensor: OnSensor) => ({ assetId: sensor.generic_asset_id, accountId: sensor.account_id });
+
+/** Adds a link to a sensor and records it; its username follows from its id. */
+export async function createMqttLink(trx: Knex.Transaction, by: Writer, made: { sensor: OnSensor; link: NewMqttLink }): Promise<MqttLink> {
+  const { sensor, link } = made;
   const [row] = await trx('mqtt_link')
     .insert({
       sensor_id: link.sensorId,
@@ -93,6 +99,7 @@ export async function createMqttLink(trx: Knex.Transaction, link: NewMqttLink): 
   await trx('mqtt_link')
     .where({ id })
     .update({ username: linkUsername(id), topic });
+  await recordAudit(trx, by, about(sensor), `Created MQTT link '${link.name}' (${link.direction}, ${topic}) for sensor ${sensor.id}`);
   return (await getMqttLink(trx, id))!;
 }
 
@@ -121,8 +128,11 @@ export async function foreignInLinks(db: Knex, accountId: number | null): Promis
   return (await q).map((r: { id: number; topic: string }) => ({ id: Number(r.id), topic: r.topic }));
 }
 
-export async function deleteMqttLink(trx: Knex.Transaction, id: number): Promise<void> {
-  await trx('mqtt_link').where({ id }).delete();
+/** Removes a link (its buffered readings and setpoint record go with it) and records it. */
+export async function deleteMqttLink(trx: Knex.Transaction, by: Writer, gone: { sensor: OnSensor; link: MqttLink }): Promise<void> {
+  const { sensor, link } = gone;
+  await trx('mqtt_link').where({ id: link.id }).delete();
+  await recordAudit(trx, by, about(sensor), `Deleted MQTT link '${link.name}' (${link.direction}, ${link.topic}) of sensor ${sensor.id}`);
 }
 
 /**

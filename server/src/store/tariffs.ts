@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { TariffDefinition } from '../contracts/tariffs.ts';
+import { recordAudit, type Writer } from './auditLog.ts';
 
 export interface Tariff {
   id: number;
@@ -26,10 +27,21 @@ const fromRow = (r: DbTariff): Tariff => ({
   createdAtMs: Number(r.created_at),
 });
 
-export async function createTariff(trx: Knex.Transaction, assetId: number, ownerId: number, definition: TariffDefinition, nowMs: number) {
+/** The asset a tariff or connector is on, which its audit entry is about. */
+type OnAsset = { id: number; account_id: number | null };
+const about = (asset: OnAsset) => ({ assetId: asset.id, accountId: asset.account_id });
+
+/** Adds a tariff to an asset, written with its owner's rights, and records it. */
+export async function createTariff(
+  trx: Knex.Transaction,
+  by: Writer,
+  made: { asset: OnAsset; ownerId: number | null; definition: TariffDefinition; nowMs: number },
+): Promise<Tariff> {
+  const { asset, ownerId, definition, nowMs } = made;
   const [{ id }] = await trx('tariff')
-    .insert({ asset_id: assetId, owner_id: ownerId, name: definition.name, definition: JSON.stringify(definition), created_at: nowMs })
+    .insert({ asset_id: asset.id, owner_id: ownerId, name: definition.name, definition: JSON.stringify(definition), created_at: nowMs })
     .returning<{ id: number }[]>('id');
+  await recordAudit(trx, by, about(asset), `Added tariff '${definition.name}': ${id}`);
   return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
 }
 
@@ -39,11 +51,17 @@ export async function getTariff(db: Knex, assetId: number, id: number): Promise<
   return row && fromRow(row);
 }
 
-/** Replaces a tariff's definition (its owner and creation time stay). */
-export async function updateTariff(trx: Knex.Transaction, id: number, definition: TariffDefinition): Promise<Tariff> {
+/** Replaces a tariff's definition (its owner and creation time stay) and records it. */
+export async function updateTariff(
+  trx: Knex.Transaction,
+  by: Writer,
+  change: { asset: OnAsset; id: number; definition: TariffDefinition },
+): Promise<Tariff> {
+  const { id, definition } = change;
   await trx('tariff')
     .where({ id })
     .update({ name: definition.name, definition: JSON.stringify(definition) });
+  await recordAudit(trx, by, about(change.asset), `Changed tariff '${definition.name}': ${id}`);
   return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
 }
 
@@ -81,14 +99,17 @@ const connectorFromRow = (r: DbPriceConnector): PriceConnector => ({
   createdAtMs: Number(r.created_at),
 });
 
+/** Adds a day-ahead price connector to an asset, written with its owner's rights, and records it. */
 export async function createPriceConnector(
   trx: Knex.Transaction,
-  c: Pick<PriceConnector, 'assetId' | 'ownerId' | 'sensorId' | 'biddingZone'>,
-  nowMs: number,
+  by: Writer,
+  made: { asset: OnAsset; ownerId: number | null; sensorId: number; biddingZone: string; nowMs: number },
 ): Promise<PriceConnector> {
+  const { asset, ownerId, sensorId, biddingZone, nowMs } = made;
   const [{ id }] = await trx('price_connector')
-    .insert({ asset_id: c.assetId, owner_id: c.ownerId, sensor_id: c.sensorId, bidding_zone: c.biddingZone, created_at: nowMs })
+    .insert({ asset_id: asset.id, owner_id: ownerId, sensor_id: sensorId, bidding_zone: biddingZone, created_at: nowMs })
     .returning<{ id: number }[]>('id');
+  await recordAudit(trx, by, about(asset), `Added day-ahead price connector (${biddingZone}) for sensor ${sensorId}: ${id}`);
   return connectorFromRow((await trx<DbPriceConnector>('price_connector').where({ id }).first())!);
 }
 

@@ -3,9 +3,8 @@ import { DateTime } from 'luxon';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import type { TariffDefinition } from '../contracts/tariffs.ts';
 import { resampleToGrid } from '../domain/resample.ts';
-import { storePrices, writeTariffPrices, type PriceRow } from '../commands/tariffs.ts';
+import { connectorReferences, storePrices, tariffReferences, writeTariffPrices, type PriceRow } from '../commands/tariffs.ts';
 import { conversion } from '../domain/units.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
 import { getSensor } from '../store/sensors.ts';
@@ -17,19 +16,6 @@ import { Periodic } from '../periodic.ts';
 import { fetchDayAhead, type DayAheadPrices } from './entsoe.ts';
 
 const TICK_MS = 3600_000;
-
-/** A sensor prices are written to, as a reference its owner must be (and stay) allowed to write. */
-const writeRef = (id: number, field: string): Reference => ({ kind: 'sensor', id, use: 'write', location: 'json', field });
-
-/** The price sensors a tariff writes to: checked when it is stored and before each write. */
-export function tariffReferences(d: TariffDefinition): Reference[] {
-  const refs = [writeRef(d.consumption_price_sensor, 'consumption_price_sensor')];
-  if (d.production_price_sensor !== undefined) refs.push(writeRef(d.production_price_sensor, 'production_price_sensor'));
-  return refs;
-}
-
-/** The price sensor a day-ahead connector writes to. */
-export const connectorReferences = (sensorId: number): Reference[] => [writeRef(sensorId, 'sensor')];
 
 /**
  * Writes prices ahead, so that schedules read them like any price sensor: every tariff's as

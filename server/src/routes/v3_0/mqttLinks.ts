@@ -7,7 +7,6 @@ import { notFound } from '../../errors.ts';
 import type { AppContext, Services } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import { can } from '../../policies/access.ts';
-import { userPrincipal } from '../../policies/principal.ts';
 import { sensorAccess } from '../../policies/references.ts';
 import { descendantIds } from '../../store/assets.ts';
 import * as store from '../../store/mqttLinks.ts';
@@ -75,8 +74,6 @@ async function siteLinks(db: Knex, user: User, assetId: number): Promise<store.M
   return links.filter((l) => readable.get(l.sensorId));
 }
 
-const deps = (ctx: AppContext) => ({ db: ctx.services.db, clock: ctx.services.clock });
-
 /** Devices on the LAN: a sensor's MQTT links, in (measurements) and out (setpoints). */
 export const mqttLinkRoutes = [
   route({
@@ -103,8 +100,8 @@ export const mqttLinkRoutes = [
     summary: 'Link a device to a sensor over MQTT; the answer holds its broker password, shown this once',
     request: { params: idParams, json: mqttLinkCreate },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
-    command: async ({ ctx, user, body, loaded: { sensor } }) => {
-      const created = await createMqttLink(deps(ctx), userPrincipal(user), { sensor, body });
+    command: async ({ ctx, context, principal, body, loaded: { sensor } }) => {
+      const created = await createMqttLink(context, principal, { sensor, body });
       await tellBridge(ctx);
       return created;
     },
@@ -125,8 +122,8 @@ export const mqttLinkRoutes = [
     summary: 'Remove an MQTT link; its device is no longer admitted',
     request: { params: idParams },
     load: async ({ db, params }) => linkById(db, params.id, 'create-children'),
-    command: async ({ ctx, user, loaded: { link, sensor } }) => {
-      await deleteMqttLink(deps(ctx), userPrincipal(user), { link, sensor });
+    command: async ({ ctx, context, principal, loaded: { link, sensor } }) => {
+      await deleteMqttLink(context, principal, { link, sensor });
       await tellBridge(ctx);
     },
     response: { status: 204, schema: null, description: 'removed' },

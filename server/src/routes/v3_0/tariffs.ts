@@ -2,9 +2,7 @@ import { z } from 'zod';
 import * as tariffWire from '../../contracts/tariffs.ts';
 import { route } from '../../http/routes.ts';
 import * as tariffs from '../../store/tariffs.ts';
-import { checkConnectorLimit } from '../../commands/tariffLimits.ts';
-import { addTariff, changeTariff } from '../../commands/tariffs.ts';
-import { connectorReferences, tariffReferences } from '../../tariffs/tariffWriter.ts';
+import { addPriceConnector, addTariff, changeTariff, connectorReferences, tariffReferences } from '../../commands/tariffs.ts';
 import { intText } from '../../contracts/fields.ts';
 import { assetById, idParams } from '../load.ts';
 
@@ -37,7 +35,7 @@ export const tariffRoutes = [
     // Written later for the asset's account, whoever stores it: its account must be able to write there too.
     references: ({ body, loaded }) => ({ refs: tariffReferences(body), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: ({ ctx, db, user, body, loaded }) => addTariff({ trx: db, ...ctx.services }, user, loaded.asset, body),
+    command: ({ context, principal, body, loaded: { asset } }) => addTariff(context, principal, { asset, definition: body }),
     response: { status: 201, schema: tariffWire.tariff, present: presentTariff, description: 'the tariff' },
   }),
   route({
@@ -48,8 +46,8 @@ export const tariffRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
     references: ({ body, loaded }) => ({ refs: tariffReferences(body), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: ({ ctx, db, user, body, params, loaded }) =>
-      changeTariff({ trx: db, ...ctx.services }, user, loaded.asset, { id: params.tariff_id, definition: body }),
+    command: ({ context, principal, body, params, loaded: { asset } }) =>
+      changeTariff(context, principal, { asset, id: params.tariff_id, definition: body }),
     response: { schema: tariffWire.tariff, present: presentTariff, description: 'the changed tariff' },
   }),
   route({
@@ -76,11 +74,8 @@ export const tariffRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
     references: ({ body, loaded }) => ({ refs: connectorReferences(body.sensor), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: async ({ ctx, db, user, body, loaded }) => {
-      await checkConnectorLimit(db, ctx.services.config.limits, loaded.asset);
-      const connector = { assetId: loaded.asset.id, ownerId: user.id, sensorId: body.sensor, biddingZone: body.bidding_zone };
-      return tariffs.createPriceConnector(db, connector, ctx.services.clock.now());
-    },
+    command: ({ context, principal, body, loaded: { asset } }) =>
+      addPriceConnector(context, principal, { asset, sensorId: body.sensor, biddingZone: body.bidding_zone }),
     response: { status: 201, schema: tariffWire.priceConnector, present: presentConnector, description: 'the connector' },
   }),
   route({
