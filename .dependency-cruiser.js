@@ -58,6 +58,11 @@ export const layers = [
     what: 'Job handlers: resolve inputs, run a worker task, store the outcome as beliefs',
   },
   {
+    name: 'queries',
+    paths: ['server/src/queries/'],
+    what: 'Reads that answer a question across the store: sensor data on a grid, what a site measures now, its key figures',
+  },
+  {
     name: 'commands',
     paths: ['server/src/commands/'],
     what: 'One command per use case, the only writers, shared by every edge',

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { DateTime } from 'luxon';
-import { readSensorData } from '../commands/readSensorData.ts';
+import { readSensorData } from '../queries/readSensorData.ts';
 import { storeSensorData } from '../commands/storeSensorData.ts';
 import { csvEvents, parseBeliefsCsv } from '../domain/beliefsCsv.ts';
 import type { BeliefTiming } from '../domain/sensorData.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Money figures of a period (see `commands/assetKpis.ts`), in the schedules' currency. */
+/** Money figures of a period (see `queries/assetKpis.ts`), in the schedules' currency. */
 const kpiFigures = z.object({
   plan_cost: z.number(),
   baseline_cost: z.number(),

@@ -1,4 +1,4 @@
-import { readSensorData } from '../../commands/readSensorData.ts';
+import { readSensorData } from '../../queries/readSensorData.ts';
 import type { SensorUpload } from '../../commands/storeSensorData.ts';
 import { evenlySpacedEvents, unitMismatch, type Problems, type UploadEvent } from '../../domain/sensorData.ts';
 import { formatDurationHours, formatStart } from '../../domain/time.ts';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { awareDateTime } from '../../contracts/fields.ts';
 import * as cockpit from '../../contracts/cockpit.ts';
-import { assetKpis, sensorKpis } from '../../commands/assetKpis.ts';
+import { assetKpis, sensorKpis } from '../../queries/assetKpis.ts';
 import { can } from '../../policies/access.ts';
 import { sensorAccess } from '../../policies/references.ts';
-import { siteNow } from '../../commands/siteNow.ts';
+import { siteNow } from '../../queries/siteNow.ts';
 import { fieldError } from '../../errors.ts';
 import { route } from '../../http/routes.ts';
 import { assetById, idParams } from '../load.ts';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { readSensorData } from '../../commands/readSensorData.ts';
+import { readSensorData } from '../../queries/readSensorData.ts';
 import { getSensorData, getSensorDataById, postSensorData, postSensorDataById } from '../../contracts/sensorData.ts';
 import { csvEvents, parseBeliefsCsv } from '../../domain/beliefsCsv.ts';
 import { downloadProblems, evenlySpacedEvents, type BeliefTiming, type UploadEvent } from '../../domain/sensorData.ts';
