@@ -210,7 +210,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     config.role === 'api' ? undefined : createWorkerPool(config.workerThreads + SPARE_SLOTS, config.workerIdleMs, schedulerPlugins);
   const attention = new Attention(db, config, log, clock);
   const webhooks = new WebhookOutbox(db, log, clock);
-  const tariffs = new TariffWriter(db, config, log, clock);
+  const tariffs = new TariffWriter(db, config, log, attention, clock);
   const toyPrices = new ToyPriceClock(db, log, clock);
   const jobs = await openJobQueue({ db, config, log, clock, pool, attention });
   // Login attempts are counted by the processes that serve HTTP, together.
@@ -250,6 +250,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     loginThrottle: createLoginThrottle(config, log, redis),
     schedulerPlugins,
     mqtt,
+    prices: tariffs,
   };
   const handler = createApp(services).callback();
   const server = http.createServer(handler);

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
+import { SimulatedClock } from '../../server/src/clock.ts';
 import { startTestServer } from '../helpers/testServer.ts';
 
 const NL = '10YNL----------L';
@@ -38,12 +39,29 @@ const noData = `<?xml version="1.0" encoding="utf-8"?>
   <Reason><code>999</code><text>No matching data found</text></Reason>
 </Acknowledgement_MarketDocument>`;
 
+/** The price the window stub gives for an hour starting at `ms`: its UTC hour × 2.5 + 40 EUR/MWh. */
+const windowPrice = (ms: number) => 40 + new Date(ms).getUTCHours() * 2.5;
+const platformMs = (t: string) => Date.parse(`${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(8, 10)}:${t.slice(10, 12)}Z`);
+
+/** A document (A44) with hourly prices for exactly the period asked, as the platform answers a request within what it has. */
+function windowDocument(url: URL): string {
+  const [startMs, endMs] = [platformMs(url.searchParams.get('periodStart')!), platformMs(url.searchParams.get('periodEnd')!)];
+  const points = Array.from({ length: (endMs - startMs) / 3600_000 }, (_, i) => windowPrice(startMs + i * 3600_000));
+  const iso = (ms: number) => new Date(ms).toISOString().slice(0, 16) + 'Z';
+  return document
+    .replace(/<start>.*<\/start><end>.*<\/end>/, `<start>${iso(startMs)}</start><end>${iso(endMs)}</end>`)
+    .replace(/(<resolution>PT60M<\/resolution>)[\s\S]*(<\/Period>)/, (_, res: string, end: string) => {
+      const given = points.map((v, i) => `<Point><position>${i + 1}</position><price.amount>${v}</price.amount></Point>`);
+      return [res, ...given, end].join('\n');
+    });
+}
+
 const asked: URL[] = [];
 let stub: http.Server;
 let stubUrl: string;
 
-async function withServer(env: Record<string, string>) {
-  const t = await startTestServer(env);
+async function withServer(env: Record<string, string>, clock?: SimulatedClock) {
+  const t = await startTestServer(env, undefined, clock && { clock });
   const f = factories(t.db);
   const accountId = (await f.account()).id;
   const token = (await f.user({ accountId, roles: ['account-admin'] })).token;
@@ -62,7 +80,7 @@ beforeAll(async () => {
     const url = new URL(req.url ?? '/', 'http://stub');
     asked.push(url);
     res.writeHead(url.pathname === '/nodata' ? 400 : 200, { 'Content-Type': 'text/xml' });
-    res.end(url.pathname === '/nodata' ? noData : document);
+    res.end(url.pathname === '/nodata' ? noData : url.pathname === '/window' ? windowDocument(url) : document);
   });
   await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
   stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
@@ -187,3 +205,99 @@ describe('ENTSO-E day-ahead connector', () => {
     }
   });
 });
+
+describe('a price connector written when stored (issue 30)', () => {
+  it('has prices from the start of today through the horizon at once, so that the first schedule finds them', async () => {
+    // Friday 2 July 2027, 14:20 in Amsterdam; the planning horizon is 48 h.
+    const nowMs = Date.parse('2027-07-02T14:20:00+02:00');
+    const s = await withServer(
+      { FLEXSITE_ENTSOE_URL: `${stubUrl}/window`, FLEXSITE_ENTSOE_TOKEN: 'secret-token' },
+      new SimulatedClock(nowMs),
+    );
+    try {
+      asked.length = 0;
+      const res = await s.connect({ sensor: s.sensor, bidding_zone: NL });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ last_error: null, last_written_at: '2027-07-02T12:20:00.000Z' });
+      // Asked from midnight in Amsterdam through the end of the day the horizon ends in (4 July).
+      expect(asked.map((u) => [u.searchParams.get('periodStart'), u.searchParams.get('periodEnd')])).toEqual([
+        ['202707012200', '202707042200'],
+      ]);
+      const todayStart = Date.parse('2027-07-02T00:00:00+02:00');
+      const hours = Array.from({ length: 72 }, (_, i) => todayStart + i * 3600_000);
+      expect(await s.values()).toEqual(hours.map((h) => [h, windowPrice(h)]));
+      expect(hours[hours.length - 1] + 3600_000).toBeGreaterThanOrEqual(nowMs + 48 * 3600_000);
+
+      // The first Compute right after: prices known over the whole schedule, nothing extended.
+      const battery = (
+        await s.f.sensor({
+          assetId: (await s.f.asset({ accountId: await accountOf(s), type: 'battery' })).id,
+          unit: 'MW',
+          resolutionMinutes: 15,
+        })
+      ).id;
+      const trigger = await s.t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+        token: s.token,
+        json: {
+          start: '2027-07-02T14:30:00+02:00',
+          duration: 'PT8H',
+          'flex-model': { 'soc-at-start': '0.5 MWh', 'soc-min': '0 MWh', 'soc-max': '1 MWh', 'power-capacity': '1 MW' },
+          'flex-context': { 'consumption-price-sensor': s.sensor },
+        },
+      });
+      expect(trigger.status).toBe(200);
+      await s.t.server.services.jobs.settled(trigger.body.schedule, 30_000);
+      const job = await s.t.request('GET', `/api/v3_0/jobs/${trigger.body.schedule}`, { token: s.token });
+      expect(job.body).toMatchObject({ status: 'finished', error: null });
+      expect((job.body.result.warnings ?? []).map((w: { code: string }) => w.code)).not.toContain('input-extended');
+      const audit = await s.t.db('audit_log').where('event', 'like', 'Added day-ahead price connector%');
+      expect(audit).toHaveLength(1);
+    } finally {
+      await s.t.close();
+    }
+  });
+
+  it('is stored when the fetch fails, with the failure on the connector and notified once', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const s = await withServer({ FLEXSITE_ENTSOE_URL: `http://127.0.0.1:${port}/api`, FLEXSITE_ENTSOE_TOKEN: 'secret-token' });
+    try {
+      const res = await s.connect({ sensor: s.sensor, bidding_zone: NL });
+      expect(res.status).toBe(201);
+      expect(res.body.last_written_at).toBeNull();
+      expect(res.body.last_error).toMatch(/^fetch failed \(.*ECONNREFUSED/);
+      expect(res.body.last_error).not.toContain('secret-token');
+      const listed = await s.t.request('GET', `/api/v3_0/assets/${s.asset}/price-connectors`, { token: s.token });
+      expect(listed.body).toEqual([expect.objectContaining({ id: res.body.id, last_error: res.body.last_error })]);
+      const notices = async () =>
+        (await s.t.request('GET', '/api/v3_0/notifications', { token: s.token })).body.filter(
+          (n: { kind: string }) => n.kind === 'prices-failed',
+        );
+      const [notice] = await notices();
+      expect(notice).toMatchObject({ sensor_id: s.sensor });
+      expect(notice.message).toContain(`price connector ${res.body.id}`);
+      // Still down at the next tick: the same spell, no second notification.
+      expect(await s.t.server.tariffs.tick(Date.now())).toBe(0);
+      expect(await notices()).toHaveLength(1);
+      expect(await s.values()).toEqual([]);
+    } finally {
+      await s.t.close();
+    }
+    // Without a token nothing is asked, and the connector says why it has no prices.
+    const off = await withServer({ FLEXSITE_ENTSOE_URL: `${stubUrl}/api` });
+    try {
+      asked.length = 0;
+      const res = await off.connect({ sensor: off.sensor, bidding_zone: NL });
+      expect(res.status).toBe(201);
+      expect(res.body.last_error).toMatch(/no ENTSO-E token is set/);
+      expect(asked).toEqual([]);
+    } finally {
+      await off.t.close();
+    }
+  });
+});
+
+const accountOf = async (s: Awaited<ReturnType<typeof withServer>>): Promise<number> =>
+  Number((await s.t.db('generic_asset').where({ id: s.asset }).first()).account_id);

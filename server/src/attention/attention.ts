@@ -32,6 +32,7 @@ const titles: Record<Notification['kind'], string> = {
   'target-missed': 'A schedule misses a target',
   'sensor-stale': 'A sensor went stale',
   'automation-failed': 'An automation failed',
+  'prices-failed': 'Prices could not be fetched',
 };
 
 /**

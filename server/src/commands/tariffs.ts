@@ -142,7 +142,11 @@ export async function changeTariff(
   return tariff;
 }
 
-/** Adds a day-ahead price connector writing a bidding zone's prices to a price sensor (422 beyond the limit). */
+/**
+ * Adds a day-ahead price connector writing a bidding zone's prices to a price sensor (422 beyond
+ * the limit). Its caller fetches its prices once it is stored, outside this transaction: the
+ * platform may take its time, and a failed fetch must leave the connector stored with its error.
+ */
 export async function addPriceConnector(
   context: Writes<'config' | 'clock'>,
   principal: Principal,

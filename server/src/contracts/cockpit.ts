@@ -43,6 +43,7 @@ export const notificationKinds = [
   'target-missed',
   'sensor-stale',
   'automation-failed',
+  'prices-failed',
 ] as const;
 
 /** A notification (`GET /notifications`, and the body posted to an account's webhook). */

@@ -80,6 +80,10 @@ export const priceConnector = z.object({
   bidding_zone: z.string(),
   bidding_zone_name: z.string(),
   created_at: z.string(),
+  /** When its prices were last written; null before the first write. */
+  last_written_at: z.string().nullable(),
+  /** Why its last attempt wrote nothing (offline, no token, no data); null once one succeeds. */
+  last_error: z.string().nullable(),
 });
 
 export const biddingZoneList = z.array(z.object({ code: z.string(), name: z.string() }));

@@ -9,6 +9,7 @@ import type { PasswordPool } from '../workers/passwordPool.ts';
 import type { LoginThrottle } from './loginThrottle.ts';
 import type { SchedulerPlugins } from '../../../worker/src/tasks.ts';
 import type { MqttBridge } from '../mqtt/bridge.ts';
+import type { TariffWriter } from '../tariffs/tariffWriter.ts';
 
 /** What every request handler can reach. */
 export interface Services {
@@ -28,6 +29,8 @@ export interface Services {
   schedulerPlugins: SchedulerPlugins;
   /** Devices on the LAN, when MQTT is on in this process; told when a link is added or removed, asked for its broker's port. */
   mqtt?: Pick<MqttBridge, 'linksChanged' | 'brokerPort'>;
+  /** Writes a price connector's prices at once, when it is stored. */
+  prices: Pick<TariffWriter, 'writeConnectorNow'>;
 }
 
 export interface AppState {

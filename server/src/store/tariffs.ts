@@ -79,6 +79,10 @@ export interface PriceConnector {
   sensorId: number;
   biddingZone: string;
   createdAtMs: number;
+  /** When its prices were last written; null before the first write. */
+  lastWrittenAtMs: number | null;
+  /** Why its last attempt wrote nothing; null once one succeeds. */
+  lastError: string | null;
 }
 
 interface DbPriceConnector {
@@ -88,6 +92,8 @@ interface DbPriceConnector {
   sensor_id: number;
   bidding_zone: string;
   created_at: number;
+  last_written_at: number | null;
+  last_error: string | null;
 }
 
 const connectorFromRow = (r: DbPriceConnector): PriceConnector => ({
@@ -97,6 +103,8 @@ const connectorFromRow = (r: DbPriceConnector): PriceConnector => ({
   sensorId: Number(r.sensor_id),
   biddingZone: r.bidding_zone,
   createdAtMs: Number(r.created_at),
+  lastWrittenAtMs: r.last_written_at === null ? null : Number(r.last_written_at),
+  lastError: r.last_error,
 });
 
 /** Adds a day-ahead price connector to an asset, written with its owner's rights, and records it. */
@@ -111,6 +119,19 @@ export async function createPriceConnector(
     .returning<{ id: number }[]>('id');
   await recordAudit(trx, by, about(asset), `Added day-ahead price connector (${biddingZone}) for sensor ${sensorId}: ${id}`);
   return connectorFromRow((await trx<DbPriceConnector>('price_connector').where({ id }).first())!);
+}
+
+/** @returns the connector of this id, or undefined. */
+export async function getPriceConnector(db: Knex, id: number): Promise<PriceConnector | undefined> {
+  const row = await db<DbPriceConnector>('price_connector').where({ id }).first();
+  return row && connectorFromRow(row);
+}
+
+/** Records how a connector's attempt ended: written at a time, or failed (the last write's time stays). */
+export async function setConnectorOutcome(db: Knex, id: number, outcome: { writtenAtMs: number } | { error: string }): Promise<void> {
+  await db('price_connector')
+    .where({ id })
+    .update('writtenAtMs' in outcome ? { last_written_at: outcome.writtenAtMs, last_error: null } : { last_error: outcome.error });
 }
 
 /** @returns the day-ahead price connectors of an asset, or all of them. */

@@ -8,14 +8,31 @@ import { connectorReferences, storePrices, tariffReferences, writeTariffPrices, 
 import { conversion } from '../domain/units.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
 import { getSensor } from '../store/sensors.ts';
-import type { SourceProps } from '../store/sources.ts';
-import { listPriceConnectors, listTariffs, type PriceConnector, type Tariff } from '../store/tariffs.ts';
+import { endSubject } from '../store/notifications.ts';
+import {
+  getPriceConnector,
+  listPriceConnectors,
+  listTariffs,
+  setConnectorOutcome,
+  type PriceConnector,
+  type Tariff,
+} from '../store/tariffs.ts';
 import { getAsset } from '../store/assets.ts';
 import { getUser } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
+import type { Attention } from '../attention/attention.ts';
 import { fetchDayAhead, type DayAheadPrices } from './entsoe.ts';
 
 const TICK_MS = 3600_000;
+
+/** A bidding zone's day-ahead prices, as one write asks for them. */
+type DayOf = (zone: string) => Promise<DayAheadPrices>;
+
+/** When a write's prices are believed, and the instant before which its intervals are left out. */
+interface WriteAt {
+  nowMs: number;
+  keepFromMs: number;
+}
 
 /**
  * Writes prices ahead, so that schedules read them like any price sensor: every tariff's as
@@ -23,13 +40,15 @@ const TICK_MS = 3600_000;
  * every day-ahead connector's as beliefs of a `reporter` source "ENTSO-E". Runs at start and
  * hourly; prices already believed are left out as unchanged, so a tick stores only what is new
  * or changed. Each writes with its owner's current rights, or not at all; one that cannot be
- * written (offline, refused) is logged and the others go on.
+ * written (offline, refused) is logged and the others go on. A connector also records how its
+ * last attempt ended, and its failures notify its account.
  */
 export class TariffWriter extends Periodic {
   constructor(
     private db: Knex,
     private config: Config,
     private log: Logger,
+    private attention: Pick<Attention, 'raise'>,
     clock: Clock,
   ) {
     super(TICK_MS, (err) => log.error({ err }, 'tariff writer'), clock);
@@ -54,17 +73,70 @@ export class TariffWriter extends Periodic {
     const fromMs = DateTime.fromMillis(nowMs, { zone: 'UTC' }).startOf('day').toMillis();
     const zones = new Map<string, Promise<DayAheadPrices>>();
     const dayOf = (zone: string) => {
-      if (!zones.has(zone))
-        zones.set(zone, fetchDayAhead({ url: this.config.entsoe.url, token: token! }, zone, fromMs, fromMs + 2 * 86_400_000));
+      if (!zones.has(zone)) zones.set(zone, this.fetch(zone, fromMs, fromMs + 2 * 86_400_000));
       return zones.get(zone)!;
     };
-    for (const c of token ? await listPriceConnectors(this.db) : []) {
-      stored += await this.writeDayAhead(c, dayOf, nowMs).catch((err: unknown) => {
-        this.log.warn({ err: String(err), connector: c.id, zone: c.biddingZone }, 'day-ahead prices not written');
-        return 0;
-      });
-    }
+    for (const c of token ? await listPriceConnectors(this.db) : [])
+      stored += await this.writeConnector(c, dayOf, { nowMs, keepFromMs: nowMs });
     return stored;
+  }
+
+  /**
+   * Writes a connector's prices at once, believed now, from the start of today in its sensor's
+   * zone through the end of the day the planning horizon ends in (as far as the platform has
+   * them): a connector just stored has prices before the first tick, today's past hours
+   * included. A failure is recorded on the connector and notified, as the tick does.
+   * @returns the connector with how this attempt ended.
+   */
+  async writeConnectorNow(c: PriceConnector): Promise<PriceConnector> {
+    const nowMs = this.clock.now();
+    const { timezone } = (await getSensor(this.db, c.sensorId))!;
+    const fromMs = DateTime.fromMillis(nowMs, { zone: timezone }).startOf('day').toMillis();
+    const toMs = DateTime.fromMillis(nowMs + this.config.planningHorizonMs, { zone: timezone })
+      .startOf('day')
+      .plus({ days: 1 })
+      .toMillis();
+    await this.writeConnector(c, (zone) => this.fetch(zone, fromMs, toMs), { nowMs, keepFromMs: fromMs });
+    return (await getPriceConnector(this.db, c.id))!;
+  }
+
+  /** The platform's prices of a zone, or why there are none to ask for. */
+  private fetch(zone: string, fromMs: number, toMs: number): Promise<DayAheadPrices> {
+    const { url, token } = this.config.entsoe;
+    if (!token) return Promise.reject(new Error('no ENTSO-E token is set (FLEXSITE_ENTSOE_TOKEN), so no prices are fetched'));
+    return fetchDayAhead({ url, token }, zone, fromMs, toMs);
+  }
+
+  /**
+   * Writes a connector's prices and records the outcome on it: written, which ends a spell of
+   * failures, or why not, notified once per spell (an hourly tick would otherwise notify 24
+   * times a day while the platform is down).
+   * @param at when the prices are believed, and from when on they are kept (see dayAheadRows).
+   * @returns how many beliefs were stored.
+   */
+  private async writeConnector(c: PriceConnector, dayOf: DayOf, at: WriteAt): Promise<number> {
+    const { nowMs } = at;
+    const asset = await getAsset(this.db, c.assetId);
+    const subject = `prices-failed:connector:${c.id}`;
+    try {
+      const rows = await this.dayAheadRows(c, dayOf, at);
+      const stored = await this.db.transaction(async (trx) => {
+        const n = await storePrices(trx, { name: 'ENTSO-E', type: 'reporter', model: 'day-ahead' }, rows);
+        await setConnectorOutcome(trx, c.id, { writtenAtMs: nowMs });
+        return n;
+      });
+      if (asset?.account_id) await endSubject(this.db, asset.account_id, subject);
+      return stored;
+    } catch (err) {
+      const error = reasonOf(err);
+      this.log.warn({ err: error, connector: c.id, zone: c.biddingZone }, 'day-ahead prices not written');
+      await setConnectorOutcome(this.db, c.id, { error });
+      if (asset?.account_id) {
+        const message = `Day-ahead prices of ${c.biddingZone} for sensor ${c.sensorId} could not be written (price connector ${c.id}): ${error}.`;
+        await this.attention.raise({ accountId: asset.account_id, kind: 'prices-failed', subject, sensorId: c.sensorId, message }, nowMs);
+      }
+      return 0;
+    }
   }
 
   /** Throws unless the owner is active and they and the asset's account may still write these sensors. */
@@ -77,24 +149,22 @@ export class TariffWriter extends Periodic {
     if (refused) throw new Error(`the owner may no longer write sensor ${refused.id}`);
   }
 
-  private store(source: SourceProps, rows: PriceRow[]): Promise<number> {
-    return this.db.transaction((trx) => storePrices(trx, source, rows));
-  }
-
   private async writeTariff(t: Tariff, nowMs: number): Promise<number> {
     await this.ownerMayWrite(t.ownerId, t.assetId, tariffReferences(t.definition));
     return this.db.transaction((trx) => writeTariffPrices(trx, t, { nowMs, horizonMs: this.config.planningHorizonMs }, 'ahead'));
   }
 
   /**
-   * Today's and tomorrow's (UTC) day-ahead prices of the connector's zone, on its sensor's grid and in its unit.
-   * @param dayOf the zone's prices of this tick (fetched by the first connector that asks).
+   * The day-ahead prices of the connector's zone as beliefs at `nowMs`, on its sensor's grid and
+   * in its unit, for the intervals that end after `keepFromMs`: those still to end (the tick),
+   * or from the start of today on (a connector just stored).
+   * @param dayOf the zone's prices (a tick's are fetched by the first connector that asks).
    */
-  private async writeDayAhead(c: PriceConnector, dayOf: (zone: string) => Promise<DayAheadPrices>, nowMs: number): Promise<number> {
+  private async dayAheadRows(c: PriceConnector, dayOf: DayOf, { nowMs, keepFromMs }: WriteAt): Promise<PriceRow[]> {
     await this.ownerMayWrite(c.ownerId, c.assetId, connectorReferences(c.sensorId));
     const sensor = (await getSensor(this.db, c.sensorId))!;
     const day = await dayOf(c.biddingZone);
-    if (!day.prices.length) return 0;
+    if (!day.prices.length) return [];
     const c2 = conversion(`${day.currency}/MWh`, sensor.unit, sensor.event_resolution_ms || day.resolutionMs);
     if (!c2) throw new Error(`cannot convert ${day.currency}/MWh to ${sensor.unit}`);
     const stepMs = sensor.event_resolution_ms || day.resolutionMs;
@@ -105,12 +175,17 @@ export class TariffWriter extends Periodic {
       day.prices.map((p) => ({ eventStartMs: p.startMs, value: p.value })),
       grid,
     );
-    const rows: PriceRow[] = values.flatMap((v, j) => {
+    return values.flatMap((v, j) => {
       const s = startMs + j * stepMs;
-      return v === null || s + stepMs <= nowMs
+      return v === null || s + stepMs <= keepFromMs
         ? []
         : [{ sensorId: sensor.id, eventStartMs: s, beliefTimeMs: nowMs, value: v * c2.scale + c2.offset }];
     });
-    return this.store({ name: 'ENTSO-E', type: 'reporter', model: 'day-ahead' }, rows);
   }
+}
+
+/** Why an attempt failed, in words for the operator: a network failure's cause says more than "fetch failed". */
+function reasonOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  return err.cause instanceof Error ? `${err.message} (${err.cause.message})` : err.message;
 }

@@ -15,6 +15,7 @@ import * as m0019 from './0019_webhook_outbox.ts';
 import * as m0020 from './0020_password_chosen.ts';
 import * as m0021 from './0021_mqtt_links.ts';
 import * as m0022 from './0022_mqtt_last_malformed.ts';
+import * as m0023 from './0023_price_connector_status.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -39,6 +40,7 @@ export const migrations: [string, Migration][] = [
   ['0020_password_chosen', m0020],
   ['0021_mqtt_links', m0021],
   ['0022_mqtt_last_malformed', m0022],
+  ['0023_price_connector_status', m0023],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -22,6 +22,8 @@ const presentConnector = (c: tariffs.PriceConnector) => ({
   bidding_zone: c.biddingZone,
   bidding_zone_name: tariffWire.biddingZones[c.biddingZone as keyof typeof tariffWire.biddingZones] ?? c.biddingZone,
   created_at: new Date(c.createdAtMs).toISOString(),
+  last_written_at: c.lastWrittenAtMs === null ? null : new Date(c.lastWrittenAtMs).toISOString(),
+  last_error: c.lastError,
 });
 
 /** Prices without CSV files: tariffs and day-ahead connectors, written ahead as price beliefs. */
@@ -69,13 +71,17 @@ export const tariffRoutes = [
   route({
     method: 'POST',
     path: '/assets/:id/price-connectors',
-    summary: "Write a bidding zone's ENTSO-E day-ahead prices to a price sensor (when the operator set a token)",
+    summary: "Write a bidding zone's ENTSO-E day-ahead prices to a price sensor (when the operator set a token), at once and hourly",
     request: { params: idParams, json: tariffWire.priceConnectorInput },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'create-children') }),
     references: ({ body, loaded }) => ({ refs: connectorReferences(body.sensor), usableBy: loaded.asset.account_id }),
-    transaction: true,
-    command: ({ context, principal, body, loaded: { asset } }) =>
-      addPriceConnector(context, principal, { asset, sensorId: body.sensor, biddingZone: body.bidding_zone }),
+    // Stored in its own transaction, then its prices are fetched and written at once: the platform
+    // may take its time, and a failed fetch leaves the connector stored with its error.
+    command: async ({ ctx, db, context, principal, body, loaded: { asset } }) => {
+      const input = { asset, sensorId: body.sensor, biddingZone: body.bidding_zone };
+      const added = await db.transaction((trx) => addPriceConnector({ ...context, db: trx }, principal, input));
+      return ctx.services.prices.writeConnectorNow(added);
+    },
     response: { status: 201, schema: tariffWire.priceConnector, present: presentConnector, description: 'the connector' },
   }),
   route({
