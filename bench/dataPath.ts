@@ -33,6 +33,7 @@ import { createUser, listRoles } from '../server/src/store/users.ts';
 import { median, percentile, seeded } from './_stats.ts';
 import { startServer } from './_server.ts';
 import { benchScheduleBody } from './_fixture.ts';
+import { cpuMs, dataPoster, dayUploads } from './_uploads.ts';
 import { QUARTER, HOUR, DAY } from './_time.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -261,40 +262,8 @@ async function schedules(schedule: () => Promise<number>, rows: Rows, serverPid?
 
 /** 1. Many devices posting a day of quarter hours each. */
 async function uploads(url: string, headers: Headers, rows: Rows, clients: number[], serverPid?: number) {
-  // The client shares the CPU with the server: the bodies are built before the clock starts, and
-  // plain http over kept-alive connections costs it far less per request than fetch does.
-  const bodies = Array.from({ length: MAX_POSTS_PER_CLIENT }, (_, k) =>
-    Buffer.from(
-      JSON.stringify({
-        values: Array.from({ length: VALUES_PER_POST }, value),
-        start: new Date(YEAR_START + k * DAY).toISOString(),
-        duration: 'PT24H',
-        unit: 'kW',
-      }),
-    ),
-  );
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const { hostname, port } = new URL(url);
-  const post = (sensorId: number, body: Buffer) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(
-        {
-          agent,
-          hostname,
-          port,
-          method: 'POST',
-          path: `/api/v3_0/sensors/${sensorId}/data`,
-          headers: { ...headers, 'Content-Length': body.length },
-        },
-        (res) => {
-          res.resume();
-          res.once('end', () => resolve(res.statusCode ?? 0));
-          res.once('error', reject);
-        },
-      );
-      req.once('error', reject);
-      req.end(body);
-    });
+  const bodies = dayUploads(MAX_POSTS_PER_CLIENT, VALUES_PER_POST, YEAR_START, value);
+  const { post, close } = dataPoster(url, headers, CLIENTS);
   const latencies: number[] = [];
   let errors = 0;
   const cpuBefore = cpuMs(serverPid);
@@ -313,7 +282,7 @@ async function uploads(url: string, headers: Headers, rows: Rows, clients: numbe
     }),
   );
   const cpu = cpuMs(serverPid) - cpuBefore;
-  agent.destroy();
+  close();
   const perSecond = latencies.length / LOAD_SECONDS;
   const p99 = percentile(latencies, 99);
   // CPU time per upload holds on a shared machine, where the rate and latencies swing with the load.
@@ -325,22 +294,6 @@ async function uploads(url: string, headers: Headers, rows: Rows, clients: numbe
     mark(perSecond >= 1000 && p99 <= 50 && errors === 0),
   ]);
 }
-
-/**
- * The CPU time a process has used, all its threads (Linux: /proc), in ms; NaN where unknown.
- * @param pid the process.
- */
-function cpuMs(pid: number | undefined): number {
-  try {
-    // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name: user and system time in ticks.
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return NaN;
-  }
-}
-// USER_HZ, 100 on every Linux kernel Node runs on.
-const TICKS_PER_SECOND = 100;
 
 /** 2 and 3. A year in one upload against the plain insert of the same rows; downloads of that year. */
 async function year(url: string, headers: Headers, rows: Rows, fx: { uploads: number[]; raws: number[]; userSourceId: number }) {

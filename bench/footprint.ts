@@ -18,7 +18,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,7 +28,8 @@ import { recordBeliefs } from '../server/src/store/beliefs.ts';
 import { createSensor } from '../server/src/store/sensors.ts';
 import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
-import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
+import { benchAsset, benchScheduleBody, benchUser, BENCH_WRITER } from './_fixture.ts';
+import { cpuMs, dataPoster, dayUploads } from './_uploads.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -65,12 +65,6 @@ function treeRss(pid: number): number {
     // The process ended meanwhile.
   }
   return total;
-}
-
-/** CPU time a process has used so far, all its threads (Linux: fields 14 and 15 of /proc/<pid>/stat, in ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Samples the tree's memory every 20 ms while `work` runs. @returns its result and the peak. */
@@ -186,23 +180,6 @@ async function settled(pid: number, limitMs: number): Promise<number> {
   return last;
 }
 
-function scheduleBody(fx: Fixture, steps: number) {
-  return JSON.stringify({
-    start: new Date(SCHEDULE_START).toISOString(),
-    duration: `PT${(steps * 15) / 60}H`,
-    'flex-model': {
-      'soc-at-start': 40,
-      'soc-min': 10,
-      'soc-max': 95,
-      'soc-unit': 'kWh',
-      'power-capacity': '5 kW',
-      'roundtrip-efficiency': 0.9,
-    },
-    'flex-context': { 'consumption-price-sensor': fx.prices, 'site-power-capacity': '4.5 kW' },
-    'force-new-job-creation': true,
-  });
-}
-
 /** One schedule, trigger → result (ms). */
 async function schedule(url: string, fx: Fixture, steps: number): Promise<number> {
   const headers = { Authorization: fx.token, 'Content-Type': 'application/json' };
@@ -210,7 +187,7 @@ async function schedule(url: string, fx: Fixture, steps: number): Promise<number
   const trigger = await fetch(`${url}/api/v3_0/sensors/${fx.battery}/schedules/trigger`, {
     method: 'POST',
     headers,
-    body: scheduleBody(fx, steps),
+    body: benchScheduleBody(SCHEDULE_START, steps, { prices: fx.prices, force: true }),
   });
   const { schedule: id, message } = (await trigger.json()) as { schedule?: string; message?: string };
   if (trigger.status !== 200) throw new Error(`trigger answered ${trigger.status}: ${message}`);
@@ -321,57 +298,29 @@ async function yearFigures(url: string, fx: Fixture, dataDir: string) {
 async function openLoop(url: string, fx: Fixture) {
   const total = OPEN_LOOP_RATE * OPEN_LOOP_SECONDS;
   const perSensor = Math.ceil(total / UPLOAD_SENSORS);
-  // Built before the clock starts: the client shares the machine with the server.
-  const bodies = Array.from({ length: perSensor }, (_, k) =>
-    Buffer.from(
-      JSON.stringify({
-        values: Array.from({ length: VALUES_PER_UPLOAD }, value),
-        start: new Date(YEAR_START + 2 * 365 * DAY + k * DAY).toISOString(),
-        duration: 'PT24H',
-        unit: 'kW',
-      }),
-    ),
-  );
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const { hostname, port } = new URL(url);
+  const bodies = dayUploads(perSensor, VALUES_PER_UPLOAD, YEAR_START + 2 * 365 * DAY, value);
+  const { post, close } = dataPoster(url, { Authorization: fx.token, 'Content-Type': 'application/json' }, 256);
   const latencies: number[] = [];
   let errors = 0;
-  const post = (sensorId: number, body: Buffer, scheduledAt: number) =>
-    new Promise<void>((resolve) => {
-      const req = http.request(
-        {
-          agent,
-          hostname,
-          port,
-          method: 'POST',
-          path: `/api/v3_0/sensors/${sensorId}/data`,
-          headers: { Authorization: fx.token, 'Content-Type': 'application/json', 'Content-Length': body.length },
-        },
-        (res) => {
-          res.resume();
-          res.once('end', () => {
-            if (res.statusCode === 200) latencies.push(performance.now() - scheduledAt);
-            else errors++;
-            resolve();
-          });
-        },
-      );
-      req.once('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end(body);
-    });
+  // Latencies count from the scheduled time: a late send is the server's lateness too.
+  const send = (sensorId: number, body: Buffer, scheduledAt: number) =>
+    post(sensorId, body).then(
+      (status) => {
+        if (status === 200) latencies.push(performance.now() - scheduledAt);
+        else errors++;
+      },
+      () => void errors++,
+    );
   const pending: Promise<void>[] = [];
   const t0 = performance.now();
   for (let i = 0; i < total; i++) {
     const scheduledAt = t0 + (i * 1000) / OPEN_LOOP_RATE;
     const wait = scheduledAt - performance.now();
     if (wait > 1) await sleep(wait);
-    pending.push(post(fx.uploads[i % UPLOAD_SENSORS], bodies[Math.floor(i / UPLOAD_SENSORS)], scheduledAt));
+    pending.push(send(fx.uploads[i % UPLOAD_SENSORS], bodies[Math.floor(i / UPLOAD_SENSORS)], scheduledAt));
   }
   await Promise.all(pending);
-  agent.destroy();
+  close();
   return { latencies, errors, total };
 }
 
