@@ -24,12 +24,10 @@ import { issueToken } from '../server/src/store/tokens.ts';
 import { startServer } from './_server.ts';
 import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { median, percentile, seeded } from './_stats.ts';
-import { QUARTER, DAY } from './_time.ts';
+import { DAY, QUARTER, YEAR_START, YEAR_VALUES } from './_time.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = 5;
-const YEAR_VALUES = 35_040;
-const YEAR_START = Date.UTC(2023, 0, 1);
 const REVISIONS_PER_DAY = 100;
 const REVISION_DAYS = QUICK ? 30 : 365;
 const FORECAST_MS = 2 * DAY;

@@ -34,7 +34,7 @@ import { median, percentile, seeded } from './_stats.ts';
 import { startServer } from './_server.ts';
 import { benchScheduleBody } from './_fixture.ts';
 import { cpuMs, dataPoster, dayUploads } from './_uploads.ts';
-import { QUARTER, HOUR, DAY } from './_time.ts';
+import { DAY, HOUR, QUARTER, SCHEDULE_START, YEAR_START, YEAR_VALUES } from './_time.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const LOAD_SECONDS = QUICK ? 5 : 20;
@@ -42,10 +42,7 @@ const CLIENTS = 50;
 // Days each client can post: 1,000 uploads/s shared by 50 clients for the load phase, twice over.
 const MAX_POSTS_PER_CLIENT = LOAD_SECONDS * 40;
 const VALUES_PER_POST = 96;
-const YEAR_VALUES = 35_040;
 const RUNS = 5;
-const YEAR_START = Date.UTC(2023, 0, 1);
-const SCHEDULE_START = Date.parse('2026-01-05T00:00:00Z');
 const SCHEDULE_STEPS = 192;
 const LOGIN_CLIENTS = 8;
 const EMAIL = 'bench@example.com';

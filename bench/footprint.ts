@@ -30,6 +30,7 @@ import { getOrCreateSource } from '../server/src/store/sources.ts';
 import { issueToken } from '../server/src/store/tokens.ts';
 import { benchAsset, benchScheduleBody, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { cpuMs, dataPoster, dayUploads } from './_uploads.ts';
+import { DAY, QUARTER, SCHEDULE_START, YEAR_START, YEAR_VALUES } from './_time.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -37,12 +38,7 @@ const OPEN_LOOP_SECONDS = QUICK ? 5 : 15;
 const OPEN_LOOP_RATE = 500;
 const VALUES_PER_UPLOAD = 96;
 const UPLOAD_SENSORS = 50;
-const YEAR_VALUES = 35_040;
 const RUNS = 5;
-const QUARTER = 900_000;
-const DAY = 86_400_000;
-const YEAR_START = Date.UTC(2023, 0, 1);
-const SCHEDULE_START = Date.parse('2026-01-05T00:00:00Z');
 const LONG_STEPS = 2520;
 const MB = 1024 * 1024;
 
