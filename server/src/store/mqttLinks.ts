@@ -64,6 +64,20 @@ function fromRow(r: Record<string, unknown>): MqttLink {
   };
 }
 
+/** What a device link is set to, under the names of its columns, which the API's answers use too. */
+export const settingColumns = (link: NewMqttLink) => ({
+  sensor_id: link.sensorId,
+  name: link.name,
+  direction: link.direction,
+  topic: link.topic,
+  value_path: link.valuePath,
+  time_path: link.timePath,
+  unit: link.unit,
+  scale: link.scale,
+  inverted: link.inverted,
+  safe_setpoint: link.safeSetpoint,
+});
+
 /** The username of a link: derived from its id, so that it never repeats. */
 export const linkUsername = (id: number) => `link-${id}`;
 
@@ -76,17 +90,8 @@ export async function createMqttLink(trx: Knex.Transaction, by: Writer, made: { 
   const { sensor, link } = made;
   const [row] = await trx('mqtt_link')
     .insert({
-      sensor_id: link.sensorId,
+      ...settingColumns(link),
       owner_id: link.ownerId,
-      name: link.name,
-      direction: link.direction,
-      topic: link.topic,
-      value_path: link.valuePath,
-      time_path: link.timePath,
-      unit: link.unit,
-      scale: link.scale,
-      inverted: link.inverted,
-      safe_setpoint: link.safeSetpoint,
       stale_after_ms: link.staleAfterMs,
       // Unique until the id is known.
       username: `new-${link.passwordHash.slice(0, 32)}`,

@@ -1,47 +1,18 @@
 import type { Knex } from 'knex';
 import { createMqttLink, deleteMqttLink } from '../../commands/mqttLinks.ts';
-import { assetMqttLinks, mqttLink, mqttLinkList, type MqttLinkWire } from '../../contracts/mqttLinkAnswers.ts';
+import { assetMqttLinks, mqttLink, mqttLinkList } from '../../contracts/mqttLinkAnswers.ts';
 import { mqttLinkCreate } from '../../contracts/mqttLinks.ts';
-import { formatResolution } from '../../domain/time.ts';
 import { notFound } from '../../errors.ts';
 import type { AppContext, Services } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
 import { can } from '../../policies/access.ts';
+import { presentLink } from '../../presenters/mqttLinks.ts';
 import { sensorAccess } from '../../policies/references.ts';
 import { descendantIds } from '../../store/assets.ts';
 import * as store from '../../store/mqttLinks.ts';
 import { getSensor } from '../../store/sensors.ts';
 import type { User } from '../../store/users.ts';
 import { assetById, idParams, sensorById, sensorNeeds } from '../load.ts';
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-function presentLink(link: store.MqttLink, password?: string): MqttLinkWire {
-  return {
-    id: link.id,
-    sensor_id: link.sensorId,
-    name: link.name,
-    direction: link.direction,
-    topic: link.topic,
-    value_path: link.valuePath,
-    time_path: link.timePath,
-    unit: link.unit,
-    scale: link.scale,
-    inverted: link.inverted,
-    safe_setpoint: link.safeSetpoint,
-    stale_after: link.staleAfterMs === null ? null : formatResolution(link.staleAfterMs),
-    username: link.username,
-    ...(password !== undefined && { password }),
-    status: {
-      last_message_at: iso(link.lastMessageAt),
-      last_value: link.lastValue,
-      messages: link.messageCount,
-      malformed: link.malformedCount,
-      late: link.lateCount,
-      last_problem: link.lastProblem,
-    },
-  };
-}
 
 /** The link of the path with its sensor, 404 when unknown; the caller needs `permission` on the sensor. */
 async function linkById(db: Knex, id: number, permission: 'read' | 'create-children') {
