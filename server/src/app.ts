@@ -343,7 +343,7 @@ async function openJobQueue({
   attention: Attention;
 }): Promise<LocalJobQueue<FlexsiteJobs> | RedisJobQueue<FlexsiteJobs>> {
   const handlers = pool && {
-    scheduling: attention.watchSchedules(schedulingHandler(db, pool, log, clock, { fallback: !speaks10(config) })),
+    scheduling: attention.watchSchedules(schedulingHandler({ db, pool, log, clock, fallback: !speaks10(config) })),
     forecasting: forecastingHandler(db, pool, clock),
     automation: attention.watchAutomations(automationHandler(db, pool, config, clock)),
   };

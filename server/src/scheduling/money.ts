@@ -1,5 +1,6 @@
 import { stepCost, type StorageDevice, type StorageProblem } from '../../../worker/src/tasks.ts';
 import type { MoneySeries } from '../store/scheduleMoney.ts';
+import type { SeriesSpec } from '../contracts/jobSpec.ts';
 
 /** Cost figures in the price's currency; savings = baseline − cost (positive: the plan saves money). */
 export interface MoneyFigures {
@@ -8,7 +9,8 @@ export interface MoneyFigures {
   savings: number;
 }
 
-const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+/** Figures a job stores and reports, to a millionth (of a MW, an MWh or a currency unit). */
+export const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
 
 /**
  * What a device does when nobody plans it. A battery stays idle. A device with a state-of-charge
@@ -65,3 +67,6 @@ export const sumAt = (devices: MoneySeries['devices'], key: 'powerMw' | 'baselin
 
 /** The currency of a price unit such as "EUR/MWh"; null for a fixed price given without a sensor. */
 export const currencyOf = (priceUnit: string | undefined): string | null => (priceUnit ? priceUnit.split('/')[0] || null : null);
+
+/** The consumption price's currency (`EUR/MWh` → `EUR`; null for a fixed price, which is converted before and carries none). */
+export const priceCurrency = (price: SeriesSpec | null) => currencyOf(price && 'sensor' in price ? price.unit : undefined);
