@@ -5,6 +5,7 @@ import { AssetChart } from '../components/asset/AssetChart.tsx';
 import { AssetProperties } from '../components/asset/AssetProperties.tsx';
 import { AutomationsPanel } from '../components/asset/AutomationsPanel.tsx';
 import { SensorList } from '../components/asset/SensorList.tsx';
+import { DeviceLinks } from '../components/device/DeviceLinks.tsx';
 import { RecurringTargets } from '../components/device/RecurringTargets.tsx';
 import { StoredFlexConfig } from '../components/asset/StoredFlexConfig.tsx';
 import { SchedulePanel } from '../components/schedule/SchedulePanel.tsx';
@@ -59,6 +60,10 @@ export function AssetPage() {
       <section className="card" aria-labelledby="sensors-title">
         <h2 id="sensors-title">Sensors</h2>
         <SensorList assetId={a.id} sensors={list} canAdd={member} onAdded={sensors.reload} />
+      </section>
+      <section className="card" aria-labelledby="links-title">
+        <h2 id="links-title">Device links (MQTT)</h2>
+        <DeviceLinks assetId={a.id} sensors={list} zone={zone} canEdit={member} />
       </section>
       <section className="card" aria-labelledby="flex-title">
         <h2 id="flex-title">Stored flex-model and flex-context</h2>

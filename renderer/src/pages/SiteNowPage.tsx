@@ -4,6 +4,7 @@ import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { API, request } from '../api/client.ts';
 import * as cockpit from '../../../server/src/contracts/cockpit.ts';
+import { assetMqttLinks, type MqttLinkWire } from '../../../server/src/contracts/mqttLinkAnswers.ts';
 import { useSession } from '../app/session.tsx';
 import { DataTable, LoadedView, RowLink } from '../components/DataTable.tsx';
 import { Empty, ErrorNotice } from '../components/Status.tsx';
@@ -12,24 +13,19 @@ import { PlanActualChart } from '../components/cockpit/PlanActualChart.tsx';
 import * as tariffWire from '../../../server/src/contracts/tariffs.ts';
 import { useApi } from '../hooks/useApi.ts';
 import { usePolling } from '../hooks/usePolling.ts';
-import { formatTime } from '../lib/time.ts';
+import { formatReading, messageAge } from '../lib/deviceLinks.ts';
+import { formatAge, formatTime } from '../lib/time.ts';
 
-/** How often the page asks again: the sensors' data arrive every few minutes at most. */
+/** How often the notifications are asked for again. */
 const POLL_MS = 10_000;
+/** How often the sensors' values are read again: a value posted or a device's reading shows within a few seconds. */
+const LIVE_MS = 3000;
 
 const notificationList = z.array(cockpit.notification);
 const tariffList = z.array(tariffWire.tariff);
 
 type SiteNow = z.infer<typeof cockpit.siteNow>;
 type AssetKpis = z.infer<typeof cockpit.assetKpis>;
-
-/** An age for people: seconds, minutes, hours or days. */
-function formatAge(seconds: number): string {
-  if (seconds < 90) return `${seconds} s`;
-  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
-  if (seconds < 36 * 3600) return `${Math.round(seconds / 3600)} h`;
-  return `${Math.round(seconds / 86_400)} d`;
-}
 
 /** A sensor's data health in words, with the payloads its devices sent that could not be read. */
 function health(s: SiteNow['sensors'][number], zone: string): string {
@@ -54,7 +50,9 @@ export function SiteNowPage() {
   // This month in the user's zone; the start of the month only changes when the page is opened again.
   const [month] = useState(() => DateTime.now().setZone(zone).startOf('month'));
   const kpis = useApi(`${API}/assets/${id}/kpis`, { start: month.toISO(), end: month.plus({ months: 1 }).toISO() }, cockpit.assetKpis);
-  usePolling(now.reload, POLL_MS);
+  const links = useApi(`${API}/assets/${id}/mqtt-links`, undefined, assetMqttLinks);
+  usePolling(now.reload, LIVE_MS);
+  usePolling(links.reload, LIVE_MS);
   const siteTariffs = useApi(`${API}/assets/${id}/tariffs`, undefined, tariffList);
 
   return (
@@ -64,7 +62,7 @@ export function SiteNowPage() {
         <Link to={`/assets/${id}`}>Asset details</Link>
       </div>
       <LoadedView state={now} what="Reading the sensors">
-        {(data) => <SensorsNow now={data} zone={zone} />}
+        {(data) => <SensorsNow now={data} zone={zone} links={links.data?.links ?? []} />}
       </LoadedView>
       <h2>Money this month</h2>
       <ErrorNotice error={kpis.error} />
@@ -94,8 +92,19 @@ export function SiteNowPage() {
   );
 }
 
-/** The latest value of each sensor, its age and health, and the time of the answer. */
-function SensorsNow({ now, zone }: { now: SiteNow; zone: string }) {
+/** What a sensor's devices sent last over MQTT, as it arrived (stored only once its interval closes). */
+function deviceNow(links: MqttLinkWire[], sensor: SiteNow['sensors'][number], nowMs: number): string {
+  const heard = links.filter((l) => l.sensor_id === sensor.id && l.status.last_value !== null);
+  const last = heard.sort((a, b) => (messageAge(a, nowMs) ?? 0) - (messageAge(b, nowMs) ?? 0))[0];
+  if (!last) return 'no message yet';
+  return `${formatReading(last.status.last_value!)} ${sensor.unit}, ${formatAge(messageAge(last, nowMs) ?? 0)} ago`;
+}
+
+/** The latest value of each sensor, its age and health, what its device sends now, and the time of the answer. */
+function SensorsNow({ now, zone, links }: { now: SiteNow; zone: string; links: MqttLinkWire[] }) {
+  const fed = new Set(links.filter((l) => l.direction === 'in').map((l) => l.sensor_id));
+  // Ages as of the server's answer, on the clock the devices' times come from.
+  const nowMs = Date.parse(now.now);
   return (
     <div className="card table-wrap">
       <p role="status" aria-label="Updated">
@@ -104,7 +113,7 @@ function SensorsNow({ now, zone }: { now: SiteNow; zone: string }) {
       <DataTable
         wrap={null}
         label="Sensors now"
-        columns={['Sensor', 'Asset', 'Latest', 'Age', 'Health', 'Gaps today', `Last upload (${zone})`]}
+        columns={['Sensor', 'Asset', 'Latest', 'Age', fed.size > 0 && 'Device now', 'Health', 'Gaps today', `Last upload (${zone})`]}
         rows={now.sensors}
         empty="This site has no sensors yet."
         row={(s) => (
@@ -113,6 +122,7 @@ function SensorsNow({ now, zone }: { now: SiteNow; zone: string }) {
             <td>{s.asset}</td>
             <td>{s.latest ? `${s.latest.value} ${s.unit}` : '–'}</td>
             <td>{s.latest ? formatAge(s.latest.age_seconds) : '–'}</td>
+            {fed.size > 0 && <td>{fed.has(s.id) ? deviceNow(links, s, nowMs) : '–'}</td>}
             <td>{health(s, zone)}</td>
             <td>{s.gaps_today ?? '–'}</td>
             <td>{s.last_upload ? `${formatTime(s.last_upload.at, zone)} by ${s.last_upload.source}` : '–'}</td>
