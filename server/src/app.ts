@@ -208,8 +208,8 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   // An API-only process queues jobs for the workers and runs none itself.
   const pool =
     config.role === 'api' ? undefined : createWorkerPool(config.workerThreads + SPARE_SLOTS, config.workerIdleMs, schedulerPlugins);
-  const attention = new Attention(db, config, log, clock);
   const webhooks = new WebhookOutbox(db, log, clock);
+  const attention = new Attention(db, config, log, clock, webhooks);
   const tariffs = new TariffWriter(db, config, log, attention, clock);
   const toyPrices = new ToyPriceClock(db, log, clock);
   const jobs = await openJobQueue({ db, config, log, clock, pool, attention });

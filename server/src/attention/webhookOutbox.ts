@@ -15,6 +15,12 @@ const BATCH = 50;
  * down for longer than about an hour and a half misses it, the notification stays listed in the API.
  */
 const BACKOFF_MS = [30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 * 60_000];
+/**
+ * How long a drain that found nothing due lets the outbox rest, short of a wake-up or the next
+ * retry: this process wakes it when it queues a delivery; one queued by another process sharing
+ * the store is seen within this time.
+ */
+const REST_MS = 60_000;
 
 /** Queues a notification for its account's webhook, in the transaction that stores it. */
 export async function queueWebhook(trx: Knex, notificationId: number, nowMs: number): Promise<void> {
@@ -25,6 +31,7 @@ interface Delivery {
   id: number;
   notification_id: number;
   attempts: number;
+  next_at: number;
 }
 
 /**
@@ -33,6 +40,9 @@ interface Delivery {
  * failed post is tried again later, backing off, a few times.
  */
 export class WebhookOutbox extends Periodic {
+  /** Nothing is due from `fromMs` until before `untilMs` (a simulated week would otherwise look 120,000 times). */
+  private rest = { fromMs: Infinity, untilMs: -Infinity };
+
   constructor(
     private db: Knex,
     private log: Logger,
@@ -43,12 +53,25 @@ export class WebhookOutbox extends Periodic {
 
   /** @returns how many notifications were delivered. */
   protected async work(nowMs: number): Promise<number> {
-    const due = await this.db<Delivery>('webhook_delivery').where('next_at', '<=', nowMs).orderBy('next_at').limit(BATCH);
+    if (this.rest.fromMs <= nowMs && nowMs < this.rest.untilMs) return 0;
+    // The earliest deliveries: those due now, then the next one not yet due.
+    const earliest = await this.db<Delivery>('webhook_delivery').orderBy('next_at').limit(BATCH);
+    const due = earliest.filter((d) => Number(d.next_at) <= nowMs);
+    const next = earliest.find((d) => Number(d.next_at) > nowMs);
+    // After attempts (which may retry later) the next drain looks again.
+    this.rest = due.length
+      ? { fromMs: Infinity, untilMs: -Infinity }
+      : { fromMs: nowMs, untilMs: Math.min(nowMs + REST_MS, next ? Number(next.next_at) : Infinity) };
     let delivered = 0;
     for (const d of due) {
       if (await this.attempt(d, nowMs)) delivered++;
     }
     return delivered;
+  }
+
+  /** A delivery was queued: the next drain looks for it. */
+  wake(): void {
+    this.rest = { fromMs: Infinity, untilMs: -Infinity };
   }
 
   /** One attempt; the delivery is gone afterwards unless it is to be tried again. */
