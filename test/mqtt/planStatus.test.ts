@@ -112,6 +112,8 @@ describe('MQTT plan status', () => {
     expect(link.received.get(`${link.topic}/setpoint`)).toBe('1000');
     expect(JSON.parse(link.received.get(`${link.topic}/plan`)!)).toEqual([{ start: new Date(START).toISOString(), value: 1000 }]);
     expect(await sentTo(link.id)).toEqual([{ sentAt: START, value: 1000, status: 'fallback', jobId: fallbackJobId }]);
+    // Home Assistant's job status says so too.
+    await until(() => link.received.get(`${link.topic}/job_status`) === 'fallback');
   });
 
   it("sends the link's safe setpoint once the plan is older than the link's limit, and says 'stale plan'", async () => {
@@ -128,6 +130,8 @@ describe('MQTT plan status', () => {
     await until(() => link.received.get(`${link.topic}/status`) === 'stale plan');
     expect(link.received.get(`${link.topic}/setpoint`)).toBe('100');
     expect(link.received.get(`${link.topic}/plan`)).toBe('[]');
+    // Nor does Home Assistant show a SoC plan nobody follows: unknown.
+    await until(() => link.received.get(`${link.topic}/next_soc`) === 'None');
     const sent = await sentTo(link.id);
     expect(sent.map(({ value, status, jobId: job }) => [value, status, job])).toEqual([
       [1000, 'ok', jobId],

@@ -10,11 +10,13 @@ import { conversion, type Conversion } from '../domain/units.ts';
 import { isDomainError } from '../errors.ts';
 import { Periodic } from '../periodic.ts';
 import * as store from '../store/mqttLinks.ts';
+import { assetLineage, getAsset } from '../store/assets.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import type { EmbeddedBroker } from './broker.ts';
 import { currentSetpoint, sendSetpoint } from './setpoints.ts';
-import { discoveryConfigs, valueTopic, type DiscoveryConfig } from './discovery.ts';
+import { discoveryConfigs, linkBase, siteBase, siteConfigs, valueTopic, type DiscoveryConfig, type Site } from './discovery.ts';
+import { moneyStates, planStates } from './haStates.ts';
 
 /** An in-link as the bridge works with it: its sensor's resolution, the conversion to its unit, its waiting readings. */
 interface InLink {
@@ -30,6 +32,16 @@ const TICK_MS = 250;
 const RETRY_MS = 500;
 /** How often an out-link's plan is looked at between step boundaries (a new plan, a plan going stale). */
 const PLAN_LOOK_MS = 5000;
+/** How often a site's money today is counted again for Home Assistant. */
+const MONEY_LOOK_MS = 60_000;
+
+/** A site of the links, for Home Assistant: its zone (its days), its money's currency as configured, when to count again. */
+interface SiteEntry {
+  site: Site;
+  zone: string;
+  currency: string | null;
+  nextLookMs: number;
+}
 
 const emptyTally = (): store.MessageTally => ({ messages: 0, malformed: 0, late: 0 });
 
@@ -47,10 +59,14 @@ export class MqttBridge extends Periodic {
   private outLinks: store.MqttLink[] = [];
   /** What each out-link was sent last (its setpoint's key), and when to look at its plan again. */
   private sent = new Map<number, { key: string; nextLookMs: number }>();
-  /** Home Assistant's discovery configs: those the links want, those on the broker. */
-  private wantedConfigs = new Map<number, DiscoveryConfig[]>();
-  private publishedConfigs = new Map<number, string[]>();
+  /** Home Assistant's discovery configs, by link (`link-<id>`) and site (`site-<id>`): those wanted, those on the broker. */
+  private wantedConfigs = new Map<string, DiscoveryConfig[]>();
+  private publishedConfigs = new Map<string, string[]>();
   private configsDirty = true;
+  private sites = new Map<number, SiteEntry>();
+  private siteOf = new Map<number, SiteEntry>();
+  /** The state payloads on the broker, by topic: one is sent again only when it changes. */
+  private states = new Map<string, string>();
   private byUsername = new Map<string, store.MqttLink>();
   private subscribed = new Set<string>();
   /** Message ids of recent QoS 1 deliveries: a redelivery (DUP) of one of them is not a new reading. */
@@ -105,6 +121,7 @@ export class MqttBridge extends Periodic {
       client.on('connect', () => {
         this.subscribed.clear();
         this.configsDirty = true;
+        this.states.clear();
         this.subscribe().then(resolve, (err: unknown) => this.log.warn({ err }, 'MQTT subscription failed'));
       }),
     );
@@ -118,12 +135,7 @@ export class MqttBridge extends Periodic {
     const links = await store.listMqttLinks(this.db);
     this.byUsername = new Map(links.map((l) => [l.username, l]));
     const next = new Map<number, InLink>();
-    this.wantedConfigs = new Map();
-    for (const link of links) {
-      const sensor = await getSensor(this.db, link.sensorId);
-      if (sensor) this.wantedConfigs.set(link.id, discoveryConfigs(link, sensor));
-    }
-    this.configsDirty = true;
+    await this.followConfigs(links);
     for (const link of links.filter((l) => l.direction === 'in')) {
       const known = this.inLinks.get(link.id);
       const sensor = await getSensor(this.db, link.sensorId);
@@ -143,6 +155,27 @@ export class MqttBridge extends Periodic {
     if (this.client?.connected) await this.subscribe();
   }
 
+  /** The discovery configs the links want: each link's, and each of their sites' (kept with its currency). */
+  private async followConfigs(links: store.MqttLink[]): Promise<void> {
+    const sites = new Map<number, SiteEntry>();
+    this.wantedConfigs = new Map();
+    this.siteOf = new Map();
+    for (const link of links) {
+      const sensor = await getSensor(this.db, link.sensorId);
+      const asset = sensor && (await getAsset(this.db, sensor.generic_asset_id));
+      if (!sensor || !asset) continue;
+      const top = (await assetLineage(this.db, asset)).at(-1)!;
+      const known = this.sites.get(top.id);
+      const site = { currency: null, nextLookMs: 0, ...known, site: { id: top.id, name: top.name }, zone: sensor.timezone };
+      sites.set(top.id, site);
+      this.siteOf.set(link.id, site);
+      this.wantedConfigs.set(`link-${link.id}`, discoveryConfigs(link, sensor, site.site));
+      this.wantedConfigs.set(`site-${top.id}`, siteConfigs(site.site, site.currency));
+    }
+    this.sites = sites;
+    this.configsDirty = true;
+  }
+
   private async subscribe(): Promise<void> {
     const client = this.client!;
     const wanted = new Set([...this.inLinks.values()].map((l) => l.link.topic));
@@ -156,6 +189,16 @@ export class MqttBridge extends Periodic {
   /** Publishes a retained message at QoS 1; resolves once the broker has it. */
   private async publish(topic: string, payload: string): Promise<void> {
     await this.client!.publishAsync(topic, payload, { qos: 1, retain: true });
+  }
+
+  /** Publishes the states (by topic name below `base`) that changed since they were last sent. */
+  private async publishStates(base: string, states: Record<string, string>): Promise<void> {
+    for (const [name, payload] of Object.entries(states)) {
+      const topic = `${base}/${name}`;
+      if (this.states.get(topic) === payload) continue;
+      await this.publish(topic, payload);
+      this.states.set(topic, payload);
+    }
   }
 
   /** One message: a reading for every in-link whose topic it matches, buffered before it is acknowledged. */
@@ -216,8 +259,10 @@ export class MqttBridge extends Periodic {
       stored += await this.closeIntervals(entry, nowMs);
       await this.flushTally(entry);
     }
+    const sent = await this.sendSetpoints(nowMs);
+    await this.countMoney(nowMs);
     if (this.configsDirty && this.client?.connected) await this.publishConfigs();
-    return stored + (await this.sendSetpoints(nowMs));
+    return stored + sent;
   }
 
   /** Publishes the discovery configs of new links and empties those of removed ones (HA then drops the entities). */
@@ -247,12 +292,32 @@ export class MqttBridge extends Periodic {
       if (!setpoint) continue;
       const nextLookMs = Math.min(nowMs + PLAN_LOOK_MS, setpoint.nextStepMs);
       this.sent.set(link.id, { key: last?.key ?? '', nextLookMs });
+      await this.publishStates(linkBase(link), await planStates(this.db, link.sensorId, setpoint, nowMs));
       if (setpoint.key === last?.key) continue;
       await sendSetpoint(this.db, link, setpoint, nowMs, (topic, payload) => this.publish(topic, payload));
+      // A new plan, step or status: the site's money today is counted again at once.
+      const site = this.siteOf.get(link.id);
+      if (site) site.nextLookMs = 0;
       this.sent.set(link.id, { key: setpoint.key, nextLookMs });
       sent++;
     }
     return sent;
+  }
+
+  /** Publishes each site's money today for Home Assistant, now and then; a new currency changes the entities' unit. */
+  private async countMoney(nowMs: number): Promise<void> {
+    if (!this.client?.connected) return;
+    for (const entry of this.sites.values()) {
+      if (nowMs < entry.nextLookMs) continue;
+      entry.nextLookMs = nowMs + MONEY_LOOK_MS;
+      const { currency, states } = await moneyStates(this.db, entry.site.id, entry.zone, nowMs);
+      if (currency !== entry.currency) {
+        entry.currency = currency;
+        this.wantedConfigs.set(`site-${entry.site.id}`, siteConfigs(entry.site, currency));
+        this.configsDirty = true;
+      }
+      await this.publishStates(siteBase(entry.site.id), states);
+    }
   }
 
   private async flushTally(entry: InLink): Promise<void> {

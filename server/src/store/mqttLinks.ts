@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { SocConstraintSpec } from '../contracts/jobSpec.ts';
 import type { Reading } from '../domain/mqtt.ts';
 import { recordAudit, type Writer } from './auditLog.ts';
 
@@ -250,6 +251,15 @@ export interface FinishedSchedule {
   finishedAt: number;
   dataSourceId: number;
   fallback: boolean;
+  /** The sensor's SoC plan (MWh at each step boundary from `startMs`) and its targets; absent for a device with none. */
+  soc?: { startMs: number; stepMs: number; socMwh: number[]; targets: SocConstraintSpec[] };
+}
+
+interface StoredResult {
+  data_source_id?: number;
+  start_ms?: number;
+  step_ms?: number;
+  devices?: { sensor_id: number; soc_mwh?: number[]; soc_targets?: SocConstraintSpec[] }[];
 }
 
 export async function latestSchedule(db: Knex, sensorId: number): Promise<FinishedSchedule | undefined> {
@@ -258,13 +268,37 @@ export async function latestSchedule(db: Knex, sensorId: number): Promise<Finish
     .orderBy('finished_at', 'desc')
     .first('id', 'finished_at', 'args', 'result');
   if (!row?.result) return undefined;
-  const result = JSON.parse(String(row.result)) as { data_source_id?: number };
+  const result = JSON.parse(String(row.result)) as StoredResult;
   if (typeof result.data_source_id !== 'number') return undefined;
   const args = JSON.parse(String(row.args)) as { fallback?: boolean };
+  const device = result.devices?.find((d) => d.sensor_id === sensorId);
   return {
     jobId: String(row.id),
     finishedAt: Number(row.finished_at),
     dataSourceId: result.data_source_id,
     fallback: args.fallback === true,
+    ...(device?.soc_mwh &&
+      result.start_ms !== undefined &&
+      result.step_ms !== undefined && {
+        soc: { startMs: result.start_ms, stepMs: result.step_ms, socMwh: device.soc_mwh, targets: device.soc_targets ?? [] },
+      }),
   };
+}
+
+/**
+ * The status of the scheduling job last asked for a sensor (queued, started, finished, failed);
+ * for one that fell back (infeasible), its fallback job's, which made the plan: `fallback` once
+ * that one has finished.
+ */
+export async function newestScheduleStatus(db: Knex, sensorId: number): Promise<string | undefined> {
+  const row = await db('job as j')
+    .where({ 'j.sensor_id': sensorId, 'j.queue': 'scheduling' })
+    // A fallback job is no job anybody asked for: it answers for the one that fell back.
+    .whereNotExists(db('job as o').whereRaw('o.fallback_job_id = j.id'))
+    .orderBy('j.created_at', 'desc')
+    .first('j.status', 'j.fallback_job_id');
+  if (!row) return undefined;
+  if (!row.fallback_job_id) return String(row.status);
+  const fallback = await db('job').where({ id: row.fallback_job_id }).first('status');
+  return fallback?.status === 'finished' ? 'fallback' : String(fallback?.status ?? row.status);
 }
