@@ -174,6 +174,39 @@ run('device links', () => {
     }, 90_000);
   }
 
+  it('makes an out-link with its safe setpoint; its device reads its own setpoint topic', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${t.url}/assets/${device}`);
+    await page.getByText('Link a device').click();
+    const form = page.getByRole('form', { name: 'New device link' });
+    await form.getByLabel('Direction').selectOption('out');
+    await form.getByLabel('Link name').fill('inverter');
+    await form.getByLabel('Safe setpoint').fill('0.2');
+    await form.getByLabel('Plan too old after').fill('PT6H');
+    await form.getByLabel('Sign').selectOption({ label: 'Production positive' });
+    await expect.poll(() => form.getByLabel('Topic').count()).toBe(0);
+    await form.getByRole('button', { name: 'Link device' }).click();
+    const made = page.getByRole('status', { name: 'Link made' });
+    await made.waitFor();
+    const [link] = (await t.request('GET', `/api/v3_0/sensors/${sensorId}/mqtt-links`, { token })).body;
+    expect(link).toMatchObject({ direction: 'out', name: 'inverter', unit: 'kW', safe_setpoint: 0.2, stale_after: 'PT6H', inverted: true });
+    expect(await made.innerText()).toContain(`reads its setpoint on flexsite/${link.username}/setpoint (plan and status beside it).`);
+    expect(await cells('Device links', /inverter/)).toEqual([
+      'PV power',
+      `flexsite/${link.username}/setpoint`,
+      'setpoint in kW, production positive; 0.2 kW when the plan ends or is older than PT6H',
+      '–',
+      '–',
+      'Remove',
+    ]);
+    await sectionShot('device-links-out-1280');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await page.getByText('No device sends to or reads from these sensors over MQTT yet.').waitFor();
+    expect((await t.request('GET', `/api/v3_0/sensors/${sensorId}/mqtt-links`, { token })).body).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it('says how to switch MQTT on when it is off, instead of the form', async () => {
     const off = await startTestServer();
     try {

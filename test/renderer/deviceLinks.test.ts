@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MqttLinkWire } from '../../server/src/contracts/mqttLinkAnswers.ts';
-import { describeLastMessage, describeValue, deviceTopic } from '../../renderer/src/lib/deviceLinks.ts';
+import { describeLastMessage, describeValue, deviceTopic, lastMessageCell } from '../../renderer/src/lib/deviceLinks.ts';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
 
@@ -30,6 +30,13 @@ describe('device links in words', () => {
     expect(describeLastMessage(heard, 'kW', NOW)).toBe('last message 3 s ago, value 1.2 kW');
     const old = link({}, { last_message_at: '2026-03-01T11:45:00Z', last_value: 0.5 });
     expect(describeLastMessage(old, 'kW', NOW)).toBe('last message 15 min ago, value 0.5 kW');
+  });
+
+  it('fills the table’s last-message cell in the site’s zone; an out-link’s device sends nothing', () => {
+    const heard = link({}, { last_message_at: '2026-03-01T11:59:57Z', last_value: 0.25 });
+    expect(lastMessageCell(heard, 'kW', 'Europe/Amsterdam')).toBe('2026-03-01 12:59, 0.25 kW');
+    expect(lastMessageCell(link(), 'kW', 'UTC')).toBe('none yet');
+    expect(lastMessageCell(link({ direction: 'out' }), 'kW', 'UTC')).toBe('–');
   });
 
   it('names unreadable payloads with the last problem', () => {

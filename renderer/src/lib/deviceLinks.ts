@@ -1,5 +1,5 @@
 import type { MqttLinkWire } from '../../../server/src/contracts/mqttLinkAnswers.ts';
-import { formatAge } from './time.ts';
+import { formatAge, formatTime } from './time.ts';
 
 /** A device's number as people read it: no float noise (`1.2`, not `1.2000000000000002`). */
 export const formatReading = (value: number): string => String(Number(value.toPrecision(6)));
@@ -36,3 +36,11 @@ export function describeValue(link: MqttLinkWire): string {
 
 /** The topic a link's device publishes on (in) or reads its setpoint from (out). */
 export const deviceTopic = (link: MqttLinkWire): string => (link.direction === 'out' ? `${link.topic}/setpoint` : link.topic);
+
+/** The links table's last message: when and what, "none yet", or "–" for an out-link, whose device only reads. */
+export function lastMessageCell(link: MqttLinkWire, sensorUnit: string, zone: string): string {
+  const { last_message_at: at, last_value: value } = link.status;
+  if (link.direction === 'out') return '–';
+  if (at === null) return 'none yet';
+  return `${formatTime(at, zone)}${value === null ? '' : `, ${formatReading(value)} ${sensorUnit}`}`;
+}

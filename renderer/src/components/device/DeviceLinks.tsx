@@ -5,8 +5,7 @@ import { API, request } from '../../api/client.ts';
 import type { Sensor } from '../../api/types.ts';
 import { useApi } from '../../hooks/useApi.ts';
 import { useSubmit } from '../../hooks/useSubmit.ts';
-import { describeLastMessage, describeValue, deviceTopic, formatReading } from '../../lib/deviceLinks.ts';
-import { formatTime } from '../../lib/time.ts';
+import { describeLastMessage, describeValue, deviceTopic, lastMessageCell } from '../../lib/deviceLinks.ts';
 import { DataTable } from '../DataTable.tsx';
 import { FormError } from '../Form.tsx';
 import { ErrorNotice, Loading } from '../Status.tsx';
@@ -96,13 +95,9 @@ export function DeviceLinks({ assetId, sensors, zone, canEdit }: { assetId: numb
               <code>{deviceTopic(l)}</code>
             </td>
             <td data-label="Value">{describeValue(l)}</td>
-            <td data-label={lastHeading}>
-              {l.status.last_message_at
-                ? `${formatTime(l.status.last_message_at, zone)}${l.status.last_value === null ? '' : `, ${formatReading(l.status.last_value)} ${unitOf(l)}`}`
-                : 'none yet'}
-            </td>
+            <td data-label={lastHeading}>{lastMessageCell(l, unitOf(l), zone)}</td>
             <td className="num" data-label="Unreadable">
-              {l.status.malformed}
+              {l.direction === 'in' ? l.status.malformed : '–'}
             </td>
             {canEdit && (
               <td>
