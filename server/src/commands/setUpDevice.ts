@@ -84,6 +84,21 @@ function storageModel(problems: Problems, body: Extract<DeviceSetup, { kind: 'ba
   return model;
 }
 
+/** An EV's assumed arrival SoC as the flex-model's soc-at-arrival: a share of the capacity becomes an energy, as the reserve does. */
+function arrivalSoc(problems: Problems, body: Extract<DeviceSetup, { kind: 'ev-charger' }>): Record<string, unknown> {
+  if (body.arrival_soc === undefined) return {};
+  const percent = percentOf(body.arrival_soc);
+  if (percent !== undefined) {
+    if (percent >= 0 && percent <= 100) return { 'soc-at-arrival': shareOf(body.capacity, percent) };
+    problems.add('arrival_soc', 'Must be at least 0 % and at most 100 %.');
+    return {};
+  }
+  const problem = storedValueProblem('soc-at-arrival', body.arrival_soc, 'kWh');
+  if (!problem) return { 'soc-at-arrival': body.arrival_soc };
+  problems.add('arrival_soc', problem);
+  return {};
+}
+
 /**
  * Makes a device under a site, where the principal may create children (and, for solar panels,
  * change the site, whose flex-context then names them).
@@ -114,7 +129,7 @@ export async function setUpDevice(
   let attributes: Record<string, unknown> = {};
   let type: keyof typeof assetTypes;
   if (body.kind === 'battery' || body.kind === 'ev-charger') {
-    model = storageModel(problems, body);
+    model = { ...storageModel(problems, body), ...(body.kind === 'ev-charger' && arrivalSoc(problems, body)) };
     type = body.kind === 'battery' ? 'battery' : body.bidirectional ? 'two-way_evse' : 'one-way_evse';
     // A one-way charger never feeds the site; said in the flex-model too, where people read it.
     if (type === 'one-way_evse') model['production-capacity'] = shareOf(body.power, 0);

@@ -67,6 +67,8 @@ export const deviceSetup = z
       /** Whether the charger can also discharge the car into the site (a two-way charger). */
       bidirectional: z.boolean().default(false),
       soc_targets: z.array(recurringSocTarget).max(50).default([]),
+      /** The SoC the car is assumed to arrive with ("30%" or "12 kWh"), planned from while it reports none (soc-at-arrival). */
+      arrival_soc: withUnit.optional(),
     }),
     z.strictObject({ kind: z.literal('pv'), ...common, power: withUnit }),
     z.strictObject({

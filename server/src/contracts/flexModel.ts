@@ -70,6 +70,11 @@ export const socConstraint = z.union([
 
 export const storageFlexModel = z.strictObject({
   'soc-at-start': quantity.optional(),
+  /**
+   * Flexsite: the state of charge an EV is assumed to arrive with, planned from (and said in the
+   * job's warnings) when its state-of-charge sensor has no recent measurement. EV chargers only.
+   */
+  'soc-at-arrival': quantity.optional(),
   'soc-unit': z.enum(['kWh', 'MWh']).optional(),
   'soc-min': quantity.optional(),
   'soc-max': quantity.optional(),

@@ -52,6 +52,12 @@ export interface StorageDeviceSpec {
   socSensorId: number | null;
   /** soc-at-start is still to be read from the state-of-charge sensor (`readSensorState`). */
   socAtStartFromSensor?: true;
+  /** An EV charger: without a recent measurement it may plan from `socAtArrivalMwh`. */
+  evCharger?: true;
+  /** An EV's assumed state of charge (soc-at-arrival), for when its sensor has no recent measurement. */
+  socAtArrivalMwh?: number;
+  /** Where `readSensorState` took soc-at-start from the assumption: the sensor, its last measurement before the start (if any). */
+  socAssumed?: { sensorId: number; sinceMs?: number; lookupMs: number; valueMwh: number };
   /**
    * Where `readSensorState` read soc-at-start: the job warns when the reading is not at the start,
    * and that the SoC is unknown when it is older than `maxAgeMs`.

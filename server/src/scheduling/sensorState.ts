@@ -4,6 +4,7 @@ import { formatTimedelta } from '../domain/time.ts';
 import { conversion } from '../domain/units.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import { getSensor } from '../store/sensors.ts';
+import { lastMeasurement } from '../store/lastMeasurements.ts';
 import type { JobSpec, StorageDeviceSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 
 /**
@@ -52,6 +53,7 @@ export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: num
  * The measured state of charge nearest the schedule start within four schedule steps either side
  * (the later one on a tie), as 1.0 finds it, among measurements only (`NOT_MEASURED`); converted
  * to MWh, a percentage of soc-max. Run at the start, that is the newest measurement before it.
+ * Without one, an EV's soc-at-arrival, else a 422.
  */
 async function socAtStart(
   db: Knex,
@@ -59,7 +61,7 @@ async function socAtStart(
   d: StorageDeviceSpec,
   beliefTimeMs: number,
   maxAgeMs: number,
-): Promise<Pick<StorageDeviceSpec, 'socAtStartMwh' | 'socReading'>> {
+): Promise<Pick<StorageDeviceSpec, 'socAtStartMwh' | 'socReading' | 'socAssumed'>> {
   const sensor = (await getSensor(db, d.socSensorId!))!;
   const radiusMs = SOC_LOOKUP_STEPS * spec.stepMs;
   const sourceTypes = spec.sourceTypes?.[sensor.id];
@@ -77,9 +79,17 @@ async function socAtStart(
     undefined,
   );
   if (!nearest) {
+    if (d.socAtArrivalMwh !== undefined) {
+      // A car that reports no SoC: planned from its stated assumption, said in the job's warnings.
+      const last = await lastMeasurement(db, sensor.id, spec.startMs);
+      const socAssumed = { sensorId: sensor.id, sinceMs: last?.eventStartMs, lookupMs: radiusMs, valueMwh: d.socAtArrivalMwh };
+      return { socAtStartMwh: d.socAtArrivalMwh, socAssumed };
+    }
+    // A car may be given the SoC it arrives with instead; a battery needs a measurement or soc-at-start.
+    const hint = d.evCharger ? ' Give soc-at-start, or the SoC the car is assumed to arrive with as soc-at-arrival.' : '';
     throw fail(
       'state-of-charge',
-      `No recent state-of-charge value found for sensor ${sensor.id} within ${formatTimedelta(radiusMs)} of schedule start ${spec.startIso}.`,
+      `No recent state-of-charge value found for sensor ${sensor.id} within ${formatTimedelta(radiusMs)} of schedule start ${spec.startIso}.${hint}`,
     );
   }
   const socAtStartMwh = toMwh(sensor.unit, nearest.value, d.socMaxMwh, spec.stepMs);

@@ -36,6 +36,7 @@ const commitmentPrice: Rule = { kind: 'price', per: 'MW', nonNegative: false, pe
 
 const rules: Record<string, Rule> = {
   'soc-at-start': energy,
+  'soc-at-arrival': energy,
   'soc-min': energy,
   'soc-max': energy,
   'soc-targets': energy,

@@ -1,4 +1,5 @@
 import type { DeviceConstraints, JobWarning } from '../contracts/responses.ts';
+import type { StorageDeviceSpec } from '../contracts/jobSpec.ts';
 import { instantMs } from '../domain/time.ts';
 
 /**
@@ -153,5 +154,21 @@ export function socFromReading(
     sensor_id: reading.sensorId,
     message: `State of charge at the start taken from sensor ${reading.sensorId}'s reading ${minutes} min ${reading.atMs < startMs ? 'before' : 'after'} the start.`,
     periods: [{ start: iso(Math.min(reading.atMs, startMs)), end: iso(Math.max(reading.atMs, startMs)) }],
+  };
+}
+
+/**
+ * An EV's state of charge at the start taken from its flex-model's assumption (soc-at-arrival),
+ * its sensor having no measurement near the start: a plan on an assumed input, said as such.
+ */
+export function socAssumedOnArrival(assumed: NonNullable<StorageDeviceSpec['socAssumed']>, startMs: number): JobWarning {
+  const kwh = Math.round(assumed.valueMwh * 1e6) / 1e3;
+  const since = assumed.sinceMs === undefined ? '' : ` since ${iso(assumed.sinceMs)}`;
+  return {
+    code: 'soc-unknown',
+    field: 'soc-at-arrival',
+    sensor_id: assumed.sensorId,
+    message: `SoC unknown${since}: sensor ${assumed.sensorId} has no measurement within ${Math.round(assumed.lookupMs / 60_000)} min of the start; assumed ${kwh} kWh, the flex-model's soc-at-arrival.`,
+    ...(assumed.sinceMs !== undefined && { periods: [{ start: iso(assumed.sinceMs), end: iso(startMs) }] }),
   };
 }

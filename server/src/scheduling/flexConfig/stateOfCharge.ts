@@ -94,6 +94,9 @@ export function socAtStartFromSeries(
   return toMwh(best.i, series[best.i].value);
 }
 
+/** The asset types of EV chargers: the devices that may plan from an assumed arrival SoC. */
+const evTypes = new Set(['one-way_evse', 'two-way_evse']);
+
 /** The device a state of charge is resolved for: its power sensor, asset and flex-model. */
 export interface DeviceInput {
   sensor: SensorInContext;
@@ -147,6 +150,14 @@ export async function socSpec({ db, horizon, start }: Resolving & { start: DateT
   const socAtStart = fromSeries ?? inMwh('soc-at-start', model['soc-at-start'], storedSoc ?? 0)!;
   // 1.0 reads an omitted soc-at-start from the state-of-charge sensor, once that is authorized (readSensorState).
   const fromSocSensor = model['soc-at-start'] === undefined && socRef !== undefined;
+  // A car that reports no SoC may plan from what it is assumed to arrive with; a battery may not.
+  const evCharger = evTypes.has(sensor.asset_type);
+  const socAtArrival = inMwh('soc-at-arrival', model['soc-at-arrival']);
+  if (socAtArrival !== undefined && !evCharger) {
+    throw fail('soc-at-arrival', 'Only an EV charger plans from an assumed arrival SoC; a battery needs a measurement or soc-at-start.');
+  }
+  if (socAtArrival !== undefined && (socAtArrival < 0 || socAtArrival > socMax))
+    throw fail('soc-at-arrival', 'Must lie between 0 and soc-max.');
   return {
     socAtStartMwh: socAtStart,
     socMinMwh: socMin,
@@ -155,6 +166,8 @@ export async function socSpec({ db, horizon, start }: Resolving & { start: DateT
     socMinima: minima,
     socMaxima: maxima,
     ...(Object.keys(socConstraintSensors).length && { socConstraintSensors }),
+    ...(fromSocSensor && evCharger && { evCharger: true as const }),
+    ...(socAtArrival !== undefined && { socAtArrivalMwh: socAtArrival }),
     socRef,
     fromSocSensor,
   };

@@ -5,7 +5,7 @@ import type { JobSensors } from '../buildProblem.ts';
 import { constraintResults } from '../constraintResults.ts';
 import { planMoney, priceCurrency, round6 } from '../money.ts';
 import { startFloored } from '../timeGrid.ts';
-import { fallbackUsed, socFromReading, unresolvedConstraints } from '../warnings.ts';
+import { fallbackUsed, socAssumedOnArrival, socFromReading, unresolvedConstraints } from '../warnings.ts';
 import type { SolvedStorageJob } from './choose.ts';
 import type { StoredSchedule, StoredStorageSchedule } from './store.ts';
 
@@ -61,6 +61,7 @@ export async function presentStorageSchedule(
       ...startFloored(spec),
       ...(fallback ? [fallbackUsed] : []),
       ...spec.devices.flatMap((d) => (d.socReading ? (socFromReading(d.socReading, spec.startMs) ?? []) : [])),
+      ...spec.devices.flatMap((d) => (d.socAssumed ? [socAssumedOnArrival(d.socAssumed, spec.startMs)] : [])),
       ...job.warnings,
       ...unresolvedConstraints(constraints.unresolved, spec.stepMs),
     ],
