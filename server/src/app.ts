@@ -213,11 +213,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const tariffs = new TariffWriter(db, config, log, attention, clock);
   const toyPrices = new ToyPriceClock(db, log, clock);
   const jobs = await openJobQueue({ db, config, log, clock, pool, attention });
-  // Login attempts are counted by the processes that serve HTTP, together.
-  const redis =
-    config.redisUrl && config.role !== 'worker'
-      ? { client: await openRedis(config.redisUrl, log), namespace: redisNamespace(config) }
-      : undefined;
+  const redis = await loginRedis(config, log);
   const passwords = createPasswordPool();
   // One process talks to the devices: the one that runs the clock's work. The MQTT client and
   // broker (some 30 MB) are loaded only when MQTT is switched on.
@@ -294,6 +290,12 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
       await stop();
     },
   };
+}
+
+/** Where the processes that serve HTTP count login attempts together: Redis, when it is set. */
+async function loginRedis(config: Config, log: Logger) {
+  if (!config.redisUrl || config.role === 'worker') return undefined;
+  return { client: await openRedis(config.redisUrl, log), namespace: redisNamespace(config) };
 }
 
 /** The store's connections: the main one, one for readiness, the readers; and how to close them all. */
