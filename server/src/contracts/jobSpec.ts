@@ -81,8 +81,8 @@ export interface CommitmentSpec {
   scopeSensorIds: number[] | null;
 }
 
-export interface StorageJobSpec {
-  scheduler: 'StorageScheduler';
+/** What every scheduling job spec holds: its window and step, the time of its beliefs, what it reads. */
+interface JobWindowSpec {
   startMs: number;
   endMs: number;
   stepMs: number;
@@ -92,6 +92,14 @@ export interface StorageJobSpec {
   requestedStartMs?: number;
   /** Belief time of inputs and outputs; null = when the job runs. */
   priorMs: number | null;
+  /** Source-type filters by sensor id (FlexMeasures 1.0 `source-types`): only those sources' beliefs are read. */
+  sourceTypes?: Record<string, string[]>;
+  /** Source types not read, by sensor id (FlexMeasures 1.0 `exclude-source-types`). */
+  excludeSourceTypes?: Record<string, string[]>;
+}
+
+export interface StorageJobSpec extends JobWindowSpec {
+  scheduler: 'StorageScheduler';
   devices: StorageDeviceSpec[];
   consumptionPrice: SeriesSpec | null;
   productionPrice: SeriesSpec | null;
@@ -126,20 +134,10 @@ export interface StorageJobSpec {
   socUnit: 'MWh' | 'kWh';
   /** A module named by the `custom-scheduler` attribute, run instead of the built-in solver. */
   customScheduler: string | null;
-  /** Source-type filters by sensor id (FlexMeasures 1.0 `source-types`): only those sources' beliefs are read. */
-  sourceTypes?: Record<string, string[]>;
-  /** Source types not read, by sensor id (FlexMeasures 1.0 `exclude-source-types`). */
-  excludeSourceTypes?: Record<string, string[]>;
 }
 
-export interface ProcessJobSpec {
+export interface ProcessJobSpec extends JobWindowSpec {
   scheduler: 'ProcessScheduler';
-  startMs: number;
-  endMs: number;
-  stepMs: number;
-  startIso: string;
-  requestedStartMs?: number;
-  priorMs: number | null;
   sensorId: number;
   powerMw: number;
   durationSteps: number;
@@ -148,10 +146,6 @@ export interface ProcessJobSpec {
   /** Forbidden windows [startMs, endMs). */
   restrictions: { startMs: number; endMs: number }[];
   consumptionPrice: SeriesSpec | null;
-  /** Source-type filters by sensor id (FlexMeasures 1.0 `source-types`): only those sources' beliefs are read. */
-  sourceTypes?: Record<string, string[]>;
-  /** Source types not read, by sensor id (FlexMeasures 1.0 `exclude-source-types`). */
-  excludeSourceTypes?: Record<string, string[]>;
 }
 
 export type JobSpec = StorageJobSpec | ProcessJobSpec;
