@@ -9,6 +9,7 @@ import { useApi } from '../hooks/useApi.ts';
 import { jobDuration, jobSummary } from '../lib/jobs.ts';
 import { formatTime } from '../lib/time.ts';
 import * as wire from '../api/contracts.ts';
+import { IdSelect } from '../components/IdSelect.tsx';
 
 /** The scheduling jobs of an account, newest first, with state, timing, arguments and error. */
 export function JobsPage() {
@@ -27,13 +28,7 @@ export function JobsPage() {
       </div>
       {accounts.data && accounts.data.length > 1 && (
         <Field label="Account">
-          <select value={accountId} onChange={(e) => setAccountId(Number(e.target.value))}>
-            {accounts.data.map((a) => (
-              <option key={a.id} value={a.id}>
-                {a.name}
-              </option>
-            ))}
-          </select>
+          <IdSelect value={accountId} onChange={(e) => setAccountId(Number(e.target.value))} items={accounts.data} />
         </Field>
       )}
       <LoadedView state={jobs} what="Loading jobs">

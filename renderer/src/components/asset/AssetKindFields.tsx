@@ -1,5 +1,6 @@
 import type { AssetType } from '../../api/types.ts';
 import { Field } from '../Field.tsx';
+import { IdSelect } from '../IdSelect.tsx';
 
 type Key = 'type' | 'latitude' | 'longitude';
 
@@ -17,14 +18,7 @@ export function AssetKindFields({ form, set, fields, types, choose = false }: Pr
   return (
     <>
       <Field label="Type" errors={fields.generic_asset_type_id}>
-        <select required={choose} value={form.type} onChange={set('type')}>
-          {choose && <option value="">Choose a type</option>}
-          {types.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </select>
+        <IdSelect required={choose} value={form.type} onChange={set('type')} items={types} none={choose ? 'Choose a type' : undefined} />
       </Field>
       <Field label="Latitude" errors={fields.latitude}>
         <input type="number" step="any" value={form.latitude} onChange={set('latitude')} />

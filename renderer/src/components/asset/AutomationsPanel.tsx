@@ -11,6 +11,7 @@ import { Field } from '../Field.tsx';
 import { Checklist } from '../Checklist.tsx';
 import { FoldedForm, SubmitBar } from '../Form.tsx';
 import { ErrorNotice, Loading } from '../Status.tsx';
+import { IdSelect } from '../IdSelect.tsx';
 
 const emptyForm = { name: '', cron: '*/15 * * * *', horizon: 'P1D', schedule: '', forecasts: [] as number[] };
 
@@ -117,14 +118,7 @@ function NewAutomation({
         <input required value={form.horizon} onChange={(e) => setForm({ ...form, horizon: e.target.value })} />
       </Field>
       <Field label="Schedule" errors={fields.schedule_sensor_id} hint="With the asset's stored flex-model and flex-context.">
-        <select value={form.schedule} onChange={(e) => setForm({ ...form, schedule: e.target.value })}>
-          <option value="">(nothing)</option>
-          {sensors.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
-        </select>
+        <IdSelect value={form.schedule} onChange={(e) => setForm({ ...form, schedule: e.target.value })} items={sensors} none="(nothing)" />
       </Field>
       <Checklist
         legend="Forecast first"

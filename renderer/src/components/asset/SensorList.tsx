@@ -4,9 +4,9 @@ import type { Sensor } from '../../api/types.ts';
 import { useSession } from '../../app/session.tsx';
 import { useForm } from '../../hooks/useForm.ts';
 import { useSubmit } from '../../hooks/useSubmit.ts';
-import { DataTable, RowLink } from '../DataTable.tsx';
 import { Field } from '../Field.tsx';
 import { FoldedForm, SubmitBar } from '../Form.tsx';
+import { SensorTable } from '../SensorTable.tsx';
 
 /** The sensors of an asset, and a form to add one. */
 export function SensorList({
@@ -22,21 +22,10 @@ export function SensorList({
 }) {
   return (
     <>
-      <DataTable
-        columns={['Sensor', 'Unit', 'Resolution', 'Time zone', 'Entity address']}
-        rows={sensors}
+      <SensorTable
+        sensors={sensors}
+        columns={['Unit', 'Resolution', 'Time zone', 'Entity address']}
         empty="This asset has no sensors yet."
-        row={(s) => (
-          <tr key={s.id}>
-            <RowLink to={`/sensors/${s.id}`}>{s.name}</RowLink>
-            <td>{s.unit}</td>
-            <td>{s.event_resolution}</td>
-            <td>{s.timezone}</td>
-            <td>
-              <code>{s.entity_address}</code>
-            </td>
-          </tr>
-        )}
       />
       {canAdd && <NewSensor assetId={assetId} zone={sensors[0]?.timezone} onAdded={onAdded} />}
     </>

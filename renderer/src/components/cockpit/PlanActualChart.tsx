@@ -10,6 +10,7 @@ import { Field } from '../Field.tsx';
 import { RangeControls } from '../RangeControls.tsx';
 import { Empty, ErrorNotice } from '../Status.tsx';
 import { readPlanActual, TOLERANCE_SHARE } from './planActual.ts';
+import { IdSelect, withUnit } from '../IdSelect.tsx';
 
 interface SiteSensor {
   id: number;
@@ -46,14 +47,13 @@ function SensorChoice(props: {
 }) {
   return (
     <Field label={props.label}>
-      <select value={props.value ?? ''} onChange={(e) => props.onChange(e.target.value ? Number(e.target.value) : undefined)}>
-        {props.optional && <option value="">none</option>}
-        {props.options.map((s) => (
-          <option key={s.id} value={s.id}>
-            {s.name} ({s.unit})
-          </option>
-        ))}
-      </select>
+      <IdSelect
+        value={props.value ?? ''}
+        onChange={(e) => props.onChange(e.target.value ? Number(e.target.value) : undefined)}
+        items={props.options}
+        none={props.optional ? 'none' : undefined}
+        label={withUnit}
+      />
     </Field>
   );
 }
@@ -90,25 +90,27 @@ export function PlanActualChart({ assetId, zone, sensors }: Props) {
   const spec = useMemo(() => (data.data ? overlaySpec(data.data) : undefined), [data.data]);
   const marked = data.data ? deviations(data.data).length : 0;
 
+  // The chart can do without these two (null: the operator chose none).
+  const optionalChoices = [
+    { key: 'soc', label: 'State of charge sensor', options: socs, value: soc },
+    { key: 'price', label: 'Price sensor', options: prices, value: price },
+  ] as const;
+
   if (!powers.length) return <Empty>Add a power sensor to this site to compare its plan with its measurements.</Empty>;
   return (
     <div className="plan-actual">
       <div className="grid-form">
         <SensorChoice label="Power sensor" options={powers} value={power} onChange={(id) => setChosen({ ...chosen, power: id })} />
-        <SensorChoice
-          label="State of charge sensor"
-          options={socs}
-          value={soc}
-          optional
-          onChange={(id) => setChosen({ ...chosen, soc: id ?? null })}
-        />
-        <SensorChoice
-          label="Price sensor"
-          options={prices}
-          value={price}
-          optional
-          onChange={(id) => setChosen({ ...chosen, price: id ?? null })}
-        />
+        {optionalChoices.map((c) => (
+          <SensorChoice
+            key={c.key}
+            label={c.label}
+            options={c.options}
+            value={c.value}
+            optional
+            onChange={(id) => setChosen({ ...chosen, [c.key]: id ?? null })}
+          />
+        ))}
       </div>
       <RangeControls size={size} anchor={anchor} zone={zone} onChange={setRange} />
       <ErrorNotice error={data.error ?? asset.error} />

@@ -4,6 +4,7 @@ import { ApiError } from '../../api/errors.ts';
 import * as tariffs from '../../../../server/src/contracts/tariffs.ts';
 import { Field } from '../Field.tsx';
 import { ErrorNotice } from '../Status.tsx';
+import { IdSelect, withUnit } from '../IdSelect.tsx';
 
 interface PriceSensor {
   id: number;
@@ -64,21 +65,13 @@ export function TariffForm({
     }
   };
 
-  const sensorOptions = sensors.map((s) => (
-    <option key={s.id} value={s.id}>
-      {s.name} ({s.unit})
-    </option>
-  ));
   return (
     <form className="card" onSubmit={(e) => void submit(e)} aria-label="Add a tariff">
       <Field label="Tariff name" errors={fields.name}>
         <input value={form.name} onChange={set('name')} required />
       </Field>
       <Field label="Price sensor" errors={fields.consumption_price_sensor}>
-        <select value={form.sensor} onChange={set('sensor')} required>
-          <option value="">Choose…</option>
-          {sensorOptions}
-        </select>
+        <IdSelect value={form.sensor} onChange={set('sensor')} required items={sensors} none="Choose…" label={withUnit} />
       </Field>
       <Field label="Base price" errors={fields.price} hint="In the price sensor's unit">
         <input type="number" step="any" value={form.price} onChange={set('price')} required />
@@ -100,10 +93,7 @@ export function TariffForm({
         <input type="time" value={form.peakTo} onChange={set('peakTo')} />
       </Field>
       <Field label="Feed-in price sensor" errors={fields.production_price_sensor}>
-        <select value={form.feedInSensor} onChange={set('feedInSensor')}>
-          <option value="">None</option>
-          {sensorOptions}
-        </select>
+        <IdSelect value={form.feedInSensor} onChange={set('feedInSensor')} items={sensors} none="None" label={withUnit} />
       </Field>
       <Field label="Feed-in price" errors={fields.feed_in_price}>
         <input type="number" step="any" value={form.feedInPrice} onChange={set('feedInPrice')} />

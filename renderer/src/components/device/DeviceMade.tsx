@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import type { DeviceSetupAnswer } from '../../../../server/src/contracts/devices.ts';
 import { describeDays } from '../../lib/deviceSetup.ts';
-import { DataTable, RowLink } from '../DataTable.tsx';
+import { SensorTable } from '../SensorTable.tsx';
 
 /** A flex-model value for people: a sensor reference by its number, quantities as stored ("5 kW"). */
 const shown = (value: unknown) =>
@@ -16,19 +16,7 @@ export function DeviceMade({ made }: { made: DeviceSetupAnswer }) {
       <p role="status">
         <Link to={`/assets/${made.asset.id}`}>{made.asset.name}</Link> ({made.asset.generic_asset_type}) is set up.
       </p>
-      <DataTable
-        label="Sensors made"
-        columns={['Sensor', 'Unit', 'Time zone', 'Resolution']}
-        rows={made.sensors}
-        row={(s) => (
-          <tr key={s.id}>
-            <RowLink to={`/sensors/${s.id}`}>{s.name}</RowLink>
-            <td>{s.unit}</td>
-            <td>{s.timezone}</td>
-            <td>{s.event_resolution}</td>
-          </tr>
-        )}
-      />
+      <SensorTable label="Sensors made" sensors={made.sensors} columns={['Unit', 'Time zone', 'Resolution']} />
       {model.length > 0 && (
         <>
           <h3>Stored flex-model</h3>

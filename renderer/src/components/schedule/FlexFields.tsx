@@ -18,6 +18,7 @@ import {
   type ProcessKey,
   type StorageKey,
 } from './flexForm.ts';
+import { IdSelect, withUnitAndId } from '../IdSelect.tsx';
 
 interface Props {
   form: FlexForm;
@@ -106,14 +107,14 @@ export function StorageFields({ form, setForm, errors, zone, socSensors }: Props
           </select>
         </Field>
         <Field label="State-of-charge sensor" errors={errors['state-of-charge']} hint={hintOf('state-of-charge')}>
-          <select name="state-of-charge" value={form.socSensor} onChange={(e) => setForm((f) => ({ ...f, socSensor: e.target.value }))}>
-            <option value="">None</option>
-            {socSensors.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name} ({s.unit}) #{s.id}
-              </option>
-            ))}
-          </select>
+          <IdSelect
+            name="state-of-charge"
+            value={form.socSensor}
+            onChange={(e) => setForm((f) => ({ ...f, socSensor: e.target.value }))}
+            items={socSensors}
+            none="None"
+            label={withUnitAndId}
+          />
         </Field>
         {soc('soc-at-start', 'SoC at start')}
         {soc('soc-min', 'SoC minimum')}
@@ -197,14 +198,14 @@ export function FlexContextFields({ form, setForm, errors, sensors, currency }: 
     <div className="grid-form">
       {contextSensors.map((key) => (
         <Field key={key} label={labels[key]} errors={errors[key]} hint={hintOf(key)}>
-          <select name={key} value={form.context[key]} onChange={set(key)}>
-            <option value="">From the asset's settings</option>
-            {priceSensors.map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name} ({s.unit}) #{s.id}
-              </option>
-            ))}
-          </select>
+          <IdSelect
+            name={key}
+            value={form.context[key]}
+            onChange={set(key)}
+            items={priceSensors}
+            none="From the asset's settings"
+            label={withUnitAndId}
+          />
         </Field>
       ))}
       {contextTexts.map((key) => (

@@ -13,6 +13,7 @@ import { FlexContextFields, ProcessFields, StorageFields } from './FlexFields.ts
 import { ScheduleResult } from './ScheduleResult.tsx';
 import { useScheduleForm, type ScheduleForm } from './useScheduleForm.ts';
 import * as wire from '../../api/contracts.ts';
+import { IdSelect, withUnit } from '../IdSelect.tsx';
 
 interface Props {
   asset: Asset;
@@ -137,13 +138,12 @@ function ScheduleWhen({ schedule, zone }: { schedule: ScheduleForm; zone: string
   return (
     <div className="grid-form">
       <Field label="Power sensor to schedule" errors={errors.sensor}>
-        <select value={schedule.sensorId ?? ''} onChange={(e) => schedule.setSensorId(Number(e.target.value))}>
-          {schedule.powerSensors.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name} ({s.unit})
-            </option>
-          ))}
-        </select>
+        <IdSelect
+          value={schedule.sensorId ?? ''}
+          onChange={(e) => schedule.setSensorId(Number(e.target.value))}
+          items={schedule.powerSensors}
+          label={withUnit}
+        />
       </Field>
       <Field label={`Start (${zone})`} errors={errors.start}>
         <input type="datetime-local" value={schedule.start} onChange={(e) => schedule.setStart(e.target.value)} />

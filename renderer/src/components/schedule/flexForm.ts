@@ -188,6 +188,30 @@ const isNumber = (v: string) => v.trim() !== '' && Number.isFinite(Number(v));
 const looksLikeQuantity = (v: string) => /^\s*-?\d+(\.\d+)?(e-?\d+)?\s*[^\d\s].*$/i.test(v) || isNumber(v);
 
 /**
+ * Puts the filled text fields into the JSON: structured input (JSON, e.g. a sensor reference) as
+ * it is, anything else as `read` makes of it (adding its messages to the errors).
+ */
+function readTexts<K extends string>(
+  keys: readonly K[],
+  values: Record<K, string>,
+  json: Record<string, unknown>,
+  read: (key: K, v: string) => unknown,
+): void {
+  for (const key of keys) {
+    const v = values[key].trim();
+    if (!v) continue;
+    const given = structured(v);
+    json[key] = given !== undefined ? given : read(key, v);
+  }
+}
+
+/** A power field's value as the API reads it, with a message where it is no quantity. */
+function readPower(errors: FieldMessages, key: string, v: string, example: string): unknown {
+  if (!looksLikeQuantity(v)) errors[key] = [`Cannot convert value \`${v}\` to a power; write it with its unit, e.g. ${example}.`];
+  return typedPower(v);
+}
+
+/**
  * The storage flex-model of the form, checked field by field.
  * @returns the JSON to send, and messages per field (API field names) when something is wrong.
  */
@@ -201,22 +225,12 @@ export function toStorageFlexModel(form: FlexForm, zone: string): { json: Record
     else errors[key] = [NOT_A_NUMBER];
   }
   json['soc-unit'] = form.storage['soc-unit'];
-  for (const key of storageTexts) {
-    const v = form.storage[key].trim();
-    if (!v) continue;
-    if (structured(v) !== undefined) {
-      json[key] = structured(v);
-      continue;
-    }
-    if (efficiencyKeys.has(key)) {
-      const typed = typedEfficiency(v);
-      if ('error' in typed) errors[key] = [typed.error];
-      json[key] = 'value' in typed ? typed.value : v;
-      continue;
-    }
-    if (!looksLikeQuantity(v)) errors[key] = [`Cannot convert value \`${v}\` to a power; write it with its unit, e.g. 25 kW.`];
-    json[key] = typedPower(v);
-  }
+  readTexts(storageTexts, form.storage, json, (key, v) => {
+    if (!efficiencyKeys.has(key)) return readPower(errors, key, v, '25 kW');
+    const typed = typedEfficiency(v);
+    if ('error' in typed) errors[key] = [typed.error];
+    return 'value' in typed ? typed.value : v;
+  });
   if (form.socSensor) json['state-of-charge'] = { sensor: Number(form.socSensor) };
   json['prefer-charging-sooner'] = form.preferChargingSooner;
   const targets: unknown[] = [];
@@ -260,33 +274,15 @@ export function toFlexContext(form: FlexForm, currency = DEFAULT_CURRENCY): { js
   const json: Record<string, unknown> = {};
   const errors: FieldMessages = {};
   for (const key of contextSensors) if (form.context[key]) json[key] = Number(form.context[key]);
-  for (const key of contextTexts) {
-    const v = form.context[key].trim();
-    if (!v) continue;
-    if (structured(v) !== undefined) {
-      json[key] = structured(v);
-      continue;
-    }
-    if (!looksLikeQuantity(v)) errors[key] = [`Cannot convert value \`${v}\` to a power; write it with its unit, e.g. 100 kW.`];
-    json[key] = typedPower(v);
-  }
+  readTexts(contextTexts, form.context, json, (key, v) => readPower(errors, key, v, '100 kW'));
   if (form.inflexible.length) json['inflexible-device-sensors'] = form.inflexible;
   for (const key of relaxFlags) if (form.advanced[key]) json[key] = form.advanced[key] === 'true';
-  for (const key of breachPrices) {
-    const v = form.advanced[key].trim();
-    if (!v) continue;
-    if (structured(v) !== undefined) {
-      json[key] = structured(v);
-      continue;
-    }
+  readTexts(breachPrices, form.advanced, json, (key, v) => {
     // A bare number is in the currency and unit shown beside the field.
-    if (isNumber(v) && Number(v) >= 0) {
-      json[key] = `${v.trim()} ${currency}/${breachPriceUnit(key)}`;
-      continue;
-    }
+    if (isNumber(v) && Number(v) >= 0) return `${v} ${currency}/${breachPriceUnit(key)}`;
     if (!/^\s*\d+(\.\d+)?\s*[A-Z]{3}\/(k|M)?Wh?\s*$/.test(v))
       errors[key] = [`Write a price in ${currency}/${breachPriceUnit(key)}, e.g. ${key.startsWith('soc') ? '1000' : '100'}.`];
-    json[key] = v;
-  }
+    return v;
+  });
   return { json, errors };
 }

@@ -1,0 +1,51 @@
+import type { ReactNode } from 'react';
+import { DataTable, RowLink } from './DataTable.tsx';
+
+interface SensorRow {
+  id: number;
+  name: string;
+  unit: string;
+  event_resolution: string;
+  timezone: string;
+  entity_address?: string;
+}
+
+type SensorColumn = 'Unit' | 'Resolution' | 'Time zone' | 'Entity address';
+
+/** What each column of a sensor shows. */
+const cells: Record<SensorColumn, (s: SensorRow) => ReactNode> = {
+  Unit: (s) => s.unit,
+  Resolution: (s) => s.event_resolution,
+  'Time zone': (s) => s.timezone,
+  'Entity address': (s) => <code>{s.entity_address}</code>,
+};
+
+/** Sensors in a table, each named by a link to its page, with the columns asked for in their order. */
+export function SensorTable({
+  sensors,
+  columns,
+  label,
+  empty,
+}: {
+  sensors: readonly SensorRow[];
+  columns: SensorColumn[];
+  label?: string;
+  empty?: ReactNode;
+}) {
+  return (
+    <DataTable
+      label={label}
+      columns={['Sensor', ...columns]}
+      rows={sensors}
+      empty={empty}
+      row={(s) => (
+        <tr key={s.id}>
+          <RowLink to={`/sensors/${s.id}`}>{s.name}</RowLink>
+          {columns.map((c) => (
+            <td key={c}>{cells[c](s)}</td>
+          ))}
+        </tr>
+      )}
+    />
+  );
+}
