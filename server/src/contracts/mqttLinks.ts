@@ -17,6 +17,14 @@ const unit = z
   .trim()
   .refine(isValidUnit, { error: (iss) => `Unit '${String(iss.input)}' cannot be handled.` });
 
+/** The factor between the device's numbers and the unit; 0 would make every value 0 (stored or sent). */
+const scale = (does: 'store' | 'send') =>
+  z
+    .number()
+    .finite()
+    .refine((s) => s !== 0, `A scale of 0 would ${does} only zeros.`)
+    .default(1);
+
 const positiveDuration = z
   .string()
   .max(32)
@@ -47,22 +55,14 @@ export const mqttLinkCreate = z.discriminatedUnion('direction', [
     value_path: path.nullable().default(null),
     time_path: path.nullable().default(null),
     unit,
-    scale: z
-      .number()
-      .finite()
-      .refine((s) => s !== 0, 'A scale of 0 would store only zeros.')
-      .default(1),
+    scale: scale('store'),
     inverted: z.boolean().default(false),
   }),
   z.strictObject({
     direction: z.literal('out'),
     name: text(80),
     unit,
-    scale: z
-      .number()
-      .finite()
-      .refine((s) => s !== 0, 'A scale of 0 would send only zeros.')
-      .default(1),
+    scale: scale('send'),
     inverted: z.boolean().default(false),
     safe_setpoint: z.number().finite().default(0),
     stale_after: positiveDuration.default(3_600_000),

@@ -18,16 +18,8 @@ export function topicFilterProblem(filter: string): string | undefined {
   return undefined;
 }
 
-/** Whether a topic (no wildcards) matches a filter. */
-export function topicMatches(filter: string, topic: string): boolean {
-  const f = filter.split('/');
-  const t = topic.split('/');
-  for (let i = 0; i < f.length; i++) {
-    if (f[i] === '#') return true;
-    if (i >= t.length || (f[i] !== '+' && f[i] !== t[i])) return false;
-  }
-  return f.length === t.length;
-}
+/** Whether a topic (no wildcards) matches a filter: a topic is the filter of itself alone. */
+export const topicMatches = (filter: string, topic: string): boolean => filterWithin(topic, filter);
 
 /** Whether some topic matches both filters: two links whose filters overlap would both receive it. */
 export function filtersOverlap(a: string, b: string): boolean {
