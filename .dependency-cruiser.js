@@ -91,6 +91,25 @@ const escape = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A path of `layers` as a regular expression over module paths. */
 const pattern = (path) => `^${escape(path)}${path.endsWith('/') ? '' : '$'}`;
 
+/**
+ * Who may import the store's writes (`server/src/store/write/`) besides commands/ and the store
+ * itself: the machinery's own bookkeeping, which no request, person or device asks for and which
+ * has no audit entry. Each with its reason; every other writer goes through a command.
+ */
+export const writersBesideCommands = [
+  // Below commands/ in the layers: a job stores its outcome (beliefs of its source, the schedule's
+  // money, a forecast model) after re-checking its principal's current rights.
+  ['server/src/scheduling/job/store.ts', 'a schedule job stores its outcome'],
+  ['server/src/scheduling/job/planBeliefs.ts', "a schedule's sign convention, stored on its output sensor with it"],
+  ['server/src/forecasting/forecastJob.ts', 'a forecast job stores its outcome'],
+  // The readings themselves are stored through commands/storeSensorData.ts.
+  ['server/src/mqtt/bridge.ts', "a device link's buffered readings and message tallies"],
+  ['server/src/mqtt/setpoints.ts', 'the setpoints sent to a device'],
+  ['server/src/automations/clock.ts', 'which run of an automation was queued'],
+  ['server/src/attention/attention.ts', 'the notices the server raises and ends itself'],
+  ['server/src/tariffs/tariffWriter.ts', "a price connector's last outcome, and the end of its notice"],
+];
+
 const layerRules = layers.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer.name}`,
   comment: `${layer.name} imports only its own layer and those below it`,
@@ -122,6 +141,14 @@ export default {
       severity: 'error',
       from: { path: '^(server|worker|main)/' },
       to: { path: '^renderer/' },
+    },
+    {
+      name: 'commands-are-the-only-writers',
+      comment:
+        "Only commands/ (and the store itself) import the store's writes, so every write runs a command's checks and leaves its audit entry; the bookkeeping in writersBesideCommands is named with its reason",
+      severity: 'error',
+      from: { path: '^server/src/', pathNot: ['^server/src/(commands|store)/', ...writersBesideCommands.map(([file]) => pattern(file))] },
+      to: { path: '^server/src/store/write/' },
     },
     {
       name: 'migrations-are-fixed',

@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 import { hashPassword } from '../worker/src/tasks.ts';
-import { createAccount } from '../server/src/store/accounts.ts';
+import { createAccount } from '../server/src/store/write/accounts.ts';
 import { unrecorded } from '../server/src/store/auditLog.ts';
-import { createAsset, type Asset } from '../server/src/store/assets.ts';
-import { createUser, listRoles } from '../server/src/store/users.ts';
+import { type Asset } from '../server/src/store/assets.ts';
+import { createAsset } from '../server/src/store/write/assets.ts';
+import { listRoles } from '../server/src/store/users.ts';
+import { createUser } from '../server/src/store/write/users.ts';
 
 /** The benches' store writes: nobody made them, so they record no audit entry. */
 export const BENCH_WRITER = unrecorded('a benchmark fixture');

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
-import { issueToken } from '../server/src/store/tokens.ts';
+import { issueToken } from '../server/src/store/write/tokens.ts';
 import { BENCH_EMAIL, benchAsset, benchUser } from './_fixture.ts';
 import { startServer } from './_server.ts';
 import { median, percentile } from './_stats.ts';

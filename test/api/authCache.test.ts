@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { updateUser } from '../../server/src/store/users.ts';
+import { updateUser } from '../../server/src/store/write/users.ts';
 import { FIXTURE } from '../helpers/fixtureWriter.ts';
 
 // Authenticated users are remembered between requests (store/authCache.ts); a change made

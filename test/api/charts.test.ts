@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordBeliefs } from '../../server/src/store/beliefs.ts';
-import { getOrCreateSource } from '../../server/src/store/sources.ts';
+import { recordBeliefs } from '../../server/src/store/write/beliefs.ts';
+import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

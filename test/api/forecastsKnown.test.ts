@@ -62,8 +62,8 @@ describe('forecast triggers', () => {
     const sensor = await loadSensorWithDays(0);
     // Forecasts of it are no history: only what was measured (or otherwise believed) counts.
     await t.db.transaction(async (trx) => {
-      const { getOrCreateSource } = await import('../../server/src/store/sources.ts');
-      const { recordBeliefs } = await import('../../server/src/store/beliefs.ts');
+      const { getOrCreateSource } = await import('../../server/src/store/write/sources.ts');
+      const { recordBeliefs } = await import('../../server/src/store/write/beliefs.ts');
       const source = await getOrCreateSource(trx, { name: 'someone else', type: 'forecaster' });
       const rows = Array.from({ length: 96 * 3 }, (_, i) => ({
         sensorId: sensor,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../server/src/store/tokens.ts';
+import { issueToken } from '../../server/src/store/write/tokens.ts';
 import { v3Routes } from '../../server/src/routes/v3_0/index.ts';
 import { forbidden, unauthorized } from '../helpers/bodies.ts';
 import { snapshot } from '../helpers/db.ts';

@@ -1,6 +1,6 @@
 /** DELETE /api/v3_0/sensors/<id>/data (FlexMeasures 1.0): all of a sensor's data, or one source's within a window. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getOrCreateSource } from '../../server/src/store/sources.ts';
+import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
 import { unprocessable } from '../helpers/bodies.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';

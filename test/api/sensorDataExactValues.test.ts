@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mostRecentBeliefs, recordBeliefs } from '../../server/src/store/beliefs.ts';
-import { getOrCreateSource } from '../../server/src/store/sources.ts';
+import { mostRecentBeliefs } from '../../server/src/store/beliefs.ts';
+import { recordBeliefs } from '../../server/src/store/write/beliefs.ts';
+import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

@@ -5,9 +5,10 @@
  * to now since the server's clock cannot be frozen.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getAsset, updateAsset } from '../../server/src/store/assets.ts';
+import { getAsset } from '../../server/src/store/assets.ts';
+import { updateAsset } from '../../server/src/store/write/assets.ts';
 import { FIXTURE } from '../helpers/fixtureWriter.ts';
-import { getOrCreateSource } from '../../server/src/store/sources.ts';
+import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { getOrCreateSource } from '../../server/src/store/sources.ts';
+import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
 
 let t: TestServer;
 let f: ReturnType<typeof factories>;

@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
 import { hashPassword } from '../../worker/src/tasks.ts';
-import { createAccount } from '../../server/src/store/accounts.ts';
+import { createAccount } from '../../server/src/store/write/accounts.ts';
 import { FIXTURE } from './fixtureWriter.ts';
-import { createAsset } from '../../server/src/store/assets.ts';
-import { recordBeliefs } from '../../server/src/store/beliefs.ts';
-import { getOrCreateSource } from '../../server/src/store/sources.ts';
-import { createSensor, type Sensor } from '../../server/src/store/sensors.ts';
-import { issueToken } from '../../server/src/store/tokens.ts';
-import { createUser, listRoles, type User } from '../../server/src/store/users.ts';
+import { createAsset } from '../../server/src/store/write/assets.ts';
+import { recordBeliefs } from '../../server/src/store/write/beliefs.ts';
+import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
+import { type Sensor } from '../../server/src/store/sensors.ts';
+import { createSensor } from '../../server/src/store/write/sensors.ts';
+import { issueToken } from '../../server/src/store/write/tokens.ts';
+import { listRoles, type User } from '../../server/src/store/users.ts';
+import { createUser } from '../../server/src/store/write/users.ts';
 
 export const PASSWORD = 'test-password';
 // One hash for every test user: bcrypt is deliberately slow.

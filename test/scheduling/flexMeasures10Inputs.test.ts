@@ -6,7 +6,8 @@
  * battery, hourly steps, a 2-hour schedule unless said otherwise.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getAsset, updateAsset } from '../../server/src/store/assets.ts';
+import { getAsset } from '../../server/src/store/assets.ts';
+import { updateAsset } from '../../server/src/store/write/assets.ts';
 import { FIXTURE } from '../helpers/fixtureWriter.ts';
 import { factories } from '../helpers/factories.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';

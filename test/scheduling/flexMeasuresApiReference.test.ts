@@ -6,7 +6,8 @@
  * resolved job spec Flexsite stores with it. Fixtures and expectations are FlexMeasures'.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getAsset, updateAsset } from '../../server/src/store/assets.ts';
+import { getAsset } from '../../server/src/store/assets.ts';
+import { updateAsset } from '../../server/src/store/write/assets.ts';
 import { FIXTURE } from '../helpers/fixtureWriter.ts';
 import { DAY1_MS, startConftest, type Conftest } from '../helpers/flexMeasuresConftest.ts';
 

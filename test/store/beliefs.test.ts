@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resampleToGrid } from '../../server/src/domain/resample.ts';
-import { mostRecentBeliefs, recordBeliefs, recordBeliefSets, ReplacementError, type BeliefInput } from '../../server/src/store/beliefs.ts';
-import { getOrCreateSource, listSources } from '../../server/src/store/sources.ts';
+import { mostRecentBeliefs, ReplacementError, type BeliefInput } from '../../server/src/store/beliefs.ts';
+import { recordBeliefs, recordBeliefSets } from '../../server/src/store/write/beliefs.ts';
+import { listSources } from '../../server/src/store/sources.ts';
+import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

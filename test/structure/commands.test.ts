@@ -1,25 +1,37 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
 
 /**
- * Issue 20: one command per use case. Triggering a schedule or a forecast, storing sensor data,
- * creating, changing or deleting an asset or an automation and creating a user live in server/src/commands/ only, taking a
- * principal, so that the v3.0 routes, the legacy routes, the CLI and automations all run the same
- * checks (the principal's current rights, the asset's account, the value rules). This walks the
- * source and refuses, outside commands/:
- *
- * - a scheduling or forecasting job queued anywhere (the queue itself, server/src/jobs/, re-queues
- *   a failed job's fallback under its own queue name);
- * - in the ways in (routes/, cli/, automations/), a direct store write of these use cases: the
- *   store's belief, asset, automation and user writers (`recordBeliefs`, `recordBeliefSets`,
- *   `createAsset`, `updateAsset`, `deleteAsset`, `createAutomation`, `updateAutomation`,
- *   `deleteAutomation`, `createUser`, `updateUser`, `setRoles` from server/src/store/), or a raw insert or update of their tables.
- *
- * Job handlers (scheduling/, forecasting/, tariffs/) store their own results after re-checking the
- * job's principal; they are not ways in and are not walked here.
+ * One command per use case (server/src/commands/), taking a principal, so that the v3.0 routes,
+ * the legacy routes, the CLI, automations and devices all run the same checks and every write
+ * leaves its audit entry. The store's writes live in server/src/store/write/, and the rule
+ * `commands-are-the-only-writers` of .dependency-cruiser.js (run by `npm test` as
+ * `npm run lint:deps`, over every import, type-only ones included) lets only commands/ and the
+ * store import them, besides the bookkeeping it names. This shows the rule bite on planted
+ * imports, and checks what an import cannot show: queueing and raw table writes.
  */
 const root = path.resolve('server/src');
+const depcruise = path.resolve('node_modules/.bin/depcruise');
+const tag = `planted${process.pid}`;
+const planted: string[] = [];
+
+function plant(file: string, text: string): string {
+  fs.writeFileSync(file, text);
+  planted.push(file);
+  return file;
+}
+
+const check = (files: string[]) => {
+  const run = spawnSync(depcruise, files, { encoding: 'utf8' });
+  return { ok: run.status === 0, output: run.stdout + run.stderr };
+};
+
+afterEach(() => {
+  for (const file of planted.splice(0)) fs.rmSync(file, { force: true });
+});
 
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -30,67 +42,6 @@ function sources(dir: string): string[] {
 
 const inside = (file: string, dir: string) => file.startsWith(path.join(root, dir) + path.sep);
 
-/** The store's writers of the guarded use cases, by store module. */
-const guardedWriters: Record<string, string[]> = {
-  'store/beliefs.ts': ['recordBeliefs', 'recordBeliefSets'],
-  'store/assets.ts': ['createAsset', 'updateAsset', 'deleteAsset'],
-  'store/automations.ts': ['createAutomation', 'updateAutomation', 'deleteAutomation'],
-  'store/users.ts': ['createUser', 'updateUser', 'setRoles'],
-};
-
-/** A raw knex insert or update on the tables of the guarded use cases, within one statement. */
-const rawTableWrite = /\(\s*['"`](timed_belief|generic_asset|automation|user)['"`]\s*\)[^;]*?\.(insert|update)\(/;
-
-/**
- * The guarded store writes a source file makes: writers imported by name (renamed or not) from
- * the store, writers called through a namespace import of the store, raw table writes.
- * @param file the file's path (its imports are resolved against it).
- * @returns one line per write, e.g. `store/users.ts createUser`.
- */
-export function guardedStoreWrites(file: string, text: string): string[] {
-  const found: string[] = [];
-  for (const m of text.matchAll(/import\s+(?:type\s+)?(\{[^}]*\}|\*\s+as\s+(\w+))\s+from\s+['"]([^'"]+)['"]/g)) {
-    const module = path
-      .relative(root, path.resolve(path.dirname(file), m[3]))
-      .split(path.sep)
-      .join('/');
-    const writers = guardedWriters[module];
-    if (!writers) continue;
-    if (m[2]) {
-      for (const w of writers) if (new RegExp(`\\b${m[2]}\\.${w}\\(`).test(text)) found.push(`${module} ${w}`);
-    } else {
-      const names = m[1]
-        .slice(1, -1)
-        .split(',')
-        .map(
-          (n) =>
-            n
-              .trim()
-              .replace(/^type\s+/, '')
-              .split(/\s+as\s+/)[0],
-        );
-      for (const w of writers) if (names.includes(w)) found.push(`${module} ${w}`);
-    }
-  }
-  const raw = text.match(rawTableWrite);
-  if (raw) found.push(`raw ${raw[2]} of ${raw[1]}`);
-  return found;
-}
-
-/**
- * Writes the walk lets through, each with its reason. The first administrator is made by
- * `POST /setup` together with the first account, in one transaction that checks no user exists
- * yet: nobody is there to act as, and the route answers only on the machine itself. API 2.0
- * deletes a device (a sensor) under its own rule (members of the account) and the asset with it
- * when it held only that device: not the v3.0 asset delete (account-admins), which would refuse it.
- */
-const allowed: Record<string, string[]> = {
-  'routes/v3_0/setup.ts': ['store/users.ts createUser'],
-  // Signing in records the time of the login; it changes nothing a user or admin set.
-  'routes/api.ts': ['store/users.ts updateUser'],
-  'routes/legacy/v2Assets.ts': ['store/assets.ts deleteAsset'],
-};
-
 describe('commands/', () => {
   it('is the only place that queues a scheduling or forecasting job', () => {
     const outside = sources(root)
@@ -100,33 +51,52 @@ describe('commands/', () => {
     expect(outside).toEqual([]);
   });
 
-  it('is the only way routes, legacy routes, the CLI and automations write beliefs, assets, automations and users', () => {
-    const writes = ['routes', 'cli', 'automations']
-      .flatMap((dir) => sources(path.join(root, dir)))
-      .flatMap((file) => {
-        const name = path.relative(root, file).split(path.sep).join('/');
-        return guardedStoreWrites(file, fs.readFileSync(file, 'utf8'))
-          .filter((w) => !allowed[name]?.includes(w))
-          .map((w) => `${name}: ${w}`);
-      });
-    expect(writes).toEqual([]);
-  });
+  it("is the only importer of the store's writes: a planted import of one elsewhere fails the check", () => {
+    const files = [
+      plant(`server/src/routes/${tag}.ts`, "import { createUser } from '../store/write/users.ts';\nexport const x = createUser;\n"),
+      plant(
+        `server/src/cli/${tag}.ts`,
+        "import type { RecordOptions } from '../store/write/beliefs.ts';\nexport type X = RecordOptions;\n",
+      ),
+      plant(`server/src/automations/${tag}.ts`, "import * as write from '../store/write/assets.ts';\nexport const x = write;\n"),
+    ];
+    const { ok, output } = check(files);
+    expect(ok).toBe(false);
+    expect(output).toContain(`error commands-are-the-only-writers: server/src/routes/${tag}.ts → server/src/store/write/users.ts`);
+    expect(output).toContain(`error commands-are-the-only-writers: server/src/cli/${tag}.ts → server/src/store/write/beliefs.ts`);
+    expect(output).toContain(`error commands-are-the-only-writers: server/src/automations/${tag}.ts → server/src/store/write/assets.ts`);
+  }, 60_000);
 
-  it('is walked precisely: store writers by name, by namespace and raw writes count; commands and reads do not', () => {
-    const file = path.join(root, 'routes/v3_0/example.ts');
-    const flagged = (text: string) => guardedStoreWrites(file, text);
-    expect(flagged(`import { getUser, createUser as make } from '../../store/users.ts';\nmake(trx, {});`)).toEqual([
-      'store/users.ts createUser',
-    ]);
-    expect(flagged(`import * as assets from '../../store/assets.ts';\nawait assets.updateAsset(db, 1, {});`)).toEqual([
-      'store/assets.ts updateAsset',
-    ]);
-    expect(flagged(`await trx('generic_asset').where({ id }).update({ name });`)).toEqual(['raw update of generic_asset']);
-    expect(flagged(`await db('timed_belief').insert(rows);`)).toEqual(['raw insert of timed_belief']);
-    // Reads, other tables and the commands themselves pass.
-    expect(flagged(`import * as assets from '../../store/assets.ts';\nawait assets.getAsset(db, 1);`)).toEqual([]);
-    expect(flagged(`import { createUser } from '../../commands/users.ts';\nawait createUser(deps, p, input);`)).toEqual([]);
-    expect(flagged(`await db('user').where({ id }).first();\nawait trx('sensor').update({ name });`)).toEqual([]);
+  it('lets commands, the store and the named bookkeeping import them, and everyone read the store', async () => {
+    const files = [
+      plant(`server/src/commands/${tag}.ts`, "import { createUser } from '../store/write/users.ts';\nexport const x = createUser;\n"),
+      plant(`server/src/store/${tag}.ts`, "import { recordAudit } from './write/auditLog.ts';\nexport const x = recordAudit;\n"),
+      plant(`server/src/routes/${tag}.ts`, "import { getUser } from '../store/users.ts';\nexport const x = getUser;\n"),
+    ];
+    const { ok, output } = check(files);
+    expect(output).toMatch(/no dependency violations found/);
+    expect(ok).toBe(true);
+    // Each exception names a file that exists and says why.
+    const config = (await import(pathToFileURL(path.resolve('.dependency-cruiser.js')).href)) as {
+      writersBesideCommands: [string, string][];
+    };
+    for (const [file, why] of config.writersBesideCommands) {
+      expect(fs.existsSync(file), file).toBe(true);
+      expect(why.length, file).toBeGreaterThan(10);
+    }
+  }, 60_000);
+
+  it('holds the only raw writes of users, assets, automations and beliefs: the ways in write through it', () => {
+    // An import rule cannot see a raw knex write, so the ways in are read for one.
+    const rawTableWrite =
+      /\(\s*['"`](timed_belief|generic_asset|automation|user|sensor|account)['"`]\s*\)[^;]*?\.(insert|update|delete|del)\(/;
+    const writes = ['routes', 'cli', 'automations', 'mqtt', 'http']
+      .flatMap((dir) => sources(path.join(root, dir)))
+      .filter((file) => rawTableWrite.test(fs.readFileSync(file, 'utf8')))
+      .map((file) => path.relative(root, file));
+    expect(writes).toEqual([]);
+    expect(rawTableWrite.test(`await trx('generic_asset').where({ id }).update({ name });`)).toBe(true);
+    expect(rawTableWrite.test(`await db('user').where({ id }).first();`)).toBe(false);
   });
 
   it('holds the commands that the v3.0 and legacy routes, the CLI and automations call', () => {

@@ -8,7 +8,8 @@ import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts
 import { failureOf } from '../jobs/jobTable.ts';
 import { sendMail } from '../outbox.ts';
 import { lastMeasurement, monitoredSensors } from '../store/lastMeasurements.ts';
-import { addNotification, endSubject, webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
+import { webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
+import { addNotification, endSubject } from '../store/write/notifications.ts';
 import { listUsers } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
 import { queueWebhook } from './webhookOutbox.ts';

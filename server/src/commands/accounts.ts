@@ -3,8 +3,10 @@ import { fieldError, forbidden, unprocessable } from '../errors.ts';
 import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
 import { isAdmin, mayChooseConsultancy, maySetAccountRoles } from '../policies/roles.ts';
 import * as accounts from '../store/accounts.ts';
-import { issueToken } from '../store/tokens.ts';
-import { anyUser, createUser, listRoles, type User } from '../store/users.ts';
+import * as write from '../store/write/accounts.ts';
+import { issueToken } from '../store/write/tokens.ts';
+import { anyUser, listRoles, type User } from '../store/users.ts';
+import { createUser } from '../store/write/users.ts';
 import type { Uses, Writes } from './context.ts';
 
 /**
@@ -46,7 +48,7 @@ export async function createAccount(
   const consultancyId = input.consultancy_account_id ?? null;
   await checkConsultancy(trx, principal, consultancyId);
   if (input.roles?.length && principal.kind !== 'operator') throw forbidden();
-  return accounts.createAccount(trx, auditActor(principal), {
+  return write.createAccount(trx, auditActor(principal), {
     name: input.name,
     roles: input.roles ?? [],
     consultancyAccountId: consultancyId,
@@ -72,14 +74,14 @@ export async function patchAccount(
     if (unknown.length) throw unprocessable('json', { account_roles: [`Invalid account role ID(s): [${unknown.join(', ')}].`] });
   }
   const { name, consultancy_account_id } = changes;
-  await accounts.updateAccount(trx, auditActor(principal), account, { name, consultancy_account_id, roleIds });
+  await write.updateAccount(trx, auditActor(principal), account, { name, consultancy_account_id, roleIds });
   return (await accounts.getAccount(trx, account.id))!;
 }
 
 /** Deletes an account with its users, assets, sensors and data (platform admins and the operator). */
 export async function deleteAccount(context: Writes, principal: Principal, input: { account: accounts.Account }): Promise<void> {
   if (!isAdmin(principal)) throw forbidden();
-  await accounts.deleteAccount(context.db, auditActor(principal), input.account);
+  await write.deleteAccount(context.db, auditActor(principal), input.account);
 }
 
 /**
@@ -99,7 +101,7 @@ export async function setUpFirstAccount(
   return context.db.transaction(async (trx) => {
     if (await anyUser(trx)) return undefined;
     const by = auditActor(principal);
-    const account = await accounts.createAccount(trx, by, { name: input.account_name, roles: [], consultancyAccountId: null });
+    const account = await write.createAccount(trx, by, { name: input.account_name, roles: [], consultancyAccountId: null });
     const admin = (await listRoles(trx)).find((r) => r.name === 'admin')!;
     const { email, username, timezone } = input;
     const user = await createUser(trx, by, { email, username, passwordHash, accountId: account.id, roleIds: [admin.id], timezone });

@@ -10,6 +10,7 @@ import { authorizeSchedulerChoice } from '../policies/schedulerChoice.ts';
 import { checkStoredAttributes, checkStoredValues } from '../scheduling/storedValues.ts';
 import { getAccount } from '../store/accounts.ts';
 import * as assets from '../store/assets.ts';
+import * as write from '../store/write/assets.ts';
 import { getSensor } from '../store/sensors.ts';
 import type { Writes } from './context.ts';
 
@@ -129,7 +130,7 @@ export async function createAsset(context: Writes<'schedulerPlugins'>, principal
   await checkStoredValues(db, input.flex_model, 'flex_model');
   await checkStoredValues(db, input.flex_context, 'flex_context');
   await checkStoredAttributes(db, input.attributes);
-  return assets.createAsset(db, auditActor(principal), {
+  return write.createAsset(db, auditActor(principal), {
     description: input.description ?? null,
     external_id: input.external_id ?? null,
     name: input.name,
@@ -184,7 +185,7 @@ export async function updateAsset(
   await checkStoredValues(db, body.flex_model, 'flex_model');
   await checkStoredValues(db, body.flex_context, 'flex_context');
   await checkStoredAttributes(db, body.attributes);
-  await assets.updateAsset(db, auditActor(principal), asset, { ...changes, attributes });
+  await write.updateAsset(db, auditActor(principal), asset, { ...changes, attributes });
   return (await assets.getAsset(db, asset.id))!;
 }
 
@@ -194,5 +195,5 @@ export async function updateAsset(
  */
 export async function deleteAsset(context: Writes, principal: Principal, input: { asset: assets.Asset }): Promise<void> {
   authorize(principal, 'delete', await assetAccess(context.db, input.asset.account_id));
-  await assets.deleteAsset(context.db, auditActor(principal), input.asset);
+  await write.deleteAsset(context.db, auditActor(principal), input.asset);
 }

@@ -8,6 +8,7 @@ import { auditActor, type Principal } from '../policies/principal.ts';
 import { assetAccess, authorizeReferences, firstRefused } from '../policies/references.ts';
 import type { Asset } from '../store/assets.ts';
 import * as store from '../store/automations.ts';
+import * as write from '../store/write/automations.ts';
 import { getUser, type User } from '../store/users.ts';
 import type { Uses } from './context.ts';
 
@@ -73,7 +74,7 @@ export async function createAutomation(
   const props = await newAutomation(db, body);
   await checkLimits(context, props, asset, true);
   return db.transaction((trx) =>
-    store.createAutomation(trx, auditActor(principal), { asset, ownerId: maker.id, props, nowMs: context.clock.now() }),
+    write.createAutomation(trx, auditActor(principal), { asset, ownerId: maker.id, props, nowMs: context.clock.now() }),
   );
 }
 
@@ -94,7 +95,7 @@ export async function updateAutomation(
     horizon: body.horizon ?? automation.horizon,
   };
   await checkLimits(context, fields, asset, false);
-  return db.transaction((trx) => store.updateAutomation(trx, auditActor(principal), { asset, automation }, automationChanges(body)));
+  return db.transaction((trx) => write.updateAutomation(trx, auditActor(principal), { asset, automation }, automationChanges(body)));
 }
 
 /** Deletes an automation (whoever may change its asset). */
@@ -104,5 +105,5 @@ export async function deleteAutomation(
   input: { automation: store.Automation; asset: Asset },
 ): Promise<void> {
   authorize(principal, 'update', await assetAccess(context.db, input.asset.account_id));
-  await context.db.transaction((trx) => store.deleteAutomation(trx, auditActor(principal), input));
+  await context.db.transaction((trx) => write.deleteAutomation(trx, auditActor(principal), input));
 }

@@ -4,8 +4,11 @@ import { auditActor, type Principal } from '../policies/principal.ts';
 import { attributeReferences, authorizeReferences, storedFlexReferences } from '../policies/references.ts';
 import { authorizeSchedulerChoice } from '../policies/schedulerChoice.ts';
 import * as assets from '../store/assets.ts';
-import { recordAudit, unrecorded } from '../store/auditLog.ts';
-import { createSensor, getSensor, listSensors, updateSensor } from '../store/sensors.ts';
+import * as write from '../store/write/assets.ts';
+import { unrecorded } from '../store/auditLog.ts';
+import { recordAudit } from '../store/write/auditLog.ts';
+import { getSensor, listSensors } from '../store/sensors.ts';
+import { createSensor, updateSensor } from '../store/write/sensors.ts';
 import type { Writes } from './context.ts';
 
 /**
@@ -72,7 +75,7 @@ export async function copyAsset(
     const isRoot = source.id === asset.id;
     // Copying a scheduler choice is choosing it: platform admins only, as when writing it.
     authorizeSchedulerChoice(principal, schedulerPlugins, {}, source.attributes);
-    const copy = await assets.createAsset(trx, step, {
+    const copy = await write.createAsset(trx, step, {
       name: isRoot ? await copyName(trx, source.name, target) : source.name,
       description: source.description ?? null,
       // 1.0 leaves the id in another system behind: it names the original.
@@ -112,7 +115,7 @@ export async function copyAsset(
     const kpis = config.attributes.sensors_to_show_as_kpis as { sensor: number }[] | undefined;
     const { refs, usableBy } = storedFlexReferences({ ...config, sensors_to_show_as_kpis: kpis }, target.accountId);
     await authorizeReferences(trx, principal, refs, [], usableBy);
-    await assets.updateAsset(trx, step, copied, config);
+    await write.updateAsset(trx, step, copied, config);
   }
   const copy = (await assets.getAsset(trx, assetCopies.get(asset.id)!))!;
   const event = `Copied asset '${asset.name}': ${asset.id} to '${copy.name}': ${copy.id}`;

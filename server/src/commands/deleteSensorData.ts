@@ -4,7 +4,7 @@ import { fieldError } from '../errors.ts';
 import { authorize } from '../policies/access.ts';
 import { auditActor, type Principal } from '../policies/principal.ts';
 import { sensorAccess } from '../policies/references.ts';
-import { deleteBeliefs } from '../store/beliefs.ts';
+import { deleteBeliefs } from '../store/write/beliefs.ts';
 import type { SensorInContext } from '../store/sensors.ts';
 import { getSource } from '../store/sources.ts';
 import type { Writes } from './context.ts';

@@ -7,6 +7,7 @@ import { fieldError } from '../errors.ts';
 import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
 import { authorizeReferences } from '../policies/references.ts';
 import * as store from '../store/mqttLinks.ts';
+import * as write from '../store/write/mqttLinks.ts';
 import type { SensorInContext } from '../store/sensors.ts';
 import type { Uses } from './context.ts';
 
@@ -54,7 +55,7 @@ export async function createMqttLink(
   if (body.direction === 'in') await checkTopic(db, sensor, topic);
   const password = randomBytes(32).toString('base64url');
   const link = await db.transaction((trx) =>
-    store.createMqttLink(trx, auditActor(principal), {
+    write.createMqttLink(trx, auditActor(principal), {
       sensor,
       link: {
         sensorId: sensor.id,
@@ -90,5 +91,5 @@ export async function deleteMqttLink(
     [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }],
     [sensor],
   );
-  await context.db.transaction((trx) => store.deleteMqttLink(trx, auditActor(principal), { sensor, link }));
+  await context.db.transaction((trx) => write.deleteMqttLink(trx, auditActor(principal), { sensor, link }));
 }

@@ -3,7 +3,8 @@ import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
 import { assetAccess } from '../policies/references.ts';
 import { checkRecurringTargets, deviceCapacity } from '../scheduling/recurringTargets.ts';
 import type { Asset } from '../store/assets.ts';
-import { replaceRecurringSocTargets, type RecurringSocTarget } from '../store/recurringSocTargets.ts';
+import { type RecurringSocTarget } from '../store/recurringSocTargets.ts';
+import { replaceRecurringSocTargets } from '../store/write/recurringSocTargets.ts';
 import { listSensors } from '../store/sensors.ts';
 import type { Writes } from './context.ts';
 

@@ -3,8 +3,10 @@ import { auditActor, type Principal } from '../policies/principal.ts';
 import { assetAccess, attributeReferences, authorizeReferences, sensorAccess } from '../policies/references.ts';
 import { authorizeSchedulerChoice } from '../policies/schedulerChoice.ts';
 import { checkStoredAttributes } from '../scheduling/storedValues.ts';
-import { deleteAsset, hasChildAssets, type Asset } from '../store/assets.ts';
+import { hasChildAssets, type Asset } from '../store/assets.ts';
+import { deleteAsset } from '../store/write/assets.ts';
 import * as sensors from '../store/sensors.ts';
+import * as write from '../store/write/sensors.ts';
 import type { Writes } from './context.ts';
 
 /**
@@ -36,7 +38,7 @@ export async function createSensor(
   const { asset, fields } = input;
   authorize(principal, 'create-children', await assetAccess(context.db, asset.account_id));
   await checkAttributes(context, principal, { before: {}, after: fields.attributes, accountId: asset.account_id });
-  return sensors.createSensor(context.db, auditActor(principal), { ...fields, generic_asset_id: asset.id });
+  return write.createSensor(context.db, auditActor(principal), { ...fields, generic_asset_id: asset.id });
 }
 
 /**
@@ -52,14 +54,14 @@ export async function updateSensor(
   const { sensor, changes } = input;
   authorize(principal, 'update', input.access ?? sensorAccess(sensor));
   await checkAttributes(context, principal, { before: sensor.attributes, after: changes.attributes, accountId: sensor.account_id });
-  await sensors.updateSensor(context.db, auditActor(principal), sensor, changes);
+  await write.updateSensor(context.db, auditActor(principal), sensor, changes);
   return (await sensors.getSensor(context.db, sensor.id))!;
 }
 
 /** Deletes a sensor with its data. */
 export async function deleteSensor(context: Writes, principal: Principal, input: { sensor: sensors.SensorInContext }): Promise<void> {
   authorize(principal, 'delete', sensorAccess(input.sensor));
-  await sensors.deleteSensor(context.db, auditActor(principal), input.sensor);
+  await write.deleteSensor(context.db, auditActor(principal), input.sensor);
 }
 
 /**
@@ -74,7 +76,7 @@ export async function deleteDevice(
 ): Promise<void> {
   const { sensor, asset } = input;
   authorize(principal, 'delete', { kind: 'v2-asset', accountId: sensor.account_id });
-  await sensors.deleteSensor(context.db, auditActor(principal), sensor);
+  await write.deleteSensor(context.db, auditActor(principal), sensor);
   const rest = await sensors.listSensors(context.db, { assetId: asset.id });
   if (!rest.length && !(await hasChildAssets(context.db, asset.id))) await deleteAsset(context.db, auditActor(principal), asset);
 }

@@ -3,11 +3,11 @@ import { authorizeReferences, type Reference } from '../policies/references.ts';
 import type { RecordResult } from '../store/beliefs.ts';
 import type { SensorInContext } from '../store/sensors.ts';
 import type { SourceProps } from '../store/sources.ts';
-import { commitUploads, saveUploads, type StoredUploads, type SensorUpload } from '../store/uploads.ts';
+import { commitUploads, saveUploads, type StoredUploads, type SensorUpload } from '../store/write/uploads.ts';
 import type { Uses } from './context.ts';
 
 // The command's input speaks of uploads as the store writes them.
-export type { SensorUpload } from '../store/uploads.ts';
+export type { SensorUpload } from '../store/write/uploads.ts';
 
 /**
  * Storing sensor data, the one way every caller writes measurements and forecasts as beliefs (the

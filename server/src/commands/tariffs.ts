@@ -7,10 +7,13 @@ import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
 import { assetAccess, authorizeReferences, type Reference } from '../policies/references.ts';
 import { checkTariffValues } from '../scheduling/storedValues.ts';
 import type { Asset } from '../store/assets.ts';
-import { recordBeliefs, type BeliefInput } from '../store/beliefs.ts';
+import { type BeliefInput } from '../store/beliefs.ts';
+import { recordBeliefs } from '../store/write/beliefs.ts';
 import { getSensor } from '../store/sensors.ts';
-import { getOrCreateSource, type SourceProps } from '../store/sources.ts';
+import { type SourceProps } from '../store/sources.ts';
+import { getOrCreateSource } from '../store/write/sources.ts';
 import * as tariffs from '../store/tariffs.ts';
+import * as write from '../store/write/tariffs.ts';
 import type { Writes } from './context.ts';
 import { checkConnectorLimit, checkTariffLimits } from './tariffLimits.ts';
 import { tariffPriceAt } from './tariffPrice.ts';
@@ -115,7 +118,7 @@ export async function addTariff(
   await checkTariffValues(db, definition);
   const nowMs = clock.now();
   const ownerId = rightsOf(principal)?.id ?? null;
-  const tariff = await tariffs.createTariff(db, auditActor(principal), { asset, ownerId, definition, nowMs });
+  const tariff = await write.createTariff(db, auditActor(principal), { asset, ownerId, definition, nowMs });
   await writeTariffPrices(db, tariff, { nowMs, horizonMs: config.planningHorizonMs }, 'today');
   return tariff;
 }
@@ -137,7 +140,7 @@ export async function changeTariff(
   if (!(await tariffs.getTariff(db, asset.id, id))) throw notFound(`Asset ${asset.id} has no tariff ${id}.`);
   await checkTariffLimits(db, config.limits, asset, definition, false);
   await checkTariffValues(db, definition);
-  const tariff = await tariffs.updateTariff(db, auditActor(principal), { asset, id, definition });
+  const tariff = await write.updateTariff(db, auditActor(principal), { asset, id, definition });
   await writeTariffPrices(db, tariff, { nowMs: clock.now(), horizonMs: config.planningHorizonMs }, 'today');
   return tariff;
 }
@@ -157,5 +160,5 @@ export async function addPriceConnector(
   await authorizePrices(db, principal, asset, 'create-children', connectorReferences(sensorId));
   await checkConnectorLimit(db, config.limits, asset);
   const made = { asset, ownerId: rightsOf(principal)?.id ?? null, sensorId, biddingZone, nowMs: clock.now() };
-  return tariffs.createPriceConnector(db, auditActor(principal), made);
+  return write.createPriceConnector(db, auditActor(principal), made);
 }

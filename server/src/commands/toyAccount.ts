@@ -1,9 +1,11 @@
 import { forbidden } from '../errors.ts';
 import { auditActor, type Principal } from '../policies/principal.ts';
-import { createAccount } from '../store/accounts.ts';
-import { createAsset, ensureAssetType } from '../store/assets.ts';
-import { createSensor, getSensor, updateSensor } from '../store/sensors.ts';
-import { createUser, listRoles } from '../store/users.ts';
+import { createAccount } from '../store/write/accounts.ts';
+import { createAsset, ensureAssetType } from '../store/write/assets.ts';
+import { getSensor } from '../store/sensors.ts';
+import { createSensor, updateSensor } from '../store/write/sensors.ts';
+import { listRoles } from '../store/users.ts';
+import { createUser } from '../store/write/users.ts';
 import type { Uses } from './context.ts';
 import { recordToyPrices } from './toyPrices.ts';
 

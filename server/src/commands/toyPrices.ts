@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
-import { recordBeliefs } from '../store/beliefs.ts';
-import { getOrCreateSource } from '../store/sources.ts';
+import { recordBeliefs } from '../store/write/beliefs.ts';
+import { getOrCreateSource } from '../store/write/sources.ts';
 
 /**
  * Toy day-ahead prices (EUR/MWh) for the toy account, so that its battery can be scheduled out

@@ -16,8 +16,9 @@ import { resolveStorageJob } from '../scheduling/flexConfig.ts';
 import { storedDevices } from '../scheduling/storedConfig.ts';
 import { unrecorded } from '../store/auditLog.ts';
 import { descendantIds } from '../store/assets.ts';
-import { getSensor, updateSensor } from '../store/sensors.ts';
-import { recordUdiEvent } from '../store/udiEvents.ts';
+import { getSensor } from '../store/sensors.ts';
+import { updateSensor } from '../store/write/sensors.ts';
+import { recordUdiEvent } from '../store/write/udiEvents.ts';
 import type { Knex } from 'knex';
 import type { CommandContext, Uses } from './context.ts';
 

@@ -7,9 +7,10 @@ import { authorize, type AccessContext } from '../policies/access.ts';
 import { auditActor, type Principal } from '../policies/principal.ts';
 import { mayChangeStanding, mayGrantRole, removesActiveAdmin } from '../policies/roles.ts';
 import { getAccount } from '../store/accounts.ts';
-import { recordAudit } from '../store/auditLog.ts';
-import { revokeTokens } from '../store/tokens.ts';
+import { recordAudit } from '../store/write/auditLog.ts';
+import { revokeTokens } from '../store/write/tokens.ts';
 import * as users from '../store/users.ts';
+import * as write from '../store/write/users.ts';
 import type { Uses, Writes } from './context.ts';
 
 /**
@@ -97,7 +98,7 @@ export async function createUser(
   const passwordHash = await context.hash(input.password ?? madeUp!);
   const { password: _password, ...props } = input;
   const user = await db.transaction((trx) =>
-    users.createUser(trx, auditActor(principal), { ...props, passwordHash, passwordChosen: madeUp === null }),
+    write.createUser(trx, auditActor(principal), { ...props, passwordHash, passwordChosen: madeUp === null }),
   );
   return { user, password: madeUp };
 }
@@ -121,7 +122,7 @@ export async function updateUser(
   await keepLastAdmin(db, target, { active: changes.active, roleIds: changes.flexmeasures_roles });
   await checkIdentityFree(db, { email: changes.email, username: changes.username, except: target.id });
   const { email, username, active, timezone } = changes;
-  await users.updateUser(db, auditActor(principal), target, { email, username, active, timezone, roleIds: changes.flexmeasures_roles });
+  await write.updateUser(db, auditActor(principal), target, { email, username, active, timezone, roleIds: changes.flexmeasures_roles });
   if (active === false) await revokeTokens(db, target.id);
   return (await users.getUser(db, target.id))!;
 }
@@ -138,7 +139,7 @@ export async function resetPassword(context: Uses<'hash'>, principal: Principal,
   // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
   const passwordHash = await context.hash(randomPassword());
   await db.transaction(async (trx) => {
-    await users.setPasswordHash(trx, auditActor(principal), target, { passwordHash, how: 'reset' });
+    await write.setPasswordHash(trx, auditActor(principal), target, { passwordHash, how: 'reset' });
     await revokeTokens(trx, target.id);
   });
 }
@@ -164,7 +165,7 @@ export async function setPassword(
   // Hashed outside the transaction, which would otherwise hold the store for the hashing time.
   const passwordHash = await context.hash(input.password);
   await db.transaction(async (trx) => {
-    await users.setPasswordHash(trx, auditActor(principal), target, { passwordHash, how: 'set', throughLink: input.throughLink });
+    await write.setPasswordHash(trx, auditActor(principal), target, { passwordHash, how: 'set', throughLink: input.throughLink });
     if (input.signOut) await revokeTokens(trx, target.id);
   });
 }
@@ -203,5 +204,5 @@ export async function allowPasswordLink(context: Uses, principal: Principal, inp
 export async function deleteUser(context: Writes, principal: Principal, input: { target: users.User }): Promise<void> {
   const { target } = input;
   authorize(principal, 'delete', userAccess(target));
-  await users.deleteUser(context.db, auditActor(principal), target);
+  await write.deleteUser(context.db, auditActor(principal), target);
 }

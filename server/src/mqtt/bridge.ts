@@ -11,6 +11,7 @@ import { isDomainError } from '../errors.ts';
 import { Periodic } from '../periodic.ts';
 import * as store from '../store/mqttLinks.ts';
 import { assetLineage, getAsset } from '../store/assets.ts';
+import { bufferReading, closeReadings, recordTally } from '../store/write/mqttLinks.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import type { EmbeddedBroker } from './broker.ts';
@@ -244,7 +245,7 @@ export class MqttBridge extends Periodic {
   private async buffer(linkId: number, reading: Reading): Promise<boolean> {
     for (;;) {
       try {
-        return await store.bufferReading(this.db, linkId, reading);
+        return await bufferReading(this.db, linkId, reading);
       } catch (err) {
         if (this.closing) throw err;
         this.log.warn({ err, linkId }, 'buffering an MQTT reading failed; trying again');
@@ -324,7 +325,7 @@ export class MqttBridge extends Periodic {
     const t = entry.tally;
     if (!t.messages && !t.malformed && !t.late) return;
     entry.tally = emptyTally();
-    await store.recordTally(this.db, entry.link.id, t);
+    await recordTally(this.db, entry.link.id, t);
     // Home Assistant shows the latest reading; a broker away now gets the next one.
     // Not awaited: the tick that closes intervals does not wait on a display value's round trip.
     if (t.lastValue !== undefined && this.client?.connected)
@@ -346,7 +347,7 @@ export class MqttBridge extends Periodic {
     if (problem) entry.tally.lastProblem = problem;
     const carry = entry.readings.filter((r) => r.timeMs < endMs).at(-1);
     const keepFromMs = carry?.timeMs ?? endMs;
-    await store.closeReadings(this.db, entry.link.id, endMs, keepFromMs);
+    await closeReadings(this.db, entry.link.id, endMs, keepFromMs);
     entry.closedUntilMs = endMs;
     entry.readings = entry.readings.filter((r) => r.timeMs >= keepFromMs);
     return problem ? 0 : means.length;

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { conversion } from '../domain/units.ts';
 import { consumptionSign } from '../scheduling/buildProblem.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
-import { latestSchedule, recordSetpoint, type MqttLink } from '../store/mqttLinks.ts';
+import { latestSchedule, type MqttLink } from '../store/mqttLinks.ts';
+import { recordSetpoint } from '../store/write/mqttLinks.ts';
 import { getSensor } from '../store/sensors.ts';
 
 /** Why a device gets the setpoint it gets: the plan's, or the link's safe one and the reason. */

@@ -5,8 +5,9 @@ import { publicRoute } from '../http/routes.ts';
 import * as wire from '../contracts/responses.ts';
 import { storeAnswers } from '../store/health.ts';
 import type { AppContext } from '../http/context.ts';
-import { issueToken } from '../store/tokens.ts';
-import { getUserWithHashByEmail, recordLogin } from '../store/users.ts';
+import { signIn } from '../commands/signIn.ts';
+import { userPrincipal } from '../policies/principal.ts';
+import { getUserWithHashByEmail } from '../store/users.ts';
 
 /**
  * Login answers 400s of its own rather than 422s, so its command checks the body; the schema
@@ -61,10 +62,7 @@ export const apiRoutes = [
       // The reference hands inactive users a token that works once they are reactivated; not here.
       if (!user.active) throw refuse(401, 'Account is disabled.');
       await loginThrottle.succeeded(email);
-      const token = await db.transaction(async (trx) => {
-        await recordLogin(trx, user.id, Date.now());
-        return issueToken(trx, user.id, ctx.services.config.tokenMaxAgeS);
-      });
+      const token = await db.transaction((trx) => signIn({ db: trx, config: ctx.services.config }, userPrincipal(user)));
       return { auth_token: token, user_id: user.id, status: 200 as const };
     },
     response: { schema: wire.tokenAnswer },

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { recordAudit, type Writer } from './auditLog.ts';
 
 /** A recurring task of an asset: forecast some sensors, then schedule one, on a cron in the site's time zone. */
 export interface Automation {
@@ -25,7 +24,7 @@ export type AutomationProps = Pick<
   'name' | 'cron' | 'timezone' | 'forecastSensorIds' | 'scheduleSensorId' | 'horizon' | 'enabled'
 >;
 
-interface Row {
+export interface Row {
   id: number;
   generic_asset_id: number;
   name: string;
@@ -43,7 +42,7 @@ interface Row {
 
 const num = (v: number | null) => (v === null ? null : Number(v));
 
-const fromRow = (r: Row): Automation => ({
+export const fromRow = (r: Row): Automation => ({
   id: Number(r.id),
   assetId: Number(r.generic_asset_id),
   name: r.name,
@@ -57,16 +56,6 @@ const fromRow = (r: Row): Automation => ({
   createdAtMs: Number(r.created_at),
   lastDueMs: num(r.last_due),
   lastJobId: r.last_job_id,
-});
-
-const toRow = (p: Partial<AutomationProps>) => ({
-  ...(p.name !== undefined ? { name: p.name } : {}),
-  ...(p.cron !== undefined ? { cron: p.cron } : {}),
-  ...(p.timezone !== undefined ? { timezone: p.timezone } : {}),
-  ...(p.forecastSensorIds !== undefined ? { forecast_sensor_ids: JSON.stringify(p.forecastSensorIds) } : {}),
-  ...(p.scheduleSensorId !== undefined ? { schedule_sensor_id: p.scheduleSensorId } : {}),
-  ...(p.horizon !== undefined ? { horizon: p.horizon } : {}),
-  ...(p.enabled !== undefined ? { enabled: p.enabled } : {}),
 });
 
 /** @returns the automation, or undefined. */
@@ -91,63 +80,4 @@ export async function countAutomations(db: Knex, filter: { assetId: number } | {
   else q.where('generic_asset.account_id', filter.accountId);
   const [{ n }] = await q.count({ n: '*' });
   return Number(n);
-}
-
-/** The asset an automation belongs to, on whose log its entries go. */
-type OnAsset = { id: number; account_id: number | null };
-const onAsset = (asset: OnAsset) => ({ assetId: asset.id, accountId: asset.account_id });
-
-/** Adds an automation to an asset and records it. */
-export async function createAutomation(
-  trx: Knex.Transaction,
-  by: Writer,
-  made: { asset: OnAsset; ownerId: number; props: AutomationProps; nowMs: number },
-): Promise<Automation> {
-  const { asset, ownerId, props, nowMs } = made;
-  // Created now: runs due before its creation are not caught up.
-  const [row] = await trx<Row>('automation')
-    .insert({ generic_asset_id: asset.id, owner_id: ownerId, created_at: nowMs, last_due: nowMs, ...toRow(props) } as Partial<Row>)
-    .returning('*');
-  const automation = fromRow(row as Row);
-  await recordAudit(trx, by, onAsset(asset), `Created automation '${automation.name}': ${automation.id}`);
-  return automation;
-}
-
-/** Changes the given fields of an automation, recording the fields named. */
-export async function updateAutomation(
-  trx: Knex.Transaction,
-  by: Writer,
-  target: { asset: OnAsset; automation: Automation },
-  props: Partial<AutomationProps>,
-): Promise<Automation> {
-  const { id, name } = target.automation;
-  const changes = toRow(props);
-  if (Object.keys(changes).length) await trx('automation').where({ id }).update(changes);
-  const fields = Object.keys(props).filter((k) => props[k as keyof AutomationProps] !== undefined);
-  await recordAudit(trx, by, onAsset(target.asset), `Updated automation '${name}': ${id}, Field: ${fields.join(', ')}`);
-  return (await getAutomation(trx, id))!;
-}
-
-/** Deletes an automation and records it. */
-export async function deleteAutomation(
-  trx: Knex.Transaction,
-  by: Writer,
-  target: { asset: OnAsset; automation: Automation },
-): Promise<void> {
-  const { id, name } = target.automation;
-  await trx('automation').where({ id }).delete();
-  await recordAudit(trx, by, onAsset(target.asset), `Deleted automation '${name}': ${id}`);
-}
-
-/**
- * Records that the run due at `dueMs` was queued, unless a later or equal run already was (by
- * another process, or before a restart).
- * @returns whether this call recorded it.
- */
-export async function markQueued(db: Knex, id: number, dueMs: number, jobId: string): Promise<boolean> {
-  const updated = await db('automation')
-    .where({ id })
-    .andWhere((q) => q.whereNull('last_due').orWhere('last_due', '<', dueMs))
-    .update({ last_due: dueMs, last_job_id: jobId });
-  return updated > 0;
 }

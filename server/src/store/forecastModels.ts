@@ -10,20 +10,6 @@ export interface ForecastModel {
   updatedAtMs: number;
 }
 
-/** Records a sensor's method choice, replacing the earlier one. */
-export async function saveForecastModel(trx: Knex.Transaction, model: Omit<ForecastModel, 'updatedAtMs'>): Promise<void> {
-  await trx('forecast_model')
-    .insert({
-      sensor_id: model.sensorId,
-      source_id: model.sourceId,
-      method: model.method,
-      backtest: JSON.stringify(model.backtest),
-      updated_at: Date.now(),
-    })
-    .onConflict('sensor_id')
-    .merge();
-}
-
 /** @returns the sensor's last method choice, or undefined when it was never forecast. */
 export async function getForecastModel(db: Knex, sensorId: number): Promise<ForecastModel | undefined> {
   const row = await db('forecast_model').where({ sensor_id: sensorId }).first();

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { SocConstraintSpec } from '../contracts/jobSpec.ts';
 import type { Reading } from '../domain/mqtt.ts';
-import { recordAudit, type Writer } from './auditLog.ts';
 
 /** A device link as stored. */
 export interface MqttLink {
@@ -82,33 +81,6 @@ export const settingColumns = (link: NewMqttLink) => ({
 /** The username of a link: derived from its id, so that it never repeats. */
 export const linkUsername = (id: number) => `link-${id}`;
 
-/** The sensor a link feeds or follows, whose asset its audit entry is about. */
-type OnSensor = { id: number; generic_asset_id: number; account_id: number | null };
-const about = (sensor: OnSensor) => ({ assetId: sensor.generic_asset_id, accountId: sensor.account_id });
-
-/** Adds a link to a sensor and records it; its username follows from its id. */
-export async function createMqttLink(trx: Knex.Transaction, by: Writer, made: { sensor: OnSensor; link: NewMqttLink }): Promise<MqttLink> {
-  const { sensor, link } = made;
-  const [row] = await trx('mqtt_link')
-    .insert({
-      ...settingColumns(link),
-      owner_id: link.ownerId,
-      stale_after_ms: link.staleAfterMs,
-      // Unique until the id is known.
-      username: `new-${link.passwordHash.slice(0, 32)}`,
-      password_hash: link.passwordHash,
-      created_at: link.createdAt,
-    })
-    .returning('id');
-  const id = Number((row as { id: number }).id);
-  const topic = link.direction === 'out' ? `flexsite/${linkUsername(id)}` : link.topic;
-  await trx('mqtt_link')
-    .where({ id })
-    .update({ username: linkUsername(id), topic });
-  await recordAudit(trx, by, about(sensor), `Created MQTT link '${link.name}' (${link.direction}, ${topic}) for sensor ${sensor.id}`);
-  return (await getMqttLink(trx, id))!;
-}
-
 export async function getMqttLink(db: Knex, id: number): Promise<MqttLink | undefined> {
   const row = await db('mqtt_link').where({ id }).first();
   return row ? fromRow(row) : undefined;
@@ -134,39 +106,10 @@ export async function foreignInLinks(db: Knex, accountId: number | null): Promis
   return (await q).map((r: { id: number; topic: string }) => ({ id: Number(r.id), topic: r.topic }));
 }
 
-/** Removes a link (its buffered readings and setpoint record go with it) and records it. */
-export async function deleteMqttLink(trx: Knex.Transaction, by: Writer, gone: { sensor: OnSensor; link: MqttLink }): Promise<void> {
-  const { sensor, link } = gone;
-  await trx('mqtt_link').where({ id: link.id }).delete();
-  await recordAudit(trx, by, about(sensor), `Deleted MQTT link '${link.name}' (${link.direction}, ${link.topic}) of sensor ${sensor.id}`);
-}
-
-/**
- * Buffers a reading until its interval closes; a second reading of the same link and instant
- * (a repeated message) is left out.
- * @returns whether it was new.
- */
-export async function bufferReading(db: Knex, linkId: number, reading: Reading): Promise<boolean> {
-  const inserted = await db('mqtt_reading')
-    .insert({ link_id: linkId, time_ms: reading.timeMs, value: reading.value })
-    .onConflict(['link_id', 'time_ms'])
-    .ignore()
-    .returning('link_id');
-  return inserted.length > 0;
-}
-
 /** The buffered readings of a link, in time order. */
 export async function bufferedReadings(db: Knex, linkId: number): Promise<Reading[]> {
   const rows = await db('mqtt_reading').where({ link_id: linkId }).orderBy('time_ms');
   return rows.map((r: { time_ms: number; value: number }) => ({ timeMs: Number(r.time_ms), value: Number(r.value) }));
-}
-
-/** Marks everything before `untilMs` closed and drops the readings before `keepFromMs` (the one carrying into the next interval stays). */
-export async function closeReadings(db: Knex, linkId: number, untilMs: number, keepFromMs: number): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('mqtt_link').where({ id: linkId }).update({ closed_until_ms: untilMs });
-    await trx('mqtt_reading').where({ link_id: linkId }).where('time_ms', '<', keepFromMs).delete();
-  });
 }
 
 /** What a link's messages did since the last call: counted, for the link's status and the sensor's data health. */
@@ -178,20 +121,6 @@ export interface MessageTally {
   lastMalformedAt?: number;
   lastValue?: number;
   lastProblem?: string;
-}
-
-export async function recordTally(db: Knex, linkId: number, t: MessageTally): Promise<void> {
-  await db('mqtt_link')
-    .where({ id: linkId })
-    .update({
-      message_count: db.raw('message_count + ?', [t.messages]),
-      malformed_count: db.raw('malformed_count + ?', [t.malformed]),
-      late_count: db.raw('late_count + ?', [t.late]),
-      ...(t.lastMessageAt !== undefined && { last_message_at: t.lastMessageAt }),
-      ...(t.lastMalformedAt !== undefined && { last_malformed_at: t.lastMalformedAt }),
-      ...(t.lastValue !== undefined && { last_value: t.lastValue }),
-      ...(t.lastProblem !== undefined && { last_problem: t.lastProblem.slice(0, 500) }),
-    });
 }
 
 /** The malformed messages of the device links feeding a sensor: how many, and when the last came. */
@@ -213,21 +142,6 @@ export async function malformedBySensor(db: Knex, sensorIds: number[]): Promise<
       { count: Number(r.n), lastAtMs: r.at === null ? null : Number(r.at) },
     ]),
   );
-}
-
-/** Records a setpoint sent. */
-export async function recordSetpoint(
-  db: Knex,
-  s: { linkId: number; sentAt: number; topic: string; value: number; status: string; jobId: string | null },
-): Promise<void> {
-  await db('mqtt_setpoint').insert({
-    link_id: s.linkId,
-    sent_at: s.sentAt,
-    topic: s.topic,
-    value: s.value,
-    status: s.status,
-    job_id: s.jobId,
-  });
 }
 
 /** The setpoints sent to a link, oldest first. */

@@ -39,23 +39,6 @@ interface DbScheduleMoney {
   series: string;
 }
 
-/** Keeps a schedule's money series (a job run again replaces its own). */
-export async function recordScheduleMoney(trx: Knex.Transaction, m: ScheduleMoney): Promise<void> {
-  await trx('schedule_money')
-    .insert({
-      job_id: m.jobId,
-      sensor_id: m.sensorId,
-      start_ms: m.startMs,
-      end_ms: m.endMs,
-      step_ms: m.stepMs,
-      belief_time_ms: m.beliefTimeMs,
-      currency: m.currency,
-      series: JSON.stringify(m.series),
-    })
-    .onConflict('job_id')
-    .merge();
-}
-
 /** @returns the schedules of these sensors that overlap the window, oldest belief time first. */
 export async function scheduleMoneyIn(db: Knex, sensorIds: number[], startMs: number, endMs: number): Promise<ScheduleMoney[]> {
   if (!sensorIds.length) return [];

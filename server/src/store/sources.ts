@@ -25,7 +25,7 @@ export interface SourceProps {
   accountId?: number | null;
 }
 
-const columns = ['id', 'name', 'type', 'model', 'version', 'user_id', 'account_id'];
+export const columns = ['id', 'name', 'type', 'model', 'version', 'user_id', 'account_id'];
 
 /** NULL never equals NULL in SQL, so optional identity columns need `IS NULL` when unset. */
 function whereNullable(q: Knex.QueryBuilder, column: string, value: string | number | null): void {
@@ -53,28 +53,6 @@ export async function findSource(db: Knex | Knex.Transaction, props: SourceProps
   }
   const [found] = await q.orderBy('id').limit(1);
   return found;
-}
-
-/**
- * Finds the data source with exactly these properties (see `findSource`), creating it on first use.
- * @param db the store or an open transaction.
- * @param props name, type and the optional model, version, user and account.
- * @returns the source.
- */
-export async function getOrCreateSource(db: Knex | Knex.Transaction, props: SourceProps): Promise<DataSource> {
-  const found = await findSource(db, props);
-  if (found) return found;
-  const [created] = await db('data_source')
-    .insert({
-      name: props.name,
-      type: props.type,
-      model: props.model ?? null,
-      version: props.version ?? null,
-      user_id: props.userId ?? null,
-      account_id: props.accountId ?? null,
-    })
-    .returning<DataSource[]>(columns);
-  return created;
 }
 
 /** @returns the source, or undefined. */

@@ -15,17 +15,6 @@ interface DbUdiEvent {
   job_id: string;
 }
 
-/** Records a UDI event of a device; an event id is recorded once. */
-export async function recordUdiEvent(db: Knex | Knex.Transaction, event: UdiEvent): Promise<void> {
-  await db('udi_event').insert({
-    sensor_id: event.sensorId,
-    event_id: event.eventId,
-    event_type: event.eventType,
-    job_id: event.jobId,
-    created_at: Date.now(),
-  });
-}
-
 /** @returns the UDI event of a device by its event id, or undefined. */
 export async function getUdiEvent(db: Knex, sensorId: number, eventId: number): Promise<UdiEvent | undefined> {
   const row = await db<DbUdiEvent>('udi_event').where({ sensor_id: sensorId, event_id: eventId }).first();

@@ -8,15 +8,9 @@ import { connectorReferences, storePrices, tariffReferences, writeTariffPrices, 
 import { conversion } from '../domain/units.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
 import { getSensor } from '../store/sensors.ts';
-import { endSubject } from '../store/notifications.ts';
-import {
-  getPriceConnector,
-  listPriceConnectors,
-  listTariffs,
-  setConnectorOutcome,
-  type PriceConnector,
-  type Tariff,
-} from '../store/tariffs.ts';
+import { endSubject } from '../store/write/notifications.ts';
+import { getPriceConnector, listPriceConnectors, listTariffs, type PriceConnector, type Tariff } from '../store/tariffs.ts';
+import { setConnectorOutcome } from '../store/write/tariffs.ts';
 import { getAsset } from '../store/assets.ts';
 import { getUser } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';

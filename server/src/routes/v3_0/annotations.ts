@@ -4,9 +4,10 @@ import { awareDateTime } from '../../contracts/fields.ts';
 import { formatStart } from '../../domain/time.ts';
 import type { Knex } from 'knex';
 import { route, type Loaded } from '../../http/routes.ts';
-import type { User } from '../../store/users.ts';
-import { addAnnotation, ANNOTATION_TYPES, type Annotation, type AnnotationSubject } from '../../store/annotations.ts';
-import { getOrCreateSource } from '../../store/sources.ts';
+import { annotate } from '../../commands/annotations.ts';
+import type { CommandContext } from '../../commands/context.ts';
+import type { Principal } from '../../policies/principal.ts';
+import { ANNOTATION_TYPES, type Annotation, type AnnotationSubject } from '../../store/annotations.ts';
 import { accountById, assetById, idParams, sensorById } from '../load.ts';
 
 /** Body of POST /<accounts|assets|sensors>/<id>/annotations (FlexMeasures 1.0, API v3.0-29). */
@@ -41,20 +42,26 @@ type AnnotationBody = z.output<typeof annotationBody>;
  * Stores the annotation of the body on a subject the caller may add to: 201 when new, 200 when
  * the same annotation was there already.
  */
-async function annotate(db: Knex.Transaction, user: User, body: AnnotationBody, subject: AnnotationSubject, nowMs: number) {
-  const source = await getOrCreateSource(db, { name: user.username, type: 'user', userId: user.id, accountId: user.account_id });
-  const { annotation, created } = await addAnnotation(db, subject, {
-    content: body.content,
-    startMs: body.start.toMillis(),
-    endMs: body.end.toMillis(),
-    type: body.type ?? 'label',
-    beliefTimeMs: body.prior?.toMillis() ?? nowMs,
-    sourceId: source.id,
+async function annotateWith(
+  call: { context: CommandContext<Knex.Transaction>; principal: Principal },
+  body: AnnotationBody,
+  subject: AnnotationSubject,
+) {
+  const { context, principal } = call;
+  const { annotation, created } = await annotate(context, principal, {
+    subject,
+    annotation: {
+      content: body.content,
+      startMs: body.start.toMillis(),
+      endMs: body.end.toMillis(),
+      type: body.type ?? 'label',
+      beliefTimeMs: body.prior?.toMillis() ?? context.clock.now(),
+    },
   });
   return { created, body: presentAnnotation(annotation, body.start.zoneName ?? 'UTC') };
 }
 
-type Annotated = Awaited<ReturnType<typeof annotate>>;
+type Annotated = Awaited<ReturnType<typeof annotateWith>>;
 
 const annotationResponse = {
   status: (r: Annotated) => (r.created ? 201 : 200),
@@ -79,7 +86,7 @@ const annotationRoute = (
     request: { params: idParams, json: annotationBody },
     load: async ({ db, params }) => ({ annotated: await find(db, params.id) }),
     transaction: true,
-    command: ({ ctx, db, user, body, loaded }) => annotate(db, user, body, subject(loaded.annotated.id), ctx.services.clock.now()),
+    command: (call) => annotateWith(call, call.body, subject(call.loaded.annotated.id)),
     response: annotationResponse,
   });
 

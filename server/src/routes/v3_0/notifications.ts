@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { webhookUrlProblem } from '../../attention/webhook.ts';
+import { acknowledgeNotification, setWebhookUrl } from '../../commands/notifications.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
 import * as cockpit from '../../contracts/cockpit.ts';
 import { fieldError, forbidden, notFound } from '../../errors.ts';
@@ -48,10 +49,7 @@ export const notificationRoutes = [
     // Members of the account (and its consultants) see its notifications, so they may mark them seen.
     load: async ({ db, params }) => ({ notification: await notificationById(db, params.id) }),
     transaction: true,
-    async command({ ctx, db, user, loaded }) {
-      await notifications.acknowledgeNotification(db, loaded.notification.id, user.id, ctx.services.clock.now());
-      return (await notifications.getNotification(db, loaded.notification.id))!;
-    },
+    command: ({ context, principal, loaded: { notification } }) => acknowledgeNotification(context, principal, { notification }),
     response: { schema: cockpit.notification, present: presentNotification },
   }),
   route({
@@ -83,8 +81,8 @@ export const notificationRoutes = [
       if (problem) throw fieldError('json', 'webhook_url', problem);
     },
     transaction: true,
-    async command({ db, body, loaded }) {
-      await notifications.setWebhookUrl(db, loaded.account.id, body.webhook_url);
+    async command({ context, principal, body, loaded: { account } }) {
+      await setWebhookUrl(context, principal, { account, url: body.webhook_url });
       return { webhook_url: body.webhook_url };
     },
     response: { schema: cockpit.notificationSettings },

@@ -3,7 +3,8 @@ import type { ProcessJobSpec, StorageJobSpec } from '../../contracts/jobSpec.ts'
 import { conversion } from '../../domain/units.ts';
 import type { BeliefInput } from '../../store/beliefs.ts';
 import { unrecorded } from '../../store/auditLog.ts';
-import { updateSensor, type SensorInContext } from '../../store/sensors.ts';
+import { type SensorInContext } from '../../store/sensors.ts';
+import { updateSensor } from '../../store/write/sensors.ts';
 import { consumptionSign, type JobSensors } from '../buildProblem.ts';
 import { round6 } from '../money.ts';
 

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import type { PrincipalRef } from '../../contracts/jobs.ts';
 import type { ProcessJobSpec, StorageJobSpec } from '../../contracts/jobSpec.ts';
-import { recordBeliefs, type BeliefInput } from '../../store/beliefs.ts';
-import { recordScheduleMoney } from '../../store/scheduleMoney.ts';
-import { getOrCreateSource } from '../../store/sources.ts';
+import { type BeliefInput } from '../../store/beliefs.ts';
+import { recordBeliefs } from '../../store/write/beliefs.ts';
+import { recordScheduleMoney } from '../../store/write/scheduleMoney.ts';
+import { getOrCreateSource } from '../../store/write/sources.ts';
 import type { ProcessSchedule } from '../../../../worker/src/tasks.ts';
 import type { JobSensors } from '../buildProblem.ts';
 import { moneySeries, priceCurrency } from '../money.ts';

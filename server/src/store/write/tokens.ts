@@ -1,6 +1,6 @@
-import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { authChanged, tokenHash as hash } from './authCache.ts';
+import crypto from 'node:crypto';
+import { authChanged, tokenHash as hash } from '../authCache.ts';
 
 /**
  * Issues a new opaque token for the user.

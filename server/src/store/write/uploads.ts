@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
-import type { UploadEvent } from '../domain/sensorData.ts';
-import { recordBeliefs, recordBeliefSets, ReplacementError, type BeliefInput, type RecordResult } from './beliefs.ts';
-import { findSource, getOrCreateSource, type SourceProps } from './sources.ts';
+import type { UploadEvent } from '../../domain/sensorData.ts';
+import { ReplacementError, type BeliefInput, type RecordResult } from '../beliefs.ts';
+import { recordBeliefs, recordBeliefSets } from './beliefs.ts';
+import { findSource, type SourceProps } from '../sources.ts';
+import { getOrCreateSource } from './sources.ts';
 
 /**
  * Uploads of sensor data written as beliefs of one source: alone in a transaction (a large import,

@@ -1,0 +1,59 @@
+import type { Knex } from 'knex';
+import type { TariffDefinition } from '../../contracts/tariffs.ts';
+import type { Writer } from '../auditLog.ts';
+import { connectorFromRow, fromRow, type DbPriceConnector, type DbTariff, type PriceConnector, type Tariff } from '../tariffs.ts';
+import { recordAudit } from './auditLog.ts';
+
+/** The asset a tariff or connector is on, which its audit entry is about. */
+type OnAsset = { id: number; account_id: number | null };
+
+const about = (asset: OnAsset) => ({ assetId: asset.id, accountId: asset.account_id });
+
+/** Adds a tariff to an asset, written with its owner's rights, and records it. */
+export async function createTariff(
+  trx: Knex.Transaction,
+  by: Writer,
+  made: { asset: OnAsset; ownerId: number | null; definition: TariffDefinition; nowMs: number },
+): Promise<Tariff> {
+  const { asset, ownerId, definition, nowMs } = made;
+  const [{ id }] = await trx('tariff')
+    .insert({ asset_id: asset.id, owner_id: ownerId, name: definition.name, definition: JSON.stringify(definition), created_at: nowMs })
+    .returning<{ id: number }[]>('id');
+  await recordAudit(trx, by, about(asset), `Added tariff '${definition.name}': ${id}`);
+  return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
+}
+
+/** Replaces a tariff's definition (its owner and creation time stay) and records it. */
+export async function updateTariff(
+  trx: Knex.Transaction,
+  by: Writer,
+  change: { asset: OnAsset; id: number; definition: TariffDefinition },
+): Promise<Tariff> {
+  const { id, definition } = change;
+  await trx('tariff')
+    .where({ id })
+    .update({ name: definition.name, definition: JSON.stringify(definition) });
+  await recordAudit(trx, by, about(change.asset), `Changed tariff '${definition.name}': ${id}`);
+  return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
+}
+
+/** Adds a day-ahead price connector to an asset, written with its owner's rights, and records it. */
+export async function createPriceConnector(
+  trx: Knex.Transaction,
+  by: Writer,
+  made: { asset: OnAsset; ownerId: number | null; sensorId: number; biddingZone: string; nowMs: number },
+): Promise<PriceConnector> {
+  const { asset, ownerId, sensorId, biddingZone, nowMs } = made;
+  const [{ id }] = await trx('price_connector')
+    .insert({ asset_id: asset.id, owner_id: ownerId, sensor_id: sensorId, bidding_zone: biddingZone, created_at: nowMs })
+    .returning<{ id: number }[]>('id');
+  await recordAudit(trx, by, about(asset), `Added day-ahead price connector (${biddingZone}) for sensor ${sensorId}: ${id}`);
+  return connectorFromRow((await trx<DbPriceConnector>('price_connector').where({ id }).first())!);
+}
+
+/** Records how a connector's attempt ended: written at a time, or failed (the last write's time stays). */
+export async function setConnectorOutcome(db: Knex, id: number, outcome: { writtenAtMs: number } | { error: string }): Promise<void> {
+  await db('price_connector')
+    .where({ id })
+    .update('writtenAtMs' in outcome ? { last_written_at: outcome.writtenAtMs, last_error: null } : { last_error: outcome.error });
+}
