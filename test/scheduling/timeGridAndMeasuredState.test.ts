@@ -182,4 +182,49 @@ describe('measured state, never our own plan', () => {
     expect(result.devices[0].soc_mwh[1]).toBeCloseTo(0.005 + (0.005 * 13) / 60, 6);
     expect(result.warnings.map((w: { code: string }) => w.code)).toEqual(['start-floored', 'soc-reading']);
   });
+
+  it('keeps the setpoint of a quarter hour already under way when it plans at 14:55 from 14:45, so the battery never goes below soc-min', async () => {
+    const { power, assetId } = await device('battery');
+    const soc = (await f.sensor({ assetId, unit: 'kWh', resolutionMinutes: 0 })).id;
+    const at = Date.parse('2015-01-06T14:45:00Z');
+    // Measured at 14:45: 2 kWh of a 10 kWh battery that must keep 1 kWh.
+    await f.beliefs(soc, at, 0, [2], at);
+    const model = { 'soc-min': '1 kWh', 'soc-max': '10 kWh', 'power-capacity': '5 kW', 'state-of-charge': { sensor: soc } };
+    const prices = (first: string, second: string) => {
+      const p = [
+        { start: '2015-01-06T14:45:00Z', end: '2015-01-06T15:00:00Z', value: first },
+        { start: '2015-01-06T15:00:00Z', end: '2015-01-06T15:15:00Z', value: second },
+        { start: '2015-01-06T15:15:00Z', end: '2015-01-06T17:00:00Z', value: '10 EUR/MWh' },
+      ];
+      return { 'consumption-price': p, 'production-price': p };
+    };
+    // At 14:45, dear now: the plan sells down to the floor, 1 kWh in 15 minutes, -4 kW.
+    const first = await run(power, {
+      start: iso(at),
+      prior: iso(at),
+      duration: 'PT2H',
+      'flex-model': model,
+      'flex-context': prices('500 EUR/MWh', '10 EUR/MWh'),
+    });
+    expect(first.devices[0].power_mw[0]).toBeCloseTo(-0.004, 9);
+    // The device follows that -4 kW from 14:45. At 14:55 the prices say the opposite (dear at
+    // 15:00); the plan starts at 14:45 (floored), from the 14:45 reading.
+    const second = await run(power, {
+      start: '2015-01-06T14:55:00Z',
+      prior: '2015-01-06T14:55:00Z',
+      duration: 'PT2H',
+      'flex-model': model,
+      'flex-context': prices('10 EUR/MWh', '500 EUR/MWh'),
+    });
+    expect(new Date(second.start_ms).toISOString()).toBe('2015-01-06T14:45:00.000Z');
+    expect(second.devices[0].soc_mwh[0]).toBeCloseTo(0.002, 9);
+    // The quarter hour under way keeps its -4 kW: 2 kWh - 4 kW × 0.25 h = 1 kWh at 15:00, where the device will be.
+    expect(second.devices[0].power_mw[0]).toBeCloseTo(-0.004, 6);
+    expect(second.devices[0].soc_mwh[1]).toBeCloseTo(0.001, 6);
+    // What the battery does: -4 kW until 15:00, then the new plan; it never holds less than 1 kWh.
+    let kwh = 2 - 4 * 0.25;
+    const held = [kwh];
+    for (const mw of second.devices[0].power_mw.slice(1) as number[]) held.push((kwh += mw * 1000 * 0.25));
+    expect(Math.min(...held)).toBeGreaterThanOrEqual(1 - 1e-6);
+  });
 });

@@ -18,6 +18,7 @@ export { stepCost, type StorageSchedule } from './scheduling/scheduleResult.ts';
 export { PLUGIN_NAME, unregisteredSchedulerReason, type SchedulerPlugins } from './scheduling/schedulerPlugins.ts';
 export type { SchedulingErrorKind } from './scheduling/solveStorage.ts';
 export { socSeries, softCapacity, type StorageDevice, type StorageProblem } from './scheduling/storageProblem.ts';
+export { nextSocMwh } from './scheduling/socDynamics.ts';
 export { WARM_UP_PROBLEM } from './scheduling/warmUp.ts';
 
 /** Input of the `storageSchedule` task: the problem plus optional limits. */

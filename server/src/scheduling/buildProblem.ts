@@ -7,7 +7,7 @@ import { getSensor, type Sensor, type SensorInContext } from '../store/sensors.t
 import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem } from '../../../worker/src/tasks.ts';
 import type { ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
-import { offTickStartBounds } from './measuredState.ts';
+import { firstStepBounds } from './measuredState.ts';
 import { assumedZeroPower, extendedPrices, type InputAt } from './warnings.ts';
 import type { JobWarning } from '../contracts/responses.ts';
 
@@ -100,6 +100,32 @@ async function sensorSeries(sensorId: number, unit: string, grid: Grid, sign: 1 
   });
   const c = conversion(sensor.unit, unit, grid.stepMs) ?? { scale: 1, offset: 0 };
   return values.map((v) => (v === null ? null : sign * (v * c.scale + c.offset)));
+}
+
+/**
+ * The setpoint a device follows in the first step while that step is under way (the job is made
+ * after it began): the newest plan of the step stored on its power sensor before the job.
+ * @returns MW, consumption positive; null when the step has not begun or no plan gave it a setpoint.
+ */
+async function setpointUnderWay(sensorId: number, grid: Grid): Promise<number | null> {
+  if (grid.beliefTimeMs <= grid.startMs || grid.beliefTimeMs >= grid.startMs + grid.stepMs) return null;
+  const sensor = await grid.sensors(sensorId);
+  const planned = await mostRecentBeliefs(grid.db, {
+    sensorId,
+    startMs: grid.startMs,
+    endMs: grid.startMs + grid.stepMs,
+    overlapping: true,
+    beliefsBeforeMs: grid.beliefTimeMs,
+    sourceTypes: ['scheduler'],
+  });
+  const inForce = planned
+    .filter((b) => b.eventStartMs <= grid.startMs)
+    .reduce<(typeof planned)[number] | undefined>(
+      (newest, b) => (!newest || b.beliefTimeMs >= newest.beliefTimeMs ? b : newest),
+      undefined,
+    );
+  const c = conversion(sensor.unit, 'MW', grid.stepMs);
+  return inForce && c ? consumptionSign(sensor) * (inForce.value * c.scale + c.offset) : null;
 }
 
 async function series(spec: SeriesSpec, grid: Grid): Promise<(number | null)[]> {
@@ -385,7 +411,8 @@ async function storageDevice(d: StorageJobSpec['devices'][number], spec: Storage
       },
     }),
   };
-  return { ...device, ...offTickStartBounds(device, d.socReading, spec) };
+  const setpointMw = d.socReading ? await setpointUnderWay(d.sensorId, grid) : null;
+  return { ...device, ...firstStepBounds(device, d.socReading, setpointMw, spec) };
 }
 
 /**
