@@ -81,6 +81,20 @@ const hintOf = (key: keyof typeof labels | 'state-of-charge') => (
   </>
 );
 
+/** A labelled text input per key, the value as typed (flexForm.ts reads it when the form is sent). */
+function TextFields<K extends keyof typeof labels>(props: {
+  keys: readonly K[];
+  values: Record<K, string>;
+  set: (key: K) => (e: { target: { value: string } }) => void;
+  errors: FieldMessages;
+}) {
+  return props.keys.map((key) => (
+    <Field key={key} label={labels[key]} errors={props.errors[key]} hint={hintOf(key)}>
+      <input name={key} value={props.values[key]} onChange={props.set(key)} />
+    </Field>
+  ));
+}
+
 /** The storage flex-model: state of charge, capacities, efficiencies and targets. */
 export function StorageFields({ form, setForm, errors, zone, socSensors }: Props & { zone: string; socSensors: Sensor[] }) {
   const set = (key: StorageKey) => (e: { target: { value: string } }) =>
@@ -119,11 +133,7 @@ export function StorageFields({ form, setForm, errors, zone, socSensors }: Props
         {soc('soc-at-start', 'SoC at start')}
         {soc('soc-min', 'SoC minimum')}
         {soc('soc-max', 'SoC maximum')}
-        {storageTexts.map((key) => (
-          <Field key={key} label={labels[key]} errors={errors[key]} hint={hintOf(key)}>
-            <input name={key} value={form.storage[key]} onChange={set(key)} />
-          </Field>
-        ))}
+        <TextFields keys={storageTexts} values={form.storage} set={set} errors={errors} />
         <div className="field checkbox">
           <label>
             <input
@@ -208,11 +218,7 @@ export function FlexContextFields({ form, setForm, errors, sensors, currency }: 
           />
         </Field>
       ))}
-      {contextTexts.map((key) => (
-        <Field key={key} label={labels[key]} errors={errors[key]} hint={hintOf(key)}>
-          <input name={key} value={form.context[key]} onChange={set(key)} />
-        </Field>
-      ))}
+      <TextFields keys={contextTexts} values={form.context} set={set} errors={errors} />
       <fieldset className="field">
         <legend>
           Inflexible devices (their power counts at the site) <code className="api-key">inflexible-device-sensors</code>
