@@ -130,6 +130,7 @@ run('device set-up', () => {
     await form().getByLabel('Power (kW)', { exact: true }).fill('11');
     await form().getByLabel('Capacity (kWh)').fill('60');
     await form().getByLabel('Charging efficiency (%)', { exact: true }).fill('90');
+    await form().getByLabel('Arrival SoC (%)').fill('30');
     // A one-way charger never discharges: no discharging efficiency to enter.
     expect(await form().getByLabel('Discharging efficiency (%)').count()).toBe(0);
     await form().getByRole('button', { name: 'Add a target' }).click();
@@ -156,6 +157,8 @@ run('device set-up', () => {
       'soc-max': '60 kWh',
       'charging-efficiency': '90%',
       'production-capacity': '0 kW',
+      // 30 % of 60 kWh: planned from while the car reports no SoC.
+      'soc-at-arrival': '18 kWh',
       'state-of-charge': { sensor: sensors[1].id },
     });
     const targets = (await t.request('GET', `/api/v3_0/assets/${assetId}/recurring-soc-targets`, { token })).body.targets;

@@ -19,6 +19,8 @@ export interface DeviceForm {
   reserve: string;
   charging: string;
   discharging: string;
+  /** A car's assumed arrival SoC, % of the capacity: planned from while it reports none. */
+  arrival: string;
   bidirectional: boolean;
   hours: string;
   processType: 'SHIFTABLE' | 'BREAKABLE' | 'INFLEXIBLE';
@@ -70,6 +72,7 @@ export function deviceSetupBody(form: DeviceForm, targets: TargetRow[]): Record<
     ...(discharges && form.discharging.trim() && { discharging_efficiency: percent(form.discharging) }),
     ...(form.kind === 'ev-charger' && {
       bidirectional: form.bidirectional,
+      ...(form.arrival.trim() && { arrival_soc: percent(form.arrival) }),
       soc_targets: targets.map((t) => ({ days: t.days, time: t.time, value: percent(t.percent) })),
     }),
   };

@@ -60,6 +60,7 @@ function NewDevice({ siteId, onMade }: { siteId: number; onMade: (made: DeviceSe
     reserve: '',
     charging: '',
     discharging: '',
+    arrival: '',
     bidirectional: false,
     hours: '',
     processType: 'SHIFTABLE',

@@ -9,7 +9,7 @@ export interface DeviceFieldsProps {
   fields: FieldMessages;
 }
 
-type NumberKey = 'power' | 'capacity' | 'reserve' | 'charging' | 'discharging' | 'hours';
+type NumberKey = 'power' | 'capacity' | 'reserve' | 'charging' | 'discharging' | 'arrival' | 'hours';
 
 /** A number input for one key of the form; any fraction, at least `min`. */
 function numberInput(
@@ -63,6 +63,11 @@ export function StorageDeviceFields(props: DeviceFieldsProps) {
       {(form.kind === 'battery' || form.bidirectional) && (
         <Field label="Discharging efficiency (%)" errors={fields.discharging_efficiency}>
           {numberInput(props, 'discharging', '1', { max: '100' })}
+        </Field>
+      )}
+      {form.kind === 'ev-charger' && (
+        <Field label="Arrival SoC (%)" errors={fields.arrival_soc} hint="Planned from while the car reports no state of charge">
+          {numberInput(props, 'arrival', '0', { max: '100' })}
         </Field>
       )}
     </>
