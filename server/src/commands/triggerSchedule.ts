@@ -90,7 +90,7 @@ export async function triggerSensorSchedule(
   // Attributes stored before they were authorized when written must not tell a foreign unit either.
   const attributeRefs = [...attributeReferences(sensor.attributes), ...attributeReferences(asset.attributes)];
   await refuseForeign(db, principal, [...flexReferences(flexModel), ...flexReferences(flexContext), ...attributeRefs], asset.account_id);
-  const spec = await resolveSensorJob(db, config, { ...trigger, flexContext }, sensor, asset, flexModel);
+  const spec = await resolveSensorJob(db, config, { input: { ...trigger, flexContext }, sensor, asset, flexModel });
   return queueSchedule(context, principal, { spec, asset, request: { flexModel, flexContext } }, { ...options, sensorId: sensor.id });
 }
 
@@ -146,7 +146,7 @@ export async function triggerAssetSchedule(
   const flexContext = await inheritedFlexContext(db, asset, asked);
   const flexModels = devices.map((d) => d.flexModel);
   await refuseForeign(db, principal, [...flexReferences(flexModels), ...flexReferences(flexContext)], asset.account_id);
-  const spec = await resolveStorageJob(db, config, { ...window, flexContext }, devices, asset);
+  const spec = await resolveStorageJob(db, config, { input: { ...window, flexContext }, devices, asset });
   const flexModel = devices.map((d) => ({ sensor: d.sensor.id, ...d.flexModel }));
   return queueSchedule(
     context,
@@ -182,13 +182,11 @@ export async function triggerUdiSchedule(
   const { device, event, flexModel } = input;
   const asset = (await getAsset(context.reader, device.generic_asset_id))!;
   // Flex-model problems (no SoC maximum known, say) answer 422 here, before anything is stored.
-  const spec = await resolveStorageJob(
-    context.reader,
-    context.config,
-    { start: input.start, prior: input.prior, flexContext: {} },
-    [{ sensor: device, flexModel }],
+  const spec = await resolveStorageJob(context.reader, context.config, {
+    input: { start: input.start, prior: input.prior, flexContext: {} },
+    devices: [{ sensor: device, flexModel }],
     asset,
-  );
+  });
   const job = await queueSchedule(context, principal, { spec, asset, request: { flexModel } }, { ...options, sensorId: device.id });
   await context.db.transaction(async (trx) => {
     const soc = { soc_datetime: input.datetime, soc_in_mwh: input.socMwh, soc_udi_event_id: event.eventId };

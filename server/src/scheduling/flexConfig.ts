@@ -2,12 +2,10 @@ import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import type { JobSpec } from '../contracts/jobSpec.ts';
 import type { Asset } from '../store/assets.ts';
-import type { SensorInContext } from '../store/sensors.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';
 import { jobReferences } from './jobReferences.ts';
 import { attribute, flexError } from './flexConfig/fields.ts';
-import type { TriggerInput } from './flexConfig/horizon.ts';
-import { resolveProcessJob } from './flexConfig/processJob.ts';
+import { resolveProcessJob, type SensorTrigger } from './flexConfig/processJob.ts';
 import { resolveStorageJob } from './flexConfig/storageJob.ts';
 
 // How a trigger's flex-model and flex-context become a job spec. The rooms under flexConfig/
@@ -41,19 +39,13 @@ export function triggerReferences(spec: JobSpec, asset: Asset, request: { flexMo
  * Picks the scheduler for the asset type and resolves a single-sensor trigger.
  * @returns the job spec; 422 for asset types nothing can schedule (0.18 dialect).
  */
-export async function resolveSensorJob(
-  db: Knex,
-  config: Config,
-  input: TriggerInput,
-  sensor: SensorInContext,
-  asset: Asset,
-  flexModel: unknown,
-): Promise<JobSpec> {
-  if (processTypes.has(sensor.asset_type)) return resolveProcessJob(db, config, input, sensor, asset, flexModel);
+export async function resolveSensorJob(db: Knex, config: Config, trigger: SensorTrigger): Promise<JobSpec> {
+  const { input, sensor, asset, flexModel } = trigger;
+  if (processTypes.has(sensor.asset_type)) return resolveProcessJob(db, config, trigger);
   // FlexMeasures 1.0 schedules every other asset type as storage; 0.18 kept a list.
   const storage = config.apiCompat === '1.0' || storageTypes.has(sensor.asset_type);
   if (storage || typeof attribute(sensor, asset, 'custom-scheduler') === 'string') {
-    return resolveStorageJob(db, config, input, [{ sensor, flexModel }], asset);
+    return resolveStorageJob(db, config, { input, devices: [{ sensor, flexModel }], asset });
   }
   throw flexError(`Scheduling is not (yet) supported for asset type ${sensor.asset_type}.`);
 }

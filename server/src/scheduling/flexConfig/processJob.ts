@@ -11,18 +11,20 @@ import { asNumber, attribute, flexError, parseFlex, sourceTypeFilters, stored } 
 import { checkResolution, horizonOf, type TriggerInput } from './horizon.ts';
 import { priceOf } from './sitePrices.ts';
 
+/** A trigger for one sensor: its window and flex-context, the sensor and its asset, and the flex-model as sent. */
+export interface SensorTrigger {
+  input: TriggerInput;
+  sensor: SensorInContext;
+  asset: Asset;
+  flexModel: unknown;
+}
+
 /**
  * Resolves a trigger for a process asset (INFLEXIBLE, SHIFTABLE or BREAKABLE load).
  * @returns the job spec.
  */
-export async function resolveProcessJob(
-  db: Knex,
-  config: Config,
-  requested: TriggerInput,
-  sensor: SensorInContext,
-  asset: Asset,
-  rawModel: unknown,
-): Promise<ProcessJobSpec> {
+export async function resolveProcessJob(db: Knex, config: Config, trigger: SensorTrigger): Promise<ProcessJobSpec> {
+  const { input: requested, sensor, asset, flexModel: rawModel } = trigger;
   const rawContext = { ...stored(asset, 'flex-context'), ...requested.flexContext };
   const context = parseFlex(flexContext, rawContext);
   const marketId = asNumber(attribute(sensor, asset, 'market_id'));

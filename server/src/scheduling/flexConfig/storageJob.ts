@@ -19,6 +19,14 @@ import { lastInstant, socUnitOf } from './stateOfCharge.ts';
 /** The devices to schedule, each with its flex-model as sent. */
 type DeviceRequest = { sensor: SensorInContext; flexModel: unknown }[];
 
+/** A trigger for storage devices: its window and flex-context, the devices, and the asset whose site limits apply. */
+export interface StorageTrigger {
+  input: TriggerInput;
+  /** The power sensors to schedule, each with its own flex-model. */
+  devices: DeviceRequest;
+  asset: Asset;
+}
+
 /**
  * Each device's spec, its flex-model under the asset's stored one. A device's own stored
  * site-power-capacity, else the site's, is its power capacity of last resort.
@@ -74,17 +82,10 @@ function preferences(config: Pick<Config, 'apiCompat'>, devices: DeviceRequest, 
 /**
  * Resolves a trigger for one or more storage devices into a job spec, answering every
  * flex-model/flex-context error with a 422 before any job exists.
- * @param devices the power sensors to schedule, each with its own flex-model.
- * @param asset the asset whose site limits apply.
  * @returns the job spec.
  */
-export async function resolveStorageJob(
-  db: Knex,
-  config: Config,
-  requested: TriggerInput,
-  devices: DeviceRequest,
-  asset: Asset,
-): Promise<StorageJobSpec> {
+export async function resolveStorageJob(db: Knex, config: Config, trigger: StorageTrigger): Promise<StorageJobSpec> {
+  const { input: requested, devices, asset } = trigger;
   const rawContext = { ...stored(asset, 'flex-context'), ...requested.flexContext };
   const context = parseFlex(flexContext, rawContext);
   const sensorStepMs = Math.min(...devices.map((d) => d.sensor.event_resolution_ms || Infinity));
