@@ -10,7 +10,7 @@ import { startOnGrid } from '../timeGrid.ts';
 import { commitmentsOf } from './commitments.ts';
 import { deviceSpec, type DeviceContext } from './device.ts';
 import { asNumber, attribute, fail, flexError, outputSensor, parseFlex, referencedSensor, sourceTypeFilters, stored } from './fields.ts';
-import { checkResolution, horizonOf, type TriggerInput } from './horizon.ts';
+import { checkResolution, horizonOf, type Horizon, type TriggerInput } from './horizon.ts';
 import type { Resolving } from './quantities.ts';
 import { priceOf, signedInflexibleSensors, siteCapacity, storedSitePowerCapacity, tighter } from './sitePrices.ts';
 import { softConstraintsOf } from './softConstraints.ts';
@@ -64,7 +64,7 @@ async function siteOf(at: Resolving, context: FlexContext, asset: Asset, sitePow
 }
 
 /** The schedule's end: the requested one, extended to the latest SoC target (within the maximum horizon). */
-function endWithTargets({ horizon }: Resolving, specs: StorageDeviceSpec[]): number {
+export function endWithTargets(horizon: Horizon, specs: Pick<StorageDeviceSpec, 'socTargets'>[]): number {
   const { startMs, stepMs } = horizon;
   const latestTarget = Math.max(...specs.map((s) => lastInstant(s.socTargets)));
   const endMs = Math.max(horizon.endMs, Math.ceil((latestTarget - startMs) / stepMs) * stepMs + startMs);
@@ -104,7 +104,7 @@ export async function resolveStorageJob(db: Knex, config: Config, trigger: Stora
     asset,
   );
   const marketSensorId = asNumber(attribute(devices[0].sensor, asset, 'market_id'));
-  const endMs = endWithTargets(at, specs);
+  const endMs = endWithTargets(at.horizon, specs);
   const { inflexible, signed, ...siteCapacities } = await siteOf(at, context, asset, sitePower);
   const customScheduler = attribute(devices[0].sensor, asset, 'custom-scheduler');
   const spec: StorageJobSpec = {
