@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { presentAutomation } from '../commands/automationWire.ts';
+import { presentAutomation } from '../presenters/automations.ts';
 import { systemClock } from '../clock.ts';
 import { createAutomation, updateAutomation } from '../commands/automations.ts';
 import { automationCreate, automationPatch } from '../contracts/automations.ts';

@@ -4,7 +4,7 @@ import { createAccount, deleteAccount } from '../commands/accounts.ts';
 import { createUser, deleteUser, setPassword } from '../commands/users.ts';
 import { createToyAccount } from '../commands/toyAccount.ts';
 import * as accounts from '../store/accounts.ts';
-import { presentAutomation } from '../commands/automationWire.ts';
+import { presentAutomation } from '../presenters/automations.ts';
 import { systemClock } from '../clock.ts';
 import { deleteAsset } from '../commands/assets.ts';
 import { getAsset, listAssets } from '../store/assets.ts';

@@ -2,37 +2,17 @@ import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { automationCreate, automationPatch } from '../contracts/automations.ts';
 import type { Reference } from '../policies/references.ts';
-import type { Automation, AutomationProps } from '../store/automations.ts';
+import type { AutomationProps } from '../store/automations.ts';
 import { getSensor } from '../store/sensors.ts';
 import type { Config } from '../config.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { countAutomations } from '../store/automations.ts';
-import { nextDue, shortestInterval } from '../domain/cron.ts';
+import { shortestInterval } from '../domain/cron.ts';
 
 /** Automations between the wire and the store, shared by the API and the command line. */
 
 type Create = z.output<typeof automationCreate>;
 type Patch = z.output<typeof automationPatch>;
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** An automation with its last queued and next due run. */
-/** An automation as the API shows it; its next run is the next due after `nowMs` (and after its last run). */
-export const presentAutomation = (a: Automation, nowMs: number) => ({
-  id: a.id,
-  asset_id: a.assetId,
-  name: a.name,
-  cron: a.cron,
-  timezone: a.timezone,
-  forecast_sensor_ids: a.forecastSensorIds,
-  schedule_sensor_id: a.scheduleSensorId,
-  horizon: a.horizon,
-  enabled: a.enabled,
-  owner_id: a.ownerId,
-  last_run: a.lastDueMs !== null && a.lastJobId !== null ? iso(a.lastDueMs) : null,
-  last_job_id: a.lastJobId,
-  next_run: a.enabled ? iso(nextDue(a.cron, a.timezone, Math.max(nowMs, a.lastDueMs ?? 0))) : null,
-});
 
 /** The sensors an automation writes into: the forecasts and the schedule are stored there, in its maker's name. */
 export const automationReferences = (body: Pick<Patch, 'forecast_sensor_ids' | 'schedule_sensor_id'>): Reference[] => [

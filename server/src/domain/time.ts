@@ -152,3 +152,6 @@ export function formatStart(dt: DateTime): string {
   const text = dt.toISO({ suppressMilliseconds: true, includeOffset: true }) ?? '';
   return dt.offset === 0 ? text.replace(/(\+00:00|Z)$/, 'Z') : text;
 }
+
+/** An instant as ISO 8601 text in UTC, or null for none: the API's times that may not be there. */
+export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());

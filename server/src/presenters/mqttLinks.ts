@@ -1,8 +1,6 @@
 import type { MqttLinkWire } from '../contracts/mqttLinkAnswers.ts';
-import { formatResolution } from '../domain/time.ts';
+import { formatResolution, isoOrNull } from '../domain/time.ts';
 import { settingColumns, type MqttLink } from '../store/mqttLinks.ts';
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
  * A device link as the API shows it: its settings, its username, and what its device last sent.
@@ -16,7 +14,7 @@ export function presentLink(link: MqttLink, password?: string): MqttLinkWire {
     username: link.username,
     ...(password !== undefined && { password }),
     status: {
-      last_message_at: iso(link.lastMessageAt),
+      last_message_at: isoOrNull(link.lastMessageAt),
       last_value: link.lastValue,
       messages: link.messageCount,
       malformed: link.malformedCount,

@@ -1,6 +1,5 @@
+import { isoOrNull } from '../domain/time.ts';
 import type { Notification } from '../store/notifications.ts';
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** A notification as the API lists it and the webhook receives it. */
 export const presentNotification = (n: Notification) => ({
@@ -11,7 +10,7 @@ export const presentNotification = (n: Notification) => ({
   message: n.message,
   sensor_id: n.sensorId,
   job_id: n.jobId,
-  created_at: iso(n.createdAtMs)!,
-  acknowledged_at: iso(n.acknowledgedAtMs),
+  created_at: isoOrNull(n.createdAtMs)!,
+  acknowledged_at: isoOrNull(n.acknowledgedAtMs),
   acknowledged_by: n.acknowledgedBy,
 });

@@ -1,5 +1,5 @@
 import { automationCreate, automationPatch } from '../../contracts/automations.ts';
-import { presentAutomation } from '../../commands/automationWire.ts';
+import { presentAutomation } from '../../presenters/automations.ts';
 import { createAutomation, deleteAutomation, updateAutomation } from '../../commands/automations.ts';
 import { notFound } from '../../errors.ts';
 import type { Knex } from 'knex';

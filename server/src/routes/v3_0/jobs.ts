@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { intText } from '../../contracts/fields.ts';
 import * as wire from '../../contracts/responses.ts';
+import { isoOrNull } from '../../domain/time.ts';
 import { AppError, rejected } from '../../errors.ts';
 import { speaks10 } from '../../http/compat.ts';
 import { route } from '../../http/routes.ts';
@@ -8,8 +9,6 @@ import type { JobRecord } from '../../jobs/jobQueue.ts';
 import { accountById, listedAccount } from '../load.ts';
 
 const listQuery = z.object({ account_id: intText.optional(), limit: intText.optional() });
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** A finished job's warnings (results of jobs from before warnings, and of other queues, have none). */
 const jobWarnings = (job: JobRecord) => (job.queue === 'scheduling' && job.result?.warnings) || [];
@@ -21,9 +20,9 @@ export const presentJob = (job: JobRecord, withResult: boolean) => ({
   status: job.status,
   account_id: job.accountId,
   sensor_id: job.sensorId,
-  created_at: iso(job.createdAt)!,
-  started_at: iso(job.startedAt),
-  finished_at: iso(job.finishedAt),
+  created_at: isoOrNull(job.createdAt)!,
+  started_at: isoOrNull(job.startedAt),
+  finished_at: isoOrNull(job.finishedAt),
   attempts: job.attempts,
   args: job.args,
   error: job.error,
