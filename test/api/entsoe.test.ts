@@ -257,6 +257,45 @@ describe('a price connector written when stored (issue 30)', () => {
     }
   });
 
+  it('writes at once when pointed at another sensor or zone; strangers and unknown ids change nothing', async () => {
+    const nowMs = Date.parse('2027-07-02T14:20:00+02:00');
+    const s = await withServer(
+      { FLEXSITE_ENTSOE_URL: `${stubUrl}/window`, FLEXSITE_ENTSOE_TOKEN: 'secret-token' },
+      new SimulatedClock(nowMs),
+    );
+    try {
+      const created = await s.connect({ sensor: s.sensor, bidding_zone: NL });
+      expect(created.status).toBe(201);
+      const second = (await s.f.sensor({ assetId: s.asset, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: 'Europe/Amsterdam' })).id;
+      const put = (body: unknown, as = s.token, id = created.body.id) =>
+        s.t.request('PUT', `/api/v3_0/assets/${s.asset}/price-connectors/${id}`, { token: as, json: body });
+      const BE = '10YBE----------2';
+      const stranger = (await s.f.user({ accountId: (await s.f.account()).id, roles: ['account-admin'] })).token;
+      asked.length = 0;
+      expect((await put({ sensor: second, bidding_zone: BE }, stranger)).status).toBe(403);
+      expect((await put({ sensor: second, bidding_zone: BE }, s.token, created.body.id + 1000)).status).toBe(404);
+      expect((await put({ sensor: second, bidding_zone: 'XX' })).status).toBe(422);
+      expect(asked).toEqual([]);
+      expect(await s.t.db('price_connector').where({ id: created.body.id }).first()).toMatchObject({
+        sensor_id: s.sensor,
+        bidding_zone: NL,
+      });
+
+      const changed = await put({ sensor: second, bidding_zone: BE });
+      expect(changed.status).toBe(200);
+      expect(changed.body).toMatchObject({ id: created.body.id, sensor: second, bidding_zone: BE, last_error: null });
+      expect(asked.map((u) => [u.searchParams.get('in_Domain'), u.searchParams.get('periodStart')])).toEqual([[BE, '202707012200']]);
+      const todayStart = Date.parse('2027-07-02T00:00:00+02:00');
+      const onSecond = await s.t.db('timed_belief').where({ sensor_id: second }).orderBy('event_start');
+      expect(onSecond.map((r: { event_start: number; event_value: number }) => [Number(r.event_start), r.event_value])).toEqual(
+        Array.from({ length: 72 }, (_, i) => todayStart + i * 3600_000).map((h) => [h, windowPrice(h)]),
+      );
+      expect(await s.t.db('audit_log').where('event', 'like', 'Changed day-ahead price connector%')).toHaveLength(1);
+    } finally {
+      await s.t.close();
+    }
+  });
+
   it('is stored when the fetch fails, with the failure on the connector and notified once', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

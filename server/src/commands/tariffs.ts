@@ -162,3 +162,20 @@ export async function addPriceConnector(
   const made = { asset, ownerId: rightsOf(principal)?.id ?? null, sensorId, biddingZone, nowMs: clock.now() };
   return write.createPriceConnector(db, auditActor(principal), made);
 }
+
+/**
+ * Points a day-ahead price connector at another price sensor or bidding zone. As when it is
+ * added, its caller writes its prices at once, once this transaction has ended.
+ * @returns the changed connector; 404 when the asset has no connector of this id.
+ */
+export async function changePriceConnector(
+  context: Writes,
+  principal: Principal,
+  input: { asset: Asset; id: number; sensorId: number; biddingZone: string },
+): Promise<tariffs.PriceConnector> {
+  const { db } = context;
+  const { asset, id, sensorId, biddingZone } = input;
+  await authorizePrices(db, principal, asset, 'update', connectorReferences(sensorId));
+  if ((await tariffs.getPriceConnector(db, id))?.assetId !== asset.id) throw notFound(`Asset ${asset.id} has no price connector ${id}.`);
+  return write.updatePriceConnector(db, auditActor(principal), { asset, id, sensorId, biddingZone });
+}

@@ -2,11 +2,19 @@ import { z } from 'zod';
 import * as tariffWire from '../../contracts/tariffs.ts';
 import { route } from '../../http/routes.ts';
 import * as tariffs from '../../store/tariffs.ts';
-import { addPriceConnector, addTariff, changeTariff, connectorReferences, tariffReferences } from '../../commands/tariffs.ts';
+import {
+  addPriceConnector,
+  addTariff,
+  changePriceConnector,
+  changeTariff,
+  connectorReferences,
+  tariffReferences,
+} from '../../commands/tariffs.ts';
 import { intText } from '../../contracts/fields.ts';
 import { assetById, idParams } from '../load.ts';
 
 const tariffParams = z.object({ id: intText, tariff_id: intText });
+const connectorParams = z.object({ id: intText, connector_id: intText });
 
 const presentTariff = (t: tariffs.Tariff) => ({
   id: t.id,
@@ -83,6 +91,21 @@ export const tariffRoutes = [
       return ctx.services.prices.writeConnectorNow(added);
     },
     response: { status: 201, schema: tariffWire.priceConnector, present: presentConnector, description: 'the connector' },
+  }),
+  route({
+    method: 'PUT',
+    path: '/assets/:id/price-connectors/:connector_id',
+    summary: 'Point a day-ahead price connector at another price sensor or bidding zone; its prices are written at once',
+    request: { params: connectorParams, json: tariffWire.priceConnectorInput },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
+    references: ({ body, loaded }) => ({ refs: connectorReferences(body.sensor), usableBy: loaded.asset.account_id }),
+    // As when it is added: changed in its own transaction, then written at once.
+    command: async ({ ctx, db, context, principal, body, params, loaded: { asset } }) => {
+      const input = { asset, id: params.connector_id, sensorId: body.sensor, biddingZone: body.bidding_zone };
+      const changed = await db.transaction((trx) => changePriceConnector({ ...context, db: trx }, principal, input));
+      return ctx.services.prices.writeConnectorNow(changed);
+    },
+    response: { schema: tariffWire.priceConnector, present: presentConnector, description: 'the changed connector' },
   }),
   route({
     method: 'GET',

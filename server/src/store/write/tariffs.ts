@@ -51,6 +51,18 @@ export async function createPriceConnector(
   return connectorFromRow((await trx<DbPriceConnector>('price_connector').where({ id }).first())!);
 }
 
+/** Points a connector at another sensor or bidding zone (its owner and creation time stay) and records it. */
+export async function updatePriceConnector(
+  trx: Knex.Transaction,
+  by: Writer,
+  change: { asset: OnAsset; id: number; sensorId: number; biddingZone: string },
+): Promise<PriceConnector> {
+  const { id, sensorId, biddingZone } = change;
+  await trx('price_connector').where({ id }).update({ sensor_id: sensorId, bidding_zone: biddingZone });
+  await recordAudit(trx, by, about(change.asset), `Changed day-ahead price connector (${biddingZone}) for sensor ${sensorId}: ${id}`);
+  return connectorFromRow((await trx<DbPriceConnector>('price_connector').where({ id }).first())!);
+}
+
 /** Records how a connector's attempt ended: written at a time, or failed (the last write's time stays). */
 export async function setConnectorOutcome(db: Knex, id: number, outcome: { writtenAtMs: number } | { error: string }): Promise<void> {
   await db('price_connector')
