@@ -55,29 +55,38 @@ export function constraintResults(
     const power = schedule.devices[d].powerMw;
     const breached: Partial<Record<Kind, Slot[]>> = {};
     const met: Partial<Record<Kind, Slot[]>> = {};
-    /** `excess(j)` > 0 is a breach; ≤ 0 a margin of −excess. */
+    /**
+     * `excess(j)` > 0 is a breach; ≤ 0 a margin of −excess.
+     * @param how.when the instant a step's figure is reported at (a SoC at the step's end, a power at its start).
+     */
     const judge = (
       kind: Kind,
       limit: readonly (number | null)[] | null,
-      excess: (j: number, limit: number) => number,
-      unit: 'kWh' | 'kW',
-      when: (j: number) => string,
-      withMargins = true,
+      how: { excess: (j: number, limit: number) => number; unit: 'kWh' | 'kW'; when: (j: number) => string; withMargins?: boolean },
     ) => {
+      const { excess, unit, when, withMargins = true } = how;
       if (!limit) return;
       const steps = limit.flatMap((q, j) => (q === null ? [] : [{ j, e: excess(j, q) }]));
       const violations = steps.filter((s) => rounded(s.e) > 0);
       if (violations.length) breached[kind] = violations.map((s) => ({ datetime: when(s.j), violation: amount(s.e, unit) }));
       else if (withMargins && steps.length) met[kind] = steps.map((s) => ({ datetime: when(s.j), margin: amount(Math.min(0, s.e), unit) }));
     };
-    judge('soc-minima', device.socMinimaMwh, (j, q) => q - soc[j], 'kWh', endOf);
-    judge('soc-maxima', device.socMaximaMwh, (j, q) => soc[j] - q, 'kWh', endOf);
-    judge('soc-targets', device.socTargetsMwh, (j, q) => Math.abs(soc[j] - q), 'kWh', endOf, false);
+    judge('soc-minima', device.socMinimaMwh, { excess: (j, q) => q - soc[j], unit: 'kWh', when: endOf });
+    judge('soc-maxima', device.socMaximaMwh, { excess: (j, q) => soc[j] - q, unit: 'kWh', when: endOf });
+    judge('soc-targets', device.socTargetsMwh, { excess: (j, q) => Math.abs(soc[j] - q), unit: 'kWh', when: endOf, withMargins: false });
     if (softCapacity(device.consumptionCapacityMw, device.breach?.consumption)) {
-      judge('consumption-capacity', device.consumptionCapacityMw, (j, q) => Math.max(power[j], 0) - q, 'kW', startOf);
+      judge('consumption-capacity', device.consumptionCapacityMw, {
+        excess: (j, q) => Math.max(power[j], 0) - q,
+        unit: 'kW',
+        when: startOf,
+      });
     }
     if (softCapacity(device.productionCapacityMw, device.breach?.production)) {
-      judge('production-capacity', device.productionCapacityMw, (j, q) => Math.max(-power[j], 0) - q, 'kW', startOf);
+      judge('production-capacity', device.productionCapacityMw, {
+        excess: (j, q) => Math.max(-power[j], 0) - q,
+        unit: 'kW',
+        when: startOf,
+      });
     }
     const who = { asset: at.devices[d].assetId, sensor: at.devices[d].sensorId };
     if (Object.keys(breached).length) unresolved.push({ ...who, ...breached });

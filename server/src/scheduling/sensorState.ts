@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { fieldTree, unprocessable } from '../errors.ts';
 import { formatTimedelta } from '../domain/time.ts';
 import { conversion } from '../domain/units.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import { getSensor } from '../store/sensors.ts';
 import { lastMeasurement } from '../store/lastMeasurements.ts';
 import type { JobSpec, StorageDeviceSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
+import { fail } from './flexConfig/fields.ts';
 
 /**
  * The parts of a trigger that depend on what its sensors hold rather than on the request: an
@@ -16,8 +16,6 @@ import type { JobSpec, StorageDeviceSpec, StorageJobSpec } from '../contracts/jo
 
 /** 1.0 looks this many schedule steps either side of the start for a state of charge. */
 export const SOC_LOOKUP_STEPS = 4;
-
-const fail = (field: string, message: string) => unprocessable('json', fieldTree([field], [message]));
 
 /**
  * What counts as a measurement of the state of charge by default: not what a scheduler planned
@@ -44,7 +42,9 @@ export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: num
   if (!spec.devices.some((d) => d.socAtStartFromSensor)) return spec;
   const devices: StorageDeviceSpec[] = [];
   for (const { socAtStartFromSensor, ...d } of spec.devices) {
-    devices.push(socAtStartFromSensor ? { ...d, ...(await socAtStart(db, spec, d, beliefTimeMs, maxAgeSteps * spec.stepMs)) } : d);
+    devices.push(
+      socAtStartFromSensor ? { ...d, ...(await socAtStart(db, spec, d, { beliefTimeMs, maxAgeMs: maxAgeSteps * spec.stepMs })) } : d,
+    );
   }
   return { ...spec, devices };
 }
@@ -59,8 +59,7 @@ async function socAtStart(
   db: Knex,
   spec: StorageJobSpec,
   d: StorageDeviceSpec,
-  beliefTimeMs: number,
-  maxAgeMs: number,
+  { beliefTimeMs, maxAgeMs }: { beliefTimeMs: number; maxAgeMs: number },
 ): Promise<Pick<StorageDeviceSpec, 'socAtStartMwh' | 'socReading' | 'socAssumed'>> {
   const sensor = (await getSensor(db, d.socSensorId!))!;
   const radiusMs = SOC_LOOKUP_STEPS * spec.stepMs;

@@ -119,20 +119,14 @@ export function storedValueProblem(field: string, value: unknown, socUnit: 'MWh'
  * Walks one field's value: a fixed value, a `{sensor, default}` reference, a list of segments or
  * SoC constraints (each with a `value` and a window), or a list of those (soc-gain, soc-usage).
  */
-function walkField(
-  rule: Rule,
-  value: unknown,
-  path: (string | number)[],
-  socUnit: 'MWh' | 'kWh',
-  out: { problems: Problem[]; currencies: Map<string, string> },
-): void {
+function walkField(rule: Rule, value: unknown, path: (string | number)[], { socUnit, out }: { socUnit: 'MWh' | 'kWh'; out: Walked }): void {
   const check = (v: unknown, at: (string | number)[]) => {
     const read = readValue(rule, v, socUnit);
     if ('problem' in read) out.problems.push({ path: at, message: read.problem });
     else if (read.currency) out.currencies.set(at.join('.'), read.currency);
   };
   if (Array.isArray(value)) {
-    value.forEach((item, i) => walkField(rule, item, [...path, i], socUnit, out));
+    value.forEach((item, i) => walkField(rule, item, [...path, i], { socUnit, out }));
     return;
   }
   if (value && typeof value === 'object') {
@@ -219,11 +213,11 @@ function walkConfig(
   const socUnit = config['soc-unit'] === 'kWh' ? 'kWh' : 'MWh';
   for (const [key, value] of Object.entries(config)) {
     const rule = clipStorageEfficiency && key === 'storage-efficiency' ? clippedStorageEfficiency : rules[key];
-    if (rule) walkField(rule, value, [key], socUnit, out);
+    if (rule) walkField(rule, value, [key], { socUnit, out });
     else if (key === 'commitments' && Array.isArray(value)) {
       value.forEach((c: Record<string, unknown>, i) => {
         for (const side of ['up-price', 'down-price']) {
-          if (c?.[side] !== undefined) walkField(commitmentPrice, c[side], [key, i, side], socUnit, out);
+          if (c?.[side] !== undefined) walkField(commitmentPrice, c[side], [key, i, side], { socUnit, out });
         }
       });
     }
