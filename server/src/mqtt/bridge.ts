@@ -11,7 +11,7 @@ import { isDomainError } from '../errors.ts';
 import { Periodic } from '../periodic.ts';
 import * as store from '../store/mqttLinks.ts';
 import { assetLineage, getAsset } from '../store/assets.ts';
-import { bufferReading, closeReadings, recordTally } from '../store/write/mqttLinks.ts';
+import { bufferReading, closeReadings, recordTally, type ReadingsClose } from '../store/write/mqttLinks.ts';
 import { getSensor } from '../store/sensors.ts';
 import { getUser } from '../store/users.ts';
 import type { EmbeddedBroker } from './broker.ts';
@@ -255,11 +255,8 @@ export class MqttBridge extends Periodic {
   }
 
   protected async work(nowMs: number): Promise<number> {
-    let stored = 0;
-    for (const entry of this.inLinks.values()) {
-      stored += await this.closeIntervals(entry, nowMs);
-      await this.flushTally(entry);
-    }
+    const stored = await this.closeAll(nowMs);
+    for (const entry of this.inLinks.values()) await this.flushTally(entry);
     const sent = await this.sendSetpoints(nowMs);
     await this.countMoney(nowMs);
     if (this.configsDirty && this.client?.connected) await this.publishConfigs();
@@ -335,22 +332,42 @@ export class MqttBridge extends Periodic {
   }
 
   /** Stores the means of the intervals that closed by `nowMs`; a store that fails keeps them for the next tick. */
-  private async closeIntervals(entry: InLink, nowMs: number): Promise<number> {
+  /**
+   * Closes the intervals of every in-link that ended by `nowMs`. The links' means are stored side
+   * by side, so that the store's group commit writes the many that close at one boundary in few
+   * transactions; their buffers are then closed in one.
+   * @returns how many means were stored.
+   */
+  private async closeAll(nowMs: number): Promise<number> {
+    const entries = [...this.inLinks.values()];
+    const closing = await Promise.all(entries.map((entry) => this.closeIntervals(entry, nowMs)));
+    const closes = closing.flatMap((c, i) => (c ? [{ entry: entries[i], ...c }] : []));
+    if (!closes.length) return 0;
+    await closeReadings(this.db, closes);
+    for (const c of closes) {
+      c.entry.closedUntilMs = c.untilMs;
+      c.entry.readings = c.entry.readings.filter((r) => r.timeMs >= c.keepFromMs);
+    }
+    return closes.reduce((sum, c) => sum + c.stored, 0);
+  }
+
+  /**
+   * Stores the means of a link's intervals that closed by `nowMs`.
+   * @returns where its buffer closes and how many means were stored; nothing when no interval
+   *   closed, or the store failed (they are tried again at the next tick).
+   */
+  private async closeIntervals(entry: InLink, nowMs: number): Promise<(ReadingsClose & { stored: number }) | undefined> {
     const res = entry.resolutionMs;
     const endMs = Math.floor(nowMs / res) * res;
-    if (!entry.readings.length) return 0;
+    if (!entry.readings.length) return undefined;
     const fromMs = entry.closedUntilMs ?? Math.floor(entry.readings[0].timeMs / res) * res;
-    if (endMs <= fromMs) return 0;
+    if (endMs <= fromMs) return undefined;
     const means = intervalMeans(entry.readings, fromMs, endMs, res, res);
     const problem = means.length ? await this.storeMeans(entry, means) : undefined;
-    if (problem === 'retry') return 0;
+    if (problem === 'retry') return undefined;
     if (problem) entry.tally.lastProblem = problem;
     const carry = entry.readings.filter((r) => r.timeMs < endMs).at(-1);
-    const keepFromMs = carry?.timeMs ?? endMs;
-    await closeReadings(this.db, entry.link.id, endMs, keepFromMs);
-    entry.closedUntilMs = endMs;
-    entry.readings = entry.readings.filter((r) => r.timeMs >= keepFromMs);
-    return problem ? 0 : means.length;
+    return { linkId: entry.link.id, untilMs: endMs, keepFromMs: carry?.timeMs ?? endMs, stored: problem ? 0 : means.length };
   }
 
   /**

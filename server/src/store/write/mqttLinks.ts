@@ -53,11 +53,20 @@ export async function bufferReading(db: Knex, linkId: number, reading: Reading):
   return inserted.length > 0;
 }
 
-/** Marks everything before `untilMs` closed and drops the readings before `keepFromMs` (the one carrying into the next interval stays). */
-export async function closeReadings(db: Knex, linkId: number, untilMs: number, keepFromMs: number): Promise<void> {
+/** Where a link's readings are closed: everything before `untilMs`; the readings before `keepFromMs` go (the one carrying into the next interval stays). */
+export interface ReadingsClose {
+  linkId: number;
+  untilMs: number;
+  keepFromMs: number;
+}
+
+/** Closes the readings of several links in one transaction: the intervals that close at one tick close together. */
+export async function closeReadings(db: Knex, closes: readonly ReadingsClose[]): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx('mqtt_link').where({ id: linkId }).update({ closed_until_ms: untilMs });
-    await trx('mqtt_reading').where({ link_id: linkId }).where('time_ms', '<', keepFromMs).delete();
+    for (const c of closes) {
+      await trx('mqtt_link').where({ id: c.linkId }).update({ closed_until_ms: c.untilMs });
+      await trx('mqtt_reading').where({ link_id: c.linkId }).where('time_ms', '<', c.keepFromMs).delete();
+    }
   });
 }
 
