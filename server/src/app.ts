@@ -12,6 +12,7 @@ import { dialectFor } from './db/dialect.ts';
 import { AppError, httpError, malformedJson } from './errors.ts';
 import { speaks10, versionHeaders } from './http/compat.ts';
 import type { Services } from './http/context.ts';
+import { errorAnswer } from './http/errorAnswer.ts';
 import { checkJsonBody, parseJsonText } from './http/jsonBody.ts';
 import { createLoginThrottle } from './http/loginThrottle.ts';
 import { allowedMethods, mount } from './http/routes.ts';
@@ -81,7 +82,7 @@ export function createApp(services: Services): Koa {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw httpError(404, notFoundMessage);
     } catch (err) {
-      const e = err instanceof AppError ? err : toAppError(err, services.log, ctx.method, ctx.path);
+      const e = errorAnswer(err instanceof AppError ? err : toAppError(err, services.log, ctx.method, ctx.path));
       ctx.status = e.status;
       ctx.set(e.headers);
       ctx.body = e.body;

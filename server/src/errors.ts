@@ -16,23 +16,73 @@ const kindOfStatus: Partial<Record<number, ErrorKind>> = {
 };
 
 /**
- * The one error representation of the server: a domain kind, and for the HTTP chain the status
- * and exact JSON body that the reference implementation sends for that case. Handlers throw
- * these; the error middleware renders them unchanged; every other edge reads `kind`.
+ * A field that is not right, and why: its path starts at the request location, e.g.
+ * `{ path: ['json', 'flex-model', 'soc-min'], messages: ['Not a valid number.'] }`. A location
+ * refused as a whole carries one text instead of messages.
  */
-export class AppError extends Error {
+export interface FieldProblem {
+  path: string[];
+  messages: string[] | string;
+}
+
+/**
+ * How the reference words a refusal on the wire, which only the HTTP edge reads: a message with
+ * its status code (`plain`), the sign-in and sender refusals, field messages under their
+ * locations (`fields`), a USEF-style envelope, or an edge's own body, sent as it is.
+ */
+export type Wording =
+  | { shape: 'plain'; status: number }
+  | { shape: 'unauthorized' }
+  | { shape: 'sender' }
+  | { shape: 'fields' }
+  | { shape: 'envelope'; status: number; statusName: string; resultKey: string }
+  | { shape: 'own'; status: number; body: Record<string, unknown> };
+
+/** A refusal as commands, policies and resolution code mean it. */
+export interface Refusal {
   /** Undefined for an edge's own failure (malformed request, capacity, internal). */
+  kind: ErrorKind | undefined;
+  /** For people: a text, or the field messages in words (`field.path: message`). */
+  message: string;
+  /** For `invalid` input: each field's path and messages. */
+  fields?: FieldProblem[];
+  /** What a clash concerns, beside the message (the taken e-mail address). */
+  detail?: string;
+  wording: Wording;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The one error of the server: a domain kind with its message, field paths and detail, which
+ * every edge reads (the job table, automations, the MQTT bridge, the CLI), and the reference's
+ * wording, which the HTTP chain turns into a status and body in one place (`http/errorAnswer.ts`).
+ */
+export class AppError extends Error implements Refusal {
   readonly kind: ErrorKind | undefined;
-  constructor(
-    readonly status: number,
-    readonly body: Record<string, unknown>,
-    readonly headers: Record<string, string> = {},
-    /** Where the status says less than the case (the reference answers some clashes with 400). */
-    kind?: ErrorKind,
-  ) {
-    super(body.message === undefined ? String(body.status) : messageText(body.message));
+  readonly fields: FieldProblem[] | undefined;
+  readonly detail: string | undefined;
+  readonly wording: Wording;
+  readonly headers: Record<string, string>;
+  constructor(refusal: Refusal);
+  /** An edge's own answer: the status and exact body it sends; the kind follows from the status unless given. */
+  constructor(status: number, body: Record<string, unknown>, headers?: Record<string, string>, kind?: ErrorKind);
+  constructor(first: Refusal | number, body: Record<string, unknown> = {}, headers: Record<string, string> = {}, kind?: ErrorKind) {
+    const r: Refusal =
+      typeof first === 'number'
+        ? {
+            kind: kind ?? kindOfStatus[first],
+            message: body.message === undefined ? String(body.status) : messageText(body.message),
+            wording: { shape: 'own', status: first, body },
+            headers,
+          }
+        : first;
+    super(r.message);
     this.name = 'AppError';
-    this.kind = kind ?? kindOfStatus[status];
+    this.kind = r.kind;
+    this.fields = r.fields;
+    this.detail = r.detail;
+    this.wording = r.wording;
+    this.headers = r.headers ?? {};
   }
 }
 
@@ -61,31 +111,61 @@ export type FieldErrors = Record<string, unknown>;
 export type Location = 'json' | 'query' | 'path' | 'args_and_json' | 'form';
 
 export const unauthorized = () =>
-  new AppError(401, {
+  new AppError({
+    kind: 'refused',
     message: 'You could not be properly authenticated for this content or functionality.',
-    status: 'UNAUTHORIZED',
+    wording: { shape: 'unauthorized' },
   });
 
 /** The reference's 403; `message` says why where the refused party is not the caller (an automation's maker). */
 export const forbidden = (message = 'You cannot be authorized for this content or functionality.') =>
-  new AppError(403, { result: 'Rejected', status: 'INVALID_SENDER', message });
+  new AppError({ kind: 'refused', message, wording: { shape: 'sender' } });
 
-/** Werkzeug-style HTTP error: `{"message", "status": <int>}`. */
-export const httpError = (status: number, message: string) => new AppError(status, { message, status });
+/**
+ * Werkzeug-style HTTP error: a message and a status code. Its kind follows from the status
+ * unless given (the reference answers some clashes with 400); `detail` names what clashed.
+ */
+export const httpError = (status: number, message: string, also: { kind?: ErrorKind; detail?: string } = {}) =>
+  new AppError({ kind: also.kind ?? kindOfStatus[status], message, detail: also.detail, wording: { shape: 'plain', status } });
 
 export const notFound = (message: string) => httpError(404, message);
 
+/** A clash with what is stored (409 unless the reference says otherwise). */
+export const conflict = (message: string, also: { status?: number; detail?: string } = {}) =>
+  httpError(also.status ?? 409, message, { kind: 'conflict', detail: also.detail });
+
 export const malformedJson = () => httpError(400, 'The browser (or proxy) sent a request that this server could not understand.');
+
+/** The problems of a field tree, leaf by leaf in the tree's order. */
+function problemsOf(tree: Record<string, unknown>, path: string[] = []): FieldProblem[] {
+  return Object.entries(tree).flatMap(([key, inner]) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? problemsOf(inner as Record<string, unknown>, [...path, key])
+      : [{ path: [...path, key], messages: inner as string[] | string }],
+  );
+}
+
+/** The field tree of some problems, nested under their locations: the wire's shape of field messages. */
+export function treeOf(fields: readonly FieldProblem[]): FieldErrors {
+  const tree: FieldErrors = {};
+  for (const f of fields) mergeFieldTrees(tree, fieldTree(f.path, f.messages));
+  return tree;
+}
 
 /** 422 with field messages under their request location. */
 export const unprocessable = (location: Location, fields: FieldErrors | string) =>
-  new AppError(422, { message: { [location]: fields }, result: 'Rejected', status: 'UNPROCESSABLE_ENTITY' });
+  new AppError({
+    kind: 'invalid',
+    message: messageText({ [location]: fields }),
+    fields: problemsOf({ [location]: fields }),
+    wording: { shape: 'fields' },
+  });
 
 /**
  * Messages under a field path, nested the way marshmallow nests list items and sub-fields:
  * `["soc-gain", 0]` → `{"soc-gain": {"0": [message]}}`.
  */
-export function fieldTree(path: (string | number)[], messages: string[]): FieldErrors {
+export function fieldTree(path: (string | number)[], messages: string[] | string): FieldErrors {
   return path.reduceRight<unknown>((inner, key) => ({ [String(key)]: inner }), messages) as FieldErrors;
 }
 
@@ -105,7 +185,7 @@ export const fieldError = (location: Location, field: string, message: string) =
 
 /** USEF-style envelope error: `{"result": "Rejected", "status": NAME, "message"}`. */
 export const rejected = (httpStatus: number, statusName: string, message: string, resultKey = 'result') =>
-  new AppError(httpStatus, { [resultKey]: 'Rejected', status: statusName, message });
+  new AppError({ kind: kindOfStatus[httpStatus], message, wording: { shape: 'envelope', status: httpStatus, statusName, resultKey } });
 
 /** 403 for data that would change stored values with the same belief timing (note `results`). */
 export const invalidReplacement = () =>

@@ -2,6 +2,7 @@ import knex, { type Knex } from 'knex';
 import { DateTime } from 'luxon';
 import { afterAll, expect } from 'vitest';
 import { AppError } from '../../server/src/errors.ts';
+import { errorAnswer } from '../../server/src/http/errorAnswer.ts';
 import type { Asset } from '../../server/src/store/assets.ts';
 import type { SensorInContext } from '../../server/src/store/sensors.ts';
 import type { Horizon } from '../../server/src/scheduling/flexConfig/horizon.ts';
@@ -75,8 +76,9 @@ export async function refusal(run: () => unknown): Promise<unknown> {
     await run();
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
-    expect((err as AppError).status).toBe(422);
-    return ((err as AppError).body.message as { json: unknown }).json;
+    const answer = errorAnswer(err as AppError);
+    expect(answer.status).toBe(422);
+    return (answer.body.message as { json: unknown }).json;
   }
   throw new Error('expected a 422, but the value was accepted');
 }

@@ -75,6 +75,5 @@ export class CliError extends Error {}
  * or each field with its messages (under their request location, which means nothing here).
  */
 export function refusalText(err: AppError): string {
-  const { detail } = err.body;
-  return typeof detail === 'string' ? `${err.message}: ${detail}` : err.message;
+  return err.detail === undefined ? err.message : `${err.message}: ${err.detail}`;
 }

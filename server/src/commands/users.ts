@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { newPassword, type userPatch } from '../contracts/resources.ts';
 import { randomPassword } from '../../../worker/src/tasks.ts';
-import { AppError, fieldError, forbidden, unprocessable } from '../errors.ts';
+import { conflict, fieldError, forbidden, unprocessable } from '../errors.ts';
 import { authorize, type AccessContext } from '../policies/access.ts';
 import { auditActor, type Principal } from '../policies/principal.ts';
 import { mayChangeStanding, mayGrantRole, removesActiveAdmin } from '../policies/roles.ts';
@@ -49,16 +49,10 @@ async function checkRoles(db: Knex, principal: Principal, roleIds: number[], cur
 async function checkIdentityFree(db: Knex, props: { email?: string; username?: string; except?: number }): Promise<void> {
   const taken = await users.takenIdentity(db, props);
   if (!taken) return;
-  throw new AppError(
-    400,
-    {
-      message: 'Duplicate user already exists',
-      detail: taken === 'email' ? `email ${props.email} is taken` : `username ${props.username} is taken`,
-      status: 400,
-    },
-    {},
-    'conflict',
-  );
+  throw conflict('Duplicate user already exists', {
+    status: 400,
+    detail: taken === 'email' ? `email ${props.email} is taken` : `username ${props.username} is taken`,
+  });
 }
 
 /**
@@ -70,10 +64,7 @@ async function keepLastAdmin(db: Knex, target: users.User, change: { active?: bo
   const roles = await users.listRoles(db);
   const roleNames = change.roleIds?.map((id) => roles.find((r) => r.id === id)?.name ?? '');
   if (removesActiveAdmin(target, { ...change, roleNames }) && (await users.countActiveAdmins(db, target.id)) === 0) {
-    throw new AppError(409, {
-      message: `${target.username} is the last active administrator: make another user an active admin first.`,
-      status: 409,
-    });
+    throw conflict(`${target.username} is the last active administrator: make another user an active admin first.`);
   }
 }
 
@@ -183,12 +174,10 @@ export async function allowPasswordLink(context: Uses, principal: Principal, inp
   authorize(principal, 'update', userAccess(target));
   if (principal.kind === 'user' && principal.user.id === target.id) throw forbidden();
   if (await users.passwordChosen(db, target.id)) {
-    throw new AppError(409, {
-      message:
-        `${target.username} has a password of their own: a set-password link would let whoever holds it sign in as them. ` +
+    throw conflict(
+      `${target.username} has a password of their own: a set-password link would let whoever holds it sign in as them. ` +
         'Reset the password first (which signs them out and tells them), or let them use "forgot password".',
-      status: 409,
-    });
+    );
   }
   await db.transaction((trx) =>
     recordAudit(
