@@ -104,7 +104,6 @@ export function scoreSeason(
   let abs = 0;
   let naiveAbs = 0;
   let n = 0;
-  let origins = 0;
   let nightMax = 0;
   let nightSteps = 0;
   const methods: Record<string, number> = {};
@@ -120,7 +119,6 @@ export function scoreSeason(
       ...KONSTANZ,
       regressors: [],
     });
-    origins++;
     methods[out.method] = (methods[out.method] ?? 0) + 1;
     for (let h = 0; h < horizonSteps; h++) {
       const actual = series.values[origin + h];
@@ -136,5 +134,7 @@ export function scoreSeason(
       n++;
     }
   }
+  // Each origin counts once, under the method its forecast used.
+  const origins = Object.values(methods).reduce((a, b) => a + b, 0);
   return { season: season.name, origins, mae: abs / n, naiveMae: naiveAbs / n, skill: 1 - abs / naiveAbs, methods, nightMax, nightSteps };
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureServiceBuilt, serviceEntry } from '../scripts/ensureService.ts';
@@ -34,11 +35,51 @@ export async function startServer(
     });
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  };
-  return { child, url, stop };
+  return { child, url, stop: stopper(child) };
+}
+
+/** Ends a server process and waits for it. */
+const stopper = (child: ChildProcess) => async () => {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+};
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A loopback port nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * Starts the compiled server (built first when stale) on a free loopback port, logging warnings
+ * only, and waits until `/health/ready` answers 200: ready to serve, not merely listening.
+ * @param env further settings, e.g. the embedded broker's port.
+ * @returns the process, its url, how long it took to be ready (from its start), and `stop`.
+ */
+export async function startReadyServer(dataDir: string, env: Record<string, string> = {}) {
+  await ensureServiceBuilt();
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [serviceEntry], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', FLEXSITE_DATA_DIR: dataDir, FLEXSITE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const status = await fetch(`${url}/api/v3_0/health/ready`).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 200) break;
+    await sleep(10);
+  }
+  return { child, url, readyMs: performance.now() - started, stop: stopper(child) };
 }

@@ -18,10 +18,9 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureServiceBuilt, serviceEntry } from '../scripts/ensureService.ts';
+import { ensureServiceBuilt } from '../scripts/ensureService.ts';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
 import { recordBeliefs } from '../server/src/store/write/beliefs.ts';
@@ -30,14 +29,13 @@ import { getOrCreateSource } from '../server/src/store/write/sources.ts';
 import { issueToken } from '../server/src/store/write/tokens.ts';
 import { benchAsset, benchScheduleBody, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { cpuMs, dataPoster, dayUploads } from './_uploads.ts';
+import { sleep, startReadyServer } from './_server.ts';
 import { DAY, QUARTER, SCHEDULE_START, YEAR_START, YEAR_VALUES } from './_time.ts';
 import { median, percentile, seeded } from './_stats.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const OPEN_LOOP_SECONDS = QUICK ? 5 : 15;
-const OPEN_LOOP_RATE = 500;
-const VALUES_PER_UPLOAD = 96;
-const UPLOAD_SENSORS = 50;
+/** The open loop: uploads of so many values sent at a fixed rate, spread over so many sensors. */
+const OPEN_LOOP = { seconds: QUICK ? 5 : 15, rate: 500, values: 96, sensors: 50 };
 const RUNS = 5;
 const LONG_STEPS = 2520;
 const MB = 1024 * 1024;
@@ -74,16 +72,6 @@ async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ res
   }
 }
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function prepare(dataDir: string) {
   const db = openStore(dataFolder(dataDir).store);
   await migrate(db);
@@ -105,7 +93,7 @@ async function prepare(dataDir: string) {
     const prices = await sensor('prices', 'EUR/MWh', 60);
     const year = await sensor('year');
     const uploads = [];
-    for (let i = 0; i < UPLOAD_SENSORS; i++) uploads.push(await sensor(`meter ${i}`));
+    for (let i = 0; i < OPEN_LOOP.sensors; i++) uploads.push(await sensor(`meter ${i}`));
     const source = await getOrCreateSource(trx, { name: 'bench', type: 'demo script' });
     // A daily price shape with negative midday prices every third day, over the long horizon.
     const hours = LONG_STEPS / 4;
@@ -128,38 +116,8 @@ type Fixture = Awaited<ReturnType<typeof prepare>>;
 
 /** Starts the compiled server and measures start → ready 200. */
 async function start(dataDir: string) {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(process.execPath, [serviceEntry], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      FLEXSITE_DATA_DIR: dataDir,
-      FLEXSITE_LOG_LEVEL: 'warn',
-      FLEXSITE_WORKER_IDLE: 'PT10S',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const status = await fetch(`${url}/api/v3_0/health/ready`).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (status === 200) break;
-    await sleep(10);
-  }
-  const readyMs = performance.now() - started;
-  const readyCpuMs = cpuMs(child.pid!);
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  };
-  return { child, pid: child.pid!, url, readyMs, readyCpuMs, stop };
+  const server = await startReadyServer(dataDir, { FLEXSITE_WORKER_IDLE: 'PT10S' });
+  return { ...server, pid: server.child.pid!, readyCpuMs: cpuMs(server.child.pid) };
 }
 
 /** Waits until the tree's memory has not changed by more than 2 MB for 3 s (at most `limitMs`). */
@@ -292,9 +250,9 @@ async function yearFigures(url: string, fx: Fixture, dataDir: string) {
 
 /** 500 uploads/s × 96 values, sent on schedule whatever the answers do. @returns latencies from the scheduled times, and errors. */
 async function openLoop(url: string, fx: Fixture) {
-  const total = OPEN_LOOP_RATE * OPEN_LOOP_SECONDS;
-  const perSensor = Math.ceil(total / UPLOAD_SENSORS);
-  const bodies = dayUploads(perSensor, VALUES_PER_UPLOAD, YEAR_START + 2 * 365 * DAY, value);
+  const total = OPEN_LOOP.rate * OPEN_LOOP.seconds;
+  const perSensor = Math.ceil(total / OPEN_LOOP.sensors);
+  const bodies = dayUploads(perSensor, OPEN_LOOP.values, YEAR_START + 2 * 365 * DAY, value);
   const { post, close } = dataPoster(url, { Authorization: fx.token, 'Content-Type': 'application/json' }, 256);
   const latencies: number[] = [];
   let errors = 0;
@@ -310,10 +268,10 @@ async function openLoop(url: string, fx: Fixture) {
   const pending: Promise<void>[] = [];
   const t0 = performance.now();
   for (let i = 0; i < total; i++) {
-    const scheduledAt = t0 + (i * 1000) / OPEN_LOOP_RATE;
+    const scheduledAt = t0 + (i * 1000) / OPEN_LOOP.rate;
     const wait = scheduledAt - performance.now();
     if (wait > 1) await sleep(wait);
-    pending.push(send(fx.uploads[i % UPLOAD_SENSORS], bodies[Math.floor(i / UPLOAD_SENSORS)], scheduledAt));
+    pending.push(send(fx.uploads[i % OPEN_LOOP.sensors], bodies[Math.floor(i / OPEN_LOOP.sensors)], scheduledAt));
   }
   await Promise.all(pending);
   close();
@@ -369,7 +327,7 @@ async function main() {
     const loop = await peakDuring(pid, () => openLoop(url, fx));
     const p99 = percentile(loop.result.latencies, 99);
     row(
-      `open loop, ${OPEN_LOOP_RATE} uploads/s × ${VALUES_PER_UPLOAD} values, ${OPEN_LOOP_SECONDS} s: p99`,
+      `open loop, ${OPEN_LOOP.rate} uploads/s × ${OPEN_LOOP.values} values, ${OPEN_LOOP.seconds} s: p99`,
       `${p99.toFixed(0)} ms (p50 ${percentile(loop.result.latencies, 50).toFixed(0)} ms, ${loop.result.errors} errors of ${loop.result.total})`,
       '≤ 50 ms',
       p99 <= 50 && loop.result.errors === 0,

@@ -14,13 +14,10 @@
  *
  * `npm run bench -- mqtt`.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
-import { ensureServiceBuilt, serviceEntry } from '../scripts/ensureService.ts';
 import { hashDevicePassword } from '../server/src/commands/mqttLinks.ts';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
@@ -29,6 +26,7 @@ import { createSensor } from '../server/src/store/write/sensors.ts';
 import { benchAsset, benchUser, BENCH_WRITER } from './_fixture.ts';
 import { percentile, seeded } from './_stats.ts';
 import { cpuMs } from './_uploads.ts';
+import { freePort, sleep, startReadyServer } from './_server.ts';
 
 const DEVICES = 200;
 const EVERY_MS = 2000;
@@ -38,7 +36,6 @@ const POLL_MS = 25;
 const TARGET_P99_MS = 1000;
 const MB = 1024 * 1024;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const random = seeded(31);
 
 interface Device {
@@ -94,14 +91,6 @@ async function prepare(dataDir: string): Promise<Device[]> {
   return devices;
 }
 
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 /** Resident memory of a process, its threads included (Linux: /proc). */
 function rss(pid: number): number {
   try {
@@ -109,41 +98,6 @@ function rss(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-/** Starts the compiled server with the embedded broker on `brokerPort` and waits until it is ready. */
-async function startServer(dataDir: string, brokerPort: number) {
-  await ensureServiceBuilt();
-  const port = await freePort();
-  const child = spawn(process.execPath, [serviceEntry], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      FLEXSITE_DATA_DIR: dataDir,
-      FLEXSITE_LOG_LEVEL: 'warn',
-      FLEXSITE_MQTT: 'embedded',
-      FLEXSITE_MQTT_HOST: '127.0.0.1',
-      FLEXSITE_MQTT_PORT: String(brokerPort),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const status = await fetch(`http://127.0.0.1:${port}/api/v3_0/health/ready`).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (status === 200) break;
-    await sleep(20);
-  }
-  const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  };
-  return { child, stop };
 }
 
 /**
@@ -215,7 +169,11 @@ async function main(): Promise<void> {
   try {
     const devices = await prepare(dataDir);
     const brokerPort = await freePort();
-    const server = await startServer(dataDir, brokerPort);
+    const server = await startReadyServer(dataDir, {
+      FLEXSITE_MQTT: 'embedded',
+      FLEXSITE_MQTT_HOST: '127.0.0.1',
+      FLEXSITE_MQTT_PORT: String(brokerPort),
+    });
     try {
       // Start on an interval's boundary, so the first interval is a whole one.
       await sleep(RESOLUTION_MS - (Date.now() % RESOLUTION_MS));
