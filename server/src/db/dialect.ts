@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DataFolder } from '../dataFolder.ts';
+import type { BeliefColumns } from './beliefColumns.ts';
 import { postgresql } from './postgresql/index.ts';
 import { sqlite } from './sqlite/index.ts';
 
@@ -31,10 +32,9 @@ export interface Dialect {
   /**
    * Completes a belief query (table, sensor, window and filters set) into the most recent
    * belief of each event, source and cumulative probability, read in one pass over the key range.
-   * @returns rows {es: event start, src: source, cp: probability, bt: belief time, v: value},
-   *   in key order.
+   * @returns the rows (event start, source, probability, belief time, value) as columns, in key order.
    */
-  latestPerProbability<T>(query: Knex.QueryBuilder): Promise<T[]>;
+  latestPerProbability(query: Knex.QueryBuilder): Promise<BeliefColumns>;
   /**
    * Runs one statement of the hot paths (every request, every upload), written in SQL both
    * engines read, with `?` placeholders: SQLite keeps it compiled on the connection for the next

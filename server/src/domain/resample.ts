@@ -34,9 +34,33 @@ export function gridLength(spec: Pick<GridSpec, 'startMs' | 'endMs' | 'stepMs'>)
  * @returns the values, `gridLength(spec)` of them.
  */
 export function resampleToGrid(events: readonly EventValue[], spec: GridSpec): (number | null)[] {
+  const grid = resampleSeries(
+    {
+      length: events.length,
+      eventStartMs: Float64Array.from(events, (e) => e.eventStartMs),
+      value: Float64Array.from(events, (e) => e.value),
+    },
+    spec,
+  );
+  return Array.from(grid, (v) => (Number.isNaN(v) ? null : v));
+}
+
+/** Event starts and values as columns, sorted by start. */
+export interface EventSeries {
+  length: number;
+  eventStartMs: ArrayLike<number>;
+  value: ArrayLike<number>;
+}
+
+/**
+ * `resampleToGrid` over columns, without an object per event.
+ * @returns the values, `gridLength(spec)` of them, NaN where nothing is known.
+ */
+export function resampleSeries(events: EventSeries, spec: GridSpec): Float64Array {
   const { startMs, stepMs, eventResolutionMs: res } = spec;
+  const { eventStartMs: starts, value } = events;
   const n = gridLength(spec);
-  const out = new Array<number | null>(n).fill(null);
+  const out = new Float64Array(n).fill(NaN);
   if (stepMs <= 0) throw new RangeError('The grid step must be positive.');
   // Amounts scale with the share of an event a step holds; rates do not.
   const scale = spec.stock && res > 0 ? stepMs / res : 1;
@@ -45,24 +69,23 @@ export function resampleToGrid(events: readonly EventValue[], spec: GridSpec): (
     const from = startMs + i * stepMs;
     const to = from + stepMs;
     if (res === 0 || stepMs >= res) {
-      while (j < events.length && events[j].eventStartMs < from) j++;
+      while (j < events.length && starts[j] < from) j++;
       let sum = 0;
       let count = 0;
-      for (let k = j; k < events.length && events[k].eventStartMs < to; k++) {
+      for (let k = j; k < events.length && starts[k] < to; k++) {
         if (res === 0) {
-          sum = events[k].value;
+          sum = value[k];
           count = 1;
           break;
         }
-        sum += events[k].value;
+        sum += value[k];
         count++;
       }
       if (count) out[i] = (sum / count) * scale;
     } else {
       // The last event starting at or before the step's start, if it lasts beyond it.
-      while (j < events.length && events[j].eventStartMs <= from) j++;
-      const covering = events[j - 1];
-      if (covering && covering.eventStartMs + res > from) out[i] = covering.value * scale;
+      while (j < events.length && starts[j] <= from) j++;
+      if (j > 0 && starts[j - 1] + res > from) out[i] = value[j - 1] * scale;
     }
   }
   return out;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { emptyColumns, type BeliefColumns } from '../db/beliefColumns.ts';
 import { dialectOf } from '../db/dialect.ts';
 import type { WindowVersion } from '../contracts/jobs.ts';
 
@@ -92,12 +93,54 @@ export interface StoredBelief {
  * @returns the beliefs, sorted by event start (then belief time and source).
  */
 export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: BeliefQuery): Promise<StoredBelief[]> {
+  const s = await mostRecentBeliefSeries(db, query);
+  return Array.from({ length: s.length }, (_, i) => ({
+    eventStartMs: s.eventStartMs[i],
+    value: s.value[i],
+    sourceId: s.sourceId[i],
+    beliefTimeMs: s.beliefTimeMs[i],
+  }));
+}
+
+/** The beliefs of `mostRecentBeliefs` as columns, one typed array per field. */
+export interface BeliefSeries {
+  length: number;
+  eventStartMs: Float64Array;
+  value: Float64Array;
+  sourceId: Float64Array;
+  beliefTimeMs: Float64Array;
+}
+
+/**
+ * `mostRecentBeliefs` without an object per belief: what a download of a year resamples.
+ * @param db the store.
+ * @param query sensor, window and filters.
+ * @returns the beliefs as columns, in the order `mostRecentBeliefs` gives.
+ */
+export async function mostRecentBeliefSeries(db: Knex | Knex.Transaction, query: BeliefQuery): Promise<BeliefSeries> {
   const resolution = (await sensorResolutions(db, [query.sensorId])).get(query.sensorId);
-  if (resolution === undefined) return [];
+  const latest = resolution === undefined ? undefined : beliefWindowQuery(db, query, resolution);
+  // One pass over the window's key range: the latest belief per event, source and probability.
+  const rows = latest ? inKeyOrder(await dialectOf(db).latestPerProbability(latest)) : emptyColumns(0);
+  const { es, src } = rows;
+  let severalSources = false;
+  for (let i = 1; i < rows.length && !severalSources; i++) severalSources = es[i] === es[i - 1] && src[i] !== src[i - 1];
+  // Read only where an event has several sources to choose from.
+  const fallbacks = !query.perSource && severalSources ? await fallbackSourceIds(db) : undefined;
+  const chosen = chooseBeliefs(rows, query.perSource === true, fallbacks);
+  const [eventStartMs, value, sourceId, beliefTimeMs] = [es, rows.v, src, rows.bt].map((c) => takeRows(c, chosen));
+  return { length: chosen.length, eventStartMs, value, sourceId, beliefTimeMs };
+}
+
+/**
+ * The query of the beliefs of a `BeliefQuery`'s sensor (of this event resolution), window and
+ * filters; none for an empty window. Not async: a query builder is a thenable, and awaiting it runs it.
+ */
+function beliefWindowQuery(db: Knex | Knex.Transaction, query: BeliefQuery, resolution: number): Knex.QueryBuilder | undefined {
   const [first, last] = query.overlapping
     ? [query.startMs - resolution + (resolution ? 1 : 0), query.endMs - (resolution ? 1 : 0)]
     : [query.startMs, query.endMs - resolution];
-  if (last < first) return [];
+  if (last < first) return undefined;
 
   const latest = db('timed_belief').where('sensor_id', query.sensorId).whereBetween('event_start', [first, last]);
   if (query.beliefsBeforeMs !== undefined) latest.where('belief_time', '<=', query.beliefsBeforeMs);
@@ -112,59 +155,80 @@ export async function mostRecentBeliefs(db: Knex | Knex.Transaction, query: Beli
   if (query.sourceTypes) latest.whereIn('source_id', sources('type', query.sourceTypes));
   if (query.sourceAccountIds) latest.whereIn('source_id', sources('account_id', query.sourceAccountIds));
   if (query.excludeSourceTypes) latest.whereNotIn('source_id', sources('type', query.excludeSourceTypes));
-  // One pass over the window's key range: the latest belief per event, source and probability.
-  const rows = await dialectOf(db).latestPerProbability<Row>(latest);
-  // The key order comes out as is; checking costs little, and keeps the order certain.
-  if (!rows.every((r, i) => i === 0 || byEventAndSource(rows[i - 1], r) <= 0)) rows.sort(byEventAndSource);
-  // Read only where an event has several sources to choose from.
-  const fallbacks =
-    !query.perSource && rows.some((r, i) => i > 0 && r.es === rows[i - 1].es && r.src !== rows[i - 1].src)
-      ? await fallbackSourceIds(db)
-      : undefined;
+  return latest;
+}
 
-  const out: StoredBelief[] = [];
-  const medians: Row[] = [];
-  let i = 0;
-  while (i < rows.length) {
-    const es = rows[i].es;
-    // One event: each source's median belief of its most recent belief time, in the order they
-    // were formed (then by source).
-    medians.length = 0;
-    while (i < rows.length && rows[i].es === es) {
-      const src = rows[i].src;
-      let end = i;
-      let bt = rows[i].bt;
-      for (; end < rows.length && rows[end].es === es && rows[end].src === src; end++) if (rows[end].bt > bt) bt = rows[end].bt;
-      let median: Row | undefined;
-      for (; i < end; i++) {
-        if (rows[i].bt === bt && (!median || Math.abs(rows[i].cp - MEDIAN) < Math.abs(median.cp - MEDIAN))) median = rows[i];
-      }
-      medians.push(median!);
-    }
-    if (medians.length > 1) medians.sort((a, b) => a.bt - b.bt || a.src - b.src);
-    if (query.perSource) for (const m of medians) out.push(stored(m));
-    else out.push(stored(pick(medians, fallbacks)));
-  }
+/** The rows by event, source and probability: the key order comes out as is; checking costs little, and keeps the order certain. */
+function inKeyOrder(rows: BeliefColumns): BeliefColumns {
+  const { es, src, cp } = rows;
+  const byKey = (a: number, b: number) => es[a] - es[b] || src[a] - src[b] || cp[a] - cp[b];
+  let sorted = true;
+  for (let i = 1; i < rows.length && sorted; i++) sorted = byKey(i - 1, i) <= 0;
+  if (sorted) return rows;
+  const order = Int32Array.from(Array.from({ length: rows.length }, (_, i) => i).sort(byKey));
+  const [es2, src2, cp2, bt, v] = [es, src, cp, rows.bt, rows.v].map((c) => takeRows(c, order));
+  return { length: rows.length, es: es2, src: src2, cp: cp2, bt, v };
+}
+
+/** The rows of a column at these indices: the column itself when they are all of its rows in order (one source per event, the usual case). */
+function takeRows(column: Float64Array, rows: Int32Array): Float64Array {
+  let all = rows.length === column.length;
+  for (let i = 0; i < rows.length && all; i++) all = rows[i] === i;
+  if (all) return column;
+  const out = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = column[rows[i]];
   return out;
 }
 
-type Row = { es: number; src: number; bt: number; cp: number; v: number };
+/**
+ * The rows `mostRecentBeliefs` keeps, by index: per event, each source's median belief of its
+ * most recent belief time, in the order they were formed (then by source); all of them per
+ * source, else the one `pick` takes.
+ */
+function chooseBeliefs(rows: BeliefColumns, perSource: boolean, fallbacks: Set<number> | undefined): Int32Array {
+  const { es, src, bt, cp } = rows;
+  const chosen = new Int32Array(rows.length);
+  let count = 0;
+  const medians: number[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    const event = es[i];
+    let m = 0;
+    while (i < rows.length && es[i] === event) {
+      const source = src[i];
+      let end = i;
+      let latest = bt[i];
+      for (; end < rows.length && es[end] === event && src[end] === source; end++) if (bt[end] > latest) latest = bt[end];
+      let median = -1;
+      for (; i < end; i++) {
+        if (bt[i] === latest && (median < 0 || Math.abs(cp[i] - MEDIAN) < Math.abs(cp[median] - MEDIAN))) median = i;
+      }
+      medians[m++] = median;
+    }
+    // One source is the usual case; several are sorted in a copy (the scratch array's length stays).
+    if (m === 1) chosen[count++] = medians[0];
+    else {
+      const these = medians.slice(0, m).sort((a, b) => bt[a] - bt[b] || src[a] - src[b]);
+      if (perSource) for (const x of these) chosen[count++] = x;
+      else chosen[count++] = pick(rows, these, fallbacks);
+    }
+  }
+  return chosen.subarray(0, count);
+}
 
 /** The sources of the fallback scheduler, whose schedules stand in only until another source plans later. */
 const fallbackSourceIds = async (db: Knex | Knex.Transaction) =>
   new Set((await db('data_source').where({ model: 'StorageFallbackScheduler' }).pluck<number[]>('id')).map(Number));
 
 /**
- * One event's belief among its sources' (in the order formed): the first, except that a fallback
- * schedule is superseded by any other source's belief formed after it.
+ * One event's belief among its sources' (rows by index, in the order formed): the first, except
+ * that a fallback schedule is superseded by any other source's belief formed after it.
  */
-function pick(medians: Row[], fallbacks: Set<number> | undefined): Row {
+function pick({ src, bt }: BeliefColumns, medians: number[], fallbacks: Set<number> | undefined): number {
   if (!fallbacks || medians.length < 2) return medians[0];
-  const latestOther = Math.max(...medians.filter((m) => !fallbacks.has(Number(m.src))).map((m) => m.bt));
-  return medians.find((m) => !fallbacks.has(Number(m.src)) || m.bt >= latestOther) ?? medians[0];
+  const latestOther = Math.max(...medians.filter((m) => !fallbacks.has(src[m])).map((m) => bt[m]));
+  return medians.find((m) => !fallbacks.has(src[m]) || bt[m] >= latestOther) ?? medians[0];
 }
-const byEventAndSource = (a: Row, b: Row) => a.es - b.es || a.src - b.src || a.cp - b.cp;
-const stored = (r: Row): StoredBelief => ({ eventStartMs: Number(r.es), value: r.v, sourceId: Number(r.src), beliefTimeMs: Number(r.bt) });
 
 /**
  * What each sensor holds for the events overlapping [startMs, endMs) known at `beliefsBeforeMs`:

@@ -1,4 +1,5 @@
 import knex, { type Knex } from 'knex';
+import { columnsOfRows } from '../beliefColumns.ts';
 import type { Dialect } from '../dialect.ts';
 import { BackupError } from '../errors.ts';
 
@@ -39,16 +40,18 @@ export const postgresql: Dialect = {
   // The pool of `open` reads concurrently already.
   openReaders: (_url, writer) => writer,
 
-  latestPerProbability: <T>(query: Knex.QueryBuilder) =>
-    query
-      .distinctOn(['event_start', 'source_id', 'cumulative_probability'])
-      .select({ es: 'event_start', src: 'source_id', cp: 'cumulative_probability', bt: 'belief_time', v: 'event_value' })
-      .orderBy([
-        { column: 'event_start' },
-        { column: 'source_id' },
-        { column: 'cumulative_probability' },
-        { column: 'belief_time', order: 'desc' },
-      ]) as unknown as Promise<T[]>,
+  latestPerProbability: async (query: Knex.QueryBuilder) =>
+    columnsOfRows(
+      await query
+        .distinctOn(['event_start', 'source_id', 'cumulative_probability'])
+        .select({ es: 'event_start', src: 'source_id', cp: 'cumulative_probability', bt: 'belief_time', v: 'event_value' })
+        .orderBy([
+          { column: 'event_start' },
+          { column: 'source_id' },
+          { column: 'cumulative_probability' },
+          { column: 'belief_time', order: 'desc' },
+        ]),
+    ),
 
   rows: <T>(result: unknown) => (result as { rows: T[] }).rows,
 

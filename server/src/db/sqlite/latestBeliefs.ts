@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { emptyColumns, type BeliefColumns } from '../beliefColumns.ts';
 import { runKept } from './statements.ts';
 
 /**
@@ -13,24 +14,24 @@ import { runKept } from './statements.ts';
  * own double-to-text conversion is not exact (a few in 100,000 random doubles come back one unit
  * in the last place off).
  */
-export async function latestPerProbability<T>(query: Knex.QueryBuilder): Promise<T[]> {
+export async function latestPerProbability(query: Knex.QueryBuilder): Promise<BeliefColumns> {
   const grouped = query
     .select({ es: 'event_start', src: 'source_id', cp: 'cumulative_probability', v: 'event_value' })
     .max({ bt: 'belief_time' })
     .groupBy('event_start', 'source_id', 'cumulative_probability')
     .toSQL()
     .toNative();
-  const [{ rows }] = await runKept<{ rows: string | null }>(
+  const [{ n, rows }] = await runKept<{ n: number; rows: string | null }>(
     query,
     // OFFSET keeps SQLite from merging the inner query into the outer one, which would compute
     // the value's exponent again at each use. Probabilities other than the median are rare.
-    `SELECT group_concat(es || ',' || src || ',' || CASE WHEN cp = 0.5 THEN '1,-1' ELSE ${exact('cp', exponent('cp'))} END
+    `SELECT count(*) AS n, group_concat(es || ',' || src || ',' || CASE WHEN cp = 0.5 THEN '1,-1' ELSE ${exact('cp', exponent('cp'))} END
        || ',' || bt || ',' || ${exact('v', 'v_e')}, ',') AS rows
      FROM (SELECT *, ${exponent('v')} AS v_e FROM (${grouped.sql}) LIMIT -1 OFFSET 0)`,
     grouped.bindings,
   );
-  if (rows === null) return [];
-  return parse(rows) as T[];
+  if (rows === null) return emptyColumns(0);
+  return parse(rows, n);
 }
 
 /**
@@ -53,11 +54,13 @@ const exact = (x: string, e: string) =>
  * The numbers of the text: per row event start, source, the probability's m and e, belief time
  * and the value's m and e. Digits accumulate exactly: every number but m is below 2^53, and m is
  * below 2^57, so each of its hexadecimal prefixes is below 2^53 and the last digit's sum is m,
- * a double.
+ * a double. They go straight into columns, one entry for each of the `count` rows.
  */
-function parse(text: string): { es: number; src: number; cp: number; bt: number; v: number }[] {
-  const out = [];
+function parse(text: string, count: number): BeliefColumns {
+  const out = emptyColumns(count);
+  const { es, src, cp, bt, v } = out;
   const row = new Float64Array(7);
+  let r = 0;
   let field = 0;
   let radix = 10;
   let n = 0;
@@ -69,7 +72,11 @@ function parse(text: string): { es: number; src: number; cp: number; bt: number;
       n = 0;
       negative = false;
       if (++field === 7) {
-        out.push({ es: row[0], src: row[1], cp: row[2] * 2 ** row[3], bt: row[4], v: row[5] * 2 ** row[6] });
+        es[r] = row[0];
+        src[r] = row[1];
+        cp[r] = row[2] * 2 ** row[3];
+        bt[r] = row[4];
+        v[r++] = row[5] * 2 ** row[6];
         field = 0;
       }
       radix = field === 2 || field === 5 ? 16 : 10;
