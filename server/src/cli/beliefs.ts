@@ -11,7 +11,7 @@ import { isValidUnit } from '../domain/units.ts';
 import { ReplacementError } from '../store/beliefs.ts';
 import { getSource, type SourceProps } from '../store/sources.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';
-import { duration, group, int, sensorOf, time } from './options.ts';
+import { duration, sensorCommand, sensorOf, time } from './options.ts';
 
 /** An existing source by id, or a source of type `CLI script` by name. */
 async function sourceOf(cli: CliContext, text: string): Promise<SourceProps> {
@@ -39,11 +39,8 @@ interface ShowOptions {
 
 /** `add beliefs --sensor ID FILE.csv`, `show beliefs --sensor ID --start … --duration …`. */
 export function registerBeliefCommands(program: Command, cli: CliContext): void {
-  group(program, 'add', 'create things')
-    .command('beliefs')
-    .description('load sensor data from a CSV file: event start, value and optionally belief time per line')
+  sensorCommand(program, 'add', 'beliefs', 'load sensor data from a CSV file: event start, value and optionally belief time per line')
     .argument('<file>', 'the CSV file; datetimes without an offset are in the sensor time zone')
-    .requiredOption('--sensor <id>', 'id of the sensor', int)
     .option('--unit <unit>', 'unit of the values (default: the sensor unit)')
     .option('--source <source>', 'id of an existing data source, or a name for a source of type "CLI script"', 'Flexsite CLI')
     .option('--horizon <duration>', 'the values were known this long before each event ended (e.g. PT0H for measurements)', duration)
@@ -102,10 +99,7 @@ export function registerBeliefCommands(program: Command, cli: CliContext): void 
       }
     });
 
-  group(program, 'show', 'show things')
-    .command('beliefs')
-    .description("show a sensor's data: the most recent value per event, one per step")
-    .requiredOption('--sensor <id>', 'id of the sensor', int)
+  sensorCommand(program, 'show', 'beliefs', "show a sensor's data: the most recent value per event, one per step")
     .requiredOption('--start <datetime>', 'start of the window, with a UTC offset', time)
     .requiredOption('--duration <duration>', 'length of the window, e.g. P1D', duration)
     .option('--resolution <duration>', 'step of the values (default: the sensor resolution)', duration)

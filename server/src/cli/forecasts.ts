@@ -8,7 +8,7 @@ import { systemClock } from '../clock.ts';
 import { getForecastModel } from '../store/forecastModels.ts';
 import { principalRef } from '../policies/principal.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';
-import { duration, group, int, list, sensorOf, table, time } from './options.ts';
+import { duration, int, list, sensorCommand, sensorOf, table, time } from './options.ts';
 
 interface AddOptions {
   sensor: number;
@@ -23,10 +23,13 @@ const figure = (x: number) => (Number.isFinite(x) ? x.toPrecision(4) : '-');
 
 /** `add forecasts --sensor N --from … --to …`, `show backtest --sensor N`. */
 export function registerForecastCommands(program: Command, cli: CliContext): void {
-  group(program, 'add', 'create things')
-    .command('forecasts')
-    .description('forecast a sensor over a window, as known at the start of each cycle, and store the forecasts as beliefs')
-    .requiredOption('--sensor <id>', 'id of the sensor to forecast', int)
+  sensorCommand(
+    program,
+    'add',
+    'forecasts',
+    'forecast a sensor over a window, as known at the start of each cycle, and store the forecasts as beliefs',
+    'id of the sensor to forecast',
+  )
     .requiredOption('--from <datetime>', 'start of the window, with a UTC offset', time)
     .requiredOption('--to <datetime>', 'end of the window, with a UTC offset', time)
     .option('--max-horizon <duration>', 'longest horizon of one forecast: the window is forecast in cycles this long', duration, 86_400_000)
@@ -77,40 +80,41 @@ export function registerForecastCommands(program: Command, cli: CliContext): voi
       }
     });
 
-  group(program, 'show', 'show things')
-    .command('backtest')
-    .description("show how a sensor's forecasting method was chosen: errors per method and, per horizon, against seasonal-naive")
-    .requiredOption('--sensor <id>', 'id of the sensor', int)
-    .action(async (o: { sensor: number }) => {
-      const sensor = await sensorOf(cli, o.sensor);
-      const model = await getForecastModel(await cli.db(), sensor.id);
-      if (!model) throw new CliError(`sensor ${sensor.id} has not been forecast yet; run "add forecasts" first`);
-      const b = model.backtest;
-      if (!b) {
-        cli.print(
-          { sensor_id: sensor.id, method: model.method, backtest: null },
-          `sensor ${sensor.id}: ${model.method}, chosen without a backtest: too little history (choosing by backtest needs ` +
-            `${BACKTEST_LEAD_DAYS} days of history before the earliest origin plus the horizon, 9 days for daily cycles)`,
-        );
-        return;
-      }
-      const horizons = b.perHorizon.map((h) => ({
-        horizon: `${h.fromH}–${h.toH ?? '…'} h`,
-        mae: figure(h.mae),
-        rmse: figure(h.rmse),
-        baseline_mae: figure(h.baselineMae),
-        skill: percent(h.skill),
-      }));
-      const methods = Object.entries(b.methods).map(([name, s]) => ({ method: name, mae: figure(s!.mae), rmse: figure(s!.rmse) }));
+  sensorCommand(
+    program,
+    'show',
+    'backtest',
+    "show how a sensor's forecasting method was chosen: errors per method and, per horizon, against seasonal-naive",
+  ).action(async (o: { sensor: number }) => {
+    const sensor = await sensorOf(cli, o.sensor);
+    const model = await getForecastModel(await cli.db(), sensor.id);
+    if (!model) throw new CliError(`sensor ${sensor.id} has not been forecast yet; run "add forecasts" first`);
+    const b = model.backtest;
+    if (!b) {
       cli.print(
-        { sensor_id: sensor.id, method: model.method, data_source_id: model.sourceId, backtest: b },
-        [
-          `sensor ${sensor.id} "${sensor.name}" (${sensor.unit}): ${b.chosen} chosen over ${b.origins} daily origins, skill ${percent(b.skill)} against ${b.baseline}`,
-          '',
-          table(methods, ['method', 'mae', 'rmse']),
-          '',
-          table(horizons, ['horizon', 'mae', 'rmse', 'baseline_mae', 'skill']),
-        ].join('\n'),
+        { sensor_id: sensor.id, method: model.method, backtest: null },
+        `sensor ${sensor.id}: ${model.method}, chosen without a backtest: too little history (choosing by backtest needs ` +
+          `${BACKTEST_LEAD_DAYS} days of history before the earliest origin plus the horizon, 9 days for daily cycles)`,
       );
-    });
+      return;
+    }
+    const horizons = b.perHorizon.map((h) => ({
+      horizon: `${h.fromH}–${h.toH ?? '…'} h`,
+      mae: figure(h.mae),
+      rmse: figure(h.rmse),
+      baseline_mae: figure(h.baselineMae),
+      skill: percent(h.skill),
+    }));
+    const methods = Object.entries(b.methods).map(([name, s]) => ({ method: name, mae: figure(s!.mae), rmse: figure(s!.rmse) }));
+    cli.print(
+      { sensor_id: sensor.id, method: model.method, data_source_id: model.sourceId, backtest: b },
+      [
+        `sensor ${sensor.id} "${sensor.name}" (${sensor.unit}): ${b.chosen} chosen over ${b.origins} daily origins, skill ${percent(b.skill)} against ${b.baseline}`,
+        '',
+        table(methods, ['method', 'mae', 'rmse']),
+        '',
+        table(horizons, ['horizon', 'mae', 'rmse', 'baseline_mae', 'skill']),
+      ].join('\n'),
+    );
+  });
 }

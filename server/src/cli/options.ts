@@ -36,6 +36,17 @@ export async function confirm(question: string, yes: boolean): Promise<void> {
 export const group = (program: Command, name: string, description: string) =>
   program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
 
+const verbs = { add: 'create things', show: 'show things' };
+
+/** `<verb> <name> --sensor ID`: a command about one sensor, made in its verb's group. */
+export const sensorCommand = (
+  program: Command,
+  verb: keyof typeof verbs,
+  name: string,
+  description: string,
+  sensorHelp = 'id of the sensor',
+) => group(program, verb, verbs[verb]).command(name).description(description).requiredOption('--sensor <id>', sensorHelp, int);
+
 export const time = (text: string) => {
   const dt = parseAwareDateTime(text);
   if (typeof dt === 'string') throw new CliError(`"${text}" is not a datetime with a UTC offset`);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { SocConstraintSpec } from '../contracts/jobSpec.ts';
 import type { Reading } from '../domain/mqtt.ts';
+import { numberOrNull, textOrNull } from './columns.ts';
 
 /** A device link as stored. */
 export interface MqttLink {
@@ -34,33 +35,31 @@ export type NewMqttLink = Omit<
   'id' | 'username' | 'closedUntilMs' | 'lastMessageAt' | 'lastValue' | 'messageCount' | 'malformedCount' | 'lateCount' | 'lastProblem'
 >;
 
-const num = (x: unknown) => (x === null || x === undefined ? null : Number(x));
-
 function fromRow(r: Record<string, unknown>): MqttLink {
   return {
     id: Number(r.id),
     sensorId: Number(r.sensor_id),
-    ownerId: num(r.owner_id),
+    ownerId: numberOrNull(r.owner_id),
     name: String(r.name),
     direction: r.direction === 'out' ? 'out' : 'in',
     topic: String(r.topic),
-    valuePath: (r.value_path as string | null) ?? null,
-    timePath: (r.time_path as string | null) ?? null,
+    valuePath: textOrNull(r.value_path),
+    timePath: textOrNull(r.time_path),
     unit: String(r.unit),
     scale: Number(r.scale),
     inverted: Boolean(r.inverted),
-    safeSetpoint: num(r.safe_setpoint),
-    staleAfterMs: num(r.stale_after_ms),
+    safeSetpoint: numberOrNull(r.safe_setpoint),
+    staleAfterMs: numberOrNull(r.stale_after_ms),
     username: String(r.username),
     passwordHash: String(r.password_hash),
     createdAt: Number(r.created_at),
-    closedUntilMs: num(r.closed_until_ms),
-    lastMessageAt: num(r.last_message_at),
-    lastValue: num(r.last_value),
+    closedUntilMs: numberOrNull(r.closed_until_ms),
+    lastMessageAt: numberOrNull(r.last_message_at),
+    lastValue: numberOrNull(r.last_value),
     messageCount: Number(r.message_count),
     malformedCount: Number(r.malformed_count),
     lateCount: Number(r.late_count),
-    lastProblem: (r.last_problem as string | null) ?? null,
+    lastProblem: textOrNull(r.last_problem),
   };
 }
 
@@ -155,7 +154,7 @@ export async function sentSetpoints(
     topic: String(r.topic),
     value: Number(r.value),
     status: String(r.status),
-    jobId: (r.job_id as string | null) ?? null,
+    jobId: textOrNull(r.job_id),
   }));
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { textOrNull } from './columns.ts';
 
 export interface SourceStats {
   sourceId: number;
@@ -39,8 +40,8 @@ export async function sensorStats(db: Knex, sensorId: number, window: { startMs?
     sourceId: Number(r.sourceId),
     name: String(r.name),
     type: String(r.type),
-    model: (r.model as string | null) ?? null,
-    version: (r.version as string | null) ?? null,
+    model: textOrNull(r.model),
+    version: textOrNull(r.version),
     firstEventStartMs: Number(r.firstEventStartMs),
     lastEventStartMs: Number(r.lastEventStartMs),
     lastBeliefTimeMs: Number(r.lastBeliefTimeMs),
