@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mqtt from 'mqtt';
-import { hashDevicePassword } from '../server/src/commands/mqttLinks.ts';
+import { hashDevicePassword } from '../server/src/domain/mqtt.ts';
 import { dataFolder } from '../server/src/dataFolder.ts';
 import { migrate, openStore } from '../server/src/db/connection.ts';
 import { createMqttLink } from '../server/src/store/write/mqttLinks.ts';

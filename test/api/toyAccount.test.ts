@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../worker/src/tasks.ts';
 import { createToyAccount, type ToyAccountIds } from '../../server/src/commands/toyAccount.ts';
-import { TOY_DAY_PRICES } from '../../server/src/commands/toyPrices.ts';
+import { TOY_DAY_PRICES } from '../../server/src/domain/toyPrices.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 

@@ -1,14 +1,16 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { automationChanges, automationLimitProblem, automationReferences, newAutomation } from './automationWire.ts';
 import type { automationCreate, automationPatch } from '../contracts/automations.ts';
 import { fieldError, forbidden } from '../errors.ts';
 import { authorize, can } from '../policies/access.ts';
+import { automationLimitProblem, automationReferences } from '../policies/automations.ts';
 import { auditActor, type Principal } from '../policies/principal.ts';
 import { assetAccess, authorizeReferences, firstRefused } from '../policies/references.ts';
 import type { Asset } from '../store/assets.ts';
 import * as store from '../store/automations.ts';
+import type { AutomationProps } from '../store/automations.ts';
 import * as write from '../store/write/automations.ts';
+import { getSensor } from '../store/sensors.ts';
 import { getUser, type User } from '../store/users.ts';
 import type { Uses } from './context.ts';
 
@@ -20,6 +22,24 @@ import type { Uses } from './context.ts';
  */
 
 type Named = Parameters<typeof automationReferences>[0];
+
+/** The store's fields of a change; absent fields stay as they are. */
+const automationChanges = (body: z.output<typeof automationPatch>): Partial<AutomationProps> => ({
+  name: body.name,
+  cron: body.cron,
+  timezone: body.timezone,
+  forecastSensorIds: body.forecast_sensor_ids,
+  scheduleSensorId: body.schedule_sensor_id,
+  horizon: body.horizon,
+  enabled: body.enabled,
+});
+
+/** A new automation's fields; without a time zone it runs in that of the sensor it names first (else UTC). */
+async function newAutomation(db: Knex, body: z.output<typeof automationCreate>): Promise<AutomationProps> {
+  const named = body.schedule_sensor_id ?? body.forecast_sensor_ids[0];
+  const timezone = body.timezone ?? (named ? (await getSensor(db, named))?.timezone : undefined) ?? 'UTC';
+  return { ...(automationChanges(body) as AutomationProps), timezone };
+}
 
 /** Whether the writer may change the asset and write into the sensors the automation names (422 for unknown ones). */
 async function authorizeWriter(db: Knex, writer: Principal, asset: Asset, body: Named): Promise<void> {

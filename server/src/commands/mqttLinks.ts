@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { MqttLinkCreate } from '../contracts/mqttLinks.ts';
-import { filtersOverlap } from '../domain/mqtt.ts';
+import { filtersOverlap, hashDevicePassword } from '../domain/mqtt.ts';
 import { conversion } from '../domain/units.ts';
 import { fieldError } from '../errors.ts';
 import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
@@ -21,13 +21,7 @@ import type { Uses } from './context.ts';
  */
 
 /** Topics Flexsite publishes itself: setpoints and Home Assistant's discovery configs. */
-export const RESERVED_TOPICS = ['flexsite/#', 'homeassistant/#'];
-
-/**
- * A device password is 32 random bytes, so a fast hash is as safe as a slow one (nothing to
- * guess from), and the broker checks it at every connection without a worker thread.
- */
-export const hashDevicePassword = (password: string) => createHash('sha256').update(password).digest('hex');
+const RESERVED_TOPICS = ['flexsite/#', 'homeassistant/#'];
 
 async function checkTopic(db: Knex, sensor: SensorInContext, topic: string): Promise<void> {
   const reserved = RESERVED_TOPICS.find((r) => filtersOverlap(topic, r));

@@ -1,6 +1,5 @@
 import { rightsOf, type Principal } from '../policies/principal.ts';
 import { authorizeReferences, type Reference } from '../policies/references.ts';
-import type { RecordResult } from '../store/beliefs.ts';
 import type { SensorInContext } from '../store/sensors.ts';
 import type { SourceProps } from '../store/sources.ts';
 import { commitUploads, saveUploads, type StoredUploads, type SensorUpload } from '../store/write/uploads.ts';
@@ -16,9 +15,6 @@ export type { SensorUpload } from '../store/write/uploads.ts';
  * a refused sensor is the API's 403, an unknown one its 422; a replacement that is not allowed
  * throws `ReplacementError`, each caller answering it in its own words.
  */
-
-/** Whether an upload answers "already received": something was left out as unchanged, or nothing was new. */
-export const alreadyReceived = (r: RecordResult) => r.unchanged > 0 || r.inserted + r.replaced === 0;
 
 /** What to store: the events per sensor, and for the operator, the source to store them as. */
 export interface SensorDataInput {

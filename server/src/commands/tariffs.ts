@@ -5,6 +5,7 @@ import { notFound } from '../errors.ts';
 import { authorize } from '../policies/access.ts';
 import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
 import { assetAccess, authorizeReferences, type Reference } from '../policies/references.ts';
+import { checkConnectorLimit, checkTariffLimits, connectorReferences, mayWritePrices, tariffReferences } from '../policies/tariffs.ts';
 import { checkTariffValues } from '../scheduling/storedValues.ts';
 import type { Asset } from '../store/assets.ts';
 import { type BeliefInput } from '../store/beliefs.ts';
@@ -15,8 +16,7 @@ import { getOrCreateSource } from '../store/write/sources.ts';
 import * as tariffs from '../store/tariffs.ts';
 import * as write from '../store/write/tariffs.ts';
 import type { Writes } from './context.ts';
-import { checkConnectorLimit, checkTariffLimits } from './tariffLimits.ts';
-import { tariffPriceAt } from './tariffPrice.ts';
+import { tariffPriceAt } from '../domain/tariffPrice.ts';
 
 /**
  * Tariffs and day-ahead connectors, stored and changed with their prices: a schedule triggered
@@ -38,7 +38,7 @@ export type PriceRow = Omit<BeliefInput, 'sourceId'>;
  * millisecond means the later definition.
  * @returns how many beliefs were stored (left out when the source believed them already).
  */
-export async function storePrices(trx: Knex.Transaction, source: SourceProps, rows: PriceRow[]): Promise<number> {
+async function storePrices(trx: Knex.Transaction, source: SourceProps, rows: PriceRow[]): Promise<number> {
   const src = await getOrCreateSource(trx, source);
   const result = await recordBeliefs(
     trx,
@@ -56,7 +56,7 @@ export async function storePrices(trx: Knex.Transaction, source: SourceProps, ro
  * a changed tariff's newer beliefs supersede the old ones for every interval it wrote.
  * @returns how many beliefs were stored.
  */
-export async function writeTariffPrices(
+async function pricesAhead(
   trx: Knex.Transaction,
   t: Pick<tariffs.Tariff, 'id' | 'definition'>,
   at: { nowMs: number; horizonMs: number },
@@ -83,18 +83,38 @@ export async function writeTariffPrices(
   return storePrices(trx, { name: 'Flexsite tariff', type: 'reporter', model: `tariff ${t.id}` }, rows);
 }
 
-/** A sensor prices are written to, as a reference its owner must be (and stay) allowed to write. */
-const writeRef = (id: number, field: string): Reference => ({ kind: 'sensor', id, use: 'write', location: 'json', field });
-
-/** The price sensors a tariff writes to: checked when it is stored and before each write. */
-export function tariffReferences(d: TariffDefinition): Reference[] {
-  const refs = [writeRef(d.consumption_price_sensor, 'consumption_price_sensor')];
-  if (d.production_price_sensor !== undefined) refs.push(writeRef(d.production_price_sensor, 'production_price_sensor'));
-  return refs;
+/**
+ * Writes a stored tariff's prices ahead of the clock (the hourly tick), as the tariff's owner
+ * with their current rights: the asset must still exist, and the owner and its account may still
+ * write the price sensors.
+ * @returns how many beliefs were stored.
+ */
+export async function writeTariffPrices(
+  context: Writes<'config'>,
+  principal: Principal,
+  input: { tariff: Pick<tariffs.Tariff, 'id' | 'assetId' | 'definition'>; nowMs: number },
+): Promise<number> {
+  const { db, config } = context;
+  const { tariff, nowMs } = input;
+  await mayWritePrices(db, principal, tariff.assetId, tariffReferences(tariff.definition));
+  return pricesAhead(db, tariff, { nowMs, horizonMs: config.planningHorizonMs }, 'ahead');
 }
 
-/** The price sensor a day-ahead connector writes to. */
-export const connectorReferences = (sensorId: number): Reference[] => [writeRef(sensorId, 'sensor')];
+/**
+ * Stores a day-ahead connector's prices as beliefs of the source "ENTSO-E", as the connector's
+ * owner with their current rights (as a tariff's).
+ * @returns how many beliefs were stored.
+ */
+export async function writeDayAheadPrices(
+  context: Writes,
+  principal: Principal,
+  input: { connector: Pick<tariffs.PriceConnector, 'assetId' | 'sensorId'>; rows: PriceRow[] },
+): Promise<number> {
+  const { db } = context;
+  const { connector, rows } = input;
+  await mayWritePrices(db, principal, connector.assetId, connectorReferences(connector.sensorId));
+  return storePrices(db, { name: 'ENTSO-E', type: 'reporter', model: 'day-ahead' }, rows);
+}
 
 /**
  * The principal may change the asset (`permission` on it) and write the price sensors, and so may
@@ -119,7 +139,7 @@ export async function addTariff(
   const nowMs = clock.now();
   const ownerId = rightsOf(principal)?.id ?? null;
   const tariff = await write.createTariff(db, auditActor(principal), { asset, ownerId, definition, nowMs });
-  await writeTariffPrices(db, tariff, { nowMs, horizonMs: config.planningHorizonMs }, 'today');
+  await pricesAhead(db, tariff, { nowMs, horizonMs: config.planningHorizonMs }, 'today');
   return tariff;
 }
 
@@ -141,7 +161,7 @@ export async function changeTariff(
   await checkTariffLimits(db, config.limits, asset, definition, false);
   await checkTariffValues(db, definition);
   const tariff = await write.updateTariff(db, auditActor(principal), { asset, id, definition });
-  await writeTariffPrices(db, tariff, { nowMs: clock.now(), horizonMs: config.planningHorizonMs }, 'today');
+  await pricesAhead(db, tariff, { nowMs: clock.now(), horizonMs: config.planningHorizonMs }, 'today');
   return tariff;
 }
 

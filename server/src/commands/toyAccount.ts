@@ -87,7 +87,7 @@ export async function createToyAccount(context: Uses<'hash'>, principal: Princip
       }));
     // The battery is priced by the public day-ahead market unless a flex-context says otherwise.
     await updateSensor(trx, by, (await getSensor(trx, power.id))!, { attributes: { capacity_in_mw: 0.5, market_id: prices.id } });
-    await recordToyPrices(trx, prices.id, 'Europe/Amsterdam');
+    await recordToyPrices({ db: trx }, principal, { sensorId: prices.id, zone: 'Europe/Amsterdam' });
     return {
       account_id: account.id,
       user_id: user.id,

@@ -1,32 +1,27 @@
-import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
+import { TOY_DAY_PRICES, TOY_PRICE_DAYS } from '../domain/toyPrices.ts';
+import { forbidden } from '../errors.ts';
+import type { Principal } from '../policies/principal.ts';
 import { recordBeliefs } from '../store/write/beliefs.ts';
 import { getOrCreateSource } from '../store/write/sources.ts';
-
-/**
- * Toy day-ahead prices (EUR/MWh) for the toy account, so that its battery can be scheduled out
- * of the box: per hour of the day, cheap at night and around noon, dear at the morning and
- * evening peaks — a day shape that gives a battery a reason to shift.
- */
-export const TOY_DAY_PRICES: readonly number[] = [
-  38, 35, 33, 32, 33, 40, 62, 85, 78, 60, 45, 36, 30, 28, 32, 44, 68, 96, 110, 92, 74, 60, 50, 42,
-];
-
-/** Days of prices written: today and the two coming days, in the market's zone. */
-export const TOY_PRICE_DAYS = 3;
+import type { Writes } from './context.ts';
 
 /**
  * Writes the toy prices from the start of today (in the zone) for `TOY_PRICE_DAYS` days, as
  * known a day before each day, under the source "Flexsite toy prices". Written again on the same
- * day, they replace themselves; a later run adds the days since.
+ * day, they replace themselves; a later run adds the days since. The operator's.
  * @returns the window written, epoch ms.
  */
 export async function recordToyPrices(
-  trx: Knex.Transaction,
-  sensorId: number,
-  zone: string,
-  nowMs = Date.now(),
+  context: Writes,
+  principal: Principal,
+  input: { sensorId: number; zone: string; nowMs?: number },
 ): Promise<{ startMs: number; endMs: number }> {
+  // The toy market's sensor belongs to no account: only the operator (or the server's own clock
+  // acting for them) writes its prices.
+  if (principal.kind !== 'operator') throw forbidden();
+  const { db: trx } = context;
+  const { sensorId, zone, nowMs = Date.now() } = input;
   const source = await getOrCreateSource(trx, { name: 'Flexsite toy prices', type: 'demo script' });
   const today = DateTime.fromMillis(nowMs, { zone }).startOf('day');
   const rows = [];

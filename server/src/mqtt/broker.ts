@@ -2,8 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Aedes, type AuthenticateError } from 'aedes';
-import { hashDevicePassword } from '../commands/mqttLinks.ts';
-import { filterWithin, topicMatches } from '../domain/mqtt.ts';
+import { filterWithin, hashDevicePassword, topicMatches } from '../domain/mqtt.ts';
 import type { MqttLink } from '../store/mqttLinks.ts';
 
 const USERNAME = Symbol('username');

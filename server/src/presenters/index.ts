@@ -1,5 +1,6 @@
 import type { Account, AccountRole } from '../store/accounts.ts';
 import type { Asset } from '../store/assets.ts';
+import type { RecordResult } from '../store/beliefs.ts';
 import type { Sensor } from '../store/sensors.ts';
 import type { User } from '../store/users.ts';
 import { formatResolution } from '../domain/time.ts';
@@ -69,3 +70,6 @@ export const presentAccount = (a: Account, roles: AccountRole[]) => ({
   consultancy_account_id: a.consultancy_account_id,
   account_roles: roles,
 });
+
+/** Whether an upload answers "already received": something was left out as unchanged, or nothing was new. */
+export const alreadyReceived = (r: RecordResult) => r.unchanged > 0 || r.inserted + r.replaced === 0;

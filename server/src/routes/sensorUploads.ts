@@ -1,4 +1,5 @@
-import { alreadyReceived, storeSensorData, type SensorUpload } from '../commands/storeSensorData.ts';
+import { storeSensorData, type SensorUpload } from '../commands/storeSensorData.ts';
+import { alreadyReceived } from '../presenters/index.ts';
 import type { UploadEvent } from '../domain/sensorData.ts';
 import { invalidReplacement } from '../errors.ts';
 import type { CommandContext } from '../commands/context.ts';

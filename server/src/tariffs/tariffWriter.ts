@@ -4,15 +4,15 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { resampleToGrid } from '../domain/resample.ts';
-import { connectorReferences, storePrices, tariffReferences, writeTariffPrices, type PriceRow } from '../commands/tariffs.ts';
+import { writeDayAheadPrices, writeTariffPrices, type PriceRow } from '../commands/tariffs.ts';
 import { conversion } from '../domain/units.ts';
-import { firstRefused, type Reference } from '../policies/references.ts';
+import type { Principal } from '../policies/principal.ts';
+import { connectorReferences, mayWritePrices, priceOwner } from '../policies/tariffs.ts';
 import { getSensor } from '../store/sensors.ts';
 import { endSubject } from '../store/write/notifications.ts';
 import { getPriceConnector, listPriceConnectors, listTariffs, type PriceConnector, type Tariff } from '../store/tariffs.ts';
 import { setConnectorOutcome } from '../store/write/tariffs.ts';
 import { getAsset } from '../store/assets.ts';
-import { getUser } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
 import type { Attention } from '../attention/attention.ts';
 import { fetchDayAhead, type DayAheadPrices } from './entsoe.ts';
@@ -113,9 +113,10 @@ export class TariffWriter extends Periodic {
     const asset = await getAsset(this.db, c.assetId);
     const subject = `prices-failed:connector:${c.id}`;
     try {
-      const rows = await this.dayAheadRows(c, dayOf, at);
+      const owner = await priceOwner(this.db, c.ownerId);
+      const rows = await this.dayAheadRows(c, owner, dayOf, at);
       const stored = await this.db.transaction(async (trx) => {
-        const n = await storePrices(trx, { name: 'ENTSO-E', type: 'reporter', model: 'day-ahead' }, rows);
+        const n = await writeDayAheadPrices({ db: trx }, owner, { connector: c, rows });
         await setConnectorOutcome(trx, c.id, { writtenAtMs: nowMs });
         return n;
       });
@@ -133,29 +134,22 @@ export class TariffWriter extends Periodic {
     }
   }
 
-  /** Throws unless the owner is active and they and the asset's account may still write these sensors. */
-  private async ownerMayWrite(ownerId: number | null, assetId: number, refs: Reference[]): Promise<void> {
-    const owner = ownerId === null ? undefined : await getUser(this.db, ownerId);
-    if (!owner?.active) throw new Error('the owner is no longer active');
-    const asset = await getAsset(this.db, assetId);
-    if (!asset) throw new Error(`asset ${assetId} no longer exists`);
-    const refused = await firstRefused(this.db, owner, refs, undefined, asset.account_id);
-    if (refused) throw new Error(`the owner may no longer write sensor ${refused.id}`);
-  }
-
+  /** Writes a tariff's prices as its owner, who must still be active. */
   private async writeTariff(t: Tariff, nowMs: number): Promise<number> {
-    await this.ownerMayWrite(t.ownerId, t.assetId, tariffReferences(t.definition));
-    return this.db.transaction((trx) => writeTariffPrices(trx, t, { nowMs, horizonMs: this.config.planningHorizonMs }, 'ahead'));
+    const owner = await priceOwner(this.db, t.ownerId);
+    return this.db.transaction((trx) => writeTariffPrices({ db: trx, config: this.config }, owner, { tariff: t, nowMs }));
   }
 
   /**
    * The day-ahead prices of the connector's zone as beliefs at `nowMs`, on its sensor's grid and
    * in its unit, for the intervals that end after `keepFromMs`: those still to end (the tick),
    * or from the start of today on (a connector just stored).
+   * @param owner whose rights the prices are written with.
    * @param dayOf the zone's prices (a tick's are fetched by the first connector that asks).
    */
-  private async dayAheadRows(c: PriceConnector, dayOf: DayOf, { nowMs, keepFromMs }: WriteAt): Promise<PriceRow[]> {
-    await this.ownerMayWrite(c.ownerId, c.assetId, connectorReferences(c.sensorId));
+  private async dayAheadRows(c: PriceConnector, owner: Principal, dayOf: DayOf, { nowMs, keepFromMs }: WriteAt): Promise<PriceRow[]> {
+    // Checked before the platform is asked as well as by the write: a refused owner spends no fetch.
+    await mayWritePrices(this.db, owner, c.assetId, connectorReferences(c.sensorId));
     const sensor = (await getSensor(this.db, c.sensorId))!;
     const day = await dayOf(c.biddingZone);
     if (!day.prices.length) return [];

@@ -43,7 +43,9 @@ export class ToyPriceClock extends Periodic {
   protected async work(nowMs: number): Promise<number> {
     const sensorId = await toyPriceSensorId(this.db);
     if (sensorId === undefined) return 0;
-    const { startMs, endMs } = await this.db.transaction((trx) => recordToyPrices(trx, sensorId, TOY_ZONE, nowMs));
+    // The server's own clock keeps them for the operator, who asked for the toy account.
+    const write = { sensorId, zone: TOY_ZONE, nowMs };
+    const { startMs, endMs } = await this.db.transaction((trx) => recordToyPrices({ db: trx }, { kind: 'operator' }, write));
     return Math.round((endMs - startMs) / 86_400_000);
   }
 }

@@ -2,14 +2,8 @@ import { z } from 'zod';
 import * as tariffWire from '../../contracts/tariffs.ts';
 import { route } from '../../http/routes.ts';
 import * as tariffs from '../../store/tariffs.ts';
-import {
-  addPriceConnector,
-  addTariff,
-  changePriceConnector,
-  changeTariff,
-  connectorReferences,
-  tariffReferences,
-} from '../../commands/tariffs.ts';
+import { addPriceConnector, addTariff, changePriceConnector, changeTariff } from '../../commands/tariffs.ts';
+import { connectorReferences, tariffReferences } from '../../policies/tariffs.ts';
 import { intText } from '../../contracts/fields.ts';
 import { assetById, idParams } from '../load.ts';
 

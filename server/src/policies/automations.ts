@@ -1,18 +1,15 @@
 import type { Knex } from 'knex';
-import type { z } from 'zod';
-import type { automationCreate, automationPatch } from '../contracts/automations.ts';
-import type { Reference } from '../policies/references.ts';
-import type { AutomationProps } from '../store/automations.ts';
-import { getSensor } from '../store/sensors.ts';
 import type { Config } from '../config.ts';
+import type { z } from 'zod';
+import type { automationPatch } from '../contracts/automations.ts';
+import { shortestInterval } from '../domain/cron.ts';
 import { parseIsoDuration } from '../domain/time.ts';
 import { countAutomations } from '../store/automations.ts';
-import { shortestInterval } from '../domain/cron.ts';
+import type { Reference } from './references.ts';
 
-/** Automations between the wire and the store, shared by the API and the command line. */
-
-type Create = z.output<typeof automationCreate>;
 type Patch = z.output<typeof automationPatch>;
+
+/** What an automation may name and how often and how far it may run, shared by the API and the command line. */
 
 /** The sensors an automation writes into: the forecasts and the schedule are stored there, in its maker's name. */
 export const automationReferences = (body: Pick<Patch, 'forecast_sensor_ids' | 'schedule_sensor_id'>): Reference[] => [
@@ -27,24 +24,6 @@ export const automationReferences = (body: Pick<Patch, 'forecast_sensor_ids' | '
     ? [{ kind: 'sensor', id: body.schedule_sensor_id, use: 'write', location: 'json', field: 'schedule_sensor_id' } as Reference]
     : []),
 ];
-
-/** The store's fields of a change; absent fields stay as they are. */
-export const automationChanges = (body: Patch): Partial<AutomationProps> => ({
-  name: body.name,
-  cron: body.cron,
-  timezone: body.timezone,
-  forecastSensorIds: body.forecast_sensor_ids,
-  scheduleSensorId: body.schedule_sensor_id,
-  horizon: body.horizon,
-  enabled: body.enabled,
-});
-
-/** A new automation's fields; without a time zone it runs in that of the sensor it names first (else UTC). */
-export async function newAutomation(db: Knex, body: Create): Promise<AutomationProps> {
-  const named = body.schedule_sensor_id ?? body.forecast_sensor_ids[0];
-  const timezone = body.timezone ?? (named ? (await getSensor(db, named))?.timezone : undefined) ?? 'UTC';
-  return { ...(automationChanges(body) as AutomationProps), timezone };
-}
 
 /** A limit an automation breaks: the field and the message, for the API's 422 and the CLI's error. */
 export interface LimitProblem {

@@ -2,7 +2,17 @@ import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import type { TariffDefinition } from '../contracts/tariffs.ts';
 import { fieldError } from '../errors.ts';
+import { getAsset } from '../store/assets.ts';
 import { getSensor } from '../store/sensors.ts';
+import { getUser } from '../store/users.ts';
+import type { Principal } from './principal.ts';
+import { firstRefused, type Reference } from './references.ts';
+
+/**
+ * What tariffs and day-ahead price connectors may do: the operator's limits on them, the price
+ * sensors they write to, and whose rights their prices are written with (their owner's, checked
+ * again at every write).
+ */
 
 /** How many rows of `table` belong to the assets of an account (null: assets of no account). */
 async function countOfAccount(db: Knex, table: 'tariff' | 'price_connector', accountId: number | null): Promise<number> {
@@ -48,4 +58,36 @@ export async function checkConnectorLimit(db: Knex, limits: Config['limits'], as
     const most = limits.priceConnectorsPerAccount;
     throw fieldError('json', '_schema', `The account of asset ${asset.id} has the most day-ahead price connectors allowed (${most}).`);
   }
+}
+
+/** A sensor prices are written to, as a reference its owner must be (and stay) allowed to write. */
+const writeRef = (id: number, field: string): Reference => ({ kind: 'sensor', id, use: 'write', location: 'json', field });
+
+/** The price sensors a tariff writes to: checked when it is stored and before each write. */
+export function tariffReferences(d: TariffDefinition): Reference[] {
+  const refs = [writeRef(d.consumption_price_sensor, 'consumption_price_sensor')];
+  if (d.production_price_sensor !== undefined) refs.push(writeRef(d.production_price_sensor, 'production_price_sensor'));
+  return refs;
+}
+
+/** The price sensor a day-ahead connector writes to. */
+export const connectorReferences = (sensorId: number): Reference[] => [writeRef(sensorId, 'sensor')];
+
+/**
+ * The principal a tariff's or connector's prices are written as, later, by the clock: the user who
+ * added it, with their current rights, as an automation runs as its maker.
+ * @throws while the owner is gone or no longer active.
+ */
+export async function priceOwner(db: Knex, ownerId: number | null): Promise<Principal> {
+  const owner = ownerId === null ? undefined : await getUser(db, ownerId);
+  if (!owner?.active) throw new Error('the owner is no longer active');
+  return { kind: 'user', user: owner };
+}
+
+/** Throws unless the asset still exists and the principal and the asset's account may still write these sensors. */
+export async function mayWritePrices(db: Knex, principal: Principal, assetId: number, refs: Reference[]): Promise<void> {
+  const asset = await getAsset(db, assetId);
+  if (!asset) throw new Error(`asset ${assetId} no longer exists`);
+  const refused = await firstRefused(db, principal, refs, undefined, asset.account_id);
+  if (refused) throw new Error(`the owner may no longer write sensor ${refused.id}`);
 }

@@ -1,5 +1,14 @@
 import { DateTime } from 'luxon';
-import type { TariffDefinition } from '../contracts/tariffs.ts';
+
+/**
+ * The parts of a tariff its price depends on (the contract's `TariffDefinition` has them): the
+ * domain names its own shape, as it imports nothing above it.
+ */
+export interface TimeOfUseTariff {
+  timezone: string;
+  price: number;
+  periods: { months?: number[]; days: 'all' | 'weekdays' | 'weekend'; from: string; to: string; price: number }[];
+}
 
 const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
@@ -13,7 +22,7 @@ function inWindow(minute: number, from: string, to: string): boolean {
  * The consumption price of a tariff for the interval starting at `startMs`, judged by its start
  * in the tariff's time zone (so a DST day keeps its wall-clock hours).
  */
-export function tariffPriceAt(tariff: TariffDefinition, startMs: number): number {
+export function tariffPriceAt(tariff: TimeOfUseTariff, startMs: number): number {
   const local = DateTime.fromMillis(startMs, { zone: tariff.timezone });
   const weekend = local.weekday >= 6;
   const minute = local.hour * 60 + local.minute;
