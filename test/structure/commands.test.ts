@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /**
@@ -11,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
  * `commands-are-the-only-writers` of .dependency-cruiser.js (run by `npm test` as
  * `npm run lint:deps`, over every import, type-only ones included) lets only commands/ and the
  * store import them, besides the bookkeeping it names. This shows the rule bite on planted
- * imports, and checks what an import cannot show: queueing and raw table writes.
+ * imports, and checks what an import cannot show: queueing, raw table writes, and that commands/
+ * exports nothing but commands.
  */
 const root = path.resolve('server/src');
 const depcruise = path.resolve('node_modules/.bin/depcruise');
@@ -37,6 +39,48 @@ function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name);
     return e.isDirectory() ? sources(full) : e.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+const exported = (node: ts.Node) =>
+  ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+
+const parse = (text: string) => ts.createSourceFile('command.ts', text, ts.ScriptTarget.Latest, true);
+
+/** The types a command's context is given as: the context's own, and those of commands/ picked from it (e.g. `Queueing`). */
+function contextTypes(texts: string[]): Set<string> {
+  const names = new Set(['Writes', 'Uses', 'CommandContext']);
+  for (const file of texts.map(parse)) {
+    for (const s of file.statements) {
+      if (ts.isTypeAliasDeclaration(s) && /\bCommandContext\b/.test(s.type.getText(file))) names.add(s.name.text);
+    }
+  }
+  return names;
+}
+
+/**
+ * The runtime exports of a module of commands/ that are not a command: anything but a function
+ * whose first two parameters are typed as the command context (one of `contexts`, or several
+ * joined with `&`) and a `Principal`. Read from the syntax, so a planted helper is seen without
+ * compiling the tree; types and interfaces are free to go.
+ */
+function nonCommands(text: string, contexts: Set<string>): string[] {
+  const file = parse(text);
+  const isContext = (t: ts.TypeNode | undefined): boolean =>
+    t !== undefined &&
+    (ts.isIntersectionTypeNode(t) ? t.types.every(isContext) : ts.isTypeReferenceNode(t) && contexts.has(t.typeName.getText(file)));
+  const isPrincipal = (t: ts.TypeNode | undefined) =>
+    t !== undefined && ts.isTypeReferenceNode(t) && t.typeName.getText(file) === 'Principal';
+  return file.statements.flatMap((s): string[] => {
+    if (ts.isFunctionDeclaration(s) && exported(s)) {
+      const [context, principal] = s.parameters;
+      return isContext(context?.type) && isPrincipal(principal?.type) ? [] : [s.name?.text ?? 'default'];
+    }
+    if ((ts.isVariableStatement(s) || ts.isClassDeclaration(s) || ts.isEnumDeclaration(s)) && exported(s)) {
+      return [s.getText(file).split('\n')[0]];
+    }
+    if (ts.isExportDeclaration(s) && !s.isTypeOnly) return [s.getText(file)];
+    return ts.isExportAssignment(s) ? [s.getText(file)] : [];
   });
 }
 
@@ -85,6 +129,33 @@ describe('commands/', () => {
       expect(why.length, file).toBeGreaterThan(10);
     }
   }, 60_000);
+
+  it('exports only commands: functions of a context, a principal and their input', () => {
+    // The context is what commands take, not a command.
+    const files = sources(path.join(root, 'commands')).filter((file) => path.basename(file) !== 'context.ts');
+    const texts = new Map(files.map((file) => [path.relative(root, file), fs.readFileSync(file, 'utf8')]));
+    const contexts = contextTypes([...texts.values()]);
+    const found = [...texts].flatMap(([file, text]) => nonCommands(text, contexts).map((what) => `${file}: ${what}`));
+    expect(found).toEqual([]);
+    const planted = [
+      'export type Row = { id: number };',
+      'export interface Input { id: number }',
+      "export type { SensorUpload } from '../store/write/uploads.ts';",
+      "type Queueing = Pick<CommandContext, 'db' | 'jobs'>;",
+      'export async function a(context: Writes, principal: Principal, input: Row) {}',
+      'export async function b(context: Queueing & Uses, principal: Principal) {}',
+      'export async function c(trx: Knex.Transaction, rows: Row[]) {}',
+      'export function d(context: Uses, input: Row) {}',
+      'export const E = 3;',
+      "export { helper } from './helper.ts';",
+    ].join('\n');
+    expect(nonCommands(planted, contextTypes([planted]))).toEqual([
+      'c',
+      'd',
+      'export const E = 3;',
+      "export { helper } from './helper.ts';",
+    ]);
+  });
 
   it('holds the only raw writes of users, assets, automations and beliefs: the ways in write through it', () => {
     // An import rule cannot see a raw knex write, so the ways in are read for one.
