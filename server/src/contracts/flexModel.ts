@@ -68,41 +68,46 @@ export const socConstraint = z.union([
   z.strictObject({ value: quantity, start: awareDateTime, duration: isoDuration }),
 ]);
 
-export const storageFlexModel = z.strictObject({
-  'soc-at-start': quantity.optional(),
-  /**
-   * Flexsite: the state of charge an EV is assumed to arrive with, planned from (and said in the
-   * job's warnings) when its state-of-charge sensor has no recent measurement. EV chargers only.
-   */
-  'soc-at-arrival': quantity.optional(),
-  'soc-unit': z.enum(['kWh', 'MWh']).optional(),
-  'soc-min': quantity.optional(),
-  'soc-max': quantity.optional(),
-  /** A list, or (FlexMeasures 1.0) a sensor whose beliefs are the constraints, each over its event. */
-  'soc-targets': z.union([z.array(socConstraint), sensorRef]).optional(),
-  'soc-minima': z.union([z.array(socConstraint), sensorRef]).optional(),
-  'soc-maxima': z.union([z.array(socConstraint), sensorRef]).optional(),
-  'roundtrip-efficiency': quantity.optional(),
-  'storage-efficiency': variableQuantity.optional(),
-  'charging-efficiency': variableQuantity.optional(),
-  'discharging-efficiency': variableQuantity.optional(),
-  'prefer-charging-sooner': z.boolean().optional(),
-  /** FlexMeasures 1.0: the tie-breaker fades over the schedule (default true in the 1.0 dialect). */
-  'prefer-curtailing-later': z.boolean().optional(),
-  'power-capacity': variableQuantity.optional(),
-  'consumption-capacity': variableQuantity.optional(),
-  'production-capacity': variableQuantity.optional(),
-  'soc-gain': z.array(variableQuantity).optional(),
-  'soc-usage': z.array(variableQuantity).optional(),
-  /**
-   * Output sensor for the scheduled state of charge; also where an omitted soc-at-start is read.
-   * 1.0 also takes a time series here, an input for soc-at-start only.
-   */
-  'state-of-charge': z.union([sensorRef, z.array(timedSegment).max(10_000)]).optional(),
-  /** FlexMeasures 1.0 output sensors for the schedule seen as consumption resp. production. */
-  consumption: sensorRef.optional(),
-  production: sensorRef.optional(),
-});
+/** A list, or (FlexMeasures 1.0) a sensor whose beliefs are the constraints, each over its event. */
+const socConstraints = z.union([z.array(socConstraint), sensorRef]);
+
+/** Every field may be left out (so in the flex-context): the scheduler's defaults apply. */
+export const storageFlexModel = z
+  .strictObject({
+    'soc-at-start': quantity,
+    /**
+     * Flexsite: the state of charge an EV is assumed to arrive with, planned from (and said in the
+     * job's warnings) when its state-of-charge sensor has no recent measurement. EV chargers only.
+     */
+    'soc-at-arrival': quantity,
+    'soc-unit': z.enum(['kWh', 'MWh']),
+    'soc-min': quantity,
+    'soc-max': quantity,
+    'soc-targets': socConstraints,
+    'soc-minima': socConstraints,
+    'soc-maxima': socConstraints,
+    'roundtrip-efficiency': quantity,
+    'storage-efficiency': variableQuantity,
+    'charging-efficiency': variableQuantity,
+    'discharging-efficiency': variableQuantity,
+    'prefer-charging-sooner': z.boolean(),
+    /** FlexMeasures 1.0: the tie-breaker fades over the schedule (default true in the 1.0 dialect). */
+    'prefer-curtailing-later': z.boolean(),
+    'power-capacity': variableQuantity,
+    'consumption-capacity': variableQuantity,
+    'production-capacity': variableQuantity,
+    'soc-gain': z.array(variableQuantity),
+    'soc-usage': z.array(variableQuantity),
+    /**
+     * Output sensor for the scheduled state of charge; also where an omitted soc-at-start is read.
+     * 1.0 also takes a time series here, an input for soc-at-start only.
+     */
+    'state-of-charge': z.union([sensorRef, z.array(timedSegment).max(10_000)]),
+    /** FlexMeasures 1.0 output sensors for the schedule seen as consumption resp. production. */
+    consumption: sensorRef,
+    production: sensorRef,
+  })
+  .partial();
 export type StorageFlexModel = z.output<typeof storageFlexModel>;
 
 /** The process scheduler's flex-model (asset type `process`). */
@@ -149,41 +154,43 @@ export const commitment = z
   });
 export type Commitment = z.output<typeof commitment>;
 
-export const flexContext = z.strictObject({
-  'consumption-price-sensor': id.optional(),
-  'production-price-sensor': id.optional(),
-  'consumption-price': variableWithUnit.optional(),
-  'production-price': variableWithUnit.optional(),
-  'inflexible-device-sensors': z.array(id).optional(),
-  /** FlexMeasures 1.0: inflexible devices whose positive values are consumption resp. production. */
-  'inflexible-consumption': z.array(sensorRef).optional(),
-  'inflexible-production': z.array(sensorRef).optional(),
-  'site-power-capacity': variableWithUnit.optional(),
-  'site-consumption-capacity': variableWithUnit.optional(),
-  'site-production-capacity': variableWithUnit.optional(),
-  /** FlexMeasures 1.0 soft constraints: breach prices per energy (SoC) or per power (capacities). */
-  'soc-minima-breach-price': variableWithUnit.optional(),
-  'soc-maxima-breach-price': variableWithUnit.optional(),
-  'consumption-breach-price': variableWithUnit.optional(),
-  'production-breach-price': variableWithUnit.optional(),
-  'site-consumption-breach-price': variableWithUnit.optional(),
-  'site-production-breach-price': variableWithUnit.optional(),
-  /** Demand charges: the price per power of the peak above the threshold (default 0 kW). */
-  'site-peak-consumption': variableWithUnit.optional(),
-  'site-peak-consumption-price': variableWithUnit.optional(),
-  'site-peak-production': variableWithUnit.optional(),
-  'site-peak-production-price': variableWithUnit.optional(),
-  'relax-constraints': z.boolean().optional(),
-  'relax-soc-constraints': z.boolean().optional(),
-  'relax-site-capacity-constraints': z.boolean().optional(),
-  'relax-capacity-constraints': z.boolean().optional(),
-  commitments: z.array(commitment).optional(),
-  /** FlexMeasures 1.0 output sensor for the site's power: all scheduled and inflexible devices. */
-  'aggregate-power': sensorRef.optional(),
-  /** The same, seen as consumption resp. production (1.0's successors of `aggregate-power`). */
-  'aggregate-consumption': sensorRef.optional(),
-  'aggregate-production': sensorRef.optional(),
-});
+export const flexContext = z
+  .strictObject({
+    'consumption-price-sensor': id,
+    'production-price-sensor': id,
+    'consumption-price': variableWithUnit,
+    'production-price': variableWithUnit,
+    'inflexible-device-sensors': z.array(id),
+    /** FlexMeasures 1.0: inflexible devices whose positive values are consumption resp. production. */
+    'inflexible-consumption': z.array(sensorRef),
+    'inflexible-production': z.array(sensorRef),
+    'site-power-capacity': variableWithUnit,
+    'site-consumption-capacity': variableWithUnit,
+    'site-production-capacity': variableWithUnit,
+    /** FlexMeasures 1.0 soft constraints: breach prices per energy (SoC) or per power (capacities). */
+    'soc-minima-breach-price': variableWithUnit,
+    'soc-maxima-breach-price': variableWithUnit,
+    'consumption-breach-price': variableWithUnit,
+    'production-breach-price': variableWithUnit,
+    'site-consumption-breach-price': variableWithUnit,
+    'site-production-breach-price': variableWithUnit,
+    /** Demand charges: the price per power of the peak above the threshold (default 0 kW). */
+    'site-peak-consumption': variableWithUnit,
+    'site-peak-consumption-price': variableWithUnit,
+    'site-peak-production': variableWithUnit,
+    'site-peak-production-price': variableWithUnit,
+    'relax-constraints': z.boolean(),
+    'relax-soc-constraints': z.boolean(),
+    'relax-site-capacity-constraints': z.boolean(),
+    'relax-capacity-constraints': z.boolean(),
+    commitments: z.array(commitment),
+    /** FlexMeasures 1.0 output sensor for the site's power: all scheduled and inflexible devices. */
+    'aggregate-power': sensorRef,
+    /** The same, seen as consumption resp. production (1.0's successors of `aggregate-power`). */
+    'aggregate-consumption': sensorRef,
+    'aggregate-production': sensorRef,
+  })
+  .partial();
 export type FlexContext = z.output<typeof flexContext>;
 
 /** Body of POST /sensors/<id>/schedules/trigger; the flex parts are validated on their own. */

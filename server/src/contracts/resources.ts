@@ -15,10 +15,10 @@ const checkedJsonText = (schema: z.ZodType) =>
 
 /**
  * Stored flex configuration is validated like a trigger's, field by field: it may be partial,
- * since the trigger completes it.
+ * since the trigger completes it (a storage flex-model and a flex-context are partial anyway).
  */
-const storedFlexContext = checkedJsonText(flexContext.partial());
-const storedFlexModel = checkedJsonText(z.union([storageFlexModel.partial(), processFlexModel.partial()]));
+const storedFlexContext = checkedJsonText(flexContext);
+const storedFlexModel = checkedJsonText(z.union([storageFlexModel, processFlexModel.partial()]));
 
 const decimals = (v: number) => (String(v).split('.')[1] ?? '').replace(/e.*$/, '').length;
 
