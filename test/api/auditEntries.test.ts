@@ -16,7 +16,7 @@ import { createMqttLink, deleteMqttLink } from '../../server/src/commands/mqttLi
 import { replaceRecurringTargets } from '../../server/src/commands/recurringTargets.ts';
 import { createSensor, deleteSensor, updateSensor } from '../../server/src/commands/sensors.ts';
 import { setUpDevice } from '../../server/src/commands/setUpDevice.ts';
-import { addPriceConnector, addTariff, changeTariff } from '../../server/src/commands/tariffs.ts';
+import { addPriceConnector, saveTariff } from '../../server/src/commands/tariffs.ts';
 import { createUser, updateUser } from '../../server/src/commands/users.ts';
 import { automationCreate } from '../../server/src/contracts/automations.ts';
 import { deviceSetup } from '../../server/src/contracts/devices.ts';
@@ -191,8 +191,8 @@ const writes: [string, (p: Principal) => Promise<RegExp[]>][] = [
       const asset = await newAsset({ kind: 'operator' });
       const prices = await newSensor({ kind: 'operator' }, asset, { name: 'prices', unit: 'EUR/MWh' });
       const definition = tariffDefinition.parse({ name: 'flat', timezone: 'UTC', consumption_price_sensor: prices.id, price: 200 });
-      const added = await run((c) => addTariff(c, p, { asset, definition }));
-      await run((c) => changeTariff(c, p, { asset, id: added.id, definition: { ...definition, name: 'flatter', price: 190 } }));
+      const added = await run((c) => saveTariff(c, p, { asset, definition }));
+      await run((c) => saveTariff(c, p, { asset, id: added.id, definition: { ...definition, name: 'flatter', price: 190 } }));
       return [new RegExp(`^Added tariff 'flat': ${added.id}$`), new RegExp(`^Changed tariff 'flatter': ${added.id}$`)];
     },
   ],

@@ -125,43 +125,30 @@ async function authorizePrices(db: Knex, principal: Principal, asset: Asset, per
   await authorizeReferences(db, principal, refs, [], asset.account_id);
 }
 
-/** Adds a tariff to an asset and writes its prices (422 beyond the limits or for a value that is no price). */
-export async function addTariff(
-  context: Writes<'config' | 'clock'>,
-  principal: Principal,
-  input: { asset: Asset; definition: TariffDefinition },
-): Promise<tariffs.Tariff> {
-  const { db, clock, config } = context;
-  const { asset, definition } = input;
-  await authorizePrices(db, principal, asset, 'create-children', tariffReferences(definition));
-  await checkTariffLimits(db, config.limits, asset, definition, true);
-  await checkTariffValues(db, definition);
-  const nowMs = clock.now();
-  const ownerId = rightsOf(principal)?.id ?? null;
-  const tariff = await write.createTariff(db, auditActor(principal), { asset, ownerId, definition, nowMs });
-  await pricesAhead(db, tariff, { nowMs, horizonMs: config.planningHorizonMs }, 'today');
-  return tariff;
-}
-
 /**
- * Replaces a tariff's definition and writes its prices anew: believed now, they supersede the old
- * ones for every interval from the start of today, so that readers of the most recent belief (the
- * scheduler, the chart) see one price per interval, the new one.
- * @returns the changed tariff; 404 when the asset has no tariff of this id.
+ * Adds a tariff to an asset (no `id`) or replaces tariff `id`'s definition, and writes its prices
+ * anew: believed now, they supersede a changed tariff's old ones for every interval from the start
+ * of today, so that readers of the most recent belief (the scheduler, the chart) see one price per
+ * interval, the new one. 422 beyond the limits or for a value that is no price; 404 when the asset
+ * has no tariff `id`.
  */
-export async function changeTariff(
+export async function saveTariff(
   context: Writes<'config' | 'clock'>,
   principal: Principal,
-  input: { asset: Asset; id: number; definition: TariffDefinition },
+  input: { asset: Asset; id?: number; definition: TariffDefinition },
 ): Promise<tariffs.Tariff> {
   const { db, clock, config } = context;
   const { asset, id, definition } = input;
-  await authorizePrices(db, principal, asset, 'update', tariffReferences(definition));
-  if (!(await tariffs.getTariff(db, asset.id, id))) throw notFound(`Asset ${asset.id} has no tariff ${id}.`);
-  await checkTariffLimits(db, config.limits, asset, definition, false);
+  await authorizePrices(db, principal, asset, id === undefined ? 'create-children' : 'update', tariffReferences(definition));
+  if (id !== undefined && !(await tariffs.getTariff(db, asset.id, id))) throw notFound(`Asset ${asset.id} has no tariff ${id}.`);
+  await checkTariffLimits(db, config.limits, asset, definition, id === undefined);
   await checkTariffValues(db, definition);
-  const tariff = await write.updateTariff(db, auditActor(principal), { asset, id, definition });
-  await pricesAhead(db, tariff, { nowMs: clock.now(), horizonMs: config.planningHorizonMs }, 'today');
+  const nowMs = clock.now();
+  const tariff =
+    id === undefined
+      ? await write.createTariff(db, auditActor(principal), { asset, ownerId: rightsOf(principal)?.id ?? null, definition, nowMs })
+      : await write.updateTariff(db, auditActor(principal), { asset, id, definition });
+  await pricesAhead(db, tariff, { nowMs, horizonMs: config.planningHorizonMs }, 'today');
   return tariff;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as tariffWire from '../../contracts/tariffs.ts';
 import { route } from '../../http/routes.ts';
 import * as tariffs from '../../store/tariffs.ts';
-import { addPriceConnector, addTariff, changePriceConnector, changeTariff } from '../../commands/tariffs.ts';
+import { addPriceConnector, changePriceConnector, saveTariff } from '../../commands/tariffs.ts';
 import { connectorReferences, tariffReferences } from '../../policies/tariffs.ts';
 import { intText } from '../../contracts/fields.ts';
 import { assetById, idParams } from '../load.ts';
@@ -39,7 +39,7 @@ export const tariffRoutes = [
     // Written later for the asset's account, whoever stores it: its account must be able to write there too.
     references: ({ body, loaded }) => ({ refs: tariffReferences(body), usableBy: loaded.asset.account_id }),
     transaction: true,
-    command: ({ context, principal, body, loaded: { asset } }) => addTariff(context, principal, { asset, definition: body }),
+    command: ({ context, principal, body, loaded: { asset } }) => saveTariff(context, principal, { asset, definition: body }),
     response: { status: 201, schema: tariffWire.tariff, present: presentTariff, description: 'the tariff' },
   }),
   route({
@@ -51,7 +51,7 @@ export const tariffRoutes = [
     references: ({ body, loaded }) => ({ refs: tariffReferences(body), usableBy: loaded.asset.account_id }),
     transaction: true,
     command: ({ context, principal, body, params, loaded: { asset } }) =>
-      changeTariff(context, principal, { asset, id: params.tariff_id, definition: body }),
+      saveTariff(context, principal, { asset, id: params.tariff_id, definition: body }),
     response: { schema: tariffWire.tariff, present: presentTariff, description: 'the changed tariff' },
   }),
   route({
