@@ -157,16 +157,26 @@ describe('commands/', () => {
     ]);
   });
 
-  it('holds the only raw writes of users, assets, automations and beliefs: the ways in write through it', () => {
-    // An import rule cannot see a raw knex write, so the ways in are read for one.
-    const rawTableWrite =
-      /\(\s*['"`](timed_belief|generic_asset|automation|user|sensor|account)['"`]\s*\)[^;]*?\.(insert|update|delete|del)\(/;
-    const writes = ['routes', 'cli', 'automations', 'mqtt', 'http']
-      .flatMap((dir) => sources(path.join(root, dir)))
+  it('leaves raw table writes to the store: the ways in and the machinery write through it, save the named tables', async () => {
+    // An import rule cannot see a raw knex write, so the code is read for one.
+    const rawTableWrite = /\(\s*['"`][a-z_]+['"`]\s*\)[^;]*?\.(insert|update|delete|del)\(/;
+    const config = (await import(pathToFileURL(path.resolve('.dependency-cruiser.js')).href)) as {
+      tablesBesideStore: [string, string][];
+    };
+    const named = config.tablesBesideStore.map(([file]) => path.resolve(file));
+    // The migrations shape the store; their SQL is fixed when written.
+    const writes = sources(root)
+      .filter((file) => !inside(file, 'store') && !inside(file, 'db') && !named.includes(file))
       .filter((file) => rawTableWrite.test(fs.readFileSync(file, 'utf8')))
       .map((file) => path.relative(root, file));
     expect(writes).toEqual([]);
+    // Each exception names a file that still writes its table, and says why.
+    for (const [file, why] of config.tablesBesideStore) {
+      expect(rawTableWrite.test(fs.readFileSync(file, 'utf8')), file).toBe(true);
+      expect(why.length, file).toBeGreaterThan(10);
+    }
     expect(rawTableWrite.test(`await trx('generic_asset').where({ id }).update({ name });`)).toBe(true);
+    expect(rawTableWrite.test(`await this.db('webhook_delivery').where({ id: d.id }).delete();`)).toBe(true);
     expect(rawTableWrite.test(`await db('user').where({ id }).first();`)).toBe(false);
   });
 

@@ -9,10 +9,9 @@ import { failureOf } from '../jobs/jobTable.ts';
 import { sendMail } from '../outbox.ts';
 import { lastMeasurement, monitoredSensors } from '../store/lastMeasurements.ts';
 import { webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
-import { addNotification, endSubject } from '../store/write/notifications.ts';
+import { addNotification, endSubject, queueWebhook } from '../store/write/notifications.ts';
 import { listUsers } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
-import { queueWebhook } from './webhookOutbox.ts';
 
 /** How often sensors are checked for stale data. */
 const STALE_CHECK_MS = 60_000;

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { Periodic } from '../periodic.ts';
 import { presentNotification } from '../presenters/notifications.ts';
-import { getNotification, webhookUrlOf } from '../store/notifications.ts';
+import { earliestDeliveries, getNotification, webhookUrlOf, type WebhookDelivery } from '../store/notifications.ts';
+import { dropDelivery, retryDelivery } from '../store/write/notifications.ts';
 import { postWebhook } from './webhook.ts';
 
 /** How often the outbox looks for due deliveries: how late a notification reaches a webhook at most. */
@@ -21,18 +22,6 @@ const BACKOFF_MS = [30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 * 60_000];
  * the store is seen within this time.
  */
 const REST_MS = 60_000;
-
-/** Queues a notification for its account's webhook, in the transaction that stores it. */
-export async function queueWebhook(trx: Knex, notificationId: number, nowMs: number): Promise<void> {
-  await trx('webhook_delivery').insert({ notification_id: notificationId, attempts: 0, next_at: nowMs });
-}
-
-interface Delivery {
-  id: number;
-  notification_id: number;
-  attempts: number;
-  next_at: number;
-}
 
 /**
  * Posts queued notifications to their account's webhook, on a clock of its own: a receiver that
@@ -55,7 +44,7 @@ export class WebhookOutbox extends Periodic {
   protected async work(nowMs: number): Promise<number> {
     if (this.rest.fromMs <= nowMs && nowMs < this.rest.untilMs) return 0;
     // The earliest deliveries: those due now, then the next one not yet due.
-    const earliest = await this.db<Delivery>('webhook_delivery').orderBy('next_at').limit(BATCH);
+    const earliest = await earliestDeliveries(this.db, BATCH);
     const due = earliest.filter((d) => Number(d.next_at) <= nowMs);
     const next = earliest.find((d) => Number(d.next_at) > nowMs);
     // After attempts (which may retry later) the next drain looks again.
@@ -75,24 +64,22 @@ export class WebhookOutbox extends Periodic {
   }
 
   /** One attempt; the delivery is gone afterwards unless it is to be tried again. */
-  private async attempt(d: Delivery, nowMs: number): Promise<boolean> {
+  private async attempt(d: WebhookDelivery, nowMs: number): Promise<boolean> {
     const n = await getNotification(this.db, Number(d.notification_id));
     // The account may have removed its webhook meanwhile: then there is nothing to deliver.
     const url = n && (await webhookUrlOf(this.db, n.accountId));
     try {
       if (n && url) await postWebhook(url, presentNotification(n));
-      await this.db('webhook_delivery').where({ id: d.id }).delete();
+      await dropDelivery(this.db, d.id);
       return Boolean(n && url);
     } catch (err) {
       const wait = BACKOFF_MS[d.attempts];
       if (wait === undefined) {
         this.log.warn({ err: String(err), notification: n!.id }, 'notification webhook given up');
-        await this.db('webhook_delivery').where({ id: d.id }).delete();
+        await dropDelivery(this.db, d.id);
       } else {
         this.log.warn({ err: String(err), notification: n!.id, retryInMs: wait }, 'notification webhook not delivered');
-        await this.db('webhook_delivery')
-          .where({ id: d.id })
-          .update({ attempts: d.attempts + 1, next_at: nowMs + wait });
+        await retryDelivery(this.db, d.id, d.attempts + 1, nowMs + wait);
       }
       return false;
     }

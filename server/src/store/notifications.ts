@@ -73,3 +73,16 @@ export async function webhookUrlOf(db: Knex, accountId: number): Promise<string 
   const row = await db<{ account_id: number; webhook_url: string | null }>('notification_setting').where({ account_id: accountId }).first();
   return row?.webhook_url ?? null;
 }
+
+/** A notification queued for its account's webhook: tried so often, due again at `next_at`. */
+export interface WebhookDelivery {
+  id: number;
+  notification_id: number;
+  attempts: number;
+  next_at: number;
+}
+
+/** The `limit` deliveries due first (those due now, then those not yet due). */
+export function earliestDeliveries(db: Knex, limit: number): Promise<WebhookDelivery[]> {
+  return db<WebhookDelivery>('webhook_delivery').orderBy('next_at').limit(limit);
+}

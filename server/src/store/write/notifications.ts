@@ -43,3 +43,18 @@ export async function acknowledgeNotification(trx: Knex.Transaction, id: number,
 export async function setWebhookUrl(trx: Knex.Transaction, accountId: number, url: string | null): Promise<void> {
   await trx('notification_setting').insert({ account_id: accountId, webhook_url: url }).onConflict('account_id').merge();
 }
+
+/** Queues a notification for its account's webhook, in the transaction that stores it. */
+export async function queueWebhook(trx: Knex, notificationId: number, nowMs: number): Promise<void> {
+  await trx('webhook_delivery').insert({ notification_id: notificationId, attempts: 0, next_at: nowMs });
+}
+
+/** A delivery is done with: delivered, given up, or with nothing left to deliver. */
+export async function dropDelivery(db: Knex, id: number): Promise<void> {
+  await db('webhook_delivery').where({ id }).delete();
+}
+
+/** A failed delivery is tried again at `nextAtMs`, counting this attempt. */
+export async function retryDelivery(db: Knex, id: number, attempts: number, nextAtMs: number): Promise<void> {
+  await db('webhook_delivery').where({ id }).update({ attempts, next_at: nextAtMs });
+}
