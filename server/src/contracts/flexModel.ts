@@ -193,15 +193,18 @@ export const flexContext = z
   .partial();
 export type FlexContext = z.output<typeof flexContext>;
 
-/** Body of POST /sensors/<id>/schedules/trigger; the flex parts are validated on their own. */
+/** A flex-model or flex-context in a trigger: a JSON object here, validated on its own. */
+const flexObject = z.record(z.string(), z.unknown());
+
+/** Body of POST /sensors/<id>/schedules/trigger. */
 export const sensorTrigger = z.strictObject({
   start: awareDateTime,
   duration: isoDuration.optional(),
   /** FlexMeasures 1.0: the schedule's step, a whole multiple of the sensor's resolution; results are stored at the sensor's. */
   resolution: isoDuration.optional(),
   prior: awareDateTime.optional(),
-  'flex-model': z.record(z.string(), z.unknown()).optional(),
-  'flex-context': z.record(z.string(), z.unknown()).optional(),
+  'flex-model': flexObject.optional(),
+  'flex-context': flexObject.optional(),
   'force-new-job-creation': z.boolean().optional(),
   force_new_job_creation: z.boolean().optional(),
 });
@@ -211,7 +214,7 @@ export const sensorTrigger = z.strictObject({
  * flex-model stored on their asset need no entry.
  */
 export const assetTrigger = sensorTrigger.extend({
-  'flex-model': z.array(z.record(z.string(), z.unknown())).optional(),
+  'flex-model': z.array(flexObject).optional(),
   /**
    * FlexMeasures 1.0: schedule the devices one after another rather than jointly. Accepted;
    * Flexsite schedules them jointly either way (see docs/flexmeasures-1.0.md).
