@@ -67,7 +67,9 @@ export async function startReadyServer(dataDir: string, env: Record<string, stri
   await ensureServiceBuilt();
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [serviceEntry], {
+  // BENCH_CPU_PROF=<folder>: the server runs under `node --cpu-prof`, as in bench/dataPath.ts.
+  const profile = process.env.BENCH_CPU_PROF;
+  const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), serviceEntry], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', FLEXSITE_DATA_DIR: dataDir, FLEXSITE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
