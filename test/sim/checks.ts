@@ -173,12 +173,17 @@ export function evTargets(run: SiteRun): { met: number; total: number; missedSil
   return { met, total, missedSilently };
 }
 
-/** Schedule jobs that more than one automation run answered with: reused although the measured state had moved on. */
+/**
+ * Schedule jobs that automation runs of different quarter hours answered with: reused although the
+ * devices had measured anew in between (they report every quarter hour, before the runs due then).
+ * Runs within one quarter hour read the same data and may share a job.
+ */
 export function reusedJobs(run: SiteRun): string[] {
   const byJob = new Map<string, number[]>();
   for (const r of run.runs) if (r.scheduleJobId) byJob.set(r.scheduleJobId, [...(byJob.get(r.scheduleJobId) ?? []), r.dueMs]);
+  const quarter = (ms: number) => Math.floor(ms / STEP_MS);
   return [...byJob]
-    .filter(([, dues]) => dues.length > 1)
+    .filter(([, dues]) => dues.some((due) => quarter(due) !== quarter(dues[0])))
     .map(([id, dues]) => `job ${id.slice(0, 8)} answered the runs of ${dues.map(at).join(', ')}`);
 }
 

@@ -53,7 +53,7 @@ export function weekAtTheSite(cronMinute: CronMinute): void {
         expect(Math.abs(m.realised - m.planned)).toBeLessThanOrEqual(m.band);
       });
 
-      it('reuses no job for a later run, leaves no price missing and stays ready', () => {
+      it('reuses no job once its inputs changed, leaves no price missing and stays ready', () => {
         expect(reusedJobs(run)).toEqual([]);
         expect(reusedComputes(run)).toEqual([]);
         expect(run.priceGaps).toEqual([]);

@@ -115,6 +115,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
     }
 
     let scheduleJobId: string | null = null;
+    let scheduleJobReused = false;
     let scheduleInputs: AutomationJobResult['schedule_inputs'] = null;
     let socTargets: SocTargetAt[] = [];
     if (automation.scheduleSensorId !== null) {
@@ -130,9 +131,11 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
       const recurring = await recurringTargetsOf(db, asset, dueMs, endMs);
       socTargets = recurring.added;
       const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
+      const queuedAtMs = clock.now();
+      // A run finds the job of an earlier one only while everything that job read is unchanged.
       const queued = await triggerSensorSchedule({ reader: db, config, jobs: runtime, clock }, principal, input, {
-        reuseWithinS: 0,
-        force: true,
+        reuseWithinS: config.jobCacheTtlS,
+        anyBeliefTime: true,
       }).catch((err: unknown) => {
         if (isDomainError(err) && err.kind === 'refused') {
           throw new JobFailure(
@@ -143,12 +146,14 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
         throw err;
       });
       scheduleJobId = queued.id;
+      scheduleJobReused = queued.createdAt < queuedAtMs;
     }
     return {
       automation_id: automationId,
       due: new Date(dueMs).toISOString(),
       forecasts,
       schedule_job_id: scheduleJobId,
+      ...(scheduleJobReused && { schedule_job_reused: true }),
       schedule_inputs: scheduleInputs,
       // The occurrences of the device's recurring SoC targets this run scheduled for.
       ...(socTargets.length && { soc_targets: socTargets }),

@@ -32,8 +32,13 @@ import type { CommandContext, Uses } from './context.ts';
 /** What queueing a job uses: the reading connections (it writes nothing itself), the settings, the queue. */
 export type Queueing = Pick<CommandContext, 'reader' | 'config' | 'jobs' | 'clock'>;
 
-/** How the job is queued: its results sensor, and whether a recent job of identical arguments and inputs may be reused. */
-export type QueueOptions = Pick<EnqueueOptions, 'reuseWithinS' | 'force'> & { sensorId: number };
+/**
+ * How the job is queued: its results sensor, and whether a recent job of identical arguments and
+ * inputs may be reused; `anyBeliefTime`: also one made at another belief time (and requested start
+ * on the same grid point) from the same inputs, as an automation due every minute finds the job of
+ * its run a minute ago while nothing it reads has changed.
+ */
+export type QueueOptions = Pick<EnqueueOptions, 'reuseWithinS' | 'force'> & { sensorId: number; anyBeliefTime?: boolean };
 
 /**
  * Authorizes a resolved job for the principal and the asset's account, reads what it needs of the
@@ -54,7 +59,10 @@ export async function queueSchedule(
     principal: principalRef(principal),
     inputs: await inputVersions(db, spec),
   };
-  return context.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...options });
+  const { anyBeliefTime, ...queueing } = options;
+  // The state of charge and every input's figures are read at the belief time: equal, the job reads the same.
+  const keyArgs = anyBeliefTime ? { ...args, spec: { ...args.spec, priorMs: undefined, requestedStartMs: undefined } } : undefined;
+  return context.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...queueing, ...(keyArgs && { keyArgs }) });
 }
 
 /**

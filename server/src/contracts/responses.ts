@@ -236,6 +236,8 @@ export const automationJobResult = z.object({
   due: z.string(),
   forecasts: z.array(z.object({ sensor_id: int, data_source_id: int, method: z.string().optional() })),
   schedule_job_id: z.string().nullable(),
+  // Only when the run answered with an earlier run's job, all it read being unchanged (docs/job-reuse.md).
+  schedule_job_reused: z.literal(true).optional(),
   schedule_inputs: z.object({ inflexible_device_sensors: z.array(int), consumption_price_sensor: nullableInt }).nullable(),
   // Only when the device's recurring SoC targets fell in this run's window.
   soc_targets: z.array(z.object({ value: z.union([z.string(), z.number()]), datetime: z.string() })).optional(),

@@ -43,6 +43,11 @@ export interface EnqueueOptions {
   reuseWithinS: number;
   /** Always create a new job. */
   force?: boolean;
+  /**
+   * What identifies the job for reuse, when not all of its arguments: an automation's schedule
+   * leaves out its belief time, which moves every run while what the job reads may not.
+   */
+  keyArgs?: object;
 }
 
 /** The kinds of job failure, for programs; people read the message. */

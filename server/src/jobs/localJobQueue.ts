@@ -43,7 +43,7 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
   }
 
   async enqueue<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], options: EnqueueOptions): Promise<JobRecord<M, Q>> {
-    const cacheKey = cacheKeyOf(queue, args);
+    const cacheKey = cacheKeyOf(queue, options.keyArgs ?? args);
     const cached = await this.table.reusable(queue, cacheKey, options);
     if (cached) return cached;
     const job = await this.table.insert(queue, args, cacheKey, options);
