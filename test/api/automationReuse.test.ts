@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { householdLoad } from '../../bench/_forecastSeries.ts';
 import { SimulatedClock } from '../../server/src/clock.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
@@ -15,20 +16,25 @@ let token: string;
 let otherToken: string;
 let priceSensor: number;
 let socSensor: number;
+let batterySensor: number;
 let automationId: number;
 
 interface Run {
   id: string;
   dueMs: number;
-  result: { schedule_job_id: string; schedule_job_reused?: true };
+  result: {
+    schedule_job_id: string;
+    schedule_job_reused?: true;
+    forecasts: { sensor_id: number; data_source_id: number; reused?: true }[];
+  };
 }
 
-/** The automation's finished runs, by due time, as the jobs API reports them. */
-async function runs(): Promise<Run[]> {
+/** An automation's finished runs, by due time, as the jobs API reports them. */
+async function runs(of = automationId): Promise<Run[]> {
   const rows = await t.db('job').where({ queue: 'automation' }).select<{ id: string; args: string }[]>('id', 'args');
   const ours = rows
     .map((r) => ({ id: r.id, ...(JSON.parse(r.args) as { automationId: number; dueMs: number }) }))
-    .filter((r) => r.automationId === automationId);
+    .filter((r) => r.automationId === of);
   const read = await Promise.all(
     ours.map(async (r) => {
       const res = await t.request('GET', `/api/v3_0/jobs/${r.id}`, { token });
@@ -40,7 +46,9 @@ async function runs(): Promise<Run[]> {
   return read.sort((a, b) => a.dueMs - b.dueMs);
 }
 
-const schedulingJobs = async () => (await t.db('job').where({ queue: 'scheduling' }).count({ n: '*' }).first())!.n;
+/** How many schedule jobs were queued for a power sensor. */
+const schedulingJobs = async (sensorId: number) =>
+  Number((await t.db('job').where({ queue: 'scheduling', sensor_id: sensorId }).count({ n: '*' }).first())!.n);
 
 beforeAll(async () => {
   clock = new SimulatedClock(START);
@@ -50,7 +58,7 @@ beforeAll(async () => {
   token = (await f.user({ accountId: account.id, roles: ['account-admin'] })).token;
   otherToken = (await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] })).token;
   const site = await f.asset({ accountId: account.id, type: 'battery' });
-  const battery = await f.sensor({ assetId: site.id, unit: 'kW' });
+  batterySensor = (await f.sensor({ assetId: site.id, unit: 'kW' })).id;
   socSensor = (await f.sensor({ assetId: site.id, unit: 'kWh', resolutionMinutes: 0 })).id;
   priceSensor = (await f.sensor({ assetId: site.id, unit: 'EUR/MWh', resolutionMinutes: 60 })).id;
   // Two days of hourly prices and the SoC at 06:00, all known at the start.
@@ -77,7 +85,7 @@ beforeAll(async () => {
   expect(patched.status).toBe(200);
   const made = await t.request('POST', `/api/v3_0/assets/${site.id}/automations`, {
     token,
-    json: { name: 'every minute', cron: '* * * * *', timezone: 'UTC', horizon: 'PT12H', schedule_sensor_id: battery.id },
+    json: { name: 'every minute', cron: '* * * * *', timezone: 'UTC', horizon: 'PT12H', schedule_sensor_id: batterySensor },
   });
   expect(made.status).toBe(201);
   automationId = made.body.id;
@@ -95,7 +103,7 @@ describe('an automation due every minute', () => {
     const [first, ...later] = done;
     expect(first.result.schedule_job_reused).toBeUndefined();
     for (const run of later) expect(run.result).toMatchObject({ schedule_job_id: first.result.schedule_job_id, schedule_job_reused: true });
-    expect(Number(await schedulingJobs())).toBe(1);
+    expect(await schedulingJobs(batterySensor)).toBe(1);
     const job = await t.request('GET', `/api/v3_0/jobs/${first.result.schedule_job_id}`, { token });
     expect(job.body.status).toBe('finished');
     // Another account's user does not read the run, nor the job it names.
@@ -115,7 +123,7 @@ describe('an automation due every minute', () => {
     expect(changed.result.schedule_job_reused).toBeUndefined();
     for (const run of after)
       expect(run.result).toMatchObject({ schedule_job_id: changed.result.schedule_job_id, schedule_job_reused: true });
-    expect(Number(await schedulingJobs())).toBe(2);
+    expect(await schedulingJobs(batterySensor)).toBe(2);
     // The new job read the corrected price.
     const job = await t.request('GET', `/api/v3_0/jobs/${changed.result.schedule_job_id}`, { token });
     expect(job.body.status).toBe('finished');
@@ -135,5 +143,97 @@ describe('an automation due every minute', () => {
     const spec = (job!.args as { spec: { startMs: number; devices: { socAtStartMwh: number }[] } }).spec;
     expect(spec.startMs).toBe(START + 15 * MINUTE);
     expect(spec.devices[0].socAtStartMwh).toBeCloseTo(0.014, 9);
+  });
+});
+
+describe('an automation that forecasts every minute', () => {
+  let load: number;
+  let battery: number;
+  let automation: number;
+  /** The belief times of the load's forecasts. */
+  const forecastBeliefTimes = async () =>
+    (
+      await t
+        .db('timed_belief as b')
+        .join('data_source as s', 's.id', 'b.source_id')
+        .where({ 'b.sensor_id': load, 's.type': 'forecaster' })
+        .distinct('b.belief_time')
+        .orderBy('b.belief_time')
+    ).map((r: { belief_time: number | string }) => Number(r.belief_time));
+
+  it('forecasts once while no measurement of the sensor came in, and its schedule reads that one forecast', async () => {
+    const account = (
+      await t.db('sensor').join('generic_asset as a', 'a.id', 'sensor.generic_asset_id').where('sensor.id', socSensor).first('a.account_id')
+    ).account_id as number;
+    const site = await f.asset({ accountId: account, type: 'battery' });
+    load = (await f.sensor({ assetId: site.id, unit: 'kW', attributes: { consumption_is_positive: true } })).id;
+    battery = (await f.sensor({ assetId: site.id, unit: 'kW' })).id;
+    // Eight weeks of the house's load up to 06:15, known at 06:17.
+    const from = START + 15 * MINUTE - 56 * 86_400_000;
+    await f.beliefs(load, from, 15 * MINUTE, householdLoad(from, 15 * MINUTE, 56 * 96).values, clock.now());
+    const patched = await t.request('PATCH', `/api/v3_0/assets/${site.id}`, {
+      token,
+      json: {
+        flex_model: JSON.stringify({ 'soc-at-start': '10 kWh', 'soc-min': '0 kWh', 'soc-max': '20 kWh', 'power-capacity': '5 kW' }),
+        flex_context: JSON.stringify({ 'consumption-price': '20 EUR/MWh' }),
+      },
+    });
+    expect(patched.status).toBe(200);
+    const made = await t.request('POST', `/api/v3_0/assets/${site.id}/automations`, {
+      token,
+      json: {
+        name: 'forecast and plan',
+        cron: '* * * * *',
+        timezone: 'UTC',
+        horizon: 'PT6H',
+        forecast_sensor_ids: [load],
+        schedule_sensor_id: battery,
+      },
+    });
+    expect(made.status).toBe(201);
+    automation = made.body.id as number;
+    await clock.advanceTo(START + 21 * MINUTE);
+    const done = await runs(automation);
+    expect(done.map((r) => r.dueMs)).toEqual([18, 19, 20].map((m) => START + m * MINUTE));
+    const [first, ...later] = done;
+    const forecaster = first.result.forecasts[0].data_source_id;
+    expect(first.result.forecasts[0].reused).toBeUndefined();
+    for (const run of later) {
+      expect(run.result.forecasts).toEqual([{ sensor_id: load, data_source_id: forecaster, method: expect.any(String), reused: true }]);
+      expect(run.result).toMatchObject({ schedule_job_id: first.result.schedule_job_id, schedule_job_reused: true });
+    }
+    expect(await forecastBeliefTimes()).toEqual([START + 18 * MINUTE]);
+    expect(await schedulingJobs(battery)).toBe(1);
+  });
+
+  it('keeps the forecast while a measurement came in that a forecast from the same origin does not read', async () => {
+    // 06:15–06:30 lies after the origin (06:15) of any forecast made before 06:30.
+    const posted = await t.request('POST', `/api/v3_0/sensors/${load}/data`, {
+      token,
+      json: { values: [1.2], start: '2027-03-01T06:15:00Z', duration: 'PT15M', unit: 'kW' },
+    });
+    expect(posted.status).toBe(200);
+    await clock.advanceTo(START + 23 * MINUTE);
+    const done = (await runs(automation)).slice(3);
+    expect(done.map((r) => r.dueMs)).toEqual([START + 21 * MINUTE, START + 22 * MINUTE]);
+    for (const run of done) expect(run.result.forecasts[0].reused).toBe(true);
+    expect(await forecastBeliefTimes()).toEqual([START + 18 * MINUTE]);
+    // The schedule reads the load in its window as an inflexible device: that changed, so its job is new.
+    expect(done[0].result.schedule_job_reused).toBeUndefined();
+    expect(done[1].result).toMatchObject({ schedule_job_id: done[0].result.schedule_job_id, schedule_job_reused: true });
+    expect(await schedulingJobs(battery)).toBe(2);
+  });
+
+  it('forecasts again once a measurement its history reads came in', async () => {
+    // At 06:23 the meter corrects 06:00–06:15, the last quarter hour before the origin.
+    const posted = await t.request('POST', `/api/v3_0/sensors/${load}/data`, {
+      token,
+      json: { values: [50], start: '2027-03-01T06:00:00Z', duration: 'PT15M', unit: 'kW' },
+    });
+    expect(posted.status).toBe(200);
+    await clock.advanceTo(START + 24 * MINUTE);
+    const [run] = (await runs(automation)).slice(5);
+    expect(run.dueMs).toBe(START + 23 * MINUTE);
+    expect(run.result.forecasts).toEqual([{ sensor_id: load, data_source_id: expect.any(Number), method: expect.any(String) }]);
   });
 });

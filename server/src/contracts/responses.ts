@@ -234,7 +234,8 @@ export const job = z.object({
 export const automationJobResult = z.object({
   automation_id: int,
   due: z.string(),
-  forecasts: z.array(z.object({ sensor_id: int, data_source_id: int, method: z.string().optional() })),
+  // `reused`: an earlier run's forecast, nothing it is made from having changed since (docs/job-reuse.md).
+  forecasts: z.array(z.object({ sensor_id: int, data_source_id: int, method: z.string().optional(), reused: z.literal(true).optional() })),
   schedule_job_id: z.string().nullable(),
   // Only when the run answered with an earlier run's job, all it read being unchanged (docs/job-reuse.md).
   schedule_job_reused: z.literal(true).optional(),

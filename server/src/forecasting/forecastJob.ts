@@ -130,7 +130,7 @@ export function forecastReferences(args: Pick<ForecastJobArgs, 'sensorId' | 'reg
  * its owner no longer may, and those of the forecast sensor's account, whose data the regressors
  * feed (the job runs for that account, whoever started it).
  */
-async function assertOwnerMay(db: Knex, args: ForecastJobArgs): Promise<void> {
+export async function assertOwnerMay(db: Knex, args: ForecastJobArgs): Promise<void> {
   const principal = await resolvePrincipal(db, args.principal);
   if (typeof principal === 'string') throw new JobFailure('PermissionDenied', `${principal}; nothing was stored.`);
   const account = (await getSensor(db, args.sensorId))?.account_id;
