@@ -84,7 +84,11 @@ export function DeviceLinks({ assetId, sensors, zone, canEdit }: { assetId: numb
         wrap="table-wrap stack-narrow"
         columns={['Link', 'Sensor', 'Topic', 'Value', lastHeading, 'Unreadable', canEdit && 'Actions']}
         rows={links}
-        empty={sensors.length ? 'No device sends to or reads from these sensors over MQTT yet.' : 'Add a sensor first: a link feeds one.'}
+        empty={
+          sensors.length
+            ? 'No device sends to or reads from these sensors over MQTT yet.'
+            : 'This device has no sensors yet; a link feeds one of them.'
+        }
         row={(l) => (
           <tr key={l.id} data-link={l.id}>
             <th scope="row">
