@@ -79,8 +79,8 @@ describe('device set-up', () => {
       'state-of-charge': { sensor: soc },
     });
     expect(await sensorsOf(asset.id)).toEqual([
-      { name: 'power', unit: 'kW', timezone: 'Europe/Amsterdam', event_resolution: 'PT15M' },
-      { name: 'state of charge', unit: '%', timezone: 'Europe/Amsterdam', event_resolution: 'P0D' },
+      { name: 'Home battery power', unit: 'kW', timezone: 'Europe/Amsterdam', event_resolution: 'PT15M' },
+      { name: 'Home battery state of charge', unit: '%', timezone: 'Europe/Amsterdam', event_resolution: 'P0D' },
     ]);
     expect(power).toBeLessThan(soc);
     expect(res.body.soc_targets).toEqual([]);

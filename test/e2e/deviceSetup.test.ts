@@ -92,15 +92,15 @@ run('device set-up', () => {
     const status = page.getByRole('region', { name: 'Device made' }).getByRole('status');
     await expect.poll(() => status.innerText()).toBe('Home battery (battery) is set up.');
     expect(await sensorRows()).toEqual([
-      ['power', 'kW', 'Europe/Amsterdam', 'PT15M'],
-      ['state of charge', '%', 'Europe/Amsterdam', 'P0D'],
+      ['Home battery power', 'kW', 'Europe/Amsterdam', 'PT15M'],
+      ['Home battery state of charge', '%', 'Europe/Amsterdam', 'P0D'],
     ]);
     const assetId = Number((await status.getByRole('link').getAttribute('href'))!.split('/').pop());
     const { parent, flexModel, sensors } = await stored(assetId);
     expect(parent).toBe(site);
     expect(sensors.map(({ id: _, ...s }) => s)).toEqual([
-      { name: 'power', unit: 'kW', timezone: 'Europe/Amsterdam', event_resolution: 'PT15M' },
-      { name: 'state of charge', unit: '%', timezone: 'Europe/Amsterdam', event_resolution: 'P0D' },
+      { name: 'Home battery power', unit: 'kW', timezone: 'Europe/Amsterdam', event_resolution: 'PT15M' },
+      { name: 'Home battery state of charge', unit: '%', timezone: 'Europe/Amsterdam', event_resolution: 'P0D' },
     ]);
     // What was typed, with its units: 10 % of 10 kWh is a 1 kWh reserve.
     expect(flexModel).toEqual({
@@ -149,8 +149,8 @@ run('device set-up', () => {
     const assetId = Number((await made.getByRole('status').getByRole('link').getAttribute('href'))!.split('/').pop());
     const { flexModel, sensors } = await stored(assetId);
     expect(sensors.map((s) => [s.name, s.unit, s.timezone])).toEqual([
-      ['power', 'kW', 'Europe/Amsterdam'],
-      ['state of charge', '%', 'Europe/Amsterdam'],
+      ['Car power', 'kW', 'Europe/Amsterdam'],
+      ['Car state of charge', '%', 'Europe/Amsterdam'],
     ]);
     expect(flexModel).toEqual({
       'power-capacity': '11 kW',

@@ -7,6 +7,9 @@ import * as write from '../store/write/accounts.ts';
 import { issueToken } from '../store/write/tokens.ts';
 import { anyUser, listRoles, type User } from '../store/users.ts';
 import { createUser } from '../store/write/users.ts';
+import type { Asset } from '../store/assets.ts';
+import type { Writer } from '../store/auditLog.ts';
+import { createAsset as createAssetRow, ensureAssetType } from '../store/write/assets.ts';
 import type { Uses, Writes } from './context.ts';
 
 /**
@@ -84,6 +87,19 @@ export async function deleteAccount(context: Writes, principal: Principal, input
   await write.deleteAccount(context.db, auditActor(principal), input.account);
 }
 
+async function firstSite(trx: Knex.Transaction, by: Writer, { name, accountId }: { name: string; accountId: number }): Promise<Asset> {
+  const type = await ensureAssetType(trx, 'site', 'a site: a grid connection and the devices behind it');
+  return createAssetRow(trx, by, {
+    name,
+    account_id: accountId,
+    parent_asset_id: null,
+    generic_asset_type_id: type.id,
+    latitude: null,
+    longitude: null,
+    attributes: {},
+  });
+}
+
 /**
  * The appliance's first account and its administrator, made by whoever sits at the machine (the
  * route answers only there: the operator), and only while no user exists: checked inside the
@@ -93,8 +109,8 @@ export async function deleteAccount(context: Writes, principal: Principal, input
 export async function setUpFirstAccount(
   context: Uses<'hash' | 'config'>,
   principal: Principal,
-  input: { account_name: string; email: string; username: string; password: string; timezone?: string },
-): Promise<{ account: accounts.Account; user: User; token: string } | undefined> {
+  input: { account_name: string; email: string; username: string; password: string; timezone?: string; site_name?: string },
+): Promise<{ account: accounts.Account; user: User; token: string; site?: Asset } | undefined> {
   if (principal.kind !== 'operator') throw forbidden();
   // Hashed before the transaction, which would otherwise hold the store for the hashing time.
   const passwordHash = await context.hash(input.password);
@@ -105,6 +121,8 @@ export async function setUpFirstAccount(
     const admin = (await listRoles(trx)).find((r) => r.name === 'admin')!;
     const { email, username, timezone } = input;
     const user = await createUser(trx, by, { email, username, passwordHash, accountId: account.id, roleIds: [admin.id], timezone });
-    return { account, user, token: await issueToken(trx, user.id, context.config.tokenMaxAgeS) };
+    // The site the devices will be added under, of the type that says so.
+    const site = input.site_name ? await firstSite(trx, by, { name: input.site_name, accountId: account.id }) : undefined;
+    return { account, user, token: await issueToken(trx, user.id, context.config.tokenMaxAgeS), ...(site && { site }) };
   });
 }

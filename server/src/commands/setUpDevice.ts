@@ -30,6 +30,8 @@ const assetTypes = {
   'two-way_evse': ['two-way_evse', 'bi-directional Electric Vehicle Supply Equipment'],
   pv: ['solar', 'solar panel(s)'],
   process: ['process', 'process'],
+  'house-load': ['house load', "the site's consumption other than its flexible devices"],
+  'grid-meter': ['grid meter', "the meter at the site's grid connection"],
 } as const;
 
 /** Collects field messages of the body, answered together as one 422. */
@@ -100,9 +102,54 @@ function arrivalSoc(problems: Problems, body: Extract<DeviceSetup, { kind: 'ev-c
   return {};
 }
 
+/** A device's asset type, stored flex-model and attributes, from what the body describes. */
+function describedDevice(
+  problems: Problems,
+  body: DeviceSetup,
+): { type: keyof typeof assetTypes; model: Record<string, unknown>; attributes: Record<string, unknown> } {
+  if (body.kind === 'battery' || body.kind === 'ev-charger') {
+    const model = { ...storageModel(problems, body), ...(body.kind === 'ev-charger' && arrivalSoc(problems, body)) };
+    const type = body.kind === 'battery' ? 'battery' : body.bidirectional ? 'two-way_evse' : 'one-way_evse';
+    // A one-way charger never feeds the site; said in the flex-model too, where people read it.
+    if (type === 'one-way_evse') model['production-capacity'] = shareOf(body.power, 0);
+    return { type, model, attributes: {} };
+  }
+  if (body.kind === 'pv') {
+    const mw = checkPositive(problems, 'power', body.power, 'power-capacity');
+    // Solar panels are not scheduled: their peak is kept as the installed capacity FlexMeasures knows.
+    return { type: 'pv', model: {}, attributes: { capacity_in_mw: mw } };
+  }
+  if (body.kind === 'house-load' || body.kind === 'grid-meter') return { type: body.kind, model: {}, attributes: {} };
+  const mw = checkPositive(problems, 'power', body.power, 'power-capacity');
+  if (body.duration.nominal || body.duration.ms <= 0) problems.add('duration', 'Must be a positive fixed duration, e.g. PT2H.');
+  // The process scheduler's power is a bare number in MW.
+  return {
+    type: 'process',
+    model: { power: mw, duration: formatDurationHours(body.duration.ms), 'process-type': body.process_type },
+    attributes: {},
+  };
+}
+
+/** Kinds the site's flex-context names once made: then the set-up changes the site too. */
+const inSiteContext = (kind: DeviceSetup['kind']) => kind === 'pv' || kind === 'house-load' || kind === 'grid-meter';
+
+/**
+ * The site's flex-context with the new device's power sensor in it, in the form it already uses:
+ * solar panels as inflexible production, the house load as inflexible consumption (the plan is
+ * made against it), the grid meter as the sensor of the site's power (FlexMeasures 1.0's
+ * aggregate-power, where the plan for the connection is written beside what the meter measures).
+ */
+function siteContextWith(flex: Record<string, unknown>, kind: DeviceSetup['kind'], sensorId: number): Record<string, unknown> {
+  if (kind === 'grid-meter') return { ...flex, 'aggregate-power': { sensor: sensorId } };
+  const modern = flex['inflexible-consumption'] !== undefined || flex['inflexible-production'] !== undefined;
+  if (!modern) return { ...flex, 'inflexible-device-sensors': [...((flex['inflexible-device-sensors'] as number[]) ?? []), sensorId] };
+  const key = kind === 'pv' ? 'inflexible-production' : 'inflexible-consumption';
+  return { ...flex, [key]: [...((flex[key] as unknown[]) ?? []), { sensor: sensorId }] };
+}
+
 /**
  * Makes a device under a site, where the principal may create children (and, for solar panels,
- * change the site, whose flex-context then names them).
+ * the house load and the grid meter, change the site, whose flex-context then names them).
  * @param principal who sets it up; their time zone is the sensors' unless the body names one.
  * @param input.site the site (its account owns the device).
  * @returns what was made; a 422 with field messages (nothing stored) for bad quantities or a taken name.
@@ -116,8 +163,7 @@ export async function setUpDevice(
   const { site, body } = input;
   const onSite = await assetAccess(trx, site.account_id);
   authorize(principal, 'create-children', onSite);
-  // Solar panels are added to the site's own flex-context as well.
-  if (body.kind === 'pv') authorize(principal, 'update', onSite);
+  if (inSiteContext(body.kind)) authorize(principal, 'update', onSite);
   const problems = new Problems();
   const timezone = body.timezone ?? rightsOf(principal)?.timezone ?? 'UTC';
   const resolutionMs = body.resolution ?? QUARTER_HOUR;
@@ -125,27 +171,7 @@ export async function setUpDevice(
   if (await assetNameTaken(trx, { name: body.name, parentId: site.id, accountId: site.account_id })) {
     problems.add('name', `The site already has an asset named '${body.name}'.`);
   }
-
-  let model: Record<string, unknown> = {};
-  let attributes: Record<string, unknown> = {};
-  let type: keyof typeof assetTypes;
-  if (body.kind === 'battery' || body.kind === 'ev-charger') {
-    model = { ...storageModel(problems, body), ...(body.kind === 'ev-charger' && arrivalSoc(problems, body)) };
-    type = body.kind === 'battery' ? 'battery' : body.bidirectional ? 'two-way_evse' : 'one-way_evse';
-    // A one-way charger never feeds the site; said in the flex-model too, where people read it.
-    if (type === 'one-way_evse') model['production-capacity'] = shareOf(body.power, 0);
-  } else if (body.kind === 'pv') {
-    const mw = checkPositive(problems, 'power', body.power, 'power-capacity');
-    // Solar panels are not scheduled: their peak is kept as the installed capacity FlexMeasures knows.
-    attributes = { capacity_in_mw: mw };
-    type = 'pv';
-  } else {
-    const mw = checkPositive(problems, 'power', body.power, 'power-capacity');
-    if (body.duration.nominal || body.duration.ms <= 0) problems.add('duration', 'Must be a positive fixed duration, e.g. PT2H.');
-    // The process scheduler's power is a bare number in MW.
-    model = { power: mw, duration: formatDurationHours(body.duration.ms), 'process-type': body.process_type };
-    type = 'process';
-  }
+  const { type, model, attributes } = describedDevice(problems, body);
   const targets = body.kind === 'ev-charger' ? body.soc_targets.map((t) => ({ ...t, timezone: t.timezone ?? timezone })) : [];
   problems.throwAny();
   checkRecurringTargets(targets, { capacity: body.kind === 'ev-charger' ? body.capacity : undefined, socUnit: 'kWh' }, 'soc_targets');
@@ -161,27 +187,25 @@ export async function setUpDevice(
     longitude: site.longitude,
     attributes,
   });
-  const sensor = (name: string, unit: string, ms: number) =>
-    createSensor(context, principal, { asset, fields: { name, unit, event_resolution_ms: ms, timezone, attributes: {} } });
-  const sensors: Sensor[] = [await sensor('power', 'kW', resolutionMs)];
+  // Named after the device, so that lists, charts and warnings say "Home battery power", not "power".
+  const sensor = (what: string, unit: string, ms: number, sensorAttributes: Record<string, unknown>) =>
+    createSensor(context, principal, {
+      asset,
+      fields: { name: `${body.name} ${what}`, unit, event_resolution_ms: ms, timezone, attributes: sensorAttributes },
+    });
+  // A load and a meter read consumption (import) as positive, as meters and Home Assistant show them.
+  const metered = body.kind === 'house-load' || body.kind === 'grid-meter';
+  const sensors: Sensor[] = [await sensor('power', 'kW', resolutionMs, metered ? { consumption_is_positive: true } : {})];
   if (body.kind === 'battery' || body.kind === 'ev-charger') {
     // Readings at instants, in % as batteries and cars report them; the schedule's SoC is written there too.
-    const soc = await sensor('state of charge', '%', 0);
+    const soc = await sensor('state of charge', '%', 0, {});
     sensors.push(soc);
     model['state-of-charge'] = { sensor: soc.id };
   }
   if (Object.keys(model).length) await updateAsset(context, principal, { asset, changes: { flex_model: model } });
 
-  let siteContext: Record<string, unknown> | undefined;
-  if (body.kind === 'pv') {
-    // The site's schedules count the panels' production as an inflexible device, in the form its flex-context already uses.
-    const flex = site.flex_context;
-    const modern = flex['inflexible-consumption'] !== undefined || flex['inflexible-production'] !== undefined;
-    siteContext = modern
-      ? { ...flex, 'inflexible-production': [...((flex['inflexible-production'] as unknown[]) ?? []), { sensor: sensors[0].id }] }
-      : { ...flex, 'inflexible-device-sensors': [...((flex['inflexible-device-sensors'] as number[]) ?? []), sensors[0].id] };
-    await updateAsset(context, principal, { asset: site, changes: { flex_context: siteContext } });
-  }
+  const siteContext = inSiteContext(body.kind) ? siteContextWith(site.flex_context, body.kind, sensors[0].id) : undefined;
+  if (siteContext) await updateAsset(context, principal, { asset: site, changes: { flex_context: siteContext } });
   const stored = await replaceRecurringSocTargets(trx, auditActor(principal), asset, targets);
 
   return {

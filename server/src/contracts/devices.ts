@@ -3,7 +3,7 @@ import { fixedDurationMs, id, isoDuration, text, timezone } from './fields.ts';
 
 /**
  * Plain device set-up: a battery, an EV charger, solar panels or a heat pump/process described
- * in kW, kWh and %, from which the server makes the asset, its sensors and its flex-model; and
+ * in kW, kWh and %, or the site's house load or grid meter, from which the server makes the asset, its sensors and its flex-model; and
  * recurring state-of-charge targets ("80 % by 07:00 on weekdays") that automations turn into
  * each run's soc-targets.
  */
@@ -71,6 +71,10 @@ export const deviceSetup = z
       arrival_soc: withUnit.optional(),
     }),
     z.strictObject({ kind: z.literal('pv'), ...common, power: withUnit }),
+    /** The site's consumption other than its flexible devices: what the plan is made against. */
+    z.strictObject({ kind: z.literal('house-load'), ...common }),
+    /** The meter at the grid connection: the site's net power, measured and planned. */
+    z.strictObject({ kind: z.literal('grid-meter'), ...common }),
     z.strictObject({
       kind: z.literal('process'),
       ...common,
@@ -88,7 +92,7 @@ export const deviceSetupAnswer = z.object({
   asset: z.object({ id, name: z.string(), generic_asset_type: z.string(), parent_asset_id: id }),
   sensors: z.array(z.object({ id, name: z.string(), unit: z.string(), timezone: z.string(), event_resolution: z.string() })),
   flex_model: z.record(z.string(), z.unknown()),
-  /** The site's flex-context, where the set-up added the device (solar panels as an inflexible device). */
+  /** The site's flex-context, where the set-up added the device (solar panels and the house load as inflexible devices, the grid meter as the site's power). */
   site_flex_context: z.record(z.string(), z.unknown()).optional(),
   soc_targets: z.array(recurringSocTargetAnswer),
 });

@@ -138,4 +138,6 @@ export const firstSetup = z.strictObject({
   username: text(),
   password: newPassword,
   timezone: timezone.optional(),
+  /** The site's name: made as an asset of type site, for the devices to be added under it. */
+  site_name: text(80).optional(),
 });

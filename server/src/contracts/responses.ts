@@ -146,6 +146,7 @@ export const jobWarning = z.object({
     'start-floored',
     'soc-unknown',
     'target-missed',
+    'load-unknown',
   ]),
   message: z.string(),
   /** The flex-model or flex-context field concerned, e.g. `consumption-price`, `soc-targets`. */
@@ -333,7 +334,7 @@ export const readinessAnswer = z.object({
 
 export const setupState = z.object({ needed: z.boolean(), local: z.boolean(), ...status200 });
 
-export const setupAnswer = z.object({ account, user, auth_token: z.string() });
+export const setupAnswer = z.object({ account, user, auth_token: z.string(), site: z.object({ id: int, name: z.string() }).optional() });
 
 export const tokenAnswer = z.object({ auth_token: z.string(), user_id: int, ...status200 });
 

@@ -8,7 +8,7 @@ import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem
 import type { ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
 import { firstStepBounds } from './measuredState.ts';
-import { assumedZeroPower, extendedPrices, type InputAt } from './warnings.ts';
+import { assumedZeroPower, extendedPrices, noHouseLoad, type InputAt } from './warnings.ts';
 import type { JobWarning } from '../contracts/responses.ts';
 
 type FlowCommitment = NonNullable<StorageProblem['commitments']>[number];
@@ -335,9 +335,11 @@ async function inflexiblePower(
     ...(spec.inflexibleProductionSensorIds ?? []).map((id): [number, 1 | -1] => [id, -1]),
   ];
   const inflexibleBySensor = new Map<number, number[]>();
+  const inputs: { input: InputAt; sign: 1 | -1 }[] = [];
   for (const [sensorId, sign] of signed) {
     const values = await sensorSeries(sensorId, 'MW', grid, sign);
     const input = { field: 'inflexible-device-sensors', sensorId, sensorName: (await grid.sensors(sensorId)).name };
+    inputs.push({ input, sign });
     const assumed = assumedZeroPower(values, input, grid);
     if (assumed) {
       log.warn({ sensor: sensorId }, 'assuming zero power where the inflexible device is unknown');
@@ -349,6 +351,8 @@ async function inflexiblePower(
     );
     values.forEach((v, j) => (inflexible[j] += v ?? 0));
   }
+  const unloaded = noHouseLoad(inputs);
+  if (unloaded) warnings.push(unloaded);
   return { inflexible, inflexibleBySensor };
 }
 

@@ -81,6 +81,25 @@ export function assumedZeroPower(values: readonly (number | null)[], input: Inpu
   };
 }
 
+/**
+ * A site whose schedule counts production (solar panels) but no consumption: the plan takes the
+ * site's own use as zero, so every kWh of solar it does not store counts as export at the
+ * production price, and a battery that could cover the evening load idles. Said, not silent.
+ * @param signed the inflexible devices with the sign their values are read with (1 consumption).
+ * @returns the warning, or undefined when a consumption is known or there is no production.
+ */
+export function noHouseLoad(signed: readonly { input: InputAt; sign: 1 | -1 }[]): JobWarning | undefined {
+  const production = signed.filter((s) => s.sign === -1).map((s) => s.input);
+  if (!production.length || signed.some((s) => s.sign === 1)) return undefined;
+  return {
+    code: 'load-unknown',
+    field: 'inflexible-device-sensors',
+    message:
+      `The site's production (${production.map(named).join(', ')}) is known but no house load: its consumption is taken as zero, ` +
+      'so solar power not stored counts as export at the production price. Add the house load (Add device, House load) to plan against it.',
+  };
+}
+
 /** The fallback scheduler's result: not optimal, a simple policy. */
 export const fallbackUsed: JobWarning = {
   code: 'fallback',

@@ -16,6 +16,7 @@ import * as m0020 from './0020_password_chosen.ts';
 import * as m0021 from './0021_mqtt_links.ts';
 import * as m0022 from './0022_mqtt_last_malformed.ts';
 import * as m0023 from './0023_price_connector_status.ts';
+import * as m0024 from './0024_site_asset_type.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -41,6 +42,7 @@ export const migrations: [string, Migration][] = [
   ['0021_mqtt_links', m0021],
   ['0022_mqtt_last_malformed', m0022],
   ['0023_price_connector_status', m0023],
+  ['0024_site_asset_type', m0024],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

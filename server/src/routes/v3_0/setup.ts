@@ -43,7 +43,12 @@ export const setupRoutes = [
       // Only someone at the machine gets here (the guard): the operator.
       const created = await setUpFirstAccount(context, { kind: 'operator' }, body);
       if (!created) throw forbidden();
-      return { account: presentAccount(created.account, []), user: presentUser(created.user), auth_token: created.token };
+      return {
+        account: presentAccount(created.account, []),
+        user: presentUser(created.user),
+        auth_token: created.token,
+        ...(created.site && { site: { id: created.site.id, name: created.site.name } }),
+      };
     },
     response: { status: 201, schema: wire.setupAnswer, description: 'the account, the administrator and a token for them' },
   }),
