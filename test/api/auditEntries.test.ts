@@ -16,7 +16,7 @@ import { createMqttLink, deleteMqttLink } from '../../server/src/commands/mqttLi
 import { replaceRecurringTargets } from '../../server/src/commands/recurringTargets.ts';
 import { createSensor, deleteSensor, updateSensor } from '../../server/src/commands/sensors.ts';
 import { setUpDevice } from '../../server/src/commands/setUpDevice.ts';
-import { addPriceConnector, saveTariff } from '../../server/src/commands/tariffs.ts';
+import { addPriceConnector, deleteTariff, saveTariff } from '../../server/src/commands/tariffs.ts';
 import { createUser, updateUser } from '../../server/src/commands/users.ts';
 import { automationCreate } from '../../server/src/contracts/automations.ts';
 import { deviceSetup } from '../../server/src/contracts/devices.ts';
@@ -186,14 +186,20 @@ const writes: [string, (p: Principal) => Promise<RegExp[]>][] = [
     },
   ],
   [
-    'tariff add and change',
+    'tariff add, change and delete',
     async (p) => {
       const asset = await newAsset({ kind: 'operator' });
       const prices = await newSensor({ kind: 'operator' }, asset, { name: 'prices', unit: 'EUR/MWh' });
       const definition = tariffDefinition.parse({ name: 'flat', timezone: 'UTC', consumption_price_sensor: prices.id, price: 200 });
       const added = await run((c) => saveTariff(c, p, { asset, definition }));
       await run((c) => saveTariff(c, p, { asset, id: added.id, definition: { ...definition, name: 'flatter', price: 190 } }));
-      return [new RegExp(`^Added tariff 'flat': ${added.id}$`), new RegExp(`^Changed tariff 'flatter': ${added.id}$`)];
+      await run((c) => deleteTariff(c, p, { asset, id: added.id }));
+      return [
+        new RegExp(`^Added tariff 'flat': ${added.id}$`),
+        new RegExp(`^Changed tariff 'flatter': ${added.id}$`),
+        // Written from the start of today (UTC) through three days ahead at least, hourly: all withdrawn.
+        new RegExp(`^Deleted tariff 'flatter': ${added.id}; withdrew its \\d+ prices from \\d{4}-\\d\\d-\\d\\dT00:00:00.000Z$`),
+      ];
     },
   ],
   [

@@ -119,6 +119,9 @@ describe('ENTSO-E day-ahead connector', () => {
   it('is off without a token, and harmless when the platform has no data or cannot be reached', async () => {
     const off = await withServer({ FLEXSITE_ENTSOE_URL: `${stubUrl}/api` });
     try {
+      // The UI says whether a token is set, never which.
+      const platform = await off.t.request('GET', '/api/v3_0/price-connectors/platform', { token: off.token });
+      expect(platform.body).toEqual({ token_configured: false });
       expect((await off.connect({ sensor: off.sensor, bidding_zone: NL })).status).toBe(201);
       asked.length = 0;
       expect(await off.t.server.tariffs.tick(Date.parse('2026-03-09T00:00:00Z'))).toBe(0);
@@ -128,6 +131,9 @@ describe('ENTSO-E day-ahead connector', () => {
     }
     const empty = await withServer({ FLEXSITE_ENTSOE_URL: `${stubUrl}/nodata`, FLEXSITE_ENTSOE_TOKEN: 'secret-token' });
     try {
+      const platform = await empty.t.request('GET', '/api/v3_0/price-connectors/platform', { token: empty.token });
+      expect(platform.body).toEqual({ token_configured: true });
+      expect(JSON.stringify(platform.body)).not.toContain('secret-token');
       await empty.connect({ sensor: empty.sensor, bidding_zone: NL });
       expect(await empty.t.server.tariffs.tick(Date.parse('2026-03-09T00:00:00Z'))).toBe(0);
       expect(await empty.values()).toEqual([]);

@@ -19,7 +19,8 @@ const touTariff = () => ({
   price: 200,
   periods: [
     { months: [6, 7, 8], days: 'weekdays', from: '07:00', to: '23:00', price: 300 },
-    { days: 'weekdays', from: '07:00', to: '23:00', price: 250 },
+    // The rest of the year's months: overlapping periods are refused since issue 32.
+    { months: [1, 2, 3, 4, 5, 9, 10, 11, 12], days: 'weekdays', from: '07:00', to: '23:00', price: 250 },
     { from: '23:00', to: '07:00', price: 150 },
   ],
   production_price_sensor: production,
@@ -245,5 +246,176 @@ describe('a tariff written when stored and when changed', () => {
     } finally {
       await own.close();
     }
+  });
+});
+
+describe('a tariff corrected, listed and deleted (issue 32)', () => {
+  // Friday 2 July 2027, 13:50 in Amsterdam.
+  const clock = new SimulatedClock(Date.parse('2027-07-02T13:50:00+02:00'));
+  let own: TestServer;
+  let g: ReturnType<typeof factories>;
+  let admin: string;
+  let stranger: string;
+  let home: number;
+  let priceSensor: number;
+  let battery: number;
+  beforeAll(async () => {
+    own = await startTestServer({}, undefined, { clock });
+    g = factories(own.db);
+    const account = (await g.account()).id;
+    admin = (await g.user({ accountId: account, roles: ['account-admin'] })).token;
+    stranger = (await g.user({ accountId: (await g.account()).id, roles: ['account-admin'] })).token;
+    home = (await g.asset({ accountId: account, type: 'building' })).id;
+    priceSensor = (await g.sensor({ assetId: home, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: 'Europe/Amsterdam' })).id;
+    battery = (await g.sensor({ assetId: (await g.asset({ accountId: account, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 15 }))
+      .id;
+  });
+  afterAll(() => own.close());
+
+  /** Entered per kWh: 0.30 all day but for one cheap hour. */
+  const tariff = (cheapFrom: string, cheapTo: string, cheap: number) => ({
+    name: 'Home',
+    timezone: 'Europe/Amsterdam',
+    consumption_price_sensor: priceSensor,
+    unit: 'EUR/kWh',
+    price: 0.3,
+    periods: [{ from: cheapFrom, to: cheapTo, price: cheap }],
+  });
+  const post = (body: unknown, as = admin) => own.request('POST', `/api/v3_0/assets/${home}/tariffs`, { token: as, json: body });
+  const today = async () =>
+    (
+      await own.request('GET', `/api/v3_0/sensors/${priceSensor}/chart_data/`, {
+        token: admin,
+        query: { event_starts_after: '2027-07-02T00:00:00+02:00', event_ends_before: '2027-07-03T00:00:00+02:00' },
+      })
+    ).body.map((r: { event_value: number }) => r.event_value);
+
+  /** Charges the empty 1 MWh, 1 MW battery full by 22:00 from 14:00: one hour at 1 MW in the cheapest hour. */
+  const schedule = async () => {
+    const res = await own.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+      token: admin,
+      json: {
+        start: '2027-07-02T14:00:00+02:00',
+        duration: 'PT8H',
+        'flex-model': {
+          'soc-at-start': '0 MWh',
+          'soc-min': '0 MWh',
+          'soc-max': '1 MWh',
+          'power-capacity': '1 MW',
+          // No discharging: with a cheap and a dear hour either side, the cheapest plan is then one.
+          'production-capacity': '0 MW',
+          'soc-targets': [{ datetime: '2027-07-02T22:00:00+02:00', value: '1 MWh' }],
+        },
+        'flex-context': { 'consumption-price-sensor': priceSensor },
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    await own.server.services.jobs.settled(res.body.schedule, 30_000);
+    const job = await own.request('GET', `/api/v3_0/jobs/${res.body.schedule}`, { token: admin });
+    expect(job.body).toMatchObject({ status: 'finished', error: null });
+    const power: number[] = job.body.result.devices[0].power_mw;
+    // The quarter hours charged at full power, as local clock times.
+    const charging = power
+      .flatMap((p, i) => (p > 0.999 ? [i] : []))
+      .map((i) => `${14 + Math.floor(i / 4)}:${String((i % 4) * 15).padStart(2, '0')}`);
+    return { cost: job.body.result.total_cost as number, charging };
+  };
+
+  it('refuses empty and overlapping windows, a unit in another currency and a second tariff on one price sensor, storing nothing', async () => {
+    const empty = await post(tariff('07:00', '07:00', 0.1));
+    expect(empty.status).toBe(422);
+    expect(empty.body.message).toEqual({
+      json: { periods: { 0: { to: ['Ends when it starts (07:00–07:00) and so covers no time; for the whole day use 00:00–24:00.'] } } },
+    });
+    const overlapping = await post({
+      ...tariff('17:00', '21:00', 0.4),
+      periods: [
+        { days: 'weekdays', from: '17:00', to: '21:00', price: 0.4 },
+        { from: '20:00', to: '07:00', price: 0.2 },
+      ],
+    });
+    expect(overlapping.status).toBe(422);
+    expect(overlapping.body.message).toEqual({
+      json: { periods: { 1: { from: ['Overlaps period 1 (weekdays, 17:00–21:00): each time of day may belong to one period only.'] } } },
+    });
+    const dollars = await post({ ...tariff('14:00', '15:00', 0.1), unit: 'USD/kWh' });
+    expect(dollars.status).toBe(422);
+    expect(dollars.body.message.json).toEqual({
+      unit: ['Must be a price in EUR per energy unit (the price sensor’s currency), such as EUR/kWh.'.replace('’', "'")],
+    });
+    expect(await own.db('tariff')).toEqual([]);
+    expect(await own.db('timed_belief').where({ sensor_id: priceSensor })).toEqual([]);
+
+    const first = await post(tariff('14:00', '15:00', 0.1));
+    expect(first.status).toBe(201);
+    const second = await post(tariff('20:00', '21:00', 0.05));
+    expect(second.status).toBe(422);
+    expect(second.body.message).toEqual({
+      json: {
+        consumption_price_sensor: [
+          `Sensor ${priceSensor} already gets its prices from tariff 'Home' (${first.body.id}): change or delete that instead.`,
+        ],
+      },
+    });
+    expect(await own.db('tariff')).toHaveLength(1);
+    // Nor may a day-ahead connector write to it alongside the tariff.
+    const connector = await own.request('POST', `/api/v3_0/assets/${home}/price-connectors`, {
+      token: admin,
+      json: { sensor: priceSensor, bidding_zone: '10YNL----------L' },
+    });
+    expect(connector.status).toBe(422);
+    expect(connector.body.message.json.sensor).toEqual([
+      `Sensor ${priceSensor} already gets its prices from tariff 'Home' (${first.body.id}): change or delete that instead.`,
+    ]);
+    expect(await own.db('price_connector')).toEqual([]);
+  });
+
+  it('lists a tariff as entered, writes it in the sensor’s unit, and a correction changes the next schedule and the chart', async () => {
+    const [listed] = (await own.request('GET', `/api/v3_0/assets/${home}/tariffs`, { token: admin })).body;
+    expect(listed.definition).toEqual({
+      ...tariff('14:00', '15:00', 0.1),
+      periods: [{ days: 'all', from: '14:00', to: '15:00', price: 0.1 }],
+    });
+    // 0.30 EUR/kWh = 300 EUR/MWh, 0.10 EUR/kWh = 100 EUR/MWh (14:00–15:00).
+    expect(await today()).toEqual([...times(14, 300), 100, ...times(9, 300)]);
+    // Charged in 14:00–15:00 at 1 MW: 1 MWh × 100 EUR/MWh = 100 EUR.
+    const before = await schedule();
+    expect(before.charging).toEqual(['14:00', '14:15', '14:30', '14:45']);
+    expect(before.cost).toBeCloseTo(100, 6);
+
+    const put = (body: unknown, as = admin) =>
+      own.request('PUT', `/api/v3_0/assets/${home}/tariffs/${listed.id}`, { token: as, json: body });
+    expect((await put(tariff('20:00', '21:00', 0.05), stranger)).status).toBe(403);
+    expect((await put(tariff('20:00', '20:00', 0.05))).status).toBe(422);
+    await clock.advanceTo(Date.parse('2027-07-02T13:55:00+02:00'));
+    const corrected = await put(tariff('20:00', '21:00', 0.05));
+    expect(corrected.status).toBe(200);
+    // One value per hour, the corrected one: 0.05 EUR/kWh = 50 EUR/MWh in 20:00–21:00.
+    expect(await today()).toEqual([...times(20, 300), 50, ...times(3, 300)]);
+    // Now charged in 20:00–21:00: 1 MWh × 50 EUR/MWh = 50 EUR.
+    const after = await schedule();
+    expect(after.charging).toEqual(['20:00', '20:15', '20:30', '20:45']);
+    expect(after.cost).toBeCloseTo(50, 6);
+    // The superseded beliefs stay, older: the store keeps what was believed when.
+    const beliefTimes = await own.db('timed_belief').where({ sensor_id: priceSensor }).distinct('belief_time').pluck('belief_time');
+    expect(beliefTimes.map(Number).sort()).toEqual([Date.parse('2027-07-02T13:50:00+02:00'), Date.parse('2027-07-02T13:55:00+02:00')]);
+  });
+
+  it('deletes a tariff for its own account only, withdrawing its prices from the start of today', async () => {
+    const [listed] = (await own.request('GET', `/api/v3_0/assets/${home}/tariffs`, { token: admin })).body;
+    const del = (as = admin, id = listed.id) => own.request('DELETE', `/api/v3_0/assets/${home}/tariffs/${id}`, { token: as });
+    expect((await del(stranger)).status).toBe(403);
+    expect((await del(admin, listed.id + 1000)).status).toBe(404);
+    expect(await own.db('tariff')).toHaveLength(1);
+    expect((await del()).status).toBe(204);
+    expect((await own.request('GET', `/api/v3_0/assets/${home}/tariffs`, { token: admin })).body).toEqual([]);
+    expect(await today()).toEqual([]);
+    expect(await own.db('timed_belief').where({ sensor_id: priceSensor })).toEqual([]);
+    const [audit] = await own.db('audit_log').where({ affected_asset_id: home }).orderBy('id', 'desc').pluck('event');
+    // Written today 00:00 (Amsterdam) through the end of the second day after, hourly (3 × 24 = 72), then corrected:
+    // a price believed already is not stored again, so 2 changed hours (14:00, 20:00) × 3 days = 6 more; 78.
+    expect(audit).toBe(`Deleted tariff 'Home': ${listed.id}; withdrew its 78 prices from 2027-07-02T00:00:00.000+02:00`);
+    // The sensor is free again for another tariff.
+    expect((await post(tariff('20:00', '21:00', 0.05))).status).toBe(201);
   });
 });

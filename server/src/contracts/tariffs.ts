@@ -16,18 +16,66 @@ const period = z.object({
   price: z.number(),
 });
 
+type Period = z.output<typeof period>;
+
+const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/** The minutes of a day a window covers, as [start, end) ranges (two when it wraps past midnight). */
+function ranges(p: Period): [number, number][] {
+  const [a, b] = [minutesOf(p.from), minutesOf(p.to)];
+  return a <= b
+    ? [[a, b]]
+    : [
+        [a, 1440],
+        [0, b],
+      ];
+}
+
+const sameDays = (p: Period, q: Period) => p.days === 'all' || q.days === 'all' || p.days === q.days;
+const sameMonths = (p: Period, q: Period) => !p.months || !q.months || p.months.some((m) => q.months!.includes(m));
+const sameMinutes = (p: Period, q: Period) => ranges(p).some(([a, b]) => ranges(q).some(([c, d]) => a < d && c < b));
+const describePeriod = (p: Period, i: number) =>
+  `period ${i + 1} (${p.days}${p.months ? `, months ${p.months.join(',')}` : ''}, ${p.from}–${p.to})`;
+
 /**
- * A tariff as entered: prices in the unit of the sensor they are written to (e.g. EUR/MWh). A
- * fixed tariff has only `price`; a time-of-use tariff adds periods, the first matching one wins.
- * A feed-in price, when given, is written to the production price sensor.
+ * Time-of-use periods must each cover some time and never the same time as another: a window of
+ * 07:00–07:00 would silently never apply, and of two overlapping ones only the first would, so
+ * both are refused rather than guessed at (a summer peak names the summer months; the rest of the
+ * year's peak names the others).
+ */
+const periods = z
+  .array(period)
+  .max(50)
+  .default([])
+  .superRefine((list, ctx) => {
+    list.forEach((p, i) => {
+      if (ranges(p).every(([a, b]) => a === b)) {
+        const message = `Ends when it starts (${p.from}–${p.to}) and so covers no time; for the whole day use 00:00–24:00.`;
+        ctx.addIssue({ code: 'custom', path: [i, 'to'], message });
+        return;
+      }
+      const earlier = list.findIndex((q, j) => j < i && sameDays(p, q) && sameMonths(p, q) && sameMinutes(p, q));
+      if (earlier >= 0) {
+        const message = `Overlaps ${describePeriod(list[earlier], earlier)}: each time of day may belong to one period only.`;
+        ctx.addIssue({ code: 'custom', path: [i, 'from'], message });
+      }
+    });
+  });
+
+/**
+ * A tariff as entered: prices in `unit` (e.g. EUR/kWh), or in the unit of each sensor they are
+ * written to when it is left out; they are converted to the sensor's unit when written, and the
+ * tariff is shown back as entered. A fixed tariff has only `price`; a time-of-use tariff adds
+ * periods that never overlap. A feed-in price, when given, is written to the production price sensor.
  */
 export const tariffDefinition = z
   .object({
     name: text(80),
     timezone,
     consumption_price_sensor: id,
+    unit: z.string().max(20).optional(),
     price: z.number(),
-    periods: z.array(period).max(50).default([]),
+    periods,
     production_price_sensor: id.optional(),
     feed_in_price: z.number().optional(),
   })
@@ -87,3 +135,6 @@ export const priceConnector = z.object({
 });
 
 export const biddingZoneList = z.array(z.object({ code: z.string(), name: z.string() }));
+
+/** What the server can tell about the price platform: whether a token is set, never the token. */
+export const pricePlatform = z.object({ token_configured: z.boolean() });

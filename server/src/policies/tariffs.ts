@@ -14,6 +14,12 @@ import { firstRefused, type Reference } from './references.ts';
  * again at every write).
  */
 
+/** The price sensors a tariff writes to, by the field naming each. */
+export const tariffSensors = (d: TariffDefinition): [string, number][] =>
+  Object.entries({ consumption_price_sensor: d.consumption_price_sensor, production_price_sensor: d.production_price_sensor }).filter(
+    (e): e is [string, number] => e[1] !== undefined,
+  );
+
 /** How many rows of `table` belong to the assets of an account (null: assets of no account). */
 async function countOfAccount(db: Knex, table: 'tariff' | 'price_connector', accountId: number | null): Promise<number> {
   const q = db(table).join('generic_asset', 'generic_asset.id', `${table}.asset_id`);
@@ -37,9 +43,7 @@ export async function checkTariffLimits(
   d: TariffDefinition,
   adding: boolean,
 ): Promise<void> {
-  const named = { consumption_price_sensor: d.consumption_price_sensor, production_price_sensor: d.production_price_sensor };
-  for (const [field, id] of Object.entries(named)) {
-    if (id === undefined) continue;
+  for (const [field, id] of tariffSensors(d)) {
     const sensor = await getSensor(db, id);
     // Instantaneous sensors (resolution 0) get one price per hour.
     if (sensor && sensor.event_resolution_ms > 0 && sensor.event_resolution_ms < limits.tariffMinResolutionMs) {
@@ -49,6 +53,33 @@ export async function checkTariffLimits(
   }
   if (adding && (await countOfAccount(db, 'tariff', asset.account_id)) >= limits.tariffsPerAccount) {
     throw fieldError('json', '_schema', `The account of asset ${asset.id} has the most tariffs allowed (${limits.tariffsPerAccount}).`);
+  }
+}
+
+/**
+ * Refuses a second writer of prices to one sensor (a 422 naming the field): two tariffs, or a
+ * tariff and a day-ahead connector, on one price sensor would each write their own price for the
+ * same hours, and readers would zig-zag between them. One tariff is in force per price sensor;
+ * a correction changes that tariff (its newer prices supersede the old ones) instead of adding one.
+ * Connectors of one zone on one sensor write the same prices as one source, so they may share it.
+ * @param of a tariff (and its id when it is changed), or a connector, writing to `sensors`.
+ */
+export async function checkSinglePriceWriter(
+  db: Knex,
+  sensors: [field: string, id: number][],
+  of: { tariff: number | undefined } | 'connector',
+): Promise<void> {
+  const ids = sensors.map(([, id]) => id);
+  const except = of === 'connector' ? undefined : of.tariff;
+  const tariffs = (await db<{ id: number; name: string; definition: string }>('tariff').select('id', 'name', 'definition')).filter(
+    (t) => Number(t.id) !== except,
+  );
+  const connectors: { id: number; sensor_id: number }[] = of === 'connector' ? [] : await db('price_connector').whereIn('sensor_id', ids);
+  for (const [field, id] of sensors) {
+    const tariff = tariffs.find((t) => tariffSensors(JSON.parse(t.definition) as TariffDefinition).some(([, s]) => s === id));
+    const connector = connectors.find((c) => Number(c.sensor_id) === id);
+    const writer = tariff ? `tariff '${tariff.name}' (${tariff.id})` : connector && `day-ahead price connector ${connector.id}`;
+    if (writer) throw fieldError('json', field, `Sensor ${id} already gets its prices from ${writer}: change or delete that instead.`);
   }
 }
 

@@ -331,9 +331,10 @@ export async function checkStoredAttributes(
   await checkStoredValues(db, attributes['flex-context'], 'attributes.flex-context');
 }
 
-/** A tariff's prices, each in the unit of the price sensor it is written to. */
+/** A tariff's prices, in `unit` or else each in the unit of the price sensor it is written to. */
 export interface TariffPrices {
   consumption_price_sensor: number;
+  unit?: string;
   price: number;
   periods: { price: number }[];
   production_price_sensor?: number;
@@ -364,9 +365,18 @@ export async function checkTariffValues(db: Knex, tariff: TariffPrices): Promise
       problems.push({ path: [side.sensorField], message: 'Must be a price sensor (a currency per energy unit, such as EUR/MWh).' });
       continue;
     }
+    // Prices entered per kWh are written to a sensor per MWh (and the other way round), in its currency.
+    const entered = tariff.unit ?? unit;
+    if (entered.slice(0, 4) !== unit.slice(0, 4) || !isEnergyUnit(entered.slice(4))) {
+      problems.push({
+        path: ['unit'],
+        message: `Must be a price in ${unit.slice(0, 3)} per energy unit (the price sensor's currency), such as ${unit.slice(0, 3)}/kWh.`,
+      });
+      continue;
+    }
     for (const path of side.prices) {
       const value = path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], tariff);
-      const read = readValue(price, `${String(value)} ${unit}`, 'MWh');
+      const read = readValue(price, `${String(value)} ${entered}`, 'MWh');
       if ('problem' in read) problems.push({ path, message: read.problem });
     }
   }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as tariffWire from '../../contracts/tariffs.ts';
 import { route } from '../../http/routes.ts';
 import * as tariffs from '../../store/tariffs.ts';
-import { addPriceConnector, changePriceConnector, saveTariff } from '../../commands/tariffs.ts';
+import { addPriceConnector, changePriceConnector, deleteTariff, saveTariff } from '../../commands/tariffs.ts';
 import { connectorReferences, tariffReferences } from '../../policies/tariffs.ts';
 import { intText } from '../../contracts/fields.ts';
 import { assetById, idParams } from '../load.ts';
@@ -55,6 +55,17 @@ export const tariffRoutes = [
     response: { schema: tariffWire.tariff, present: presentTariff, description: 'the changed tariff' },
   }),
   route({
+    method: 'DELETE',
+    path: '/assets/:id/tariffs/:tariff_id',
+    summary:
+      'Delete a tariff: it is no longer written, and its prices from the start of today (its time zone) on are withdrawn, so schedules no longer plan with them; earlier days keep theirs',
+    request: { params: tariffParams },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
+    transaction: true,
+    command: ({ context, principal, params, loaded: { asset } }) => deleteTariff(context, principal, { asset, id: params.tariff_id }),
+    response: { status: 204, schema: null, description: 'deleted, its prices from today on withdrawn' },
+  }),
+  route({
     method: 'GET',
     path: '/assets/:id/tariffs',
     summary: "List an asset's tariffs",
@@ -69,6 +80,13 @@ export const tariffRoutes = [
     summary: 'List the bidding zones a day-ahead price connector may follow',
     command: async () => Object.entries(tariffWire.biddingZones).map(([code, name]) => ({ code, name })),
     response: { schema: tariffWire.biddingZoneList },
+  }),
+  route({
+    method: 'GET',
+    path: '/price-connectors/platform',
+    summary: 'Whether the operator set a token for the ENTSO-E transparency platform (never the token itself)',
+    command: async ({ context }) => ({ token_configured: context.config.entsoe.token !== null }),
+    response: { schema: tariffWire.pricePlatform },
   }),
   route({
     method: 'POST',

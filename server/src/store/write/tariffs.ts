@@ -37,6 +37,28 @@ export async function updateTariff(
   return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
 }
 
+/**
+ * Withdraws prices a source wrote to some sensors for events from `fromMs` on: what a deleted tariff
+ * wrote ahead, or what a changed one wrote to a sensor it no longer writes to.
+ * @returns how many beliefs were withdrawn.
+ */
+export async function withdrawPrices(trx: Knex.Transaction, sourceId: number, sensorIds: number[], fromMs: number): Promise<number> {
+  if (!sensorIds.length) return 0;
+  return trx('timed_belief').where({ source_id: sourceId }).whereIn('sensor_id', sensorIds).andWhere('event_start', '>=', fromMs).delete();
+}
+
+/** Deletes a tariff and records it, with how many of its prices were withdrawn from when. */
+export async function deleteTariff(
+  trx: Knex.Transaction,
+  by: Writer,
+  gone: { asset: OnAsset; tariff: Tariff; withdrawn: number; fromIso: string },
+): Promise<void> {
+  const { tariff, withdrawn, fromIso } = gone;
+  await trx('tariff').where({ id: tariff.id }).delete();
+  const event = `Deleted tariff '${tariff.definition.name}': ${tariff.id}; withdrew its ${withdrawn} prices from ${fromIso}`;
+  await recordAudit(trx, by, about(gone.asset), event);
+}
+
 /** Adds a day-ahead price connector to an asset, written with its owner's rights, and records it. */
 export async function createPriceConnector(
   trx: Knex.Transaction,
