@@ -7,6 +7,7 @@ import { CliError, createCliContext, refusalText, type CliContext } from './cont
 import { registerDbCommands } from './db.ts';
 import { registerForecastCommands } from './forecasts.ts';
 import { registerResourceCommands } from './resources.ts';
+import { registerTariffCommands } from './tariffs.ts';
 
 /** The command line: `npm run --silent cli -- <command> [--json]`. */
 async function main(argv: string[]): Promise<number> {
@@ -24,6 +25,7 @@ async function main(argv: string[]): Promise<number> {
     registerBeliefCommands(program, cli);
     registerForecastCommands(program, cli);
     registerAutomationCommands(program, cli);
+    registerTariffCommands(program, cli);
     for (const sub of program.commands) sub.exitOverride();
     await program.parseAsync(argv);
     return 0;

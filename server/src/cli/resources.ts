@@ -11,6 +11,9 @@ import { getAsset, listAssets } from '../store/assets.ts';
 import { getAutomation, listAutomations } from '../store/automations.ts';
 import { deleteAutomation } from '../commands/automations.ts';
 import { deleteSensor } from '../commands/sensors.ts';
+import { deleteTariff } from '../commands/tariffs.ts';
+import { listTariffs } from '../store/tariffs.ts';
+import { tariffColumns, tariffRow } from './tariffs.ts';
 import { getSensor, listSensors } from '../store/sensors.ts';
 import * as users from '../store/users.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';
@@ -107,8 +110,8 @@ function registerAdd(program: Command, cli: CliContext): void {
 function registerList(program: Command, cli: CliContext): void {
   program
     .command('list')
-    .argument('<what>', 'accounts, users, assets, sensors or automations')
-    .option('--asset <id>', 'automations: only those of this asset', int)
+    .argument('<what>', 'accounts, users, assets, sensors, automations or tariffs')
+    .option('--asset <id>', 'automations, tariffs: only those of this asset', int)
     .action(async (what: string, o: { asset?: number }) => {
       const db = await cli.db();
       const rows: Record<string, unknown>[] = [];
@@ -127,11 +130,14 @@ function registerList(program: Command, cli: CliContext): void {
       } else if (what === 'sensors') {
         rows.push(...(await listSensors(db, {})).map((s) => ({ ...s })));
         columns = ['id', 'name', 'unit', 'event_resolution_ms', 'generic_asset_id', 'timezone'];
+      } else if (what === 'tariffs') {
+        rows.push(...(await listTariffs(db, { assetId: o.asset })).map(tariffRow));
+        columns = tariffColumns;
       } else if (what === 'automations') {
         rows.push(...(await listAutomations(db, { assetId: o.asset })).map((a) => presentAutomation(a, systemClock.now())));
         columns = ['id', 'name', 'asset_id', 'cron', 'timezone', 'enabled', 'last_run', 'next_run'];
       } else {
-        throw new CliError(`cannot list "${what}"; choose accounts, users, assets, sensors or automations`);
+        throw new CliError(`cannot list "${what}"; choose accounts, users, assets, sensors, automations or tariffs`);
       }
       rows.sort((a, b) => Number(a.id) - Number(b.id));
       cli.print({ [what]: rows }, rows.length ? table(rows, columns) : `no ${what}`);
@@ -141,7 +147,7 @@ function registerList(program: Command, cli: CliContext): void {
 function registerDelete(program: Command, cli: CliContext): void {
   program
     .command('delete')
-    .argument('<what>', 'user, account, asset, sensor or automation')
+    .argument('<what>', 'user, account, asset, sensor, automation or tariff')
     .requiredOption('--id <id>', 'the id', int)
     .option('--yes', 'do not ask for confirmation')
     .action(async (what: string, o: { id: number; yes?: boolean }) => {
@@ -176,9 +182,19 @@ function registerDelete(program: Command, cli: CliContext): void {
           },
           note: '',
         },
+        tariff: {
+          find: async () => (await listTariffs(db)).find((t) => t.id === o.id),
+          remove: async () => {
+            const { assetId } = (await listTariffs(db)).find((t) => t.id === o.id)!;
+            await cli.write(async (context) =>
+              deleteTariff(context, OPERATOR, { asset: (await getAsset(context.db, assetId))!, id: o.id }),
+            );
+          },
+          note: ', withdrawing its prices from the start of today',
+        },
       };
       const target = targets[what];
-      if (!target) throw new CliError(`cannot delete "${what}"; choose user, account, asset, sensor or automation`);
+      if (!target) throw new CliError(`cannot delete "${what}"; choose user, account, asset, sensor, automation or tariff`);
       if (!(await target.find())) throw new CliError(`${what} ${o.id} not found`);
       await confirm(`Delete ${what} ${o.id}${target.note}?`, Boolean(o.yes));
       await target.remove();
