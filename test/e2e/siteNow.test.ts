@@ -110,15 +110,16 @@ run('site now', () => {
     const f = factories(t.db);
     const market = await f.asset({ accountId: null, type: 'transmission zone' });
     const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60 })).id;
-    const today = Math.floor(Date.now() / 86_400_000) * 86_400_000;
-    await f.beliefs(prices, today, H, [50, 100], today - 86_400_000);
+    // The plan is for the next two hours: a plan counts for the steps that start after it is made.
+    const next = Math.ceil(Date.now() / H) * H;
+    await f.beliefs(prices, next, H, [50, 100], next - 86_400_000);
     const batteryAsset = (await f.asset({ accountId, type: 'battery' })).id;
     await t.db('generic_asset').where({ id: batteryAsset }).update({ parent_asset_id: site });
     const battery = (await f.sensor({ assetId: batteryAsset, unit: 'MW', resolutionMinutes: 60, name: 'battery power' })).id;
     const trigger = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
       token,
       json: {
-        start: new Date(today).toISOString(),
+        start: new Date(next).toISOString(),
         duration: 'PT2H',
         'flex-model': {
           'soc-at-start': 0,

@@ -117,6 +117,8 @@ describe('Home Assistant discovery', () => {
       json: {
         start: new Date(T0).toISOString(),
         duration: 'PT2H',
+        // Made at noon (the clock has moved on a little by now): only a plan made by a step's start is in force at it.
+        prior: new Date(T0).toISOString(),
         'flex-model': {
           'soc-at-start': 0,
           'soc-unit': 'MWh',

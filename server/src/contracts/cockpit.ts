@@ -1,28 +1,72 @@
 import { z } from 'zod';
 
-/** Money figures of a period (see `queries/assetKpis.ts`), in the schedules' currency. */
+/** Money figures of a period (see `queries/moneyFigures.ts`), in the schedules' currency. */
 const kpiFigures = z.object({
+  plan_cost: z.number().describe('What the plans in force at the steps cost.'),
+  baseline_cost: z.number().describe('What the same steps cost doing nothing: batteries idle, EVs charging at full power from the start.'),
+  planned_savings: z.number(),
+  realised_cost: z.number().nullable().describe("The steps measured so far at the devices' measured power (null when none is)."),
+  realised_savings: z.number().nullable().describe('Baseline cost of the measured steps minus their realised cost.'),
+  steps: z.number().int(),
+  measured_steps: z.number().int(),
+  fallback_steps: z.number().int().describe('Steps whose plan in force came from the fallback scheduler: the figures are degraded.'),
+  past_steps: z.number().int().describe('Steps begun by `now`; the others count as the plan in force now says.'),
+  measured_from: z.string().nullable(),
+  measured_to: z.string().nullable(),
+});
+
+const periodFigures = kpiFigures.extend({ period: z.string() });
+
+/** One part of a site: a device (its power sensor) or, with `sensor_id` null, the rest of the site as the plans forecast it. */
+const partFigures = z.object({
+  sensor_id: z.number().int().nullable(),
+  name: z.string(),
+  asset: z.string().nullable(),
   plan_cost: z.number(),
   baseline_cost: z.number(),
   planned_savings: z.number(),
   realised_cost: z.number().nullable(),
   realised_savings: z.number().nullable(),
-  steps: z.number().int(),
-  measured_steps: z.number().int(),
+  planned_charged_mwh: z.number(),
+  planned_discharged_mwh: z.number(),
+  ahead_charged_mwh: z.number().describe('Planned for the steps not yet begun.'),
+  ahead_discharged_mwh: z.number(),
+  measured_charged_mwh: z.number(),
+  measured_discharged_mwh: z.number(),
 });
-
-const periodFigures = kpiFigures.extend({ period: z.string() });
 
 /** `GET /assets/<id>/kpis`: what the asset's schedules cost against doing nothing, planned and realised. */
 export const assetKpis = z.object({
   asset_id: z.number().int(),
   /** Null when the prices were fixed (no price sensor) or the schedules used different currencies. */
   currency: z.string().nullable(),
-  /** The zone whose days and months the periods are. */
+  /** The zone whose days and months the periods are: the site's (its sensors'). */
   timezone: z.string(),
+  now: z.string().describe('When the figures were made: steps begun before it are past.'),
+  start: z.string(),
+  end: z.string(),
   total: kpiFigures,
-  days: z.array(periodFigures),
+  so_far: kpiFigures.describe('The steps begun by `now`: a plan made later does not change them.'),
+  ahead: kpiFigures.describe('The steps from `now` on, as the plan in force now says.'),
+  days: z.array(
+    periodFigures.extend({ devices: z.array(partFigures).describe('Per device and the rest of the site; they add up to the day.') }),
+  ),
   months: z.array(periodFigures),
+  devices: z.array(partFigures),
+  plans: z
+    .array(
+      z.object({
+        job_id: z.string(),
+        made_at: z
+          .string()
+          .describe("The plan's belief time: it is in force at the steps that start at or after it, until a newer plan is made."),
+        start: z.string(),
+        end: z.string(),
+        fallback: z.boolean(),
+        steps: z.number().int(),
+      }),
+    )
+    .describe('The plans in force at some step of the window, newest first.'),
   /** FlexMeasures 1.0's sensor KPIs (the asset's `sensors_to_show_as_kpis`). */
   data: z.array(
     z.object({

@@ -55,7 +55,7 @@ export async function moneyStates(
   nowMs: number,
 ): Promise<{ currency: string | null; states: Record<(typeof MONEY_STATES)[number], string> }> {
   const day = DateTime.fromMillis(nowMs, { zone }).startOf('day');
-  const kpis = await assetKpis(db, siteId, day.toMillis(), day.plus({ days: 1 }).toMillis());
+  const kpis = await assetKpis(db, siteId, { startMs: day.toMillis(), endMs: day.plus({ days: 1 }).toMillis(), nowMs });
   const { total } = kpis;
   const amount = (v: number | null) => (v === null || !total.steps ? NONE : String(v));
   return {

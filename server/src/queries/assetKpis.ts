@@ -1,143 +1,130 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
-import { conversion } from '../domain/units.ts';
-import { resampleToGrid } from '../domain/resample.ts';
-import { consumptionSign } from '../scheduling/buildProblem.ts';
-import { siteStepCost, sumAt } from '../scheduling/money.ts';
-import { descendantIds } from '../store/assets.ts';
-import { mostRecentBeliefs } from '../store/beliefs.ts';
-import { scheduleMoneyIn, type ScheduleMoney } from '../store/scheduleMoney.ts';
+import { descendantIds, getAsset } from '../store/assets.ts';
 import { forbidden } from '../errors.ts';
 import { sensorStats } from '../store/sensorStats.ts';
-import { getSensor, listSensors, type SensorInContext } from '../store/sensors.ts';
-import { MEASURING_SOURCE_TYPES } from '../store/lastMeasurements.ts';
+import { getSensor, listSensors, type Sensor, type SensorInContext } from '../store/sensors.ts';
+import { byPeriod, figures, partFigures, type KpiFigures, type PartFigures } from './moneyFigures.ts';
+import { plansInForce } from './planInForce.ts';
+import { stepMoney, type StepMoney } from './stepMoney.ts';
 
-/** Money figures of a period, in the schedules' currency. */
-export interface KpiFigures {
-  /** Energy cost of the plans. */
-  plan_cost: number;
-  /** What the same steps cost doing nothing (batteries idle, EVs charging at once). */
-  baseline_cost: number;
-  planned_savings: number;
-  /** Cost with the devices' measured power, over the steps measured; null when none is. */
-  realised_cost: number | null;
-  /** Baseline cost of the measured steps minus their realised cost; null when none is measured. */
-  realised_savings: number | null;
+export type { KpiFigures } from './moneyFigures.ts';
+
+/** A plan that is in force at some step of the window. */
+export interface PlanCounted {
+  job_id: string;
+  made_at: string;
+  start: string;
+  end: string;
+  fallback: boolean;
+  /** The steps of the window it is in force at (for some device). */
   steps: number;
-  measured_steps: number;
 }
+
+/** A part of the site's figures with the name to show: a device's sensor and asset, or the rest of the site. */
+export type NamedPartFigures = PartFigures & { name: string; asset: string | null };
 
 export interface AssetKpis {
   asset_id: number;
   currency: string | null;
   timezone: string;
+  /** The time the figures were made at: steps starting before it are past, the rest as planned now. */
+  now: string;
+  start: string;
+  end: string;
   total: KpiFigures;
-  days: (KpiFigures & { period: string })[];
+  so_far: KpiFigures;
+  ahead: KpiFigures;
+  days: (KpiFigures & { period: string; devices: NamedPartFigures[] })[];
   months: (KpiFigures & { period: string })[];
+  devices: NamedPartFigures[];
+  plans: PlanCounted[];
 }
 
-/** One step as counted: its start, and its costs (realised null where the devices were not all measured). */
-interface StepMoney {
-  startMs: number;
-  plan: number;
-  baseline: number;
-  realised: number | null;
+/** The plans counted in these steps, newest first. */
+function plansCounted(steps: StepMoney[], schedules: Map<string, Omit<PlanCounted, 'steps'>>): PlanCounted[] {
+  const counts = new Map<string, number>();
+  for (const s of steps) for (const job of s.jobs) counts.set(job, (counts.get(job) ?? 0) + 1);
+  return [...counts.entries()]
+    .map(([job, count]) => ({ ...schedules.get(job)!, steps: count }))
+    .sort((a, b) => (a.made_at < b.made_at ? 1 : a.made_at > b.made_at ? -1 : 0));
 }
 
-const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
-
-/**
- * A device's measured power on a schedule's grid (MW, consumption positive), null where unknown.
- */
-async function measuredMw(db: Knex, sensorId: number, m: ScheduleMoney): Promise<(number | null)[]> {
-  const sensor = (await getSensor(db, sensorId))!;
-  const events = await mostRecentBeliefs(db, { sensorId, startMs: m.startMs, endMs: m.endMs, sourceTypes: MEASURING_SOURCE_TYPES });
-  const c = conversion(sensor.unit, 'MW', sensor.event_resolution_ms || m.stepMs) ?? { scale: 1, offset: 0 };
-  const sign = consumptionSign(sensor);
-  const grid = { startMs: m.startMs, endMs: m.endMs, stepMs: m.stepMs, eventResolutionMs: sensor.event_resolution_ms };
-  return resampleToGrid(events, grid).map((v) => (v === null ? null : sign * (v * c.scale + c.offset)));
+/** The sensors of a site and the assets below it, first made first, and its zone: that of the first (UTC without any). */
+export async function siteSensors(db: Knex, assetId: number): Promise<{ sensors: Sensor[]; zone: string }> {
+  const sensors = (await Promise.all((await descendantIds(db, assetId)).map((id) => listSensors(db, { assetId: id })))).flat();
+  sensors.sort((a, b) => a.id - b.id);
+  return { sensors, zone: sensors[0]?.timezone ?? 'UTC' };
 }
 
-/** Every step of a schedule inside the window, with its planned, baseline and realised cost. */
-async function stepsOf(db: Knex, m: ScheduleMoney, startMs: number, endMs: number): Promise<StepMoney[]> {
-  const measured = await Promise.all(m.series.devices.map((d) => measuredMw(db, d.sensorId, m)));
-  const steps: StepMoney[] = [];
-  m.series.consumptionPrice.forEach((_, j) => {
-    const t = m.startMs + j * m.stepMs;
-    if (t < startMs || t >= endMs) return;
-    const known = measured.every((series) => series[j] !== null);
-    steps.push({
-      startMs: t,
-      plan: siteStepCost(m.series, j, sumAt(m.series.devices, 'powerMw', j)),
-      baseline: siteStepCost(m.series, j, sumAt(m.series.devices, 'baselineMw', j)),
-      realised: known
-        ? siteStepCost(
-            m.series,
-            j,
-            measured.reduce((sum, series) => sum + series[j]!, 0),
-          )
-        : null,
-    });
-  });
-  return steps;
-}
-
-function figures(steps: StepMoney[]): KpiFigures {
-  const measured = steps.filter((s) => s.realised !== null);
-  const sum = (list: StepMoney[], f: (s: StepMoney) => number) => round6(list.reduce((a, s) => a + f(s), 0));
-  const plan = sum(steps, (s) => s.plan);
-  const baseline = sum(steps, (s) => s.baseline);
-  const realised = measured.length ? sum(measured, (s) => s.realised!) : null;
-  return {
-    plan_cost: plan,
-    baseline_cost: baseline,
-    planned_savings: round6(baseline - plan),
-    realised_cost: realised,
-    realised_savings: realised === null ? null : round6(sum(measured, (s) => s.baseline) - realised),
-    steps: steps.length,
-    measured_steps: measured.length,
-  };
-}
-
-function byPeriod(steps: StepMoney[], zone: string, format: string): (KpiFigures & { period: string })[] {
-  const groups = new Map<string, StepMoney[]>();
-  for (const s of steps) {
-    const period = DateTime.fromMillis(s.startMs, { zone }).toFormat(format);
-    groups.set(period, [...(groups.get(period) ?? []), s]);
-  }
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([period, list]) => ({ period, ...figures(list) }));
+/** Each part named: a device by its sensor's and asset's names, the rest of the site as such. */
+async function named(db: Knex, parts: PartFigures[], sensors: Sensor[]): Promise<NamedPartFigures[]> {
+  const byId = new Map(sensors.map((s) => [s.id, s]));
+  return Promise.all(
+    parts.map(async (p) => {
+      const sensor = p.sensor_id === null ? undefined : byId.get(p.sensor_id);
+      const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
+      return { ...p, name: sensor?.name ?? 'Rest of the site', asset: asset?.name ?? null };
+    }),
+  );
 }
 
 /**
- * The money figures of the schedules of an asset and the assets below it, per day and month of
- * the window. Where schedules overlap, each device step counts once, as the most recent plan
- * (latest belief time) has it: a rolling re-plan replaces what it re-plans.
- * @returns the figures; days and months in the time zone of the schedules' device.
+ * The money figures of the schedules of an asset and the assets below it over the window: in
+ * total, begun so far and ahead of `nowMs`, per day (with each device) and month in the site's
+ * zone, per device, and which plans count. Each device step counts as the plan in force at it
+ * has it (see `planInForce.ts`), so a plan made now changes no figure of a step already begun.
  */
-export async function assetKpis(db: Knex, assetId: number, startMs: number, endMs: number): Promise<AssetKpis> {
-  const assetIds = await descendantIds(db, assetId);
-  const sensors = (await Promise.all(assetIds.map((id) => listSensors(db, { assetId: id })))).flat();
-  const schedules = await scheduleMoneyIn(
+export async function assetKpis(db: Knex, assetId: number, window: { startMs: number; endMs: number; nowMs: number }): Promise<AssetKpis> {
+  const { startMs, endMs, nowMs } = window;
+  const { sensors, zone } = await siteSensors(db, assetId);
+  const inForce = await plansInForce(
     db,
     sensors.map((s) => s.id),
     startMs,
     endMs,
   );
-  const latest = new Map<string, StepMoney>();
-  for (const m of schedules) {
-    for (const step of await stepsOf(db, m, startMs, endMs)) latest.set(`${m.sensorId}@${step.startMs}`, step);
-  }
-  const steps = [...latest.values()].sort((a, b) => a.startMs - b.startMs);
-  const currencies = new Set(schedules.map((m) => m.currency));
-  const zone = sensors.find((s) => s.id === schedules[0]?.sensorId)?.timezone ?? 'UTC';
+  const steps = await stepMoney(db, inForce, endMs);
+  const iso = (ms: number) => DateTime.fromMillis(ms, { zone }).toISO()!;
+  const schedules = new Map(
+    inForce
+      .flatMap((s) => s.devices)
+      .map(({ plan }) => [
+        plan.jobId,
+        { job_id: plan.jobId, made_at: iso(plan.beliefTimeMs), start: iso(plan.startMs), end: iso(plan.endMs), fallback: plan.fallback },
+      ]),
+  );
+  const currencies = new Set(inForce.flatMap((s) => s.devices.map((d) => d.plan.currency)));
+  const days = byPeriod(steps, zone, 'yyyy-MM-dd');
   return {
     asset_id: assetId,
     // One currency, or null when unknown (fixed prices) or mixed.
     currency: currencies.size === 1 ? [...currencies][0] : null,
     timezone: zone,
-    total: figures(steps),
-    days: byPeriod(steps, zone, 'yyyy-MM-dd'),
-    months: byPeriod(steps, zone, 'yyyy-MM'),
+    now: iso(nowMs),
+    start: iso(startMs),
+    end: iso(endMs),
+    total: figures(steps, nowMs, zone),
+    so_far: figures(
+      steps.filter((s) => s.startMs < nowMs),
+      nowMs,
+      zone,
+    ),
+    ahead: figures(
+      steps.filter((s) => s.startMs >= nowMs),
+      nowMs,
+      zone,
+    ),
+    days: await Promise.all(
+      days.map(async ([period, list]) => ({
+        period,
+        ...figures(list, nowMs, zone),
+        devices: await named(db, partFigures(list, nowMs), sensors),
+      })),
+    ),
+    months: byPeriod(steps, zone, 'yyyy-MM').map(([period, list]) => ({ period, ...figures(list, nowMs, zone) })),
+    devices: await named(db, partFigures(steps, nowMs), sensors),
+    plans: plansCounted(steps, schedules),
   };
 }
 

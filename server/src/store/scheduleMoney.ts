@@ -25,6 +25,8 @@ export interface ScheduleMoney {
   stepMs: number;
   beliefTimeMs: number;
   currency: string | null;
+  /** Made by the fallback scheduler: a degraded plan, counted but marked. */
+  fallback: boolean;
   series: MoneySeries;
 }
 
@@ -36,17 +38,24 @@ interface DbScheduleMoney {
   step_ms: number;
   belief_time_ms: number;
   currency: string | null;
+  fallback: boolean | number;
   series: string;
 }
 
-/** @returns the schedules of these sensors that overlap the window, oldest belief time first. */
+/**
+ * @returns the schedules of these sensors that overlap the window and were made (belief time)
+ *   before its end, oldest belief time first (then in the order stored): one made later is in
+ *   force at none of its steps.
+ */
 export async function scheduleMoneyIn(db: Knex, sensorIds: number[], startMs: number, endMs: number): Promise<ScheduleMoney[]> {
   if (!sensorIds.length) return [];
   const rows = await db<DbScheduleMoney>('schedule_money')
     .whereIn('sensor_id', sensorIds)
     .andWhere('start_ms', '<', endMs)
     .andWhere('end_ms', '>', startMs)
-    .orderBy([{ column: 'belief_time_ms' }, { column: 'job_id' }]);
+    .andWhere('belief_time_ms', '<', endMs)
+    // Of plans made at the same time, the one stored last comes last (older rows have no number).
+    .orderByRaw('belief_time_ms, COALESCE(stored_seq, 0), job_id');
   return rows.map((r) => ({
     jobId: r.job_id,
     sensorId: Number(r.sensor_id),
@@ -55,6 +64,7 @@ export async function scheduleMoneyIn(db: Knex, sensorIds: number[], startMs: nu
     stepMs: Number(r.step_ms),
     beliefTimeMs: Number(r.belief_time_ms),
     currency: r.currency,
+    fallback: Boolean(r.fallback),
     series: JSON.parse(r.series) as MoneySeries,
   }));
 }

@@ -17,6 +17,7 @@ import * as m0021 from './0021_mqtt_links.ts';
 import * as m0022 from './0022_mqtt_last_malformed.ts';
 import * as m0023 from './0023_price_connector_status.ts';
 import * as m0024 from './0024_site_asset_type.ts';
+import * as m0025 from './0025_schedule_money_fallback.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -43,6 +44,7 @@ export const migrations: [string, Migration][] = [
   ['0022_mqtt_last_malformed', m0022],
   ['0023_price_connector_status', m0023],
   ['0024_site_asset_type', m0024],
+  ['0025_schedule_money_fallback', m0025],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -1,7 +1,8 @@
+import { DateTime } from 'luxon';
 import { z } from 'zod';
 import { awareDateTime } from '../../contracts/fields.ts';
 import * as cockpit from '../../contracts/cockpit.ts';
-import { assetKpis, sensorKpis } from '../../queries/assetKpis.ts';
+import { assetKpis, sensorKpis, siteSensors } from '../../queries/assetKpis.ts';
 import { can } from '../../policies/access.ts';
 import { sensorAccess } from '../../policies/references.ts';
 import { siteNow } from '../../queries/siteNow.ts';
@@ -11,7 +12,20 @@ import { assetById, idParams } from '../load.ts';
 
 const MAX_KPI_WINDOW_MS = 400 * 86_400_000;
 
-const kpiQuery = z.object({ start: awareDateTime, end: awareDateTime });
+const kpiQuery = z.object({
+  start: awareDateTime.optional().describe("Without start and end: this month in the site's zone."),
+  end: awareDateTime.optional(),
+});
+
+/** How the figures count: written once here, shown in the API's description. */
+const MONEY_RULES =
+  'Each step of a device counts as the plan in force at it: the newest plan made (belief time) at or before the ' +
+  "step's start. A plan made later (a Compute now for past steps, a re-run of yesterday) changes no figure of a step " +
+  'already begun; steps ahead count as the newest plan made so far says (`ahead`), apart from those begun (`so_far`). ' +
+  'Steps planned by the fallback scheduler are counted and marked (`fallback_steps`). Realised figures price the ' +
+  "devices' measured power, with the rest of the site as the plan forecast it, against doing nothing (batteries idle, " +
+  'EVs charging at once) over the steps measured so far (`measured_from`–`measured_to`). Days and months are in the ' +
+  "site's zone; the devices of a day and the rest of the site add up to the day.";
 
 /** The operator's cockpit: what a site's schedules save, and what its sensors say now. */
 export const cockpitRoutes = [
@@ -21,19 +35,21 @@ export const cockpitRoutes = [
     summary: "Get the cost of an asset's schedules against doing nothing, planned and realised, per day and month",
     request: { params: idParams, query: kpiQuery },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
-    check: ({ query }) => {
-      const [startMs, endMs] = [query.start.toMillis(), query.end.toMillis()];
+    check: async ({ ctx, db, query, loaded }) => {
+      if (!query.start !== !query.end) throw fieldError('query', query.start ? 'end' : 'start', 'Give both start and end, or neither.');
+      const month = DateTime.fromMillis(ctx.services.clock.now(), { zone: (await siteSensors(db, loaded.asset.id)).zone }).startOf('month');
+      const [startMs, endMs] = [(query.start ?? month).toMillis(), (query.end ?? month.plus({ months: 1 })).toMillis()];
       if (endMs <= startMs) throw fieldError('query', 'end', 'Must be after start.');
       // A bound on the work one request makes: a year and a bit covers the monthly view.
       if (endMs - startMs > MAX_KPI_WINDOW_MS) throw fieldError('query', 'end', 'The window may span at most 400 days.');
       return { startMs, endMs };
     },
     // FlexMeasures 1.0 answers this path with its sensor KPIs under `data`; Flexsite adds them to its money figures.
-    command: async ({ db, user, loaded, checked }) => ({
-      ...(await assetKpis(db, loaded.asset.id, checked.startMs, checked.endMs)),
+    command: async ({ ctx, db, user, loaded, checked }) => ({
+      ...(await assetKpis(db, loaded.asset.id, { ...checked, nowMs: ctx.services.clock.now() })),
       data: await sensorKpis(db, loaded.asset, checked, (sensor) => can(user, 'read', sensorAccess(sensor))),
     }),
-    response: { schema: cockpit.assetKpis },
+    response: { schema: cockpit.assetKpis, description: MONEY_RULES },
   }),
   route({
     method: 'GET',

@@ -100,6 +100,7 @@ export async function storeStorageSchedule(
     stepMs: spec.stepMs,
     beliefTimeMs,
     currency: priceCurrency(spec.consumptionPrice),
+    fallback: model === 'StorageFallbackScheduler',
   };
   const { source, numBeliefs } = await db.transaction(async (trx) => {
     // Rights may have changed while the solver ran.

@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 import type { ScheduleMoney } from '../scheduleMoney.ts';
 
-/** Keeps a schedule's money series (a job run again replaces its own). */
+/**
+ * Keeps a schedule's money series (a job run again replaces its own), numbered in the order
+ * stored: of plans made at the same belief time, the last stored is in force.
+ */
 export async function recordScheduleMoney(trx: Knex.Transaction, m: ScheduleMoney): Promise<void> {
   await trx('schedule_money')
     .insert({
@@ -12,6 +15,8 @@ export async function recordScheduleMoney(trx: Knex.Transaction, m: ScheduleMone
       step_ms: m.stepMs,
       belief_time_ms: m.beliefTimeMs,
       currency: m.currency,
+      fallback: m.fallback,
+      stored_seq: trx.raw('(SELECT COALESCE(MAX(stored_seq), 0) + 1 FROM schedule_money)'),
       series: JSON.stringify(m.series),
     })
     .onConflict('job_id')

@@ -1,0 +1,123 @@
+import type { Knex } from 'knex';
+import { conversion } from '../domain/units.ts';
+import { resampleToGrid } from '../domain/resample.ts';
+import { consumptionSign } from '../scheduling/buildProblem.ts';
+import { stepCost } from '../../../worker/src/tasks.ts';
+import type { MoneySeries } from '../store/scheduleMoney.ts';
+import { mostRecentBeliefs } from '../store/beliefs.ts';
+import { getSensor } from '../store/sensors.ts';
+import { MEASURING_SOURCE_TYPES } from '../store/lastMeasurements.ts';
+import type { StepInForce } from './planInForce.ts';
+
+/** A part of a site's flow in one step (a device, or the rest of the site): its money and energy. */
+export interface PartMoney {
+  plan: number;
+  baseline: number;
+  /** Null where the step's devices were not all measured. */
+  realised: number | null;
+  /** Energy as planned (MWh, consumption positive). */
+  plannedMwh: number;
+  /** Energy as measured (MWh, consumption positive); null where unknown. */
+  measuredMwh: number | null;
+}
+
+/** One step as counted: its parts by device sensor (null: the rest of the site, as the plan forecast it). */
+export interface StepMoney {
+  startMs: number;
+  endMs: number;
+  /** A device's plan in force here came from the fallback scheduler. */
+  fallback: boolean;
+  /** The plans in force, by job id. */
+  jobs: string[];
+  parts: Map<number | null, PartMoney>;
+}
+
+/** A device's measured power on a grid of `stepMs` from `startMs` (MW, consumption positive), null where unknown. */
+async function measuredMw(
+  db: Knex,
+  sensorId: number,
+  grid: { startMs: number; endMs: number; stepMs: number },
+): Promise<(number | null)[]> {
+  const sensor = (await getSensor(db, sensorId))!;
+  const events = await mostRecentBeliefs(db, { sensorId, startMs: grid.startMs, endMs: grid.endMs, sourceTypes: MEASURING_SOURCE_TYPES });
+  const c = conversion(sensor.unit, 'MW', sensor.event_resolution_ms || grid.stepMs) ?? { scale: 1, offset: 0 };
+  const sign = consumptionSign(sensor);
+  return resampleToGrid(events, { ...grid, eventResolutionMs: sensor.event_resolution_ms }).map((v) =>
+    v === null ? null : sign * (v * c.scale + c.offset),
+  );
+}
+
+/** Measured power per device and step length, read once per window. */
+async function measurements(
+  db: Knex,
+  steps: StepInForce[],
+  endMs: number,
+): Promise<(sensorId: number, stepMs: number, t: number) => number | null> {
+  const grids = new Map<string, { startMs: number; stepMs: number; values: (number | null)[] }>();
+  for (const step of steps) {
+    for (const d of step.devices) {
+      const key = `${d.sensorId}/${d.plan.stepMs}`;
+      if (grids.has(key)) continue;
+      const stepMs = d.plan.stepMs;
+      const startMs = Math.floor(step.startMs / stepMs) * stepMs;
+      grids.set(key, { startMs, stepMs, values: await measuredMw(db, d.sensorId, { startMs, endMs, stepMs }) });
+    }
+  }
+  return (sensorId, stepMs, t) => {
+    const grid = grids.get(`${sensorId}/${stepMs}`)!;
+    return grid.values[Math.round((t - grid.startMs) / stepMs)] ?? null;
+  };
+}
+
+/**
+ * What a MW of a step's flow costs: the site buys at the consumption price and sells at the
+ * production price, by the sign of its net flow. The cost is linear in the flow at that price,
+ * so every part of the flow counted at it adds up to the site's cost.
+ */
+const costPerMw = (series: MoneySeries, index: number, netMw: number) =>
+  netMw >= 0 ? stepCost(series, index, 1) : -stepCost(series, index, -1);
+
+/**
+ * The money of each step with plans in force: per device and for the rest of the site, planned,
+ * doing nothing (batteries idle, EVs charging at once) and as measured. The rest of the site is
+ * its load without the devices as the newest plan in force forecast it (it is not measured apart).
+ */
+export async function stepMoney(db: Knex, steps: StepInForce[], endMs: number): Promise<StepMoney[]> {
+  const measured = await measurements(db, steps, endMs);
+  return steps.map((step) => {
+    const { series } = step.plan;
+    const rest = series.inflexibleMw[step.index];
+    const devices = step.devices.map((d) => {
+      const s = d.plan.series.devices[d.device];
+      return {
+        sensorId: d.sensorId,
+        planMw: s.powerMw[d.index],
+        baselineMw: s.baselineMw[d.index],
+        measuredMw: measured(d.sensorId, d.plan.stepMs, step.startMs),
+      };
+    });
+    const known = devices.every((d) => d.measuredMw !== null);
+    const net = (key: 'planMw' | 'baselineMw' | 'measuredMw') => devices.reduce((sum, d) => sum + (d[key] ?? 0), rest);
+    const price = {
+      plan: costPerMw(series, step.index, net('planMw')),
+      baseline: costPerMw(series, step.index, net('baselineMw')),
+      realised: costPerMw(series, step.index, net('measuredMw')),
+    };
+    const part = (planMw: number, baselineMw: number, measuredMw: number | null): PartMoney => ({
+      plan: planMw * price.plan,
+      baseline: baselineMw * price.baseline,
+      realised: known ? measuredMw! * price.realised : null,
+      plannedMwh: planMw * series.stepHours,
+      measuredMwh: measuredMw === null ? null : measuredMw * series.stepHours,
+    });
+    const parts = new Map<number | null, PartMoney>(devices.map((d) => [d.sensorId, part(d.planMw, d.baselineMw, d.measuredMw)]));
+    parts.set(null, part(rest, rest, rest));
+    return {
+      startMs: step.startMs,
+      endMs: step.startMs + step.plan.stepMs,
+      fallback: step.devices.some((d) => d.plan.fallback),
+      jobs: [...new Set(step.devices.map((d) => d.plan.jobId))],
+      parts,
+    };
+  });
+}
