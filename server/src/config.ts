@@ -29,6 +29,8 @@ export interface Config {
   maxPlanningHorizon: { steps: number } | { ms: number };
   /** A state-of-charge measurement older than this many schedule steps at the start makes the job warn that the SoC is unknown. */
   socMaxAgeSteps: number;
+  /** An instantaneous sensor (a state of charge) with no reading for longer than this is stale; interval sensors go stale after twice their resolution. */
+  instantStaleMs: number;
   jobCacheTtlS: number;
   /** Finished scheduling jobs are kept this long. */
   planningTtlMs: number;
@@ -129,6 +131,7 @@ const schema = z.object({
   FLEXSITE_PLANNING_HORIZON: duration.default(48 * 3600_000),
   FLEXSITE_MAX_PLANNING_HORIZON: stepsOrDuration.default({ steps: 2520 }),
   FLEXSITE_SOC_MAX_AGE_STEPS: count(0).default(2),
+  FLEXSITE_INSTANT_STALE_AFTER: duration.default(3600_000),
   FLEXSITE_JOB_CACHE_TTL: count(0).default(3600),
   FLEXSITE_PLANNING_TTL: duration.default(7 * 24 * 3600_000),
   FLEXSITE_JOB_TTL: duration.default(24 * 3600_000),
@@ -231,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     planningHorizonMs: e.FLEXSITE_PLANNING_HORIZON,
     maxPlanningHorizon: e.FLEXSITE_MAX_PLANNING_HORIZON,
     socMaxAgeSteps: e.FLEXSITE_SOC_MAX_AGE_STEPS,
+    instantStaleMs: e.FLEXSITE_INSTANT_STALE_AFTER,
     jobCacheTtlS: e.FLEXSITE_JOB_CACHE_TTL,
     planningTtlMs: e.FLEXSITE_PLANNING_TTL,
     jobTtlMs: e.FLEXSITE_JOB_TTL,

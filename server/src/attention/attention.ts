@@ -5,13 +5,15 @@ import type { Config } from '../config.ts';
 import type { JobResult } from '../contracts/responses.ts';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
-import { failureOf } from '../jobs/jobTable.ts';
 import { sendMail } from '../outbox.ts';
-import { lastMeasurement, monitoredSensors } from '../store/lastMeasurements.ts';
+import { getAutomation } from '../store/automations.ts';
+import { lastMeasurement, monitoredSensors, staleAfterMs } from '../store/lastMeasurements.ts';
+import { deviceSensorName } from '../store/sensorNames.ts';
 import { webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
 import { addNotification, endSubject, queueWebhook } from '../store/write/notifications.ts';
 import { listUsers } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
+import { failureReason, lengthOf, nameSensors, sensorName, siteTime } from './wording.ts';
 
 /** How often sensors are checked for stale data. */
 const STALE_CHECK_MS = 60_000;
@@ -124,34 +126,34 @@ export class Attention extends Periodic {
 
   private async jobFailed(job: JobRecord<FlexsiteJobs, 'scheduling' | 'automation'>, err: unknown): Promise<void> {
     if (job.accountId === null) return;
-    // In the words the job records, never runtime internals.
-    const reason = err instanceof Error ? failureOf(err).error : String(err);
+    // In the words the job records, less the exception's name, with sensors named.
+    const reason = await nameSensors(this.db, failureReason(err));
     const base = { accountId: job.accountId, subject: `job:${job.id}`, jobId: job.id, sensorId: job.sensorId };
     if (job.queue === 'automation') {
-      const message = `Automation job ${job.id} failed. ${reason}`;
+      const automation = await getAutomation(this.db, job.args.automationId);
+      const message = `Automation '${automation?.name ?? job.args.automationId}' failed: ${reason}`;
       await this.raise({ ...base, subject: failingAutomation(job.args.automationId), kind: 'automation-failed', message });
-    } else if (err instanceof JobFailure && err.fallbackJobId !== undefined) {
-      const message = `Schedule job ${job.id} for sensor ${job.sensorId} could not be solved (${reason}); the simple charge/discharge policy is used instead.`;
+      return;
+    }
+    const device = await sensorName(this.db, job.sensorId);
+    if (err instanceof JobFailure && err.fallbackJobId !== undefined) {
+      const message = `The schedule of ${device} could not be solved (${reason}); the simple charge/discharge policy is used instead.`;
       await this.raise({ ...base, kind: 'schedule-fallback', message });
     } else {
-      await this.raise({
-        ...base,
-        kind: 'schedule-failed',
-        message: `Schedule job ${job.id} for sensor ${job.sensorId} failed. ${reason}`,
-      });
+      await this.raise({ ...base, kind: 'schedule-failed', message: `The schedule of ${device} failed: ${reason}` });
     }
   }
 
   /**
    * One notification per finished job that is not a plain success: a missed state-of-charge
-   * target, else its warnings by code and message (inputs extended or assumed, soft constraints
+   * target, else its warnings in their words (inputs extended or assumed, soft constraints
    * breached). Two warnings raise nothing: a fallback job's own (its original job's failure
    * raised that news already), a state of charge read near the start and a start floored onto
    * the grid (where the start came from, not a degraded outcome: every run would notify).
    */
   private async scheduleFinished(job: JobRecord<FlexsiteJobs, 'scheduling'>, result: JobResult): Promise<void> {
     const unresolved = result.unresolved ?? [];
-    // Soft constraints are named from `unresolved`; the other warnings by their code and message.
+    // Soft constraints are named from `unresolved`; the other warnings by their message.
     const others = (result.warnings ?? []).filter(
       (w) =>
         !['constraint-unresolved', 'target-missed', 'soc-reading', 'start-floored'].includes(w.code) &&
@@ -160,12 +162,14 @@ export class Attention extends Periodic {
     if (job.accountId === null || (!unresolved.length && !others.length)) return;
     const missed = unresolved.filter((d) => d['soc-targets']?.length);
     const kinds = [...new Set(unresolved.flatMap((d) => Object.keys(d).filter((k) => k !== 'asset' && k !== 'sensor')))].join(', ');
+    const device = await sensorName(this.db, job.sensorId);
+    const targetsOf = await Promise.all(missed.map((d) => sensorName(this.db, d.sensor)));
     const said = missed.length
-      ? `Schedule job ${job.id} misses a state-of-charge target of sensor ${missed.map((d) => d.sensor).join(', ')}.`
+      ? `The schedule of ${device} misses a state-of-charge target of ${targetsOf.join(', ')}.`
       : unresolved.length
-        ? `Schedule job ${job.id} breaches soft constraints: ${kinds}.`
-        : `Schedule job ${job.id} finished with warnings.`;
-    const message = [said, ...others.map((w) => `${w.code}: ${w.message}`)].join(' ');
+        ? `The schedule of ${device} breaches soft constraints: ${kinds}.`
+        : `The schedule of ${device} finished with warnings.`;
+    const message = await nameSensors(this.db, [said, ...others.map((w) => w.message)].join(' '));
     const base = { accountId: job.accountId, subject: `job:${job.id}`, jobId: job.id, sensorId: job.sensorId };
     await this.raise({ ...base, kind: missed.length ? 'target-missed' : 'schedule-warnings', message });
   }
@@ -176,16 +180,17 @@ export class Attention extends Periodic {
   }
 
   /**
-   * Raises a notification for each sensor whose latest measurement ended more than twice its
-   * resolution before `nowMs`: once per stale spell, since the subject names the last event.
-   * Sensors never measured, or silent for over a week, raise nothing.
+   * Raises a notification for each sensor whose latest measurement ended longer ago than it may
+   * (`staleAfterMs`: twice its resolution, or the configured age for an instantaneous sensor)
+   * before `nowMs`: once per stale spell, since the subject names the last event. Sensors never
+   * measured, or silent for over a week, raise nothing.
    * @returns how many notifications were raised.
    */
   protected async work(nowMs: number): Promise<number> {
     let raised = 0;
     const fresh = new Map<number, { fromMs: number; untilMs: number }>();
     for (const sensor of await monitoredSensors(this.db)) {
-      // A sensor found fresh stays so until twice its resolution after that measurement's end:
+      // A sensor found fresh stays so until its allowed silence after that measurement's end:
       // newer data only moves that end on (a simulated week would otherwise read every sensor's
       // last measurement 10,000 times).
       const known = this.fresh.get(sensor.id);
@@ -196,16 +201,16 @@ export class Attention extends Periodic {
       const last = await lastMeasurement(this.db, sensor.id, nowMs);
       if (!last) continue;
       const endMs = last.eventStartMs + sensor.resolutionMs;
-      if (nowMs - endMs <= 2 * sensor.resolutionMs) fresh.set(sensor.id, { fromMs: nowMs, untilMs: endMs + 2 * sensor.resolutionMs });
-      if (nowMs - endMs <= 2 * sensor.resolutionMs || nowMs - endMs > STALE_NEWS_MS) continue;
-      const since = new Date(endMs).toISOString();
+      const allowedMs = staleAfterMs(sensor.resolutionMs, this.config.instantStaleMs);
+      if (nowMs - endMs <= allowedMs) fresh.set(sensor.id, { fromMs: nowMs, untilMs: endMs + allowedMs });
+      if (nowMs - endMs <= allowedMs || nowMs - endMs > STALE_NEWS_MS) continue;
       const notification = await this.raise(
         {
           accountId: sensor.accountId,
           kind: 'sensor-stale',
           subject: `sensor-stale:${sensor.id}:${last.eventStartMs}`,
           sensorId: sensor.id,
-          message: `Sensor ${sensor.name} (${sensor.id}) has had no data since ${since}, more than twice its resolution (${sensor.resolutionMs / 60_000} min).`,
+          message: `${deviceSensorName(sensor.assetName, sensor.name)} has had no data since ${siteTime(endMs, sensor.timezone)}; it counts as stale after ${lengthOf(allowedMs)} without data.`,
         },
         nowMs,
       );

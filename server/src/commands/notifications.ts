@@ -1,5 +1,5 @@
 import { forbidden } from '../errors.ts';
-import { rightsOf, type Principal } from '../policies/principal.ts';
+import { auditActor, rightsOf, type Principal } from '../policies/principal.ts';
 import { mayChooseWebhook } from '../policies/roles.ts';
 import type { Account } from '../store/accounts.ts';
 import { getNotification, type Notification } from '../store/notifications.ts';
@@ -20,6 +20,27 @@ export async function acknowledgeNotification(
   if (!user) throw forbidden();
   await write.acknowledgeNotification(context.db, input.notification.id, user.id, context.clock.now());
   return (await getNotification(context.db, input.notification.id))!;
+}
+
+/**
+ * Marks every notification of an account not yet seen as seen by the principal's user, with an
+ * audit entry. The caller has authorized the account (as for one notification); other accounts'
+ * notifications are never touched.
+ * @returns how many were acknowledged.
+ */
+export async function acknowledgeAllNotifications(
+  context: Writes<'clock'>,
+  principal: Principal,
+  input: { account: Account },
+): Promise<{ acknowledged: number }> {
+  const user = rightsOf(principal);
+  if (!user) throw forbidden();
+  const acknowledged = await write.acknowledgeAll(context.db, auditActor(principal), {
+    accountId: input.account.id,
+    userId: user.id,
+    nowMs: context.clock.now(),
+  });
+  return { acknowledged };
 }
 
 /**

@@ -99,11 +99,22 @@ export const notification = z.object({
   subject: z.string(),
   message: z.string(),
   sensor_id: z.number().int().nullable(),
+  /** The sensor as people name it, its device's name first ("Home battery power"). */
+  sensor_name: z.string().nullable(),
+  /** The device (asset) the sensor belongs to. */
+  asset_id: z.number().int().nullable(),
+  /** The sensor's time zone, the site's, which the notification's times are read in. */
+  timezone: z.string().nullable(),
   job_id: z.string().nullable(),
   created_at: z.string(),
   acknowledged_at: z.string().nullable(),
   acknowledged_by: z.number().int().nullable(),
 });
+
+/** `POST /notifications/acknowledge`: whose notifications (the caller's own account by default). */
+export const acknowledgeAll = z.strictObject({ account_id: z.number().int().positive().optional() });
+/** How many notifications that acknowledged. */
+export const acknowledgedAll = z.object({ acknowledged: z.number().int() });
 
 /** Where an account's notifications are posted besides the mail outbox. */
 export const notificationSettings = z.object({ webhook_url: z.string().max(2000).nullable() });
@@ -120,10 +131,12 @@ export const siteNow = z.object({
       /** The asset the sensor belongs to (the site or one below it). */
       asset: z.string(),
       resolution_minutes: z.number(),
-      /** The latest measured event (not a plan or forecast); its age counts from the event's end. */
+      /** The latest measured event (not a plan or forecast, nor a belief made before the event began); its age counts from the event's end. */
       latest: z.object({ event_start: z.string(), value: z.number(), age_seconds: z.number() }).nullable(),
-      /** The latest measurement ended more than twice the resolution ago. */
+      /** The latest measurement ended more than `stale_after_minutes` ago. */
       stale: z.boolean(),
+      /** How long a sensor may be silent: twice its resolution, or for an instantaneous sensor the appliance's setting (FLEXSITE_INSTANT_STALE_AFTER). */
+      stale_after_minutes: z.number(),
       /** Intervals of today (sensor's zone) that ended without a measurement; null for instantaneous sensors. */
       gaps_today: z.number().int().nullable(),
       last_upload: z.object({ at: z.string(), source: z.string() }).nullable(),

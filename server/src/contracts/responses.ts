@@ -409,6 +409,19 @@ export const automation = z.object({
   owner_id: nullableInt,
   last_run: z.string().nullable(),
   last_job_id: z.string().nullable(),
+  /**
+   * How the last run went: its schedule job's outcome when it queued one (`warnings`: finished,
+   * but not as asked), else its own; `job_id` the job to look at. Null before a first run, after
+   * its jobs expired, and in the answers to writes.
+   */
+  last_outcome: z
+    .object({
+      status: z.enum(['queued', 'running', 'success', 'warnings', 'failed']),
+      job_id: z.string(),
+      finished_at: z.string().nullable(),
+      message: z.string().nullable(),
+    })
+    .nullable(),
   next_run: z.string().nullable(),
 });
 export const automationList = z.array(automation);

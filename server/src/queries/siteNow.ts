@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import { descendantIds, getAsset } from '../store/assets.ts';
-import { lastMeasurement, lastUpload, measuredIntervals } from '../store/lastMeasurements.ts';
+import { lastMeasurement, lastUpload, measuredIntervals, staleAfterMs } from '../store/lastMeasurements.ts';
 import { malformedBySensor, type MalformedMessages } from '../store/mqttLinks.ts';
 import { listSensors } from '../store/sensors.ts';
 
@@ -12,12 +12,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * What a site's sensors say now: per sensor of the asset and the assets below it, the latest
- * measurement with its age, and the data's health: stale when the latest measured interval ended
- * more than twice the resolution ago, the intervals of today (in the sensor's zone) that have
+ * measurement with its age, and the data's health: stale when the latest measurement ended longer
+ * ago than `staleAfterMs` allows (twice the resolution; `instantStaleMs` for instantaneous sensors), the intervals of today (in the sensor's zone) that have
  * ended without a measurement, the last upload with its source, and for a sensor fed by MQTT device
  * links the payloads they could not read (how many, and when the last came).
  */
-export async function siteNow(db: Knex, assetId: number, nowMs: number) {
+export async function siteNow(db: Knex, assetId: number, nowMs: number, instantStaleMs: number) {
   const assetIds = await descendantIds(db, assetId);
   const sensors = [];
   for (const id of assetIds) {
@@ -34,6 +34,7 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number) {
       const dayStart = DateTime.fromMillis(nowMs, { zone: s.timezone }).startOf('day').toMillis();
       const ended = res > 0 ? Math.floor((nowMs - dayStart) / res) : 0;
       const upload = await lastUpload(db, s.id, nowMs - UPLOAD_WINDOW_MS);
+      const staleMs = staleAfterMs(res, instantStaleMs);
       sensors.push({
         id: s.id,
         name: s.name,
@@ -44,8 +45,9 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number) {
           last && endMs !== undefined
             ? { event_start: iso(last.eventStartMs), value: last.value, age_seconds: Math.max(0, Math.round((nowMs - endMs) / 1000)) }
             : null,
-        // Instantaneous sensors have no resolution to judge by; never-measured ones nothing to judge.
-        stale: endMs !== undefined && res > 0 && nowMs - endMs > 2 * res,
+        // Never-measured sensors have nothing to judge by.
+        stale: endMs !== undefined && nowMs - endMs > staleMs,
+        stale_after_minutes: staleMs / 60_000,
         gaps_today: res > 0 ? ended - (await measuredIntervals(db, s.id, dayStart, dayStart + ended * res)) : null,
         last_upload: upload ? { at: iso(upload.atMs), source: upload.source } : null,
         malformed_messages: malformedMessages(malformed.get(s.id)),

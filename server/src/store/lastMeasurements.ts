@@ -4,6 +4,15 @@ import { SOURCE_TYPES } from './sources.ts';
 /** Measurements: what devices and people reported, not what schedulers and forecasters expected. */
 export const MEASURING_SOURCE_TYPES = SOURCE_TYPES.filter((t) => t !== 'scheduler' && t !== 'forecaster');
 
+/**
+ * Keeps measurements only: beliefs from measuring sources, not made before their event began.
+ * A belief about an event that had not started yet is a forecast, whoever uploaded it (a user
+ * posting tomorrow's PV forecast would otherwise be the sensor's latest reading and keep it fresh).
+ */
+function measured(q: Knex.QueryBuilder): Knex.QueryBuilder {
+  return q.whereIn('s.type', MEASURING_SOURCE_TYPES).andWhereRaw('?? >= ??', ['b.belief_time', 'b.event_start']);
+}
+
 export interface LastMeasurement {
   eventStartMs: number;
   value: number;
@@ -21,7 +30,7 @@ export async function lastMeasurement(db: Knex, sensorId: number, nowMs: number)
     .join('data_source as s', 's.id', 'b.source_id')
     .where('b.sensor_id', sensorId)
     .andWhere('b.event_start', '<=', nowMs)
-    .whereIn('s.type', MEASURING_SOURCE_TYPES)
+    .modify(measured)
     .orderBy([
       { column: 'b.event_start', order: 'desc' },
       { column: 'b.belief_time', order: 'desc' },
@@ -38,21 +47,46 @@ export async function lastMeasurement(db: Knex, sensorId: number, nowMs: number)
   );
 }
 
-/** Sensors that belong to an account and measure over intervals: those whose data can go stale. */
-export async function monitoredSensors(db: Knex): Promise<{ id: number; name: string; resolutionMs: number; accountId: number }[]> {
+/** A sensor whose data can go stale, with what the notification about it says. */
+export interface MonitoredSensor {
+  id: number;
+  name: string;
+  /** Its asset's name, the device it measures. */
+  assetName: string;
+  timezone: string;
+  resolutionMs: number;
+  accountId: number;
+}
+
+/** Sensors that belong to an account (interval and instantaneous ones): those whose data can go stale. */
+export async function monitoredSensors(db: Knex): Promise<MonitoredSensor[]> {
   const rows = await db('sensor as s')
     .join('generic_asset as a', 'a.id', 's.generic_asset_id')
     .whereNotNull('a.account_id')
-    .andWhere('s.event_resolution_ms', '>', 0)
     .orderBy('s.id')
-    .select<{ id: number; name: string; res: number; acc: number }[]>(
+    .select<{ id: number; name: string; asset: string; tz: string; res: number; acc: number }[]>(
       's.id',
       's.name',
+      'a.name as asset',
+      's.timezone as tz',
       's.event_resolution_ms as res',
       'a.account_id as acc',
     );
-  return rows.map((r) => ({ id: Number(r.id), name: r.name, resolutionMs: Number(r.res), accountId: Number(r.acc) }));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    assetName: r.asset,
+    timezone: r.tz,
+    resolutionMs: Number(r.res),
+    accountId: Number(r.acc),
+  }));
 }
+
+/**
+ * How long after its latest measured event ends a sensor counts as stale: twice its resolution,
+ * or for an instantaneous sensor (no resolution to judge by) the configured age.
+ */
+export const staleAfterMs = (resolutionMs: number, instantStaleMs: number) => (resolutionMs > 0 ? 2 * resolutionMs : instantStaleMs);
 
 /** @returns how many intervals starting in [fromMs, toMs) have a measurement. */
 export async function measuredIntervals(db: Knex, sensorId: number, fromMs: number, toMs: number): Promise<number> {
@@ -61,7 +95,7 @@ export async function measuredIntervals(db: Knex, sensorId: number, fromMs: numb
     .where('b.sensor_id', sensorId)
     .andWhere('b.event_start', '>=', fromMs)
     .andWhere('b.event_start', '<', toMs)
-    .whereIn('s.type', MEASURING_SOURCE_TYPES)
+    .modify(measured)
     .countDistinct({ n: 'b.event_start' });
   return Number(row.n);
 }
@@ -75,7 +109,7 @@ export async function lastUpload(db: Knex, sensorId: number, sinceMs: number): P
     .join('data_source as s', 's.id', 'b.source_id')
     .where('b.sensor_id', sensorId)
     .andWhere('b.event_start', '>=', sinceMs)
-    .whereIn('s.type', MEASURING_SOURCE_TYPES)
+    .modify(measured)
     .orderBy('b.belief_time', 'desc')
     .first<{ bt: number; name: string } | undefined>('b.belief_time as bt', 's.name');
   return row && { atMs: Number(row.bt), source: row.name };

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { notificationKinds } from '../contracts/cockpit.ts';
+import { sensorNamings } from './sensorNames.ts';
 
 export type NotificationKind = (typeof notificationKinds)[number];
 
@@ -15,6 +16,10 @@ export interface Notification {
   createdAtMs: number;
   acknowledgedAtMs: number | null;
   acknowledgedBy: number | null;
+  /** Its sensor as people name it ("Home battery power"), the device that sensor belongs to and the zone its times are read in; null without a sensor. */
+  sensorName: string | null;
+  assetId: number | null;
+  timezone: string | null;
 }
 
 export interface DbNotification {
@@ -30,7 +35,9 @@ export interface DbNotification {
   acknowledged_by: number | null;
 }
 
-const fromRow = (r: DbNotification): Notification => ({
+type Stored = Omit<Notification, 'sensorName' | 'assetId' | 'timezone'>;
+
+const fromRow = (r: DbNotification): Stored => ({
   id: Number(r.id),
   accountId: Number(r.account_id),
   kind: r.kind,
@@ -43,12 +50,24 @@ const fromRow = (r: DbNotification): Notification => ({
   acknowledgedBy: r.acknowledged_by === null ? null : Number(r.acknowledged_by),
 });
 
+/** Notifications with their sensors named (a deleted sensor's notification keeps its text). */
+async function withNames(db: Knex, list: Stored[]): Promise<Notification[]> {
+  const namings = await sensorNamings(
+    db,
+    list.flatMap((n) => (n.sensorId === null ? [] : [n.sensorId])),
+  );
+  return list.map((n) => {
+    const naming = n.sensorId === null ? undefined : namings.get(n.sensorId);
+    return { ...n, sensorName: naming?.name ?? null, assetId: naming?.assetId ?? null, timezone: naming?.timezone ?? null };
+  });
+}
+
 export type NewNotification = Pick<Notification, 'accountId' | 'kind' | 'subject' | 'message'> &
   Partial<Pick<Notification, 'sensorId' | 'jobId'>>;
 
 export async function getNotification(db: Knex, id: number): Promise<Notification | undefined> {
   const row = await db<DbNotification>('notification').where({ id }).first();
-  return row && fromRow(row);
+  return row && (await withNames(db, [fromRow(row)]))[0];
 }
 
 /** @returns the account's notifications, newest first. */
@@ -65,7 +84,7 @@ export async function listNotifications(
       { column: 'id', order: 'desc' },
     ])
     .limit(filter.limit);
-  return rows.map(fromRow);
+  return withNames(db, rows.map(fromRow));
 }
 
 /** @returns where the account's notifications are posted, if anywhere. */

@@ -1,5 +1,6 @@
 import { automationCreate, automationPatch } from '../../contracts/automations.ts';
 import { presentAutomation } from '../../presenters/automations.ts';
+import { lastRunOutcome } from '../../queries/automationOutcome.ts';
 import { createAutomation, deleteAutomation, updateAutomation } from '../../commands/automations.ts';
 import { notFound } from '../../errors.ts';
 import type { Knex } from 'knex';
@@ -22,10 +23,16 @@ export const automationRoutes = [
   route({
     method: 'GET',
     path: '/assets/:id/automations',
-    summary: "List an asset's automations with their last and next run",
+    summary: "List an asset's automations with their last run's outcome and their next run",
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
-    command: ({ db, loaded }) => store.listAutomations(db, { assetId: loaded.asset.id }),
+    command: async ({ ctx, db, loaded }) =>
+      Promise.all(
+        (await store.listAutomations(db, { assetId: loaded.asset.id })).map(async (a) => ({
+          ...a,
+          outcome: await lastRunOutcome(ctx.services.jobs, a),
+        })),
+      ),
     response: { schema: wire.automationList, present: (list, ctx) => list.map((a) => presentAutomation(a, ctx.services.clock.now())) },
   }),
   route({

@@ -57,7 +57,7 @@ export const cockpitRoutes = [
     summary: 'Get the latest value of each sensor of a site, its age and the health of its data',
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
-    command: ({ ctx, db, loaded }) => siteNow(db, loaded.asset.id, ctx.services.clock.now()),
+    command: ({ ctx, db, loaded }) => siteNow(db, loaded.asset.id, ctx.services.clock.now(), ctx.services.config.instantStaleMs),
     response: { schema: cockpit.siteNow },
   }),
 ];

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { webhookUrlProblem } from '../../attention/webhook.ts';
-import { acknowledgeNotification, setWebhookUrl } from '../../commands/notifications.ts';
+import { acknowledgeAllNotifications, acknowledgeNotification, setWebhookUrl } from '../../commands/notifications.ts';
 import { boolText, intText } from '../../contracts/fields.ts';
 import * as cockpit from '../../contracts/cockpit.ts';
 import { fieldError, forbidden, notFound } from '../../errors.ts';
@@ -40,6 +40,17 @@ export const notificationRoutes = [
         limit: query.limit ?? 100,
       }),
     response: { schema: z.array(cockpit.notification), present: (list) => list.map(presentNotification) },
+  }),
+  route({
+    method: 'POST',
+    path: '/notifications/acknowledge',
+    summary: "Acknowledge all of an account's notifications not yet acknowledged (the caller's own account by default)",
+    request: { json: cockpit.acknowledgeAll },
+    // Those who see an account's notifications may mark them seen, one by one or all at once.
+    load: async ({ db, user, body }) => ({ account: await listedAccount(db, user, body.account_id) }),
+    transaction: true,
+    command: ({ context, principal, loaded: { account } }) => acknowledgeAllNotifications(context, principal, { account }),
+    response: { schema: cockpit.acknowledgedAll },
   }),
   route({
     method: 'POST',

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import type { Writer } from '../auditLog.ts';
 import { getNotification, type DbNotification, type NewNotification, type Notification } from '../notifications.ts';
+import { recordAudit } from './auditLog.ts';
 
 /**
  * Stores a notification unless the account already has one about the same subject.
@@ -38,6 +40,20 @@ export async function endSubject(db: Knex, accountId: number, subject: string): 
 /** Marks a notification seen (the first acknowledgement stays). */
 export async function acknowledgeNotification(trx: Knex.Transaction, id: number, userId: number, nowMs: number): Promise<void> {
   await trx('notification').where({ id }).whereNull('acknowledged_at').update({ acknowledged_at: nowMs, acknowledged_by: userId });
+}
+
+/**
+ * Marks every notification of an account not yet seen as seen by `userId`, recording it.
+ * @returns how many were marked.
+ */
+export async function acknowledgeAll(trx: Knex.Transaction, by: Writer, target: { accountId: number; userId: number; nowMs: number }): Promise<number> {
+  const { accountId, userId, nowMs } = target;
+  const marked = await trx('notification')
+    .where({ account_id: accountId })
+    .whereNull('acknowledged_at')
+    .update({ acknowledged_at: nowMs, acknowledged_by: userId });
+  if (marked > 0) await recordAudit(trx, by, { accountId }, `Acknowledged all notifications: ${marked}`);
+  return marked;
 }
 
 export async function setWebhookUrl(trx: Knex.Transaction, accountId: number, url: string | null): Promise<void> {

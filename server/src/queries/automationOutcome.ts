@@ -1,0 +1,34 @@
+import type { JobQueue, JobRecord } from '../jobs/jobQueue.ts';
+import type { RunOutcome } from '../presenters/automations.ts';
+import type { Automation } from '../store/automations.ts';
+
+const inProgress = (job: JobRecord): RunOutcome | undefined =>
+  job.status === 'queued' || job.status === 'started'
+    ? { status: job.status === 'queued' ? 'queued' : 'running', jobId: job.id, finishedAtMs: null, message: null }
+    : undefined;
+
+const failed = (job: JobRecord): RunOutcome => ({
+  status: 'failed',
+  jobId: job.id,
+  finishedAtMs: job.finishedAt,
+  message: job.error?.replace(/^[A-Za-z]+: /, '') ?? null,
+});
+
+/**
+ * The outcome of an automation's last run: its own job (forecasts, then queuing the schedule) and
+ * the schedule job it queued, which is where a degraded plan shows. A run whose jobs have expired
+ * has no outcome to show (null).
+ */
+export async function lastRunOutcome(jobs: Pick<JobQueue, 'get'>, automation: Automation): Promise<RunOutcome | null> {
+  const run = automation.lastJobId === null ? undefined : await jobs.get(automation.lastJobId);
+  if (!run) return null;
+  if (run.status === 'failed') return failed(run);
+  const scheduleJobId = run.queue === 'automation' && run.status === 'finished' ? run.result?.schedule_job_id : undefined;
+  const schedule = scheduleJobId ? await jobs.get(scheduleJobId) : undefined;
+  const last = schedule ?? run;
+  const pending = inProgress(run) ?? inProgress(last);
+  if (pending) return pending;
+  if (last.status === 'failed') return failed(last);
+  const warned = last.queue === 'scheduling' && (last.result?.warnings?.length ?? 0) > 0;
+  return { status: warned ? 'warnings' : 'success', jobId: last.id, finishedAtMs: last.finishedAt, message: null };
+}
