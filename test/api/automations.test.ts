@@ -166,7 +166,16 @@ describe('automations that schedule', () => {
     expect(result).toMatchObject({ status: 'finished', result: { schedule_job_id: expect.any(String) } });
     const scheduleJob = result.result.schedule_job_id as string;
     await t.server.services.jobs.settled(scheduleJob, 30_000);
-    expect((await t.request('GET', `/api/v3_0/jobs/${scheduleJob}`, { token })).body.status).toBe('finished');
+    const scheduled = (await t.request('GET', `/api/v3_0/jobs/${scheduleJob}`, { token })).body;
+    expect(scheduled.status).toBe('finished');
+    // The list shows the last run's outcome: its schedule job's, a plain success only without warnings.
+    const listed = (await t.request('GET', `/api/v3_0/assets/${site.id}/automations`, { token })).body;
+    expect(listed[0].last_outcome).toEqual({
+      status: scheduled.warnings.length ? 'warnings' : 'success',
+      job_id: scheduleJob,
+      finished_at: scheduled.finished_at,
+      message: null,
+    });
     // The stored soc-max bounds the schedule: from 10 kWh, at most 10 kWh more can be charged.
     const schedule = await t.request('GET', `/api/v3_0/sensors/${battery.id}/schedules/${scheduleJob}?duration=PT23H`, { token });
     expect(schedule.status).toBe(200);
@@ -262,6 +271,14 @@ describe('automations with a horizon longer than a schedule', () => {
       `Automation ${made.body.id}'s horizon (P370D) is longer than the longest schedule of sensor ${power.id} (26.25 days); nothing was forecast or scheduled.`,
     );
     expect(await t.db('job').where({ queue: 'scheduling', sensor_id: power.id })).toEqual([]);
+    // The list says how the last run went: failed, why (without the exception's name), and which job to look at.
+    const listed = (await t.request('GET', `/api/v3_0/assets/${ev.id}/automations`, { token })).body;
+    expect(listed[0].last_outcome).toEqual({
+      status: 'failed',
+      job_id: run.id,
+      finished_at: job.finished_at,
+      message: `Automation ${made.body.id}'s horizon (P370D) is longer than the longest schedule of sensor ${power.id} (26.25 days); nothing was forecast or scheduled.`,
+    });
   });
 });
 

@@ -139,8 +139,10 @@ describe('a job refused as a trigger would be (issue 28)', () => {
     expect(read.body.error).toBe('ValueError: charging-efficiency: Cannot convert MW to dimensionless');
     const notes = await t.request('GET', '/api/v3_0/notifications', { token });
     const messages = JSON.stringify(notes.body);
-    expect(messages).toContain('ValueError: charging-efficiency: Cannot convert MW to dimensionless');
+    // The notification says it for people: the automation by name, the reason without the exception's name.
+    expect(messages).toContain("Automation 'words' failed: charging-efficiency: Cannot convert MW to dimensionless");
     expect(messages).not.toContain('AppError');
+    expect(messages).not.toContain('ValueError');
     expect((await t.request('GET', `/api/v3_0/jobs/${job.id}`, { token: outsider.token })).status).toBe(403);
   });
 });

@@ -111,8 +111,14 @@ describe('notification settings', () => {
 
 describe('attention', () => {
   it('raises one notification for a stale sensor, mailed and posted to the webhook', async () => {
-    const asset = await f.asset({ accountId, type: 'building' });
-    const meter = await f.sensor({ assetId: asset.id, unit: 'kW', resolutionMinutes: 15, name: 'grid meter' });
+    const asset = await f.asset({ accountId, type: 'building', name: 'Home' });
+    const meter = await f.sensor({
+      assetId: asset.id,
+      unit: 'kW',
+      resolutionMinutes: 15,
+      name: 'grid meter',
+      timezone: 'Europe/Amsterdam',
+    });
     const posted = await t.request('POST', `/api/v3_0/sensors/${meter.id}/data`, {
       token,
       json: { values: [1, 2, 3, 4], start: '2026-06-01T00:00:00Z', duration: 'PT1H', unit: 'kW' },
@@ -133,8 +139,12 @@ describe('attention', () => {
         account_id: accountId,
         kind: 'sensor-stale',
         subject: `sensor-stale:${meter.id}:${Date.parse('2026-06-01T00:45:00Z')}`,
-        message: `Sensor grid meter (${meter.id}) has had no data since 2026-06-01T01:00:00.000Z, more than twice its resolution (15 min).`,
+        // Named by its device and name, in the site's zone: 01:00 UTC is 03:00 in Amsterdam in June (CEST, UTC+2).
+        message: 'Home grid meter has had no data since 2026-06-01 03:00 Europe/Amsterdam; it counts as stale after 30 min without data.',
         sensor_id: meter.id,
+        sensor_name: 'Home grid meter',
+        asset_id: asset.id,
+        timezone: 'Europe/Amsterdam',
         job_id: null,
         created_at: '2026-06-01T01:31:00.000Z',
         acknowledged_at: null,
@@ -171,9 +181,9 @@ describe('attention', () => {
     const failed = (await list()).body.filter((n: { kind: string }) => n.kind === 'schedule-failed');
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ account_id: accountId, subject: `job:${jobId}`, job_id: jobId, sensor_id: battery.id });
-    expect(failed[0].message).toMatch(
-      new RegExp(`^Schedule job ${jobId} for sensor ${battery.id} failed\\. UnknownPricesException: Prices unknown`),
-    );
+    // Named by its device and name, the reason without the exception's name.
+    expect(failed[0].message).toMatch(new RegExp(`^The schedule of ${asset.name} ${battery.name} failed: Prices unknown`));
+    expect(failed[0].message).not.toMatch(/Exception|sensor \d/);
     expect(outbox().filter((m) => m.subject === 'Flexsite: A schedule failed')).toEqual([
       { at: expect.any(String), to: adminEmail, subject: 'Flexsite: A schedule failed', body: failed[0].message },
     ]);
@@ -270,7 +280,7 @@ describe('attention', () => {
       expect.objectContaining({
         subject: `automation-failed:${made.body.id}`,
         job_id: job.id,
-        message: `Automation job ${job.id} failed. PermissionDenied: the user who made automation ${made.body.id} (id ${owner.user.id}) is no longer active; nothing was run.`,
+        message: `Automation 'nightly' failed: the user who made automation ${made.body.id} (id ${owner.user.id}) is no longer active; nothing was run.`,
       }),
     ]);
     expect(outbox().filter((m) => m.body === failed[0].message)).toEqual([
@@ -314,7 +324,13 @@ describe('attention', () => {
   });
 
   it('raises a warning for a schedule that breaches a relaxed capacity', async () => {
-    const battery = await f.sensor({ assetId: (await f.asset({ accountId, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 60 });
+    const battery = await f.sensor({
+      assetId: (await f.asset({ accountId, type: 'battery', name: 'Home battery' })).id,
+      unit: 'MW',
+      resolutionMinutes: 60,
+      name: 'power',
+    });
+    const batteryName = 'Home battery power';
     // 2 MWh in two hours needs 1 MW, above the 0.5 MW consumption capacity, which may be breached.
     const trigger = await t.request('POST', `/api/v3_0/sensors/${battery.id}/schedules/trigger`, {
       token,
@@ -339,17 +355,23 @@ describe('attention', () => {
     expect(mine).toEqual([
       expect.objectContaining({
         kind: 'schedule-warnings',
-        message: `Schedule job ${jobId} breaches soft constraints: consumption-capacity.`,
+        message: `The schedule of ${batteryName} breaches soft constraints: consumption-capacity.`,
       }),
     ]);
   });
 
   it('raises one notification naming the warning for a schedule that finished with warnings', async () => {
-    const market = await f.asset({ accountId, type: 'transmission zone' });
-    const prices = await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60 });
+    const market = await f.asset({ accountId, type: 'transmission zone', name: 'NL' });
+    const prices = await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, name: 'day-ahead prices' });
     // Prices for the first of the schedule's two hours only: the job extends them, and says so.
     await f.beliefs(prices.id, Date.parse('2026-06-05T00:00:00Z'), 3600_000, [40], Date.parse('2026-06-04T12:00:00Z'));
-    const battery = await f.sensor({ assetId: (await f.asset({ accountId, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 60 });
+    const battery = await f.sensor({
+      assetId: (await f.asset({ accountId, type: 'battery', name: 'Home battery' })).id,
+      unit: 'MW',
+      resolutionMinutes: 60,
+      name: 'power',
+    });
+    const batteryName = 'Home battery power';
     const body = {
       start: '2026-06-05T00:00:00Z',
       duration: 'PT2H',
@@ -368,9 +390,8 @@ describe('attention', () => {
       expect.objectContaining({
         kind: 'schedule-warnings',
         sensor_id: battery.id,
-        message: expect.stringMatching(
-          new RegExp(`^Schedule job ${jobId} finished with warnings\\. input-extended: Prices of .*${prices.id}`),
-        ),
+        // The warning in its words, the price sensor named instead of numbered.
+        message: `The schedule of ${batteryName} finished with warnings. Prices of NL day-ahead prices do not cover the whole schedule; extended with the last known price forwards.`,
       }),
     ]);
     expect(outbox().filter((m) => m.body === mine[0].message)).toEqual([expect.objectContaining({ to: adminEmail })]);
@@ -445,5 +466,83 @@ describe('a webhook receiver that stalls', () => {
       for (const res of held) res.destroy();
       await new Promise((resolve) => slow.close(resolve));
     }
+  });
+});
+
+describe('acknowledging all', () => {
+  it("acknowledges every open notification of the caller's account at once, with an audit entry, and no one else's", async () => {
+    const mine = await f.account();
+    const me = await f.user({ accountId: mine.id, roles: ['account-admin'] });
+    const other = await f.account();
+    const them = await f.user({ accountId: other.id, roles: ['account-admin'] });
+    const raise = (account: number, subject: string) =>
+      t.server.attention.raise(
+        { accountId: account, kind: 'sensor-stale', subject, message: `test ${subject}` },
+        Date.parse('2026-08-01T10:00:00Z'),
+      );
+    await raise(mine.id, 'a');
+    await raise(mine.id, 'b');
+    await raise(other.id, 'c');
+    const open = async (as: string) => (await list({ unacknowledged: 'true' }, as)).body.length;
+    expect([await open(me.token), await open(them.token)]).toEqual([2, 1]);
+
+    // Another account's notifications are not the caller's to acknowledge: refused, nothing changes.
+    const refused = await t.request('POST', '/api/v3_0/notifications/acknowledge', { token: me.token, json: { account_id: other.id } });
+    expect(refused.status).toBe(403);
+    expect(await open(them.token)).toBe(1);
+    expect((await t.request('POST', '/api/v3_0/notifications/acknowledge', { token: me.token, json: { account_id: 'x' } })).status).toBe(
+      422,
+    );
+    expect((await t.request('POST', '/api/v3_0/notifications/acknowledge', { json: {} })).status).toBe(401);
+
+    const done = await t.request('POST', '/api/v3_0/notifications/acknowledge', { token: me.token, json: {} });
+    expect(done.status).toBe(200);
+    expect(done.body).toEqual({ acknowledged: 2 });
+    expect(await open(me.token)).toBe(0);
+    const stored = await t.db('notification').where({ account_id: mine.id });
+    expect(stored.map((n: { acknowledged_by: number }) => n.acknowledged_by)).toEqual([me.user.id, me.user.id]);
+    expect(stored.every((n: { acknowledged_at: number | null }) => n.acknowledged_at !== null)).toBe(true);
+    // The other account's notification is untouched.
+    expect(await t.db('notification').where({ account_id: other.id }).first()).toMatchObject({
+      acknowledged_at: null,
+      acknowledged_by: null,
+    });
+    const log = await t.request('GET', `/api/v3_0/accounts/${mine.id}/auditlog`, { token: me.token });
+    expect(log.body.map((e: { event: string }) => e.event)).toContain('Acknowledged all notifications: 2');
+    // Nothing left: acknowledged none, and no entry for it.
+    expect((await t.request('POST', '/api/v3_0/notifications/acknowledge', { token: me.token, json: {} })).body).toEqual({
+      acknowledged: 0,
+    });
+  });
+});
+
+describe('instantaneous sensors', () => {
+  it('go stale after the stated age (an hour by default) without a reading', async () => {
+    const mine = await f.account();
+    const me = await f.user({ accountId: mine.id, roles: ['account-admin'] });
+    const battery = await f.asset({ accountId: mine.id, type: 'battery', name: 'Garage battery' });
+    const soc = await f.sensor({
+      assetId: battery.id,
+      unit: '%',
+      resolutionMinutes: 0,
+      name: 'state of charge',
+      timezone: 'Europe/Amsterdam',
+    });
+    const read = await t.request('POST', `/api/v3_0/sensors/${soc.id}/data`, {
+      token: me.token,
+      json: { values: [50], start: '2026-12-01T09:00:00Z', duration: 'PT0H', unit: '%', prior: '2026-12-01T09:00:00Z' },
+    });
+    expect(read.status).toBe(200);
+    expect(await t.server.attention.checkStale(Date.parse('2026-12-01T10:00:00Z'))).toBe(0);
+    expect(await t.server.attention.checkStale(Date.parse('2026-12-01T10:01:00Z'))).toBe(1);
+    const [stale] = (await list({}, me.token)).body;
+    // 09:00 UTC is 10:00 in Amsterdam in December (CET, UTC+1).
+    expect(stale).toMatchObject({
+      kind: 'sensor-stale',
+      sensor_id: soc.id,
+      sensor_name: 'Garage battery state of charge',
+      message:
+        'Garage battery state of charge has had no data since 2026-12-01 10:00 Europe/Amsterdam; it counts as stale after 1 h without data.',
+    });
   });
 });

@@ -65,6 +65,7 @@ describe('site now', () => {
           resolution_minutes: 15,
           latest: { event_start: new Date(quarter - Q).toISOString(), value: 2.5, age_seconds: Math.round((now - quarter) / 1000) },
           stale: now - quarter > 2 * Q,
+          stale_after_minutes: 30,
           gaps_today: endedToday(Q) - measuredToday([quarter - 2 * Q, quarter - Q], Q),
           last_upload: { at: new Date(Number(uploadedGrid.bt)).toISOString(), source: source.name },
           malformed_messages: null,
@@ -77,6 +78,7 @@ describe('site now', () => {
           resolution_minutes: 15,
           latest: null,
           stale: false,
+          stale_after_minutes: 30,
           gaps_today: endedToday(Q),
           last_upload: null,
           malformed_messages: null,
@@ -90,11 +92,66 @@ describe('site now', () => {
           latest: { event_start: new Date(hour - 4 * H).toISOString(), value: 55, age_seconds: Math.round((now - (hour - 3 * H)) / 1000) },
           // Ended three hours (or more) ago: more than twice its hour.
           stale: true,
+          stale_after_minutes: 120,
           gaps_today: endedToday(H) - measuredToday([hour - 4 * H], H),
           last_upload: { at: new Date(Number(uploadedSoc.bt)).toISOString(), source: source.name },
           malformed_messages: null,
         },
       ],
+    });
+  });
+
+  it('judges an instantaneous sensor stale after the stated age, and never counts a forecast as a measurement', async () => {
+    const site = await f.asset({ accountId, type: 'building', name: 'Flat' });
+    // A state of charge read at instants (no resolution), and a PV power sensor.
+    const soc = await f.sensor({ assetId: site.id, unit: '%', resolutionMinutes: 0, name: 'SoC' });
+    const pv = await f.sensor({ assetId: site.id, unit: 'kW', resolutionMinutes: 15, name: 'PV' });
+    const quarter = Math.floor(Date.now() / Q) * Q;
+    const post = (sensorId: number, json: Record<string, unknown>) =>
+      t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, { token, json });
+    // The SoC read 61 minutes ago: the default allows an hour (FLEXSITE_INSTANT_STALE_AFTER=PT1H).
+    expect(
+      (await post(soc.id, { values: [40], start: new Date(Date.now() - 61 * 60_000).toISOString(), duration: 'PT0H', unit: '%' })).status,
+    ).toBe(200);
+    // PV measured in the last quarter hour, then tomorrow's forecast uploaded now (believed before its events).
+    expect((await post(pv.id, { values: [1.5], start: new Date(quarter - Q).toISOString(), duration: 'PT15M', unit: 'kW' })).status).toBe(
+      200,
+    );
+    const [measuredAt] = await t.db('timed_belief').where({ sensor_id: pv.id }).max({ bt: 'belief_time' });
+    const tomorrow = quarter + 86_400_000;
+    expect(
+      (
+        await post(pv.id, {
+          values: [3, 4],
+          start: new Date(tomorrow).toISOString(),
+          duration: 'PT30M',
+          unit: 'kW',
+          prior: new Date().toISOString(),
+        })
+      ).status,
+    ).toBe(200);
+    // A forecast of the current quarter hour believed a day earlier, from the same user source: no measurement either.
+    expect(
+      (
+        await post(pv.id, {
+          values: [9],
+          start: new Date(quarter).toISOString(),
+          duration: 'PT15M',
+          unit: 'kW',
+          prior: new Date(quarter - 86_400_000).toISOString(),
+        })
+      ).status,
+    ).toBe(200);
+
+    const res = await t.request('GET', `/api/v3_0/assets/${site.id}/now`, { token });
+    expect(res.status).toBe(200);
+    const [socNow, pvNow] = [soc.id, pv.id].map((id) => res.body.sensors.find((s: { id: number }) => s.id === id));
+    expect(socNow).toMatchObject({ stale: true, stale_after_minutes: 60, latest: expect.objectContaining({ value: 40 }) });
+    expect(pvNow).toMatchObject({
+      stale: false,
+      stale_after_minutes: 30,
+      latest: expect.objectContaining({ event_start: new Date(quarter - Q).toISOString(), value: 1.5 }),
+      last_upload: expect.objectContaining({ at: new Date(Number(measuredAt.bt)).toISOString() }),
     });
   });
 

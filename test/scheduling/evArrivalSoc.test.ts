@@ -80,7 +80,10 @@ describe('a car that reports no state of charge', () => {
     const [notice, ...more] = await notices(token);
     expect(more).toEqual([]);
     expect(notice).toMatchObject({ kind: 'schedule-warnings', sensor_id: power });
-    expect((notice as unknown as { message: string }).message).toContain(`soc-unknown: ${assumed.message}`);
+    // The notification names the car's sensors as people do (its device's name first), not by id.
+    expect((notice as unknown as { message: string }).message).toBe(
+      "The schedule of Assumed car power finished with warnings. SoC unknown: Assumed car state of charge has no measurement within 60 min of the start; assumed 12 kWh, the flex-model's soc-at-arrival.",
+    );
     expect(await notices(stranger)).toEqual([]);
   });
 

@@ -46,7 +46,11 @@ export async function acknowledgeNotification(trx: Knex.Transaction, id: number,
  * Marks every notification of an account not yet seen as seen by `userId`, recording it.
  * @returns how many were marked.
  */
-export async function acknowledgeAll(trx: Knex.Transaction, by: Writer, target: { accountId: number; userId: number; nowMs: number }): Promise<number> {
+export async function acknowledgeAll(
+  trx: Knex.Transaction,
+  by: Writer,
+  target: { accountId: number; userId: number; nowMs: number },
+): Promise<number> {
   const { accountId, userId, nowMs } = target;
   const marked = await trx('notification')
     .where({ account_id: accountId })
