@@ -106,6 +106,9 @@ const stepsOrDuration = z.string().transform((v, ctx): Config['maxPlanningHorizo
   return z.NEVER;
 });
 
+/** A setting without a default is null when unset: how Config says "not set", declared once with the setting. */
+const unsetIsNull = <T extends z.ZodType<string, string>>(setting: T) => setting.nullable().default(null);
+
 const hostName = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
 
 const schema = z.object({
@@ -115,14 +118,8 @@ const schema = z.object({
     .refine((v) => net.isIP(v) !== 0 || hostName.test(v), 'expected an IP address or a host name, such as 127.0.0.1 or 0.0.0.0')
     .default('127.0.0.1'),
   FLEXSITE_DATA_DIR: z.string().min(1).default('./data'),
-  FLEXSITE_DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// URL')
-    .optional(),
-  FLEXSITE_REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//i, 'expected a redis:// URL')
-    .optional(),
+  FLEXSITE_DATABASE_URL: unsetIsNull(z.string().regex(/^postgres(ql)?:\/\//i, 'expected a postgres:// URL')),
+  FLEXSITE_REDIS_URL: unsetIsNull(z.string().regex(/^rediss?:\/\//i, 'expected a redis:// URL')),
   FLEXSITE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   FLEXSITE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FLEXSITE_TOKEN_MAX_AGE: count(1).default(21600),
@@ -166,26 +163,28 @@ const schema = z.object({
     })
     .default({ 'flexmeasures.io': '2021-01' }),
   FLEXSITE_LEGACY_API: z.enum(['sunset', 'serve']).default('sunset'),
-  FLEXSITE_API_SUNSET_DATE: z.string().optional(),
-  FLEXSITE_API_SUNSET_LINK: z.string().optional(),
-  FLEXSITE_SCHEDULER_PLUGINS: z.string().optional(),
-  FLEXSITE_PUBLIC_URL: z
-    .string()
-    .regex(/^https?:\/\/[^/?#@\s]+\/?$/i, 'expected an http(s) origin such as https://flexsite.example.org')
-    .transform((v) => v.replace(/\/$/, ''))
-    .optional(),
+  FLEXSITE_API_SUNSET_DATE: unsetIsNull(z.string()),
+  FLEXSITE_API_SUNSET_LINK: unsetIsNull(z.string()),
+  FLEXSITE_SCHEDULER_PLUGINS: unsetIsNull(z.string()),
+  FLEXSITE_PUBLIC_URL: unsetIsNull(
+    z
+      .string()
+      .regex(/^https?:\/\/[^/?#@\s]+\/?$/i, 'expected an http(s) origin such as https://flexsite.example.org')
+      .transform((v) => v.replace(/\/$/, '')),
+  ),
   FLEXSITE_ENTSOE_URL: z.url({ protocol: /^https?$/ }).default('https://web-api.tp.entsoe.eu/api'),
-  FLEXSITE_ENTSOE_TOKEN: z.string().optional(),
+  FLEXSITE_ENTSOE_TOKEN: unsetIsNull(z.string()),
   FLEXSITE_MQTT: z.enum(['off', 'embedded']).default('off'),
-  FLEXSITE_MQTT_URL: z
-    .string()
-    .regex(
-      /^mqtts?:\/\/[^/?#@\s]+\/?$/i,
-      'expected mqtt://host:port or mqtts://host:port (user and password go in FLEXSITE_MQTT_USERNAME and FLEXSITE_MQTT_PASSWORD)',
-    )
-    .optional(),
-  FLEXSITE_MQTT_USERNAME: z.string().optional(),
-  FLEXSITE_MQTT_PASSWORD: z.string().optional(),
+  FLEXSITE_MQTT_URL: unsetIsNull(
+    z
+      .string()
+      .regex(
+        /^mqtts?:\/\/[^/?#@\s]+\/?$/i,
+        'expected mqtt://host:port or mqtts://host:port (user and password go in FLEXSITE_MQTT_USERNAME and FLEXSITE_MQTT_PASSWORD)',
+      ),
+  ),
+  FLEXSITE_MQTT_USERNAME: unsetIsNull(z.string()),
+  FLEXSITE_MQTT_PASSWORD: unsetIsNull(z.string()),
   // Devices are on the LAN, so the embedded broker listens on every interface unless told otherwise.
   FLEXSITE_MQTT_HOST: z
     .string()
@@ -224,8 +223,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.FLEXSITE_DATA_DIR),
-    databaseUrl: e.FLEXSITE_DATABASE_URL ?? null,
-    redisUrl: e.FLEXSITE_REDIS_URL ?? null,
+    databaseUrl: e.FLEXSITE_DATABASE_URL,
+    redisUrl: e.FLEXSITE_REDIS_URL,
     role: e.FLEXSITE_ROLE,
     logLevel: e.FLEXSITE_LOG_LEVEL,
     tokenMaxAgeS: e.FLEXSITE_TOKEN_MAX_AGE,
@@ -255,11 +254,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workerIdleMs: e.FLEXSITE_WORKER_IDLE,
     hostsAndAuthStart: e.FLEXSITE_HOSTS_AND_AUTH_START,
     legacyApi: e.FLEXSITE_LEGACY_API,
-    sunsetDate: e.FLEXSITE_API_SUNSET_DATE ?? null,
-    sunsetLink: e.FLEXSITE_API_SUNSET_LINK ?? null,
-    schedulerPluginsDir: e.FLEXSITE_SCHEDULER_PLUGINS === undefined ? null : path.resolve(e.FLEXSITE_SCHEDULER_PLUGINS),
-    publicUrl: e.FLEXSITE_PUBLIC_URL ?? null,
-    entsoe: { url: e.FLEXSITE_ENTSOE_URL, token: e.FLEXSITE_ENTSOE_TOKEN ?? null },
+    sunsetDate: e.FLEXSITE_API_SUNSET_DATE,
+    sunsetLink: e.FLEXSITE_API_SUNSET_LINK,
+    schedulerPluginsDir: e.FLEXSITE_SCHEDULER_PLUGINS === null ? null : path.resolve(e.FLEXSITE_SCHEDULER_PLUGINS),
+    publicUrl: e.FLEXSITE_PUBLIC_URL,
+    entsoe: { url: e.FLEXSITE_ENTSOE_URL, token: e.FLEXSITE_ENTSOE_TOKEN },
     mqtt: mqttSettings(e),
   };
 }
@@ -267,8 +266,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 function mqttSettings(e: z.output<typeof schema>): MqttSettings {
   const clientId = e.FLEXSITE_MQTT_CLIENT_ID;
   if (e.FLEXSITE_MQTT_URL) {
-    const [username, password] = [e.FLEXSITE_MQTT_USERNAME ?? null, e.FLEXSITE_MQTT_PASSWORD ?? null];
-    return { mode: 'external', url: e.FLEXSITE_MQTT_URL, username, password, clientId };
+    return { mode: 'external', url: e.FLEXSITE_MQTT_URL, username: e.FLEXSITE_MQTT_USERNAME, password: e.FLEXSITE_MQTT_PASSWORD, clientId };
   }
   if (e.FLEXSITE_MQTT === 'embedded') return { mode: 'embedded', host: e.FLEXSITE_MQTT_HOST, port: e.FLEXSITE_MQTT_PORT, clientId };
   return { mode: 'off' };

@@ -23,6 +23,11 @@ import type { Uses } from './context.ts';
 /** Topics Flexsite publishes itself: setpoints and Home Assistant's discovery configs. */
 const RESERVED_TOPICS = ['flexsite/#', 'homeassistant/#'];
 
+/** A link is added and removed by whoever may write its sensor. */
+async function authorizeSensorWrite(db: Knex, principal: Principal, sensor: SensorInContext): Promise<void> {
+  await authorizeReferences(db, principal, [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }], [sensor]);
+}
+
 async function checkTopic(db: Knex, sensor: SensorInContext, topic: string): Promise<void> {
   const reserved = RESERVED_TOPICS.find((r) => filtersOverlap(topic, r));
   if (reserved) throw fieldError('json', 'topic', `This topic overlaps ${reserved}, which Flexsite publishes itself.`);
@@ -42,7 +47,7 @@ export async function createMqttLink(
 ): Promise<{ link: store.MqttLink; password: string }> {
   const { db } = context;
   const { sensor, body } = input;
-  await authorizeReferences(db, principal, [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }], [sensor]);
+  await authorizeSensorWrite(db, principal, sensor);
   if (!conversion(body.unit, sensor.unit, sensor.event_resolution_ms))
     throw fieldError('json', 'unit', `Unit '${body.unit}' cannot be converted to the sensor's unit '${sensor.unit}'.`);
   const topic = body.direction === 'in' ? body.topic : '';
@@ -78,12 +83,6 @@ export async function deleteMqttLink(
   principal: Principal,
   input: { link: store.MqttLink; sensor: SensorInContext },
 ): Promise<void> {
-  const { link, sensor } = input;
-  await authorizeReferences(
-    context.db,
-    principal,
-    [{ kind: 'sensor', id: sensor.id, use: 'write', location: 'path', field: 'id' }],
-    [sensor],
-  );
-  await context.db.transaction((trx) => write.deleteMqttLink(trx, auditActor(principal), { sensor, link }));
+  await authorizeSensorWrite(context.db, principal, input.sensor);
+  await context.db.transaction((trx) => write.deleteMqttLink(trx, auditActor(principal), input));
 }

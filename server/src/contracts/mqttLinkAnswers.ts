@@ -5,6 +5,9 @@ import { z } from 'zod';
  * the unit library the requests' checks need.
  */
 
+/** How many messages of a kind a link has seen. */
+const count = z.number().int().nonnegative();
+
 /** A link as the API shows it; the password only in the answer that created it. */
 export const mqttLink = z.object({
   id: z.number(),
@@ -24,9 +27,9 @@ export const mqttLink = z.object({
   status: z.object({
     last_message_at: z.string().nullable(),
     last_value: z.number().nullable(),
-    messages: z.number(),
-    malformed: z.number(),
-    late: z.number(),
+    messages: count,
+    malformed: count,
+    late: count,
     last_problem: z.string().nullable(),
   }),
 });

@@ -10,6 +10,9 @@ import { z } from 'zod';
 const int = z.number().int();
 const nullableInt = int.nullable();
 
+/** A JSON document sent as a string, as FlexMeasures sends attributes and flex configuration; clients parse it themselves. */
+const jsonText = z.string().meta({ contentMediaType: 'application/json' });
+
 /** `"status": 200` that flask-json adds to single objects. */
 const status200 = { status: z.literal(200) };
 
@@ -26,14 +29,13 @@ export const asset = z.object({
   generic_asset_type_id: int,
   account_id: nullableInt,
   parent_asset_id: nullableInt,
-  /** JSON text. */
-  attributes: z.string(),
-  /** JSON text (FlexMeasures 1.0): shown once some flex configuration is stored, always in the 1.0 dialect. */
-  flex_context: z.string().optional(),
-  flex_model: z.string().optional(),
-  /** JSON text, 1.0 dialect only. */
-  sensors_to_show: z.string().optional(),
-  sensors_to_show_as_kpis: z.string().optional(),
+  attributes: jsonText,
+  /** FlexMeasures 1.0: shown once some flex configuration is stored, always in the 1.0 dialect. */
+  flex_context: jsonText.optional(),
+  flex_model: jsonText.optional(),
+  /** 1.0 dialect only. */
+  sensors_to_show: jsonText.optional(),
+  sensors_to_show_as_kpis: jsonText.optional(),
   /** FlexMeasures 1.0: always in the 1.0 dialect, in 0.18 once set. */
   description: z.string().nullable().optional(),
   external_id: z.string().nullable().optional(),
@@ -52,8 +54,7 @@ export const sensor = z.object({
   /** ISO 8601 duration. */
   event_resolution: z.string(),
   entity_address: z.string(),
-  /** JSON text. */
-  attributes: z.string(),
+  attributes: jsonText,
   generic_asset_id: int,
 });
 
@@ -158,16 +159,18 @@ export const jobWarning = z.object({
 export type JobWarning = z.infer<typeof jobWarning>;
 
 /**
+ * Beliefs a job stored in one go (a schedule, a forecast cycle): the source they are stored under
+ * (the `scheduler` or forecaster source), when they were believed and the window [start, end)
+ * they cover, in ms since the epoch.
+ */
+const storedBeliefs = z.object({ data_source_id: int, belief_time_ms: int, start_ms: int, end_ms: int });
+
+/**
  * What a scheduling job stores: per device power and SoC, site power, prices and costs per step.
  * The one definition: the job handler (server/src/scheduling/runJob.ts) returns this type.
  */
-export const jobResult = z.object({
-  /** The `scheduler` source of the stored schedule beliefs. */
-  data_source_id: int,
-  belief_time_ms: z.number(),
-  start_ms: z.number(),
-  end_ms: z.number(),
-  step_ms: z.number(),
+export const jobResult = storedBeliefs.extend({
+  step_ms: int,
   soc_unit: z.string().optional(),
   total_cost: z.number().optional(),
   /** How many beliefs (scheduled values) the job stored (FlexMeasures 1.0's `num-beliefs`). */
@@ -250,15 +253,11 @@ export type AutomationJobResult = z.infer<typeof automationJobResult>;
 export const forecastJobResult = z.object({
   data_source_id: int,
   sensor_id: int,
-  start_ms: z.number(),
-  end_ms: z.number(),
+  start_ms: int,
+  end_ms: int,
   cycles: z.array(
-    z.object({
-      belief_time_ms: z.number(),
-      start_ms: z.number(),
-      end_ms: z.number(),
+    storedBeliefs.extend({
       method: z.string(),
-      data_source_id: int,
       // When the cycle ran and for how long: what a schedule queued behind it waited for (bench/fairness.ts).
       ran_at_ms: z.number().optional(),
       ran_ms: z.number().optional(),

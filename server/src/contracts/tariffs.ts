@@ -85,13 +85,15 @@ export const tariffDefinition = z
   });
 export type TariffDefinition = z.output<typeof tariffDefinition>;
 
-/** A stored tariff. */
-export const tariff = z.object({
+/** What a stored tariff and a stored price connector both answer with: which one, whose, since when. */
+const storedOnAsset = z.object({
   id: z.number().int(),
   asset_id: z.number().int(),
-  definition: z.record(z.string(), z.unknown()),
   created_at: z.string(),
 });
+
+/** A stored tariff. */
+export const tariff = storedOnAsset.extend({ definition: z.record(z.string(), z.unknown()) });
 
 /** Bidding zones of the ENTSO-E day-ahead market a connector may follow, by EIC code. */
 export const biddingZones = {
@@ -121,13 +123,10 @@ export const priceConnectorInput = z.object({
   bidding_zone: z.enum(zoneCodes),
 });
 
-export const priceConnector = z.object({
-  id: z.number().int(),
-  asset_id: z.number().int(),
+export const priceConnector = storedOnAsset.extend({
   sensor: z.number().int(),
   bidding_zone: z.string(),
   bidding_zone_name: z.string(),
-  created_at: z.string(),
   /** When its prices were last written; null before the first write. */
   last_written_at: z.string().nullable(),
   /** Why its last attempt wrote nothing (offline, no token, no data); null once one succeeds. */

@@ -11,21 +11,13 @@ export async function up(db: Knex): Promise<void> {
     t.string('name', 100).notNullable().unique();
     t.bigInteger('consultancy_account_id').references('id').inTable('account').onDelete('SET NULL');
   });
-  await db.schema.createTable('account_role', (t) => {
-    t.bigIncrements('id');
-    t.string('name', 80).notNullable().unique();
-    t.string('description', 255);
-  });
+  await db.schema.createTable('account_role', namedKind);
   await db.schema.createTable('account_account_role', (t) => {
     t.bigInteger('account_id').notNullable().references('id').inTable('account').onDelete('CASCADE');
     t.bigInteger('account_role_id').notNullable().references('id').inTable('account_role').onDelete('CASCADE');
     t.primary(['account_id', 'account_role_id']);
   });
-  await db.schema.createTable('role', (t) => {
-    t.bigIncrements('id');
-    t.string('name', 80).notNullable().unique();
-    t.string('description', 255);
-  });
+  await db.schema.createTable('role', namedKind);
   await db.schema.createTable('user', (t) => {
     t.bigIncrements('id');
     t.string('email', 255).notNullable().unique();
@@ -50,11 +42,7 @@ export async function up(db: Knex): Promise<void> {
     t.bigInteger('expires_at').notNullable();
     t.index(['user_id']);
   });
-  await db.schema.createTable('generic_asset_type', (t) => {
-    t.bigIncrements('id');
-    t.string('name', 80).notNullable().unique();
-    t.string('description', 255);
-  });
+  await db.schema.createTable('generic_asset_type', namedKind);
   await db.schema.createTable('generic_asset', (t) => {
     t.bigIncrements('id');
     t.string('name', 255).notNullable();
@@ -95,6 +83,13 @@ export async function up(db: Knex): Promise<void> {
     { name: 'process', description: 'process' },
     { name: 'transmission zone', description: 'A grid regulated & balanced as a whole, usually a national grid.' },
   ]);
+}
+
+/** Account roles, user roles and asset types alike: a kind looked up by its unique name, described in words. */
+function namedKind(t: Knex.CreateTableBuilder): void {
+  t.bigIncrements('id');
+  t.string('name', 80).notNullable().unique();
+  t.string('description', 255);
 }
 
 export async function down(db: Knex): Promise<void> {
