@@ -8,9 +8,8 @@ import { assetMqttLinks, type MqttLinkWire } from '../../../server/src/contracts
 import { useSession } from '../app/session.tsx';
 import { DataTable, LoadedView, RowLink } from '../components/DataTable.tsx';
 import { Empty, ErrorNotice } from '../components/Status.tsx';
-import { TariffForm } from '../components/cockpit/TariffForm.tsx';
+import { TariffsSection } from '../components/cockpit/Tariffs.tsx';
 import { PlanActualChart } from '../components/cockpit/PlanActualChart.tsx';
-import * as tariffWire from '../../../server/src/contracts/tariffs.ts';
 import { useApi } from '../hooks/useApi.ts';
 import { usePolling } from '../hooks/usePolling.ts';
 import { formatReading, messageAge } from '../lib/deviceLinks.ts';
@@ -22,7 +21,6 @@ const POLL_MS = 10_000;
 const LIVE_MS = 3000;
 
 const notificationList = z.array(cockpit.notification);
-const tariffList = z.array(tariffWire.tariff);
 
 type SiteNow = z.infer<typeof cockpit.siteNow>;
 type AssetKpis = z.infer<typeof cockpit.assetKpis>;
@@ -53,7 +51,6 @@ export function SiteNowPage() {
   const links = useApi(`${API}/assets/${id}/mqtt-links`, undefined, assetMqttLinks);
   usePolling(now.reload, LIVE_MS);
   usePolling(links.reload, LIVE_MS);
-  const siteTariffs = useApi(`${API}/assets/${id}/tariffs`, undefined, tariffList);
 
   return (
     <section className="page" aria-labelledby="now-title">
@@ -70,22 +67,7 @@ export function SiteNowPage() {
       <h2>Plan against actual</h2>
       {now.data && <PlanActualChart assetId={id ?? ''} zone={zone} sensors={now.data.sensors} />}
       <h2>Tariffs</h2>
-      {siteTariffs.data && siteTariffs.data.length > 0 && (
-        <ul aria-label="Tariffs">
-          {siteTariffs.data.map((t) => (
-            <li key={t.id}>{String(t.definition.name)}</li>
-          ))}
-        </ul>
-      )}
-      {now.data && (
-        <TariffForm
-          assetId={id ?? ''}
-          zone={zone}
-          // Prices are per unit of energy: sensors whose unit is a currency per something.
-          sensors={now.data.sensors.filter((s) => s.unit.includes('/'))}
-          onSaved={siteTariffs.reload}
-        />
-      )}
+      <TariffsSection assetId={id ?? ''} zone={zone} />
       <h2>Needs attention</h2>
       <NeedsAttention zone={zone} />
     </section>
