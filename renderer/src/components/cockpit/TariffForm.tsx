@@ -112,7 +112,7 @@ export function TariffForm({
       await request(path, { method: editing ? 'PUT' : 'POST', json: body, answer: tariffs.tariff });
       setError(undefined);
       setSaved(true);
-      if (!editing) setForm({ ...blank, sensor: form.sensor });
+      if (!editing) setForm({ ...blank, sensor: form.sensor, unit: form.unit });
       onSaved();
     } catch (err) {
       setError(err);
@@ -122,7 +122,7 @@ export function TariffForm({
   const title = editing ? `Correct tariff ${editing.definition.name}` : 'Add a tariff';
   return (
     <form className="card" onSubmit={(e) => void submit(e)} aria-label={title}>
-      {editing && <h3>{title}</h3>}
+      <h3>{title}</h3>
       <Field label="Tariff name" errors={fields.name}>
         <input value={form.name} onChange={set('name')} required />
       </Field>

@@ -63,7 +63,7 @@ export function TariffsSection({ assetId, zone }: { assetId: string; zone: strin
     <>
       <ErrorNotice error={list.error ?? siteSensors.error ?? error} />
       {tariffs.length > 0 && (
-        <ul aria-label="Tariffs" className="card">
+        <ul aria-label="Tariffs" className="card plain-list">
           {tariffs.map((t) => (
             <li key={t.id} aria-label={t.definition.name}>
               <strong>{t.definition.name}</strong> on{' '}
