@@ -151,6 +151,22 @@ async function walk(width: number): Promise<void> {
     expect.arrayContaining(['Netherlands', 'Germany–Luxembourg', 'Belgium']),
   );
   expect(await api('/price-connectors/platform')).toEqual({ token_configured: false });
+  // The price sensor is free again: a connector may follow the Dutch zone there, and says why it fetched nothing.
+  await dayAhead.getByLabel('Bidding zone').selectOption({ label: 'Netherlands' });
+  await dayAhead.getByLabel('Write to price sensor').selectOption({ label: 'Electricity price (EUR/MWh)' });
+  await dayAhead.getByRole('button', { name: 'Add connector' }).click();
+  await dayAhead
+    .getByRole('list', { name: 'Price connectors' })
+    .getByText('Netherlands → Electricity price: Last fetch failed: no ENTSO-E token is set')
+    .waitFor();
+  expect(await api(`/assets/${site}/price-connectors`)).toEqual([
+    expect.objectContaining({
+      sensor: priceSensor.id,
+      bidding_zone: '10YNL----------L',
+      last_written_at: null,
+      last_error: expect.stringMatching(/^no ENTSO-E token is set/),
+    }),
+  ]);
   await screenshot(page, `firstHour-tariffs-${width}-entsoe`);
   // Nothing on the page runs wider than the screen.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
