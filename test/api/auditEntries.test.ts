@@ -178,8 +178,8 @@ const writes: [string, (p: Principal) => Promise<RegExp[]>][] = [
       const made = await run((c) => setUpDevice(c, p, { site, body }));
       return [
         new RegExp(`^Created asset 'battery': ${made.asset.id}$`),
-        /^Created sensor 'power'/,
-        /^Created sensor 'state of charge'/,
+        /^Created sensor 'battery power'/,
+        /^Created sensor 'battery state of charge'/,
         /^Updated: flex_model/,
         new RegExp(`^Set recurring state-of-charge targets of asset ${made.asset.id}: 0$`),
       ];
