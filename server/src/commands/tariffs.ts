@@ -209,8 +209,8 @@ export async function deleteTariff(context: Writes<'clock'>, principal: Principa
   const sensors = (await Promise.all(tariffSensors(tariff.definition).map(([, s]) => getSensor(db, s)))).flatMap((s) => (s ? [s.id] : []));
   const refs = tariffReferences(tariff.definition).filter((r) => sensors.includes(r.id));
   await authorizePrices(db, principal, asset, 'update', refs);
-  const { withdrawn, fromIso } = await withdrawTariffPrices(db, tariff, sensors, clock.now());
-  await write.deleteTariff(db, auditActor(principal), { asset, tariff, withdrawn, fromIso });
+  const withdrawal = await withdrawTariffPrices(db, tariff, sensors, clock.now());
+  await write.deleteTariff(db, auditActor(principal), { asset, tariff, withdrawal });
 }
 
 /**

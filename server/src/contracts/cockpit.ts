@@ -1,12 +1,16 @@
 import { z } from 'zod';
 
-/** Money figures of a period (see `queries/moneyFigures.ts`), in the schedules' currency. */
-const kpiFigures = z.object({
+/** What steps cost, planned and realised, against doing nothing (see `queries/moneyFigures.ts`), in the schedules' currency. */
+const money = z.object({
   plan_cost: z.number().describe('What the plans in force at the steps cost.'),
   baseline_cost: z.number().describe('What the same steps cost doing nothing: batteries idle, EVs charging at full power from the start.'),
   planned_savings: z.number(),
   realised_cost: z.number().nullable().describe("The steps measured so far at the devices' measured power (null when none is)."),
   realised_savings: z.number().nullable().describe('Baseline cost of the measured steps minus their realised cost.'),
+});
+
+/** Money figures of a period. */
+const kpiFigures = money.extend({
   steps: z.number().int(),
   measured_steps: z.number().int(),
   fallback_steps: z.number().int().describe('Steps whose plan in force came from the fallback scheduler: the figures are degraded.'),
@@ -18,15 +22,10 @@ const kpiFigures = z.object({
 const periodFigures = kpiFigures.extend({ period: z.string() });
 
 /** One part of a site: a device (its power sensor) or, with `sensor_id` null, the rest of the site as the plans forecast it. */
-const partFigures = z.object({
+const partFigures = money.extend({
   sensor_id: z.number().int().nullable(),
   name: z.string(),
   asset: z.string().nullable(),
-  plan_cost: z.number(),
-  baseline_cost: z.number(),
-  planned_savings: z.number(),
-  realised_cost: z.number().nullable(),
-  realised_savings: z.number().nullable(),
   planned_charged_mwh: z.number(),
   planned_discharged_mwh: z.number(),
   ahead_charged_mwh: z.number().describe('Planned for the steps not yet begun.'),

@@ -9,7 +9,7 @@ export interface Tariff {
   createdAtMs: number;
 }
 
-export interface DbTariff {
+interface DbTariff {
   id: number;
   asset_id: number;
   owner_id: number | null;
@@ -18,7 +18,7 @@ export interface DbTariff {
   created_at: number;
 }
 
-export const fromRow = (r: DbTariff): Tariff => ({
+const fromRow = (r: DbTariff): Tariff => ({
   id: Number(r.id),
   assetId: Number(r.asset_id),
   ownerId: r.owner_id === null ? null : Number(r.owner_id),
@@ -52,7 +52,7 @@ export interface PriceConnector {
   lastError: string | null;
 }
 
-export interface DbPriceConnector {
+interface DbPriceConnector {
   id: number;
   asset_id: number;
   owner_id: number | null;
@@ -63,7 +63,7 @@ export interface DbPriceConnector {
   last_error: string | null;
 }
 
-export const connectorFromRow = (r: DbPriceConnector): PriceConnector => ({
+const connectorFromRow = (r: DbPriceConnector): PriceConnector => ({
   id: Number(r.id),
   assetId: Number(r.asset_id),
   ownerId: r.owner_id === null ? null : Number(r.owner_id),

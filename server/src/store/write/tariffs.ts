@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { TariffDefinition } from '../../contracts/tariffs.ts';
 import type { Writer } from '../auditLog.ts';
-import { connectorFromRow, fromRow, type DbPriceConnector, type DbTariff, type PriceConnector, type Tariff } from '../tariffs.ts';
+import { getPriceConnector, getTariff, type PriceConnector, type Tariff } from '../tariffs.ts';
 import { recordAudit } from './auditLog.ts';
 
 /** The asset a tariff or connector is on, which its audit entry is about. */
@@ -20,7 +20,7 @@ export async function createTariff(
     .insert({ asset_id: asset.id, owner_id: ownerId, name: definition.name, definition: JSON.stringify(definition), created_at: nowMs })
     .returning<{ id: number }[]>('id');
   await recordAudit(trx, by, about(asset), `Added tariff '${definition.name}': ${id}`);
-  return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
+  return (await getTariff(trx, asset.id, id))!;
 }
 
 /** Replaces a tariff's definition (its owner and creation time stay) and records it. */
@@ -34,7 +34,7 @@ export async function updateTariff(
     .where({ id })
     .update({ name: definition.name, definition: JSON.stringify(definition) });
   await recordAudit(trx, by, about(change.asset), `Changed tariff '${definition.name}': ${id}`);
-  return fromRow((await trx<DbTariff>('tariff').where({ id }).first())!);
+  return (await getTariff(trx, change.asset.id, id))!;
 }
 
 /**
@@ -51,11 +51,11 @@ export async function withdrawPrices(trx: Knex.Transaction, sourceId: number, se
 export async function deleteTariff(
   trx: Knex.Transaction,
   by: Writer,
-  gone: { asset: OnAsset; tariff: Tariff; withdrawn: number; fromIso: string },
+  gone: { asset: OnAsset; tariff: Tariff; withdrawal: { withdrawn: number; fromIso: string } },
 ): Promise<void> {
-  const { tariff, withdrawn, fromIso } = gone;
+  const { tariff, withdrawal } = gone;
   await trx('tariff').where({ id: tariff.id }).delete();
-  const event = `Deleted tariff '${tariff.definition.name}': ${tariff.id}; withdrew its ${withdrawn} prices from ${fromIso}`;
+  const event = `Deleted tariff '${tariff.definition.name}': ${tariff.id}; withdrew its ${withdrawal.withdrawn} prices from ${withdrawal.fromIso}`;
   await recordAudit(trx, by, about(gone.asset), event);
 }
 
@@ -70,7 +70,7 @@ export async function createPriceConnector(
     .insert({ asset_id: asset.id, owner_id: ownerId, sensor_id: sensorId, bidding_zone: biddingZone, created_at: nowMs })
     .returning<{ id: number }[]>('id');
   await recordAudit(trx, by, about(asset), `Added day-ahead price connector (${biddingZone}) for sensor ${sensorId}: ${id}`);
-  return connectorFromRow((await trx<DbPriceConnector>('price_connector').where({ id }).first())!);
+  return (await getPriceConnector(trx, id))!;
 }
 
 /** Points a connector at another sensor or bidding zone (its owner and creation time stay) and records it. */
@@ -82,7 +82,7 @@ export async function updatePriceConnector(
   const { id, sensorId, biddingZone } = change;
   await trx('price_connector').where({ id }).update({ sensor_id: sensorId, bidding_zone: biddingZone });
   await recordAudit(trx, by, about(change.asset), `Changed day-ahead price connector (${biddingZone}) for sensor ${sensorId}: ${id}`);
-  return connectorFromRow((await trx<DbPriceConnector>('price_connector').where({ id }).first())!);
+  return (await getPriceConnector(trx, id))!;
 }
 
 /** Records how a connector's attempt ended: written at a time, or failed (the last write's time stays). */
