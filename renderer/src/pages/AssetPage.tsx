@@ -8,7 +8,8 @@ import { SensorList } from '../components/asset/SensorList.tsx';
 import { DeviceLinks } from '../components/device/DeviceLinks.tsx';
 import { RecurringTargets } from '../components/device/RecurringTargets.tsx';
 import { StoredFlexConfig } from '../components/asset/StoredFlexConfig.tsx';
-import { SchedulePanel } from '../components/schedule/SchedulePanel.tsx';
+import { SchedulePanel, SkipToCompute } from '../components/schedule/SchedulePanel.tsx';
+import { isPower } from '../components/schedule/useScheduleForm.ts';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import * as wire from '../api/contracts.ts';
@@ -36,6 +37,7 @@ export function AssetPage() {
 
   return (
     <article className="page" aria-labelledby="asset-title">
+      {member && list.some(isPower) && <SkipToCompute />}
       <div className="page-head">
         <h1 id="asset-title">{a.name}</h1>
         <span className="muted">{typeName}</span>
@@ -67,7 +69,7 @@ export function AssetPage() {
       </section>
       <section className="card" aria-labelledby="flex-title">
         <h2 id="flex-title">Stored flex-model and flex-context</h2>
-        <StoredFlexConfig asset={a} canEdit={member} onStored={asset.reload} key={`${a.flex_model}${a.flex_context}`} />
+        <StoredFlexConfig asset={a} canEdit={member} onStored={asset.reload} />
       </section>
       {typeName.endsWith('_evse') && (
         <section className="card" aria-labelledby="targets-title">

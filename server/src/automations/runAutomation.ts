@@ -11,10 +11,9 @@ import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
 import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
 import { maxPlanningMs } from '../scheduling/flexConfig.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
-import { deviceCapacity, socTargetsWithin, type SocTargetAt } from '../scheduling/recurringTargets.ts';
+import { plannedSocTargets, type SocTargetAt } from '../scheduling/recurringTargets.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getAutomation } from '../store/automations.ts';
-import { listRecurringSocTargets } from '../store/recurringSocTargets.ts';
 import { getSensor } from '../store/sensors.ts';
 import { standingForecast } from '../store/standingForecast.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
@@ -46,22 +45,11 @@ async function fedByForecasts(db: Knex, context: Record<string, unknown>, foreca
   };
 }
 
-/**
- * The device's recurring SoC targets that fall in this run's window, after any soc-targets its
- * stored flex-model lists: the run's flex-model then carries both (a trigger's own flex-model
- * replaces a stored field, it does not add to it).
- * @returns the flex-model to schedule with and the targets added; a JobFailure when they cannot be read.
- */
+/** The device's recurring SoC targets that fall in this run's window, after the soc-targets its stored flex-model lists. */
 async function recurringTargetsOf(db: Knex, asset: Asset, startMs: number, endMs: number) {
-  const recurring = await listRecurringSocTargets(db, asset.id);
-  if (!recurring.length) return { flexModel: {}, added: [] as SocTargetAt[] };
-  const stored = asset.flex_model['soc-targets'];
-  if (stored !== undefined && !Array.isArray(stored)) {
-    throw new JobFailure('ValueError', `Asset ${asset.id} has recurring SoC targets and soc-targets from a sensor; keep one of the two.`);
-  }
-  const added = socTargetsWithin(recurring, await deviceCapacity(db, asset), startMs, endMs);
-  if (typeof added === 'string') throw new JobFailure('ValueError', added);
-  return { flexModel: added.length ? { 'soc-targets': [...(stored ?? []), ...added] } : {}, added };
+  const planned = await plannedSocTargets(db, asset, asset.flex_model['soc-targets'], { startMs, endMs });
+  if ('problem' in planned) throw new JobFailure('ValueError', planned.problem);
+  return planned;
 }
 
 /**

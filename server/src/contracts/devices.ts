@@ -21,7 +21,7 @@ const withUnit = z
 export const recurringSocTarget = z.strictObject({
   days: z
     .array(z.enum(weekdays))
-    .min(1)
+    .min(1, 'Choose at least one day on which to reach this target.')
     .max(7)
     .refine((days) => new Set(days).size === days.length, 'Name each day once.'),
   time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'Use HH:mm, e.g. 07:00.'),

@@ -11,7 +11,7 @@ import { resolveStorageJob } from './flexConfig/storageJob.ts';
 // How a trigger's flex-model and flex-context become a job spec. The rooms under flexConfig/
 // each resolve one concern: quantities and their units, the schedule's horizon, state of charge,
 // the device, the site and its prices, soft constraints, commitments; this module picks the scheduler.
-export { maxPlanningMs, type TriggerInput } from './flexConfig/horizon.ts';
+export { horizonOf, maxPlanningMs, type TriggerInput } from './flexConfig/horizon.ts';
 export { resolveProcessJob, resolveStorageJob };
 
 /** Asset types and the scheduler that serves them (in the 1.0 dialect, storage serves all but processes). */

@@ -5,6 +5,7 @@ import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
 import { isPowerUnit, readQuantity } from '../domain/units.ts';
 import type { Asset } from '../store/assets.ts';
 import type { RecurringSocTarget } from '../store/recurringSocTargets.ts';
+import { listRecurringSocTargets } from '../store/recurringSocTargets.ts';
 import { listSensors } from '../store/sensors.ts';
 import { storedValueProblem } from './storedValues.ts';
 
@@ -135,4 +136,29 @@ export function socTargetsWithin(
     }
   }
   return found.sort((a, b) => a.ms - b.ms).map((f) => f.target);
+}
+
+/**
+ * The soc-targets a schedule of the asset's device plans for, automations and Compute alike: those
+ * listed (a trigger's own, else the stored ones), followed by the occurrences of the device's
+ * recurring targets in the window (a flex-model given replaces a stored field, it does not add to
+ * it, so the list carries both).
+ * @param listed the soc-targets listed for this schedule, if any.
+ * @returns the flex-model fields to schedule with (none without recurring targets) and the
+ *   occurrences added; or the problem why they cannot be read.
+ */
+export async function plannedSocTargets(
+  db: Knex,
+  asset: Asset,
+  listed: unknown,
+  window: { startMs: number; endMs: number },
+): Promise<{ flexModel: Record<string, unknown>; added: SocTargetAt[] } | { problem: string }> {
+  const recurring = await listRecurringSocTargets(db, asset.id);
+  if (!recurring.length) return { flexModel: {}, added: [] };
+  if (listed !== undefined && !Array.isArray(listed)) {
+    return { problem: `Asset ${asset.id} has recurring SoC targets and soc-targets from a sensor; keep one of the two.` };
+  }
+  const added = socTargetsWithin(recurring, await deviceCapacity(db, asset), window.startMs, window.endMs);
+  if (typeof added === 'string') return { problem: added };
+  return { flexModel: added.length ? { 'soc-targets': [...((listed as unknown[] | undefined) ?? []), ...added] } : {}, added };
 }

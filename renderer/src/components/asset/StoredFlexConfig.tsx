@@ -73,7 +73,9 @@ function result(stored: Record<string, unknown>, { edits, removed, added }: Part
 /**
  * The flex-model and flex-context stored on the asset, which every trigger starts from: every
  * stored key as an editable field (a value left unchanged is sent back exactly as stored), a key
- * to add, and raw JSON to edit whole (checked here for JSON, by the server for its fields).
+ * to add, and raw JSON to edit whole (checked here for JSON, by the server for its fields). The
+ * fields are edits over the asset as stored: when the Schedule panel stores its defaults, keys
+ * typed here and not yet saved stay, and every other key shows what is stored now.
  */
 export function StoredFlexConfig({ asset, canEdit, onStored }: Props) {
   const { model, context } = storedFlex(asset);
@@ -85,6 +87,7 @@ export function StoredFlexConfig({ asset, canEdit, onStored }: Props) {
     e.preventDefault();
     void submitting.run(async () => {
       await storeFlex(asset, result(model, edits['flex-model']), result(context, edits['flex-context']));
+      setEdits({ 'flex-model': noEdits, 'flex-context': noEdits });
       onStored();
     });
   }
@@ -111,7 +114,9 @@ export function StoredFlexConfig({ asset, canEdit, onStored }: Props) {
         )}
       </form>
       <ErrorNotice error={submitting.error} />
-      {canEdit && <RawJsonEditor asset={asset} model={model} context={context} onStored={onStored} />}
+      {canEdit && (
+        <RawJsonEditor asset={asset} model={model} context={context} onStored={onStored} key={`${asset.flex_model}${asset.flex_context}`} />
+      )}
     </>
   );
 }

@@ -96,7 +96,14 @@ function TextFields<K extends keyof typeof labels>(props: {
 }
 
 /** The storage flex-model: state of charge, capacities, efficiencies and targets. */
-export function StorageFields({ form, setForm, errors, zone, socSensors }: Props & { zone: string; socSensors: Sensor[] }) {
+export function StorageFields({
+  form,
+  setForm,
+  errors,
+  zone,
+  socSensors,
+  isEv,
+}: Props & { zone: string; socSensors: Sensor[]; isEv: boolean }) {
   const set = (key: StorageKey) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, storage: { ...f.storage, [key]: e.target.value } }));
   const setTarget = (i: number, key: 'datetime' | 'value', value: string) =>
@@ -131,6 +138,15 @@ export function StorageFields({ form, setForm, errors, zone, socSensors }: Props
           />
         </Field>
         {soc('soc-at-start', 'SoC at start')}
+        {isEv && (
+          <Field
+            label="Plugged in now, SoC (%)"
+            errors={errors['plugged-in']}
+            hint="the car’s SoC as it is plugged in, in % of the SoC maximum; planned from as the SoC at start"
+          >
+            <input inputMode="decimal" name="plugged-in" value={form.pluggedIn} onChange={(e) => setForm((f) => ({ ...f, pluggedIn: e.target.value }))} />
+          </Field>
+        )}
         {soc('soc-min', 'SoC minimum')}
         {soc('soc-max', 'SoC maximum')}
         <TextFields keys={storageTexts} values={form.storage} set={set} errors={errors} />

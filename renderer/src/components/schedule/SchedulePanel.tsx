@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, type FormEvent, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, type FormEvent } from 'react';
 import { API, request } from '../../api/client.ts';
 import { ApiError } from '../../api/errors.ts';
 import type { Asset, Job, Sensor } from '../../api/types.ts';
@@ -14,6 +14,9 @@ import { ScheduleResult } from './ScheduleResult.tsx';
 import { useScheduleForm, type ScheduleForm } from './useScheduleForm.ts';
 import * as wire from '../../api/contracts.ts';
 import { IdSelect, withUnit } from '../IdSelect.tsx';
+import { recurringSocTargetList } from '../../../../server/src/contracts/devices.ts';
+import { useApi } from '../../hooks/useApi.ts';
+import { describeDays } from '../../lib/deviceSetup.ts';
 
 interface Props {
   asset: Asset;
@@ -24,6 +27,9 @@ interface Props {
   canSchedule: boolean;
   onStored: () => void;
 }
+
+/** The Compute button's id, which the skip links go to. */
+const COMPUTE_ID = 'compute-schedule';
 
 /** Why a schedule shown is the fallback: the optimal one's failure. */
 const fallbackNote = (failed: Job) => `The optimal schedule failed (${failed.error ?? 'no reason given'}); showing the fallback schedule.`;
@@ -38,7 +44,6 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   const jobs = useFollowedJob({ fallbackNote });
   const saving = useSubmit();
   const names = useMemo(() => Object.fromEntries(sensors.map((s) => [s.id, s.name])), [sensors]);
-  const compute = useRef<HTMLButtonElement>(null);
 
   /**
    * Triggers the schedule of the form. The server answers an identical request on unchanged data
@@ -80,7 +85,7 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   const { running, job } = jobs;
   return (
     <div className="schedule-panel">
-      <SkipToCompute target={compute} />
+      <SkipToCompute />
       {schedule.usedAttributes.length > 0 && (
         <p className="muted" role="note" aria-label="Filled from attributes">
           Filled from this asset's FlexMeasures 0.18 attributes ({schedule.usedAttributes.join(', ')}), shown in the units beside each
@@ -89,9 +94,10 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
       )}
       <form onSubmit={(e) => void trigger(e)} noValidate aria-label="Schedule">
         <ScheduleWhen schedule={schedule} zone={zone} />
+        {schedule.isEv && <CarTargets assetId={asset.id} />}
         <FlexFieldsets schedule={schedule} sensors={sensors} zone={zone} />
         <SaveBar saved={saving.saved}>
-          <button type="submit" className="primary" disabled={running} id="compute-schedule" ref={compute}>
+          <button type="submit" className="primary" disabled={running} id={COMPUTE_ID}>
             {running ? 'Scheduling…' : 'Compute schedule'}
           </button>
           {job && (
@@ -116,15 +122,18 @@ export function SchedulePanel({ asset, assetType, sensors, zone, canSchedule, on
   );
 }
 
-/** The form is long: Compute is one Tab and Enter away from the start of the panel. */
-function SkipToCompute({ target }: { target: RefObject<HTMLButtonElement | null> }) {
+/**
+ * The form is long: Compute is one Tab and Enter away from the start of the panel, and from the
+ * start of the asset's page (the page's own fields and lists come before the panel).
+ */
+export function SkipToCompute() {
   return (
     <a
       className="skip-link"
-      href="#compute-schedule"
+      href={`#${COMPUTE_ID}`}
       onClick={(e) => {
         e.preventDefault();
-        target.current?.focus();
+        document.getElementById(COMPUTE_ID)?.focus();
       }}
     >
       Skip to Compute
@@ -177,6 +186,7 @@ function FlexFieldsets({ schedule, sensors, zone }: { schedule: ScheduleForm; se
             errors={errors}
             zone={zone}
             socSensors={sensors.filter((s) => /^(k|M)?Wh$|^%$/.test(s.unit))}
+            isEv={schedule.isEv}
           />
         )}
       </fieldset>
@@ -204,18 +214,31 @@ function ScheduleJob({
   zone: string;
   names: Record<number, string>;
 }) {
-  // The result starts below the long form: brought into view once the job has settled.
+  // The result starts below the long form: once the job has settled, the focus moves to it (and
+  // so brings it into view), where a keyboard or screen-reader user continues, not the page's top.
   const section = useRef<HTMLElement>(null);
   useEffect(() => {
-    if (settled) section.current?.scrollIntoView({ block: 'start' });
+    if (settled) section.current?.focus();
   }, [settled, job.id]);
   return (
-    <section className="job-state" aria-live="polite" aria-label="Scheduling job" ref={section}>
+    <section className="job-state" aria-live="polite" aria-label="Scheduling job" ref={section} tabIndex={-1}>
       <p>
         Job <code>{job.id}</code> <JobStatus job={job} />
       </p>
       {running && <Progress label={`${job.status === 'started' ? 'Computing' : 'Waiting for a worker'} · ${formatElapsed(elapsed)}`} />}
       <ScheduleResult job={job} zone={zone} names={names} />
     </section>
+  );
+}
+
+/** A car's recurring charging targets, which Compute plans for as automations do. */
+function CarTargets({ assetId }: { assetId: number }) {
+  const { data } = useApi(`${API}/assets/${assetId}/recurring-soc-targets`, undefined, recurringSocTargetList);
+  if (!data?.targets.length) return null;
+  return (
+    <p className="muted" role="note" aria-label="Charging targets planned for">
+      Compute plans for the car’s charging targets in the schedule’s window:{' '}
+      {data.targets.map((t) => `${t.value} by ${t.time} on ${describeDays(t.days)} (${t.timezone})`).join('; ')}.
+    </p>
   );
 }

@@ -17,6 +17,8 @@ export interface FlexForm {
   inflexible: number[];
   /** Relax flags ('', 'true', 'false': absent means the server's default) and breach prices. */
   advanced: Record<AdvancedKey, string>;
+  /** A car's SoC as it is plugged in now, in % of soc-max: sent as soc-at-start in the SoC unit. */
+  pluggedIn: string;
 }
 
 export const storageNumbers = ['soc-at-start', 'soc-min', 'soc-max'] as const;
@@ -179,13 +181,38 @@ export function formFromStored(model: Record<string, unknown>, context: Record<s
     advanced: Object.fromEntries(
       [...relaxFlags, ...breachPrices].map((k) => [k, typeof context[k] === 'boolean' ? String(context[k]) : text(context[k])]),
     ) as Record<AdvancedKey, string>,
+    pluggedIn: '',
   };
 }
 
 const NOT_A_NUMBER = 'Not a valid number.';
+const NEGATIVE = 'Must be greater than or equal to 0.';
 const isNumber = (v: string) => v.trim() !== '' && Number.isFinite(Number(v));
+/** A number and the unit written after it, as the API splits a quantity string. */
+const QUANTITY = /^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$/;
 /** A power with its unit, as the API reads quantity strings. */
 const looksLikeQuantity = (v: string) => /^\s*-?\d+(\.\d+)?(e-?\d+)?\s*[^\d\s].*$/i.test(v) || isNumber(v);
+/** The energy units a SoC is written in, in MWh: the ones the form and the device set-up write. */
+const ENERGY_MWH: Record<string, number> = { Wh: 1e-6, kWh: 1e-3, MWh: 1, GWh: 1e3 };
+const tidy = (x: number) => Number(x.toPrecision(12));
+
+/**
+ * An energy as the API reads it: a bare number in the SoC unit, or a number with its unit
+ * ("1 kWh", as the device set-up stores it).
+ * @returns MWh, or the message why it cannot be read.
+ */
+export function energyMwh(v: string, socUnit: string): number | { error: string } {
+  const m = QUANTITY.exec(v);
+  const factor = m ? ENERGY_MWH[m[2] || socUnit] : undefined;
+  if (!m || factor === undefined) {
+    return { error: `Cannot convert value \`${v.trim()}\` to an energy; write a number in ${socUnit}, or one with its unit, e.g. 10 kWh.` };
+  }
+  const mwh = Number(m[1]) * factor;
+  return mwh < 0 ? { error: NEGATIVE } : mwh;
+}
+
+/** An energy in the SoC unit, as the form writes what it works out (a plugged-in SoC). */
+const inSocUnit = (mwh: number, socUnit: string) => `${tidy(mwh / ENERGY_MWH[socUnit])} ${socUnit}`;
 
 /**
  * Puts the filled text fields into the JSON: structured input (JSON, e.g. a sensor reference) as
@@ -205,26 +232,70 @@ function readTexts<K extends string>(
   }
 }
 
-/** A power field's value as the API reads it, with a message where it is no quantity. */
+/** A power field's value as the API reads it, with a message where it is no quantity or below zero (a capacity). */
 function readPower(errors: FieldMessages, key: string, v: string, example: string): unknown {
   if (!looksLikeQuantity(v)) errors[key] = [`Cannot convert value \`${v}\` to a power; write it with its unit, e.g. ${example}.`];
+  else if (Number(QUANTITY.exec(v)?.[1]) < 0) errors[key] = [NEGATIVE];
   return typedPower(v);
 }
 
+/** The form's SoC fields read into MWh (where readable), problems added to `errors`. */
+function readSoc(form: FlexForm, json: Record<string, unknown>, errors: FieldMessages): Partial<Record<(typeof storageNumbers)[number], number>> {
+  const socUnit = form.storage['soc-unit'];
+  const mwh: Partial<Record<(typeof storageNumbers)[number], number>> = {};
+  for (const key of storageNumbers) {
+    const v = form.storage[key].trim();
+    if (!v) continue;
+    const read = energyMwh(v, socUnit);
+    if (typeof read === 'number') mwh[key] = read;
+    else errors[key] = [read.error];
+    // Sent as typed: a bare number in the SoC unit, a quantity with its own unit.
+    json[key] = isNumber(v) ? Number(v) : v;
+  }
+  return mwh;
+}
+
 /**
- * The storage flex-model of the form, checked field by field.
+ * A car's SoC plugged in now, in % of soc-max, as soc-at-start in the SoC unit (the flex-model has
+ * no percentages of energies).
+ */
+function readPluggedIn(form: FlexForm, socMaxMwh: number | undefined, json: Record<string, unknown>, errors: FieldMessages): void {
+  const v = form.pluggedIn.trim().replace(/%$/, '').trim();
+  if (!v) return;
+  const percent = Number(v);
+  if (!isNumber(v) || percent < 0 || percent > 100) errors['plugged-in'] = ['Write the SoC in %, from 0 to 100, e.g. 30.'];
+  else if (form.storage['soc-at-start'].trim()) errors['plugged-in'] = ['Give either this or the SoC at start, not both.'];
+  else if (socMaxMwh === undefined) errors['plugged-in'] = ["A percentage needs the SoC maximum (the car's capacity)."];
+  else json['soc-at-start'] = inSocUnit((socMaxMwh * percent) / 100, form.storage['soc-unit']);
+}
+
+/**
+ * What the job would refuse as infeasible, refused here: the SoC limits cross, or the SoC at the
+ * start or a target lies above the maximum (soc-min and soc-max are hard in every dialect).
+ */
+function checkSocBounds(soc: Partial<Record<(typeof storageNumbers)[number], number>>, form: FlexForm, errors: FieldMessages): void {
+  const max = soc['soc-max'];
+  if (max === undefined) return;
+  const shown = `${form.storage['soc-max'].trim()}${isNumber(form.storage['soc-max']) ? ` ${form.storage['soc-unit']}` : ''}`;
+  const above = `Must not exceed the SoC maximum (${shown}).`;
+  if (soc['soc-min'] !== undefined && soc['soc-min'] > max) errors['soc-min'] = [above];
+  if (soc['soc-at-start'] !== undefined && soc['soc-at-start'] > max) errors['soc-at-start'] = [above];
+  form.targets.forEach((t, i) => {
+    const target = t.value.trim() ? energyMwh(t.value, form.storage['soc-unit']) : undefined;
+    if (typeof target === 'number' && target > max) errors[`soc-targets.${i}.value`] = [above];
+  });
+}
+
+/**
+ * The storage flex-model of the form, checked field by field, every problem at once.
  * @returns the JSON to send, and messages per field (API field names) when something is wrong.
  */
 export function toStorageFlexModel(form: FlexForm, zone: string): { json: Record<string, unknown>; errors: FieldMessages } {
   const json: Record<string, unknown> = {};
   const errors: FieldMessages = {};
-  for (const key of storageNumbers) {
-    const v = form.storage[key].trim();
-    if (!v) continue;
-    if (isNumber(v)) json[key] = Number(v);
-    else errors[key] = [NOT_A_NUMBER];
-  }
+  const soc = readSoc(form, json, errors);
   json['soc-unit'] = form.storage['soc-unit'];
+  readPluggedIn(form, soc['soc-max'], json, errors);
   readTexts(storageTexts, form.storage, json, (key, v) => {
     if (!efficiencyKeys.has(key)) return readPower(errors, key, v, '25 kW');
     const typed = typedEfficiency(v);
@@ -237,10 +308,13 @@ export function toStorageFlexModel(form: FlexForm, zone: string): { json: Record
   form.targets.forEach((t, i) => {
     const datetime = localInputToIso(t.datetime, zone);
     if (!datetime) errors[`soc-targets.${i}.datetime`] = ['Missing data for required field.'];
-    if (!isNumber(t.value)) errors[`soc-targets.${i}.value`] = [t.value.trim() ? NOT_A_NUMBER : 'Missing data for required field.'];
-    targets.push({ value: Number(t.value), datetime });
+    const value = t.value.trim();
+    const read = value ? energyMwh(value, form.storage['soc-unit']) : { error: 'Missing data for required field.' };
+    if (typeof read !== 'number') errors[`soc-targets.${i}.value`] = [read.error];
+    targets.push({ value: isNumber(value) ? Number(value) : value, datetime });
   });
   if (targets.length) json['soc-targets'] = targets;
+  checkSocBounds(soc, form, errors);
   return { json, errors };
 }
 
@@ -285,4 +359,24 @@ export function toFlexContext(form: FlexForm, currency = DEFAULT_CURRENCY): { js
     return v;
   });
   return { json, errors };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The form after what the asset stores changed (the settings editor saved, or this form's
+ * defaults were stored): every field the operator left as it was stored takes the new stored
+ * value, every field they changed keeps what they typed. So the stored settings are the one
+ * state both editors start from, and a later "Save as this asset's defaults" cannot write back
+ * values the settings editor has since replaced.
+ * @param form the form as it is now.
+ * @param before the form as the earlier stored settings gave it.
+ * @param after the form as the stored settings now give it.
+ */
+export function rebaseForm<T>(form: T, before: T, after: T): T {
+  if (isRecord(form) && isRecord(before) && isRecord(after)) {
+    return Object.fromEntries(Object.keys(after).map((k) => [k, rebaseForm(form[k], before[k], after[k])])) as T;
+  }
+  return same(form, before) ? after : form;
 }

@@ -12,6 +12,7 @@ import {
   STORAGE_MODEL_KEYS,
   formFromStored,
   mergeStored,
+  rebaseForm,
   toFlexContext,
   toProcessFlexModel,
   toStorageFlexModel,
@@ -28,16 +29,16 @@ export const isPower = (s: Sensor) => /^(k|M|G)?W$/.test(s.unit);
 export function useScheduleForm(asset: Asset, assetType: string, sensors: Sensor[], zone: string) {
   const attributes = useMemo(() => parseAttributes(asset.attributes), [asset.attributes]);
   const powerSensors = sensors.filter(isPower);
-  // Stored settings first; what FlexMeasures 0.18 kept as attributes fills the keys they leave out.
-  const [fromAttributes] = useState(() => {
-    const { model } = storedFlex(asset);
-    const socUnit = typeof model['soc-unit'] === 'string' ? model['soc-unit'] : 'kWh';
-    return flexFromAttributes(parseAttributes(powerSensors[0]?.attributes), attributes, socUnit);
-  });
-  const [form, setForm] = useState<FlexForm>(() => {
-    const { model, context } = storedFlex(asset);
-    return formFromStored({ ...fromAttributes.model, ...model }, { ...fromAttributes.context, ...context }, zone);
-  });
+  const fromStored = () => storedForm(asset, powerSensors[0], zone);
+  const [stored, setStored] = useState(fromStored);
+  const [form, setForm] = useState<FlexForm>(stored.form);
+  // The asset as stored is the one state both editors of the page start from: once either one
+  // saves, the fields this form shows as stored follow (what the operator typed here stays).
+  if (stored.key !== storedKeyOf(asset)) {
+    const next = fromStored();
+    setStored(next);
+    setForm((f) => rebaseForm(f, stored.form, next.form));
+  }
   const [chosenSensorId, setSensorId] = useState<number | undefined>();
   // Until the user chooses, the first power sensor (also once sensors arrive after the first render).
   const sensorId = chosenSensorId ?? powerSensors[0]?.id;
@@ -46,6 +47,7 @@ export function useScheduleForm(asset: Asset, assetType: string, sensors: Sensor
   const [errors, setErrors] = useState<FieldMessages>({});
   const visible = useVisibleSensors(sensors.map((s) => s.id).join(','));
   const isProcess = assetType === 'process' || assetType === 'load';
+  const isEv = assetType.endsWith('_evse');
 
   // Prices are in the chosen price sensor's currency; a bare breach price is taken in it.
   const chosenPrice = visible?.find((s) => String(s.id) === form.context['consumption-price-sensor']);
@@ -86,7 +88,7 @@ export function useScheduleForm(asset: Asset, assetType: string, sensors: Sensor
 
   return {
     powerSensors,
-    usedAttributes: fromAttributes.used,
+    usedAttributes: stored.used,
     form,
     setForm,
     sensorId,
@@ -99,6 +101,7 @@ export function useScheduleForm(asset: Asset, assetType: string, sensors: Sensor
     setErrors,
     visible,
     isProcess,
+    isEv,
     currency,
     triggerBody,
     defaultsPatch,
@@ -106,3 +109,22 @@ export function useScheduleForm(asset: Asset, assetType: string, sensors: Sensor
 }
 
 export type ScheduleForm = ReturnType<typeof useScheduleForm>;
+
+/** What the form is made from, as one text: it changes whenever the asset's stored settings do. */
+const storedKeyOf = (asset: Asset) => `${asset.flex_model ?? ''}\n${asset.flex_context ?? ''}\n${asset.attributes}`;
+
+/**
+ * The form as the asset stores it: its flex-model and flex-context, and what FlexMeasures 0.18
+ * kept as attributes filling the keys they leave out.
+ * @returns the form, the attributes used, and the stored texts it was made from.
+ */
+function storedForm(asset: Asset, powerSensor: Sensor | undefined, zone: string) {
+  const { model, context } = storedFlex(asset);
+  const socUnit = typeof model['soc-unit'] === 'string' ? model['soc-unit'] : 'kWh';
+  const legacy = flexFromAttributes(parseAttributes(powerSensor?.attributes), parseAttributes(asset.attributes), socUnit);
+  return {
+    key: storedKeyOf(asset),
+    form: formFromStored({ ...legacy.model, ...model }, { ...legacy.context, ...context }, zone),
+    used: legacy.used,
+  };
+}

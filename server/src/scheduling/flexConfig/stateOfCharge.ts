@@ -94,6 +94,23 @@ export function socAtStartFromSeries(
   return toMwh(best.i, series[best.i].value);
 }
 
+/** Rounding of conversions between kWh and MWh is no breach. */
+const SOC_EPSILON_MWH = 1e-9;
+
+/**
+ * soc-min and soc-max are hard in both dialects (no relax flag softens them): limits that cross,
+ * or a given soc-at-start above the maximum, leave no schedule the job could find, so the
+ * trigger is refused (every such field at once) instead of queueing a job bound to fail.
+ */
+function checkSocBounds(model: StorageFlexModel, soc: { socMin: number; socMax: number; socAtStart: number }): void {
+  const problems: Record<string, string[]> = {};
+  const shown = model['soc-max'] === undefined ? `${soc.socMax} MWh` : String(model['soc-max']);
+  const above = `Must not exceed soc-max (${shown}).`;
+  if (soc.socMin > soc.socMax + SOC_EPSILON_MWH) problems['soc-min'] = [above];
+  if (model['soc-at-start'] !== undefined && soc.socAtStart > soc.socMax + SOC_EPSILON_MWH) problems['soc-at-start'] = [above];
+  if (Object.keys(problems).length) throw flexError(problems);
+}
+
 /** The asset types of EV chargers: the devices that may plan from an assumed arrival SoC. */
 const evTypes = new Set(['one-way_evse', 'two-way_evse']);
 
@@ -148,6 +165,7 @@ export async function socSpec({ db, horizon, start }: Resolving & { start: DateT
       ? socAtStartFromSeries(socSeries, start, horizon.stepMs, (i, v) => inMwh(`state-of-charge.${i}.value`, v)!)
       : undefined;
   const socAtStart = fromSeries ?? inMwh('soc-at-start', model['soc-at-start'], storedSoc ?? 0)!;
+  checkSocBounds(model, { socMin, socMax, socAtStart });
   // 1.0 reads an omitted soc-at-start from the state-of-charge sensor, once that is authorized (readSensorState).
   const fromSocSensor = model['soc-at-start'] === undefined && socRef !== undefined;
   // A car that reports no SoC may plan from what it is assumed to arrive with; a battery may not.
