@@ -3,6 +3,7 @@ import {
   FORM_CONTEXT_KEYS,
   formFromStored,
   mergeStored,
+  rebaseForm,
   toFlexContext,
   toProcessFlexModel,
   toStorageFlexModel,
@@ -53,14 +54,64 @@ describe('the flex-model and flex-context form', () => {
     form.targets = [{ datetime: '', value: 'x' }];
     form.context['site-power-capacity'] = 'kW';
     expect(toStorageFlexModel(form, ZONE).errors).toEqual({
-      'soc-min': ['Not a valid number.'],
+      'soc-min': ['Cannot convert value `lots` to an energy; write a number in kWh, or one with its unit, e.g. 10 kWh.'],
       'charging-efficiency': ['Must be greater than 0 % and at most 100 %.'],
       'storage-efficiency': ['Must be greater than 0 % and at most 100 %.'],
       'power-capacity': ['Cannot convert value `big` to a power; write it with its unit, e.g. 25 kW.'],
       'soc-targets.0.datetime': ['Missing data for required field.'],
-      'soc-targets.0.value': ['Not a valid number.'],
+      'soc-targets.0.value': ['Cannot convert value `x` to an energy; write a number in kWh, or one with its unit, e.g. 10 kWh.'],
     });
     expect(Object.keys(toFlexContext(form).errors)).toEqual(['site-power-capacity']);
+  });
+
+  it("takes the device set-up's quantities as they are stored, and sends them back unchanged", () => {
+    const stored = { 'power-capacity': '5 kW', 'soc-max': '10 kWh', 'soc-min': '1 kWh', 'charging-efficiency': '95%' };
+    const form = formFromStored(stored, {}, ZONE);
+    expect([form.storage['soc-min'], form.storage['soc-max']]).toEqual(['1 kWh', '10 kWh']);
+    form.storage['soc-at-start'] = '0.005 MWh';
+    const model = toStorageFlexModel(form, ZONE);
+    expect(model.errors).toEqual({});
+    expect(model.json).toMatchObject({ ...stored, 'soc-at-start': '0.005 MWh' });
+  });
+
+  it('refuses every value the job would refuse, all at once: a negative capacity, a start or target above the maximum', () => {
+    const form = formFromStored({ 'soc-max': '10 kWh' }, {}, ZONE);
+    form.storage['power-capacity'] = '-5';
+    form.storage['soc-at-start'] = '11';
+    form.storage['soc-min'] = '0.02 MWh';
+    form.targets = [{ datetime: '2026-03-02T07:00', value: '12 kWh' }];
+    form.context['site-power-capacity'] = '-1 MW';
+    const above = 'Must not exceed the SoC maximum (10 kWh).';
+    expect(toStorageFlexModel(form, ZONE).errors).toEqual({
+      'power-capacity': ['Must be greater than or equal to 0.'],
+      // 11 kWh and 0.02 MWh = 20 kWh are above 10 kWh.
+      'soc-at-start': [above],
+      'soc-min': [above],
+      'soc-targets.0.value': [above],
+    });
+    expect(toFlexContext(form).errors).toEqual({ 'site-power-capacity': ['Must be greater than or equal to 0.'] });
+  });
+
+  it("turns a car's SoC plugged in now, in % of soc-max, into soc-at-start in the SoC unit", () => {
+    const form = formFromStored({ 'soc-max': '60 kWh' }, {}, ZONE);
+    form.pluggedIn = '30';
+    // 30 % of 60 kWh.
+    expect(toStorageFlexModel(form, ZONE).json['soc-at-start']).toBe('18 kWh');
+    form.storage['soc-at-start'] = '20';
+    expect(toStorageFlexModel(form, ZONE).errors).toEqual({ 'plugged-in': ['Give either this or the SoC at start, not both.'] });
+    form.storage['soc-at-start'] = '';
+    form.pluggedIn = '130';
+    expect(toStorageFlexModel(form, ZONE).errors).toEqual({ 'plugged-in': ['Write the SoC in %, from 0 to 100, e.g. 30.'] });
+  });
+
+  it('follows what the asset stores after another editor saved, keeping what was typed here', () => {
+    const before = formFromStored({ 'soc-max': '10 kWh' }, {}, ZONE);
+    const typed = { ...before, storage: { ...before.storage, 'power-capacity': '7' } };
+    const after = formFromStored({ 'soc-max': '10 kWh', 'soc-min': '2 kWh', 'power-capacity': '5 kW' }, { 'site-power-capacity': '20 kW' }, ZONE);
+    const rebased = rebaseForm(typed, before, after);
+    expect(rebased.storage['soc-min']).toBe('2 kWh');
+    expect(rebased.storage['power-capacity']).toBe('7');
+    expect(rebased.context['site-power-capacity']).toBe('20 kW');
   });
 
   it('checks the process flex-model', () => {
