@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
  */
 
 const dialects = [
-  { name: '0.18', env: {} },
+  { name: '0.18', env: {} as Record<string, string> },
   { name: '1.0', env: { FLEXSITE_API_COMPAT: '1.0' } },
 ];
 

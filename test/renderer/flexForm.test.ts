@@ -107,7 +107,11 @@ describe('the flex-model and flex-context form', () => {
   it('follows what the asset stores after another editor saved, keeping what was typed here', () => {
     const before = formFromStored({ 'soc-max': '10 kWh' }, {}, ZONE);
     const typed = { ...before, storage: { ...before.storage, 'power-capacity': '7' } };
-    const after = formFromStored({ 'soc-max': '10 kWh', 'soc-min': '2 kWh', 'power-capacity': '5 kW' }, { 'site-power-capacity': '20 kW' }, ZONE);
+    const after = formFromStored(
+      { 'soc-max': '10 kWh', 'soc-min': '2 kWh', 'power-capacity': '5 kW' },
+      { 'site-power-capacity': '20 kW' },
+      ZONE,
+    );
     const rebased = rebaseForm(typed, before, after);
     expect(rebased.storage['soc-min']).toBe('2 kWh');
     expect(rebased.storage['power-capacity']).toBe('7');

@@ -144,7 +144,12 @@ export function StorageFields({
             errors={errors['plugged-in']}
             hint="the car’s SoC as it is plugged in, in % of the SoC maximum; planned from as the SoC at start"
           >
-            <input inputMode="decimal" name="plugged-in" value={form.pluggedIn} onChange={(e) => setForm((f) => ({ ...f, pluggedIn: e.target.value }))} />
+            <input
+              inputMode="decimal"
+              name="plugged-in"
+              value={form.pluggedIn}
+              onChange={(e) => setForm((f) => ({ ...f, pluggedIn: e.target.value }))}
+            />
           </Field>
         )}
         {soc('soc-min', 'SoC minimum')}

@@ -240,7 +240,11 @@ function readPower(errors: FieldMessages, key: string, v: string, example: strin
 }
 
 /** The form's SoC fields read into MWh (where readable), problems added to `errors`. */
-function readSoc(form: FlexForm, json: Record<string, unknown>, errors: FieldMessages): Partial<Record<(typeof storageNumbers)[number], number>> {
+function readSoc(
+  form: FlexForm,
+  json: Record<string, unknown>,
+  errors: FieldMessages,
+): Partial<Record<(typeof storageNumbers)[number], number>> {
   const socUnit = form.storage['soc-unit'];
   const mwh: Partial<Record<(typeof storageNumbers)[number], number>> = {};
   for (const key of storageNumbers) {
