@@ -100,7 +100,7 @@ describe("an EV's recurring targets on a trigger", () => {
       },
     });
     expect(made.status).toBe(201);
-    const power = (made.body.sensors as { id: number; name: string }[]).find((s) => s.name === 'power')!.id;
+    const power = (made.body.sensors as { id: number; unit: string }[]).find((s) => s.unit === 'kW')!.id;
     car = { asset: made.body.asset.id, power };
   });
   afterAll(async () => {
