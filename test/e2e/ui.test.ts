@@ -299,7 +299,8 @@ run('the web UI', () => {
     await panel.getByLabel('SoC minimum (kWh)').fill('lots');
     await panel.getByLabel('Charging efficiency (%)', { exact: true }).fill('150%');
     await panel.getByRole('button', { name: 'Compute schedule' }).click();
-    await panel.getByText('Not a valid number.').waitFor();
+    // Read as the API reads an energy (issue 32: the device set-up's "1 kWh" is one), so the message says how to write one.
+    await panel.getByText('Cannot convert value `lots` to an energy; write a number in kWh, or one with its unit, e.g. 10 kWh.').waitFor();
     await panel.getByText('Must be greater than 0 % and at most 100 %.').waitFor();
     expect(await panel.textContent()).not.toContain('[object Object]');
     await panel.getByLabel('SoC minimum (kWh)').fill('0');
