@@ -96,8 +96,8 @@ function messageOf(issue: Issue): string {
     case 'invalid_value':
       return `Must be one of: ${issue.values.map(String).join(', ')}.`;
     case 'too_small':
-      // A schema-specific message (a day-less recurring target's) wins over the generic wording.
-      if (!issue.message.startsWith('Too small')) return issue.message;
+      // A list's own message (a recurring target without a day) wins over the generic wording.
+      if (issue.origin === 'array' && !issue.message.startsWith('Too small')) return issue.message;
       if (issue.origin === 'string') return `Shorter than minimum length ${issue.minimum}.`;
       if (issue.origin === 'array') return `Shorter than minimum length ${issue.minimum}.`;
       return `Must be greater than ${issue.inclusive ? 'or equal to ' : ''}${issue.minimum}.`;
