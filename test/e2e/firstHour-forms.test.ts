@@ -176,6 +176,20 @@ run.each([1280, 375])('the schedule form at %i px', (width) => {
     expect(errors).toEqual([]);
   });
 
+  it('says which field is wrong when a charging target has no day, and stores nothing', async () => {
+    await page.goto(`${t.url}/assets/${car.asset}`);
+    await page.getByRole('button', { name: 'Edit targets' }).click();
+    const target = page.getByRole('form', { name: 'Edit charging targets' }).getByRole('group', { name: 'Target 1' });
+    for (const day of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']) await target.getByRole('checkbox', { name: day }).uncheck();
+    await page.getByRole('button', { name: 'Save targets' }).click();
+    await target.getByText('Choose at least one day on which to reach this target.').waitFor();
+    const stored = (await t.request('GET', `/api/v3_0/assets/${car.asset}/recurring-soc-targets`, { token })).body.targets;
+    expect(stored.map((x: { days: string[] }) => x.days)).toEqual([['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun']]);
+    expect(errors).toEqual([expect.stringContaining('status of 422')]);
+    errors.length = 0; // the browser logs the 422
+    await page.getByRole('button', { name: 'Cancel' }).click();
+  });
+
   it(
     'plans a car plugged in at 30 % to its recurring 80 % by 07:00, the SoC given stored with the job',
     async () => {
