@@ -144,7 +144,7 @@ run('device links', () => {
       expect(posted.status).toBe(200);
       await expect
         .poll(async () => (await cells('Sensors now', 'grid power'))[1], { timeout: 10_000, interval: 250 })
-        .toBe(`${width / 1000} kW`);
+        .toBe(`${width / 1000} kW, production positive`);
       expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
       expect(await noSidewaysScroll(), `site now at ${width}`).toBeLessThanOrEqual(0);
       await screenshot(page, `device-links-site-now-${width}`);

@@ -75,7 +75,8 @@ run('site now', () => {
 
     // Asset, latest, age, health, gaps today, last upload.
     const gridCells = await row('grid power');
-    expect(gridCells.slice(0, 2)).toEqual(['Home', '2.5 kW']);
+    // Power says which way is positive (issue 32: the sign beside every number).
+    expect(gridCells.slice(0, 2)).toEqual(['Home', '2.5 kW, production positive']);
     expect(gridCells[3]).toBe('OK');
     expect(gridCells[5]).toMatch(/ by /);
     const socCells = await row('battery SoC');
@@ -86,7 +87,7 @@ run('site now', () => {
 
     // A new grid value shows by itself, on the next poll.
     expect((await post(grid, quarter, [3.5], 'PT15M', 'kW')).status).toBe(200);
-    await expect.poll(async () => (await row('grid power'))[1], { timeout: 25_000, interval: 500 }).toBe('3.5 kW');
+    await expect.poll(async () => (await row('grid power'))[1], { timeout: 25_000, interval: 500 }).toBe('3.5 kW, production positive');
     expect(errors).toEqual([]);
   });
 

@@ -298,6 +298,8 @@ run('the operator can trust the screen', () => {
     // The browser runs in UTC; the account was set up in Amsterdam.
     expect(await form.getByLabel('Time zone').inputValue()).toBe(ZONE);
     await form.getByLabel('Sensor name').fill('meter');
+    // A power sensor (kW, the form's default unit) is made only once its sign is chosen.
+    await form.getByLabel('Sign').selectOption('consumption');
     await form.getByRole('button', { name: 'Add sensor' }).click();
     await page.getByRole('link', { name: 'meter' }).waitFor();
     expect(await t.db('sensor').where({ generic_asset_id: bare.id }).first()).toMatchObject({ name: 'meter', timezone: ZONE });

@@ -114,6 +114,8 @@ run('the web UI', () => {
       await form.getByLabel('Sensor name').fill(sensor.name);
       await form.getByLabel('Unit').fill(sensor.unit);
       await form.getByLabel('Resolution').fill(sensor.resolution);
+      // Power asks which way is positive: the battery's meter, as before the choice, production positive.
+      if (sensor.unit === 'kW') await form.getByLabel('Sign').selectOption('production');
       await form.getByLabel('Time zone').fill(ZONE);
       await form.getByRole('button', { name: 'Add sensor' }).click();
       await page.getByRole('link', { name: sensor.name }).waitFor();

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { Children, cloneElement, isValidElement, type ReactElement, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import type { Loaded } from '../hooks/useApi.ts';
 import { Empty, ErrorNotice, Loading } from './Status.tsx';
@@ -17,11 +17,27 @@ interface TableProps<T> {
   wrap?: string | null;
 }
 
-/** A table of rows under column headings, or what shows when there are none. */
+/**
+ * A row whose cells carry their column's heading as `data-label`, which a narrow screen shows
+ * above each value once the row is stacked as a block (app.css, `.stack-narrow`).
+ */
+function labelled(row: ReactNode, headings: string[]): ReactNode {
+  if (!isValidElement<{ children?: ReactNode }>(row)) return row;
+  const cells = Children.toArray(row.props.children).map((cell, i) =>
+    isValidElement(cell) ? cloneElement(cell as ReactElement<{ 'data-label'?: string }>, { 'data-label': headings[i] }) : cell,
+  );
+  return cloneElement(row, undefined, ...cells);
+}
+
+/**
+ * A table of rows under column headings, or what shows when there are none. On a phone each row
+ * stacks into a block with every cell under its heading, so that no column sits off-screen.
+ */
 export function DataTable<T>({ label, columns, rows, row, empty, wrap = 'table-wrap' }: TableProps<T>) {
   if (empty !== undefined && rows.length === 0) return <Empty>{empty}</Empty>;
+  const headings = columns.filter((c): c is string => c !== false);
   const table = (
-    <table aria-label={label}>
+    <table aria-label={label} className="stack-narrow">
       <thead>
         <tr>
           {columns.map(
@@ -34,7 +50,7 @@ export function DataTable<T>({ label, columns, rows, row, empty, wrap = 'table-w
           )}
         </tr>
       </thead>
-      <tbody>{rows.map(row)}</tbody>
+      <tbody>{rows.map((item) => labelled(row(item), headings))}</tbody>
     </table>
   );
   return wrap === null ? table : <div className={wrap}>{table}</div>;

@@ -1,7 +1,8 @@
 import type { SelectHTMLAttributes } from 'react';
 
-/** A sensor shown by its name and unit, as the choices of a sensor say which it is. */
-export const withUnit = (s: { name: string; unit: string }) => `${s.name} (${s.unit})`;
+/** A sensor shown by its name and unit (a power sensor's with its sign), as the choices of a sensor say which it is. */
+export const withUnit = (s: { name: string; unit: string; sign?: string | null }) =>
+  `${s.name} (${s.sign ? `${s.unit}, ${s.sign}` : s.unit})`;
 /** The same with its id, where two sensors may share a name. */
 export const withUnitAndId = (s: { id: number; name: string; unit: string }) => `${withUnit(s)} #${s.id}`;
 

@@ -51,6 +51,15 @@ export function storedFlex(asset: { attributes: string; flex_model?: string; fle
  * @returns e.g. `production positive`, or undefined for sensors that are not power.
  */
 export function signConvention(sensor: { unit: string; attributes: string }): string | undefined {
-  if (!/^[kMG]?W$/.test(sensor.unit)) return undefined;
+  if (!isPowerUnit(sensor.unit)) return undefined;
   return parseAttributes(sensor.attributes).consumption_is_positive === true ? 'consumption positive' : 'production positive';
+}
+
+/** Units of power, the sensors whose values have a sign convention (W, kW, MW, GW). */
+export const isPowerUnit = (unit: string): boolean => /^[kMG]?W$/.test(unit.trim());
+
+/** A power sensor's unit with its sign convention, as every number of it is labelled: `kW, consumption positive`. */
+export function unitWithSign(sensor: { unit: string; attributes: string }): string {
+  const sign = signConvention(sensor);
+  return sign ? `${sensor.unit}, ${sign}` : sensor.unit;
 }

@@ -13,7 +13,8 @@ import { Empty, ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { useRange } from '../hooks/useRange.ts';
 import { toCsv } from '../lib/csv.ts';
-import { signConvention } from '../lib/attributes.ts';
+import { signConvention, unitWithSign } from '../lib/attributes.ts';
+import { NegativeAllDay } from '../components/sensor/NegativeAllDay.tsx';
 import { download } from '../lib/download.ts';
 import { formatTime, localInputToIso, rangeQuery } from '../lib/time.ts';
 import * as wire from '../api/contracts.ts';
@@ -62,11 +63,11 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
       <div className="page-head">
         <h1 id="sensor-title">{sensor.name}</h1>
         <span className="muted">
-          {sensor.unit}
-          {signConvention(sensor) ? ` (${signConvention(sensor)})` : ''} · {sensor.event_resolution} ·{' '}
+          {unitWithSign(sensor)} · {sensor.event_resolution} ·{' '}
           {asset ? <Link to={`/assets/${asset.id}`}>{asset.name}</Link> : '…'}
         </span>
       </div>
+      <NegativeAllDay sensor={sensor} />
       <section className="card" aria-labelledby="data-title">
         <h2 id="data-title">Data</h2>
         <RangeControls size={size} anchor={anchor} zone={zone} onChange={setRange} />

@@ -27,7 +27,8 @@ type AssetKpis = z.infer<typeof cockpit.assetKpis>;
 
 /** A sensor's data health in words, with the payloads its devices sent that could not be read. */
 function health(s: SiteNow['sensors'][number], zone: string): string {
-  const state = !s.latest ? 'No data' : s.stale ? 'Stale' : 'OK';
+  const trap = s.negative_all_day ? `; negative all day on ${s.negative_all_day.day}: check its sign` : '';
+  const state = (!s.latest ? 'No data' : s.stale ? 'Stale' : 'OK') + trap;
   const m = s.malformed_messages;
   if (!m?.count) return state;
   return `${state}; ${m.count} unreadable device message${m.count === 1 ? '' : 's'}${m.last_at ? `, last at ${formatTime(m.last_at, zone)}` : ''}`;
@@ -102,7 +103,7 @@ function SensorsNow({ now, zone, links }: { now: SiteNow; zone: string; links: M
           <tr key={s.id} data-sensor={s.id}>
             <RowLink to={`/sensors/${s.id}`}>{s.name}</RowLink>
             <td>{s.asset}</td>
-            <td>{s.latest ? `${s.latest.value} ${s.unit}` : '–'}</td>
+            <td>{s.latest ? `${s.latest.value} ${s.sign ? `${s.unit}, ${s.sign}` : s.unit}` : '–'}</td>
             <td>{s.latest ? formatAge(s.latest.age_seconds) : '–'}</td>
             {fed.size > 0 && <td>{fed.has(s.id) ? deviceNow(links, s, nowMs) : '–'}</td>}
             <td>{health(s, zone)}</td>

@@ -66,8 +66,23 @@ export function isoInZone(ms: number, zone: string): string {
 const unitsOf = (sensors: ChartSensor[]) =>
   [...new Set(sensors.map((s) => (s.positive ? `${s.unit}, ${s.positive} positive` : s.unit)))].join('; ') || 'value';
 
+/**
+ * One axis, one sign convention: where a plot mixes power sensors that store opposite signs, the
+ * production-positive ones are drawn negated, so that the axis reads consumption positive.
+ * @returns the ids to negate (none when the plot's power sensors agree) and the sensors as drawn.
+ */
+function oneConvention(row: ChartRow): { negated: number[]; drawn: ChartSensor[] } {
+  const mixed = new Set(row.sensors.flatMap((s) => (s.positive ? [s.positive] : []))).size > 1;
+  if (!mixed) return { negated: [], drawn: row.sensors };
+  return {
+    negated: row.sensors.filter((s) => s.positive === 'production').map((s) => s.id),
+    drawn: row.sensors.map((s) => (s.positive ? { ...s, positive: 'consumption' as const } : s)),
+  };
+}
+
 function plot(row: ChartRow, options: ChartOptions) {
   const many = row.sensors.length > 1;
+  const { negated, drawn } = oneConvention(row);
   // The window goes in as an expression of a plain array: a numeric `domain` on a temporal field
   // compiles to `datetime(ms)` expressions, which Vega's expression interpreter (the UI's
   // content-security policy allows no eval) cannot evaluate, and every mark then lands at x = 0.
@@ -81,10 +96,11 @@ function plot(row: ChartRow, options: ChartOptions) {
   };
   // A plot without data gets a value axis of its own, instead of an empty extent (Vega warns about that).
   const empty = options.records !== undefined && !options.records.some((r) => row.sensors.some((s) => s.id === r.sensor_id));
+  const field = negated.length ? 'drawn_value' : 'event_value';
   const value = {
-    field: 'event_value',
+    field,
     type: 'quantitative',
-    title: unitsOf(row.sensors),
+    title: unitsOf(drawn),
     ...(empty && { scale: { domain: [0, 1] } }),
   };
   // Several sensors in one plot are told apart by colour; one sensor's sources are.
@@ -96,6 +112,9 @@ function plot(row: ChartRow, options: ChartOptions) {
     transform: [
       { filter: { field: 'sensor_id', oneOf: row.sensors.map((s) => s.id) } },
       { calculate: many ? "datum.sensor + ' · ' + datum.source" : 'datum.source', as: 'series' },
+      ...(negated.length
+        ? [{ calculate: `indexof(${JSON.stringify(negated)}, datum.sensor_id) >= 0 ? -datum.event_value : datum.event_value`, as: field }]
+        : []),
     ],
     layer: [
       {
@@ -118,7 +137,7 @@ function plot(row: ChartRow, options: ChartOptions) {
             { field: 'sensor', title: 'Sensor' },
             // Wall-clock time in the site's zone, encoded as UTC (see `wallClockMs`): read back through a UTC time unit.
             { field: 'local_time', type: 'temporal', title: 'Time', timeUnit: 'utcyearmonthdatehoursminutes', format: '%Y-%m-%d %H:%M' },
-            { field: 'event_value', type: 'quantitative', title: 'Value', format: ',.6~g' },
+            { field, type: 'quantitative', title: negated.length ? 'Value (consumption positive)' : 'Value', format: ',.6~g' },
             { field: 'unit', title: 'Unit' },
             { field: 'source', title: 'Source' },
             { field: 'belief_time', title: 'Known at' },

@@ -1,3 +1,4 @@
+import { unprocessable } from '../errors.ts';
 import { authorize, type AccessContext } from '../policies/access.ts';
 import { auditActor, type Principal } from '../policies/principal.ts';
 import { assetAccess, attributeReferences, authorizeReferences, sensorAccess } from '../policies/references.ts';
@@ -18,12 +19,20 @@ import type { Writes } from './context.ts';
 
 type SensorFields = Pick<sensors.Sensor, 'name' | 'unit' | 'event_resolution_ms' | 'timezone' | 'attributes'>;
 
-/** A scheduler choice in the attributes is the operator's plugins' to make; named sensors must be usable by the asset's account. */
+/**
+ * A scheduler choice in the attributes is the operator's plugins' to make; named sensors must be
+ * usable by the asset's account; a sign convention is a boolean.
+ */
 async function checkAttributes(
   context: Writes<'schedulerPlugins'>,
   principal: Principal,
   change: { before: Record<string, unknown>; after: Record<string, unknown> | undefined; accountId: number | null },
 ): Promise<void> {
+  // The sign decides whether a load is bought or sold: a value that is not a boolean (`"false"`) is no sign.
+  const sign = change.after?.consumption_is_positive;
+  if (sign !== undefined && typeof sign !== 'boolean') {
+    throw unprocessable('json', { attributes: ['consumption_is_positive must be true or false.'] });
+  }
   authorizeSchedulerChoice(principal, context.schedulerPlugins, change.before, change.after);
   await authorizeReferences(context.db, principal, attributeReferences(change.after), [], change.accountId);
   await checkStoredAttributes(context.db, change.after);

@@ -127,6 +127,8 @@ export const siteNow = z.object({
       id: z.number().int(),
       name: z.string(),
       unit: z.string(),
+      /** How a power sensor's values are signed (its `consumption_is_positive`); null for other sensors. */
+      sign: z.enum(['consumption positive', 'production positive']).nullable(),
       /** The asset the sensor belongs to (the site or one below it). */
       asset: z.string(),
       resolution_minutes: z.number(),
@@ -141,6 +143,11 @@ export const siteNow = z.object({
       last_upload: z.object({ at: z.string(), source: z.string() }).nullable(),
       /** Payloads the sensor's MQTT device links could not read: how many, the last one's arrival; null without such a link. */
       malformed_messages: z.object({ count: z.number().int(), last_at: z.string().nullable() }).nullable(),
+      /**
+       * A power sensor whose every value of yesterday (its zone; all intervals measured) is below
+       * zero read consumption positive: a load with the wrong sign, most likely. Null otherwise.
+       */
+      negative_all_day: z.object({ day: z.string(), values: z.number().int() }).nullable(),
     }),
   ),
 });

@@ -148,6 +148,7 @@ export const jobWarning = z.object({
     'soc-unknown',
     'target-missed',
     'load-unknown',
+    'load-negative',
   ]),
   message: z.string(),
   /** The flex-model or flex-context field concerned, e.g. `consumption-price`, `soc-targets`. */

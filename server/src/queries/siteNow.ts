@@ -4,6 +4,7 @@ import { descendantIds, getAsset } from '../store/assets.ts';
 import { lastMeasurement, lastUpload, measuredIntervals, staleAfterMs } from '../store/lastMeasurements.ts';
 import { malformedBySensor, type MalformedMessages } from '../store/mqttLinks.ts';
 import { listSensors } from '../store/sensors.ts';
+import { negativeAllDay, signConvention } from './loadSign.ts';
 
 /** How far back "last upload" looks. */
 const UPLOAD_WINDOW_MS = 7 * 86_400_000;
@@ -15,7 +16,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * measurement with its age, and the data's health: stale when the latest measurement ended longer
  * ago than `staleAfterMs` allows (twice the resolution; `instantStaleMs` for instantaneous sensors), the intervals of today (in the sensor's zone) that have
  * ended without a measurement, the last upload with its source, and for a sensor fed by MQTT device
- * links the payloads they could not read (how many, and when the last came).
+ * links the payloads they could not read (how many, and when the last came). Power sensors say how
+ * their values are signed, and whether they produced all through yesterday (a load's sign trap).
  */
 export async function siteNow(db: Knex, assetId: number, nowMs: number, instantStaleMs: number) {
   const assetIds = await descendantIds(db, assetId);
@@ -39,6 +41,7 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number, instantS
         id: s.id,
         name: s.name,
         unit: s.unit,
+        sign: signConvention(s),
         asset: asset.name,
         resolution_minutes: res / 60_000,
         latest:
@@ -51,6 +54,7 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number, instantS
         gaps_today: res > 0 ? ended - (await measuredIntervals(db, s.id, dayStart, dayStart + ended * res)) : null,
         last_upload: upload ? { at: iso(upload.atMs), source: upload.source } : null,
         malformed_messages: malformedMessages(malformed.get(s.id)),
+        negative_all_day: await negativeAllDay(db, s, nowMs),
       });
     }
   }

@@ -8,7 +8,7 @@ import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem
 import type { ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
 import { firstStepBounds } from './measuredState.ts';
-import { assumedZeroPower, extendedPrices, noHouseLoad, type InputAt } from './warnings.ts';
+import { assumedZeroPower, extendedPrices, loadNegativeThroughout, noHouseLoad, type InputAt } from './warnings.ts';
 import type { JobWarning } from '../contracts/responses.ts';
 
 type FlowCommitment = NonNullable<StorageProblem['commitments']>[number];
@@ -345,6 +345,11 @@ async function inflexiblePower(
       log.warn({ sensor: sensorId }, 'assuming zero power where the inflexible device is unknown');
       warnings.push(assumed);
     }
+    // Sensors listed as production are no loads.
+    const negative =
+      !spec.inflexibleProductionSensorIds?.includes(sensorId) &&
+      loadNegativeThroughout(values, { ...input, stepMs: grid.stepMs }, sign === 1 ? 'consumption positive' : 'production positive');
+    if (negative) warnings.push(negative);
     inflexibleBySensor.set(
       sensorId,
       values.map((v) => v ?? 0),

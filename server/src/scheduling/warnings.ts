@@ -100,6 +100,30 @@ export function noHouseLoad(signed: readonly { input: InputAt; sign: 1 | -1 }[])
   };
 }
 
+/**
+ * A load that consumes nothing at any step of a schedule a day long or longer but produces at every
+ * one: what a house load uploaded with the other sign convention looks like (the plan then sells
+ * what the house uses). Shorter windows are left alone: PV is negative all through a sunny noon.
+ * @param values the device's power per step, consumption positive (MW), null where unknown.
+ * @param stored how the sensor's own values are signed, named in the message.
+ * @returns the warning, or undefined unless every step is known and below zero.
+ */
+export function loadNegativeThroughout(
+  values: readonly (number | null)[],
+  input: InputAt & { stepMs: number },
+  stored: 'consumption positive' | 'production positive',
+): JobWarning | undefined {
+  if (values.length * input.stepMs < 86_400_000 || !values.every((v) => v !== null && v < 0)) return undefined;
+  return {
+    code: 'load-negative',
+    field: input.field,
+    ...(input.sensorId !== undefined && { sensor_id: input.sensorId }),
+    message:
+      `The load ${named(input)} is negative (producing) in every step of the schedule, read as its values are stored ` +
+      `(${stored}). If it is a load, its sign is probably wrong: check the sensor's sign convention.`,
+  };
+}
+
 /** The fallback scheduler's result: not optimal, a simple policy. */
 export const fallbackUsed: JobWarning = {
   code: 'fallback',

@@ -1,6 +1,7 @@
 import type { FormEvent } from 'react';
 import { API, request } from '../../api/client.ts';
 import type { Sensor } from '../../api/types.ts';
+import { isPowerUnit } from '../../lib/attributes.ts';
 import { useSession } from '../../app/session.tsx';
 import { useForm } from '../../hooks/useForm.ts';
 import { useSubmit } from '../../hooks/useSubmit.ts';
@@ -41,15 +42,20 @@ function NewSensor({ assetId, zone, onAdded }: { assetId: number; zone: string |
     unit: 'kW',
     event_resolution: 'PT15M',
     timezone: zone ?? session.user.timezone,
+    // No sign is chosen for the operator: guessing it is how a house load ends up read as export.
+    sign: '',
   });
   const submitting = useSubmit();
   const { fields } = submitting;
+  const power = isPowerUnit(form.unit);
 
   function add(e: FormEvent) {
     e.preventDefault();
     void submitting.run(async () => {
-      await request(`${API}/sensors`, { method: 'POST', json: { ...form, generic_asset_id: assetId } });
-      setForm({ ...form, name: '' });
+      const { sign, ...sensor } = form;
+      const attributes = power ? JSON.stringify({ consumption_is_positive: sign === 'consumption' }) : undefined;
+      await request(`${API}/sensors`, { method: 'POST', json: { ...sensor, attributes, generic_asset_id: assetId } });
+      setForm({ ...form, name: '', sign: '' });
       onAdded();
     });
   }
@@ -62,6 +68,19 @@ function NewSensor({ assetId, zone, onAdded }: { assetId: number; zone: string |
       <Field label="Unit" errors={fields.unit} hint="e.g. kW, MW, kWh, EUR/MWh, °C">
         <input required value={form.unit} onChange={set('unit')} />
       </Field>
+      {power && (
+        <Field
+          label="Sign"
+          errors={fields.attributes}
+          hint="Which way a positive value goes. A house load or a grid meter that counts import as positive is consumption positive; a PV inverter, production positive."
+        >
+          <select required value={form.sign} onChange={set('sign')}>
+            <option value="">Choose…</option>
+            <option value="consumption">Consumption positive (use and import are positive)</option>
+            <option value="production">Production positive (generation and export are positive)</option>
+          </select>
+        </Field>
+      )}
       <Field label="Resolution" errors={fields.event_resolution} hint="ISO 8601, e.g. PT15M, PT1H">
         <input required value={form.event_resolution} onChange={set('event_resolution')} />
       </Field>

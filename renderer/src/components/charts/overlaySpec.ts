@@ -24,8 +24,9 @@ export interface OverlayInput {
   /** How many steps the window has: the time axis spans them all, whatever has data. */
   steps: number;
   zone: string;
-  /** Consumption positive, in `power.unit`. */
+  /** In `power.unit`, consumption positive unless `positive` says otherwise. */
   power: OverlayQuantity;
+  positive?: 'consumption' | 'production';
   soc?: OverlayQuantity;
   prices?: { unit: string; series: OverlaySeries[] };
   /**
@@ -44,7 +45,7 @@ interface Point {
   segment: number;
 }
 
-const powerTitle = (unit: string) => `Power (${unit}, consumption positive)`;
+const powerTitle = (unit: string, positive = 'consumption') => `Power (${unit}, ${positive} positive)`;
 
 /** Colours by role, so that a plan and its measurement read as a pair: dark planned, light measured. */
 const PALETTE = {
@@ -152,7 +153,7 @@ function quantityLayer(opts: {
 
 /**
  * One chart of power, state of charge and price over time: power on the left axis (consumption
- * positive, as the axis says), the state of charge on a scale of its own further left, prices on
+ * positive unless the input says otherwise, as the axis says), the state of charge on a scale of its own further left, prices on
  * the right. Where measurements are given, they are drawn dashed beside the plan, and the steps
  * where measured power leaves the plan by more than the tolerance are shaded.
  * @param input the series on one grid.
@@ -197,7 +198,7 @@ export function overlaySpec(input: OverlayInput): Spec | undefined {
           },
         }
       : undefined,
-    quantityLayer({ input, quantity: input.power, title: powerTitle(input.power.unit), perStep: true, axis: { orient: 'left' }, color }),
+    quantityLayer({ input, quantity: input.power, title: powerTitle(input.power.unit, input.positive), perStep: true, axis: { orient: 'left' }, color }),
     input.soc &&
       quantityLayer({
         input,

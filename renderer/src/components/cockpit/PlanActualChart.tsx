@@ -16,6 +16,8 @@ interface SiteSensor {
   id: number;
   name: string;
   unit: string;
+  /** How a power sensor stores its values, named in its choice. */
+  sign?: string | null;
 }
 
 interface Props {
@@ -77,6 +79,7 @@ export function PlanActualChart({ assetId, zone, sensors }: Props) {
       : []),
   ];
   const [chosen, setChosen] = useState<{ power?: number; soc?: number | null; price?: number | null }>({});
+  const [positive, setPositive] = useState<'consumption' | 'production'>('consumption');
   const power = chosen.power ?? powers[0]?.id;
   // Until the operator chooses (null: none), the first state of charge and the flex-context's price.
   const soc = chosen.soc === null ? undefined : (chosen.soc ?? socs[0]?.id);
@@ -84,7 +87,7 @@ export function PlanActualChart({ assetId, zone, sensors }: Props) {
 
   const startMs = range.start.toMillis();
   const endMs = range.end.toMillis();
-  const query = { power, soc, price, startMs, endMs, zone };
+  const query = { power, soc, price, startMs, endMs, zone, positive };
   // Wait for the asset: its flex-context names the default price sensor.
   const data = useApi(power !== undefined && asset.data ? `${API}/sensors/${power}/data` : null, query, readPlanActual);
   const spec = useMemo(() => (data.data ? overlaySpec(data.data) : undefined), [data.data]);
@@ -111,6 +114,12 @@ export function PlanActualChart({ assetId, zone, sensors }: Props) {
             onChange={(id) => setChosen({ ...chosen, [c.key]: id ?? null })}
           />
         ))}
+        <Field label="Power drawn" hint="Converted from the way the sensor stores it.">
+          <select value={positive} onChange={(e) => setPositive(e.target.value === 'production' ? 'production' : 'consumption')}>
+            <option value="consumption">Consumption positive</option>
+            <option value="production">Production positive</option>
+          </select>
+        </Field>
       </div>
       <RangeControls size={size} anchor={anchor} zone={zone} onChange={setRange} />
       <ErrorNotice error={data.error ?? asset.error} />

@@ -19,6 +19,8 @@ export interface PlanActualQuery {
   startMs: number;
   endMs: number;
   zone: string;
+  /** Which way the chart draws power as positive, whatever the sensor stores; consumption unless chosen. */
+  positive?: 'consumption' | 'production';
 }
 
 /** The sources that recorded a sensor's data, split into the scheduler's (the plan) and the measuring ones. */
@@ -68,7 +70,7 @@ async function quantity(sensor: Sensor, grid: { startMs: number; stepMs: number;
 
 /**
  * Reads, over the HTTP API only, what the plan-against-actual chart shows: the power sensor's
- * scheduled and measured values (shown consumption positive, whatever the sensor stores), the
+ * scheduled and measured values (shown the chosen way positive, whatever the sensor stores), the
  * same for a state-of-charge sensor, and a price sensor's prices, on the power sensor's grid.
  * Shaped for `useApi`: the query carries a `PlanActualQuery`.
  * @returns the chart's input, with the tolerance used for marking deviations.
@@ -84,8 +86,10 @@ export async function readPlanActual(_path: string, options: RequestOptions): Pr
   ]);
   const stepMs = Duration.fromISO(power.event_resolution).toMillis() || DEFAULT_STEP_MS;
   const grid = { startMs: q.startMs, stepMs, steps: Math.ceil((q.endMs - q.startMs) / stepMs) };
-  // Stored power is production positive unless the sensor says otherwise; schedules read consumption positive.
-  const sign = parseAttributes(power.attributes).consumption_is_positive === true ? 1 : -1;
+  // Stored power is production positive unless the sensor says otherwise; the axis shows the chosen way.
+  const stored = parseAttributes(power.attributes).consumption_is_positive === true ? 'consumption' : 'production';
+  const positive = q.positive ?? 'consumption';
+  const sign = stored === positive ? 1 : -1;
   const [powerQ, socQ, prices] = await Promise.all([
     quantity(power, grid, sign, signal),
     soc && quantity(soc, grid, 1, signal),
@@ -96,6 +100,7 @@ export async function readPlanActual(_path: string, options: RequestOptions): Pr
     ...grid,
     zone: q.zone,
     power: powerQ,
+    positive,
     ...(socQ && { soc: socQ }),
     ...(price && prices && { prices: { unit: price.unit, series: [{ name: price.name, values: prices }] } }),
     ...(largest > 0 && { tolerance: largest * TOLERANCE_SHARE }),

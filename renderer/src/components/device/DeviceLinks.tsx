@@ -81,7 +81,7 @@ export function DeviceLinks({ assetId, sensors, zone, canEdit }: { assetId: numb
       <FormError error={acting.error} />
       <DataTable
         label="Device links"
-        wrap="table-wrap stack-narrow"
+        wrap="table-wrap"
         columns={['Link', 'Sensor', 'Topic', 'Value', lastHeading, 'Unreadable', canEdit && 'Actions']}
         rows={links}
         empty={
@@ -94,13 +94,13 @@ export function DeviceLinks({ assetId, sensors, zone, canEdit }: { assetId: numb
             <th scope="row">
               {l.name} <span className="muted">({l.direction === 'in' ? 'in' : 'out'})</span>
             </th>
-            <td data-label="Sensor">{sensors.find((s) => s.id === l.sensor_id)?.name}</td>
-            <td data-label="Topic">
+            <td>{sensors.find((s) => s.id === l.sensor_id)?.name}</td>
+            <td>
               <code>{deviceTopic(l)}</code>
             </td>
-            <td data-label="Value">{describeValue(l)}</td>
-            <td data-label={lastHeading}>{lastMessageCell(l, unitOf(l), zone)}</td>
-            <td className="num" data-label="Unreadable">
+            <td>{describeValue(l)}</td>
+            <td>{lastMessageCell(l, unitOf(l), zone)}</td>
+            <td className="num">
               {l.direction === 'in' ? l.status.malformed : '–'}
             </td>
             {canEdit && (

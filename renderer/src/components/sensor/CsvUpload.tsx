@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { API, upload } from '../../api/client.ts';
 import type { Sensor } from '../../api/types.ts';
+import { unitWithSign } from '../../lib/attributes.ts';
 import { checkDataRows, detectFormat, normalizedCsv, parseCsv, type CsvFormat, type CsvRow } from '../../lib/csv.ts';
 import { DataTable } from '../DataTable.tsx';
 import { Field } from '../Field.tsx';
@@ -55,7 +56,7 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
     <div className="csv-upload">
       <Field
         label="CSV file"
-        hint={`Columns: event start (times without offset are read in ${sensor.timezone}), value in ${sensor.unit}, and optionally the time the value was known.`}
+        hint={`Columns: event start (times without offset are read in ${sensor.timezone}), value in ${unitWithSign(sensor)}, and optionally the time the value was known.`}
       >
         <input
           type="file"
