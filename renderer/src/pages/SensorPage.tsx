@@ -63,8 +63,7 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
       <div className="page-head">
         <h1 id="sensor-title">{sensor.name}</h1>
         <span className="muted">
-          {unitWithSign(sensor)} · {sensor.event_resolution} ·{' '}
-          {asset ? <Link to={`/assets/${asset.id}`}>{asset.name}</Link> : '…'}
+          {unitWithSign(sensor)} · {sensor.event_resolution} · {asset ? <Link to={`/assets/${asset.id}`}>{asset.name}</Link> : '…'}
         </span>
       </div>
       <NegativeAllDay sensor={sensor} />

@@ -119,7 +119,8 @@ function quantityLayer(opts: {
 }): Spec | undefined {
   const { input, quantity, title, perStep, axis, color } = opts;
   const time = windowAxis(input);
-  const y = { field: 'value', type: 'quantitative', title, axis };
+  // Ticks read as numbers people write (`0`, `1.28`, `250`), not `0.000000` when a quantity is flat.
+  const y = { field: 'value', type: 'quantitative', title, axis: { format: ',.3~f', ...axis } };
   const line = (rows: Point[], dashed: boolean): Spec => ({
     data: { values: rows },
     mark: { type: 'line', interpolate: perStep ? 'step-after' : 'linear', strokeWidth: 2, ...(dashed && { strokeDash: [5, 3] }) },
@@ -198,7 +199,14 @@ export function overlaySpec(input: OverlayInput): Spec | undefined {
           },
         }
       : undefined,
-    quantityLayer({ input, quantity: input.power, title: powerTitle(input.power.unit, input.positive), perStep: true, axis: { orient: 'left' }, color }),
+    quantityLayer({
+      input,
+      quantity: input.power,
+      title: powerTitle(input.power.unit, input.positive),
+      perStep: true,
+      axis: { orient: 'left' },
+      color,
+    }),
     input.soc &&
       quantityLayer({
         input,

@@ -100,9 +100,7 @@ export function DeviceLinks({ assetId, sensors, zone, canEdit }: { assetId: numb
             </td>
             <td>{describeValue(l)}</td>
             <td>{lastMessageCell(l, unitOf(l), zone)}</td>
-            <td className="num">
-              {l.direction === 'in' ? l.status.malformed : '–'}
-            </td>
+            <td className="num">{l.direction === 'in' ? l.status.malformed : '–'}</td>
             {canEdit && (
               <td>
                 <div className="row-actions">

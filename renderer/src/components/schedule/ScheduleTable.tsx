@@ -38,7 +38,8 @@ export function ScheduleTable({ result, zone, names, jobId }: Props) {
         </button>
       </div>
       <div className="table-wrap tall">
-        <table aria-label="Schedule steps">
+        {/* On a phone each step is a block of labelled cells (app.css, `.stack-narrow`): no column off-screen. */}
+        <table aria-label="Schedule steps" className="stack-narrow">
           <thead>
             <tr>
               <th scope="col">Start ({zone})</th>
@@ -52,9 +53,9 @@ export function ScheduleTable({ result, zone, names, jobId }: Props) {
           <tbody>
             {Array.from({ length: steps }, (_, j) => (
               <tr key={j}>
-                <td>{formatTime(result.start_ms + j * result.step_ms, zone)}</td>
+                <td data-label={`Start (${zone})`}>{formatTime(result.start_ms + j * result.step_ms, zone)}</td>
                 {columns.map((c) => (
-                  <td className="num" key={c.heading}>
+                  <td className="num" key={c.heading} data-label={c.heading}>
                     {cell(c.values[j], c.kind)}
                   </td>
                 ))}

@@ -72,7 +72,7 @@ export function CsvUpload({ sensor, onUploaded }: { sensor: Sensor; onUploaded: 
         <>
           <CsvFormatFields format={format} onChange={setFormat} />
           {rewritten && <p className="muted">The rows are sent as shown below: dates in ISO 8601, decimal points.</p>}
-          <CsvPreview rows={checked.rows} header={checked.header} bad={bad} />
+          <CsvPreview rows={checked.rows} header={checked.header} bad={bad} unit={unitWithSign(sensor)} />
           <div className="actions">
             <button
               type="button"
@@ -122,7 +122,7 @@ function CsvFormatFields({ format, onChange }: { format: CsvFormat; onChange: (f
 }
 
 /** The first rows as they will be sent, and the rows with problems further down, each with its problem. */
-function CsvPreview({ rows, header, bad }: { rows: CsvRow[]; header: string[] | null; bad: CsvRow[] }) {
+function CsvPreview({ rows, header, bad, unit }: { rows: CsvRow[]; header: string[] | null; bad: CsvRow[]; unit: string }) {
   const shown = [...rows.slice(0, PREVIEW_ROWS), ...bad.filter((r) => r.line > PREVIEW_ROWS + 1).slice(0, 20)];
   return (
     <>
@@ -136,7 +136,7 @@ function CsvPreview({ rows, header, bad }: { rows: CsvRow[]; header: string[] | 
       </p>
       <DataTable
         label="Upload preview"
-        columns={['Line', 'Event start', 'Value', 'Problem']}
+        columns={['Line', 'Event start', `Value (${unit})`, 'Problem']}
         rows={shown}
         row={(r) => (
           <tr key={r.line} className={r.error ? 'invalid' : ''}>
