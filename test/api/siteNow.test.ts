@@ -61,6 +61,8 @@ describe('site now', () => {
           id: grid.id,
           name: 'grid power',
           unit: 'kW',
+          // Issue 32: power says how it is signed, and whether it was negative all yesterday.
+          sign: 'production positive',
           asset: 'Home',
           resolution_minutes: 15,
           latest: { event_start: new Date(quarter - Q).toISOString(), value: 2.5, age_seconds: Math.round((now - quarter) / 1000) },
@@ -69,11 +71,14 @@ describe('site now', () => {
           gaps_today: endedToday(Q) - measuredToday([quarter - 2 * Q, quarter - Q], Q),
           last_upload: { at: new Date(Number(uploadedGrid.bt)).toISOString(), source: source.name },
           malformed_messages: null,
+          negative_all_day: null,
         },
         {
           id: pv.id,
           name: 'PV power',
           unit: 'kW',
+          // Issue 32: power says how it is signed, and whether it was negative all yesterday.
+          sign: 'production positive',
           asset: 'Home',
           resolution_minutes: 15,
           latest: null,
@@ -82,11 +87,14 @@ describe('site now', () => {
           gaps_today: endedToday(Q),
           last_upload: null,
           malformed_messages: null,
+          negative_all_day: null,
         },
         {
           id: soc.id,
           name: 'battery SoC',
           unit: '%',
+          // Issue 32: power says how it is signed, and whether it was negative all yesterday.
+          sign: null,
           asset: 'Battery',
           resolution_minutes: 60,
           latest: { event_start: new Date(hour - 4 * H).toISOString(), value: 55, age_seconds: Math.round((now - (hour - 3 * H)) / 1000) },
@@ -96,6 +104,7 @@ describe('site now', () => {
           gaps_today: endedToday(H) - measuredToday([hour - 4 * H], H),
           last_upload: { at: new Date(Number(uploadedSoc.bt)).toISOString(), source: source.name },
           malformed_messages: null,
+          negative_all_day: null,
         },
       ],
     });
