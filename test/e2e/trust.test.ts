@@ -353,7 +353,7 @@ run('the operator can trust the screen', () => {
     const k = powerKw.findIndex((kw) => Math.abs(kw) > 1e-6);
     expect(k).toBeGreaterThanOrEqual(0);
     await page.goto(t.url + `/sensors/${battery.id}?range=day&date=${tomorrow.toISODate()}`);
-    await page.getByText('kW (production positive)').waitFor();
+    await page.locator('.page-head').getByText('kW, production positive').waitFor();
     const figure = page.locator('figure[aria-label="Sensor chart"][data-state="ready"]');
     await figure.waitFor();
     expect(await figure.locator('g[aria-roledescription="axis"] text').allTextContents()).toContain('kW, production positive');

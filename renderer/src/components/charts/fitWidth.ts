@@ -1,5 +1,5 @@
 /** Room for the y axis, its title and the chart's padding, which Vega adds outside a plot's width. */
-const AXIS_ROOM_PX = 44;
+const AXIS_ROOM_PX = 56;
 
 /** Below this container width (a phone), axes are drawn compact and legends list one entry a line. */
 const NARROW_PX = 560;
