@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
-import { measuredValues } from '../store/measuredValues.ts';
+import { measuredValues } from '../store/lastMeasurements.ts';
 import type { Sensor } from '../store/sensors.ts';
 
 const POWER_UNIT = /^[kMG]?W$/;
