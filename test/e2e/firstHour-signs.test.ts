@@ -268,6 +268,13 @@ run('at 375 px', () => {
     expect(await cells.nth(3).innerText()).toContain('negative all day');
     expect(await noSidewaysScroll()).toBeLessThanOrEqual(0);
     await screenshot(page, 'signs-site-now-375');
+    // A sensor's values as a table: each value, its sign and its source on screen.
+    await page.goto(`${t.url}/sensors/${load}?range=day&date=${DAY.toISODate()}`);
+    await page.getByText('Table', { exact: true }).click();
+    const values = page.getByRole('table', { name: 'Sensor data' });
+    expect(await values.getByRole('columnheader', { name: 'Value (consumption positive)' }).count()).toBe(1);
+    for (const cell of await values.locator('tbody tr').first().locator('td').all()) expect(await rightEdge(cell)).toBeLessThanOrEqual(375);
+    expect(await noSidewaysScroll()).toBeLessThanOrEqual(0);
     expect(errors).toEqual([]);
   }, 60_000);
 

@@ -4,6 +4,7 @@ import { API } from '../api/client.ts';
 import type { Asset, ChartRecord, Sensor } from '../api/types.ts';
 import { useSession } from '../app/session.tsx';
 import { VegaChart } from '../components/charts/VegaChart.tsx';
+import { DataTable } from '../components/DataTable.tsx';
 import { Field } from '../components/Field.tsx';
 import { RangeControls } from '../components/RangeControls.tsx';
 import { CsvUpload } from '../components/sensor/CsvUpload.tsx';
@@ -96,7 +97,7 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
         {view === 'chart' ? (
           records.data?.length !== 0 && <VegaChart spec={chart.data} label="Sensor chart" />
         ) : (
-          <DataTable records={records.data} zone={zone} sign={signConvention(sensor)} />
+          <SensorData records={records.data} zone={zone} sign={signConvention(sensor)} />
         )}
       </section>
       <section className="card" aria-labelledby="forecast-title">
@@ -118,33 +119,26 @@ function SensorView({ sensor, asset, canUpload }: { sensor: Sensor; asset: Asset
   );
 }
 
-function DataTable({ records, zone, sign }: { records: ChartRecord[] | undefined; zone: string; sign: string | undefined }) {
+/** The window's beliefs as rows, each value with its unit (and a power sensor's sign in the heading). */
+function SensorData({ records, zone, sign }: { records: ChartRecord[] | undefined; zone: string; sign: string | undefined }) {
   if (!records) return <Loading what="Loading data" />;
   if (!records.length) return null;
   return (
-    <div className="table-wrap tall">
-      <table aria-label="Sensor data">
-        <thead>
-          <tr>
-            <th scope="col">Event start ({zone})</th>
-            <th scope="col">Value{sign ? ` (${sign})` : ''}</th>
-            <th scope="col">Source</th>
-            <th scope="col">Belief time</th>
-          </tr>
-        </thead>
-        <tbody>
-          {records.map((r) => (
-            <tr key={`${r.event_start}|${r.source_id}|${r.belief_time}`}>
-              <td>{formatTime(r.event_start, zone)}</td>
-              <td className="num">
-                {r.event_value} {r.unit}
-              </td>
-              <td>{r.source}</td>
-              <td>{formatTime(r.belief_time, zone)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label="Sensor data"
+      wrap="table-wrap tall"
+      columns={[`Event start (${zone})`, `Value${sign ? ` (${sign})` : ''}`, 'Source', 'Belief time']}
+      rows={records}
+      row={(r) => (
+        <tr key={`${r.event_start}|${r.source_id}|${r.belief_time}`}>
+          <td>{formatTime(r.event_start, zone)}</td>
+          <td className="num">
+            {r.event_value} {r.unit}
+          </td>
+          <td>{r.source}</td>
+          <td>{formatTime(r.belief_time, zone)}</td>
+        </tr>
+      )}
+    />
   );
 }
