@@ -4,7 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import { ARTIFACTS, chromiumPath, consoleErrors, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * Devices over MQTT in a real Chromium, against the embedded broker: a link made on the device's
@@ -16,6 +17,7 @@ import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, sign
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
 const Q = 15 * 60_000;
 
+let opened: OpenSite | undefined;
 let t: TestServer;
 let browser: Browser;
 let page: Page;
@@ -29,28 +31,18 @@ let gridId: number;
 
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer({ FLEXSITE_MQTT: 'embedded', FLEXSITE_MQTT_HOST: '127.0.0.1', FLEXSITE_MQTT_PORT: '0' });
+  opened = await openSite({ settings: { FLEXSITE_MQTT: 'embedded', FLEXSITE_MQTT_HOST: '127.0.0.1', FLEXSITE_MQTT_PORT: '0' } });
+  let accountId: number;
+  ({ t, browser, page, errors, token, email, accountId, site } = opened);
   const f = factories(t.db);
-  const accountId = (await f.account()).id;
-  const admin = await f.user({ accountId, roles: ['account-admin'] });
-  token = admin.token;
-  email = admin.user.email;
-  site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
   device = (await f.asset({ accountId, type: 'solar', name: 'PV inverter' })).id;
   await t.db('generic_asset').where({ id: device }).update({ parent_asset_id: site });
   sensorId = (await f.sensor({ assetId: device, unit: 'kW', resolutionMinutes: 15, name: 'PV power' })).id;
   gridId = (await f.sensor({ assetId: site, unit: 'kW', resolutionMinutes: 15, name: 'grid power' })).id;
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' })).newPage();
-  page.setDefaultTimeout(20_000);
-  errors = consoleErrors(page);
   await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${device}`)}`, email, PASSWORD);
   await page.getByRole('heading', { name: 'PV inverter' }).waitFor();
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => opened?.close());
 
 /** The cells of a table row, by its heading, as shown. */
 const cells = (table: string, rowName: string | RegExp) =>

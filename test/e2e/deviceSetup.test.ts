@@ -1,8 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, factories } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import { PASSWORD } from '../helpers/factories.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+import { chromiumPath, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * Plain device set-up in a real Chromium: a battery and an EV charger with a weekday target
@@ -11,8 +12,8 @@ import { chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from '
 
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
 
+let opened: OpenSite | undefined;
 let t: TestServer;
-let browser: Browser;
 let page: Page;
 let errors: string[];
 let token: string;
@@ -21,22 +22,10 @@ let site: number;
 
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer();
-  const f = factories(t.db);
-  const accountId = (await f.account()).id;
-  const admin = await f.user({ accountId, roles: ['account-admin'] });
-  token = admin.token;
-  email = admin.user.email;
-  site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'UTC' })).newPage();
-  page.setDefaultTimeout(20_000);
-  errors = consoleErrors(page);
+  opened = await openSite({ viewport: { width: 1280, height: 900 } });
+  ({ t, page, errors, token, email, site } = opened);
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => opened?.close());
 
 const form = () => page.getByRole('form', { name: 'Add a device' });
 

@@ -1,8 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+import { chromiumPath, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * The cockpit's "Site now" page in a real Chromium, on data posted through the API: the latest
@@ -14,8 +15,8 @@ const run = chromiumPath || process.env.CI ? describe : describe.skip;
 const Q = 15 * 60_000;
 const H = 3600_000;
 
+let opened: OpenSite | undefined;
 let t: TestServer;
-let browser: Browser;
 let page: Page;
 let errors: string[];
 let token: string;
@@ -27,25 +28,14 @@ let soc: number;
 
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer();
+  opened = await openSite();
+  ({ t, page, errors, token, email, accountId, site } = opened);
   const f = factories(t.db);
-  accountId = (await f.account()).id;
-  const admin = await f.user({ accountId, roles: ['account-admin'] });
-  token = admin.token;
-  email = admin.user.email;
-  site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
   grid = (await f.sensor({ assetId: site, unit: 'kW', resolutionMinutes: 15, name: 'grid power' })).id;
   soc = (await f.sensor({ assetId: site, unit: '%', resolutionMinutes: 60, name: 'battery SoC' })).id;
   await f.sensor({ assetId: site, unit: 'kW', resolutionMinutes: 15, name: 'PV power' });
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' })).newPage();
-  page.setDefaultTimeout(20_000);
-  errors = consoleErrors(page);
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => opened?.close());
 
 const post = (sensorId: number, startMs: number, values: number[], duration: string, unit: string) =>
   t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, {
