@@ -79,7 +79,7 @@ run('device set-up', () => {
     await form().getByLabel('Reserve (%)').fill('10');
     await form().getByRole('button', { name: 'Add device' }).click();
     const status = page.getByRole('region', { name: 'Device made' }).getByRole('status');
-    await expect.poll(() => status.innerText()).toBe('Home battery (battery) is set up.');
+    await expect.poll(() => status.innerText()).toBe('Home battery (Battery) is set up.');
     expect(await sensorRows()).toEqual([
       ['Home battery power', 'kW', 'Europe/Amsterdam', 'PT15M'],
       ['Home battery state of charge', '%', 'Europe/Amsterdam', 'P0D'],
@@ -133,7 +133,7 @@ run('device set-up', () => {
     await form().getByRole('button', { name: 'Add device' }).click();
 
     const made = page.getByRole('region', { name: 'Device made' });
-    await expect.poll(() => made.getByRole('status').innerText()).toBe('Car (one-way_evse) is set up.');
+    await expect.poll(() => made.getByRole('status').innerText()).toBe('Car (EV charger, one-way) is set up.');
     expect(await made.getByRole('list', { name: 'Charging targets' }).innerText()).toBe('80% by 07:00 on weekdays (Europe/Amsterdam)');
     const assetId = Number((await made.getByRole('status').getByRole('link').getAttribute('href'))!.split('/').pop());
     const { flexModel, sensors } = await stored(assetId);

@@ -98,7 +98,7 @@ run('the web UI', () => {
   it('creates an asset with a power sensor and a price sensor', async () => {
     await page.getByText('New asset').click();
     await page.getByLabel('Name').fill('Home battery');
-    await page.getByLabel('Type').selectOption({ label: 'battery' });
+    await page.getByLabel('Type').selectOption({ label: 'Battery' });
     await page.getByLabel('Latitude').fill('52.37');
     await page.getByLabel('Longitude').fill('4.89');
     await page.getByRole('button', { name: 'Create asset' }).click();

@@ -5,7 +5,7 @@ import type { Weekday } from '../../../server/src/contracts/devices.ts';
  * and % travel with their units ("5 kW"), so the server stores what the form showed.
  */
 
-export type DeviceKind = 'battery' | 'ev-charger' | 'pv' | 'process';
+export type DeviceKind = 'battery' | 'ev-charger' | 'pv' | 'process' | 'house-load' | 'grid-meter';
 
 export interface DeviceForm {
   kind: DeviceKind;
@@ -50,12 +50,16 @@ export function describeDays(days: Weekday[]): string {
     .join(', ');
 }
 
+/** Whether the device only measures: the house load or the grid meter, which have no power rating to enter. */
+export const isMeter = (kind: DeviceKind) => kind === 'house-load' || kind === 'grid-meter';
+
 /** Whether the device stores energy: a battery or a car. */
 export const storesEnergy = (kind: DeviceKind) => kind === 'battery' || kind === 'ev-charger';
 
 /** The body of `POST /assets/<site>/devices`. */
 export function deviceSetupBody(form: DeviceForm, targets: TargetRow[]): Record<string, unknown> {
   const common = { kind: form.kind, name: form.name, timezone: form.timezone, resolution: `PT${form.resolution}M` };
+  if (isMeter(form.kind)) return common;
   const kw = `${form.power.trim()} kW`;
   if (form.kind === 'pv') return { ...common, power: kw };
   if (form.kind === 'process') {

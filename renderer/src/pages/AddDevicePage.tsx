@@ -20,6 +20,8 @@ const kinds: Record<DeviceKind, string> = {
   'ev-charger': 'EV charger',
   pv: 'Solar panels',
   process: 'Heat pump or process',
+  'house-load': 'House load',
+  'grid-meter': 'Grid meter',
 };
 
 /**
@@ -108,6 +110,16 @@ function NewDevice({ siteId, onMade }: { siteId: number; onMade: (made: DeviceSe
       )}
       {form.kind === 'process' && <ProcessDeviceFields {...parts} />}
       {form.kind === 'pv' && <p className="hint wide">The site’s schedules will count the panels’ power as an inflexible device.</p>}
+      {form.kind === 'house-load' && (
+        <p className="hint wide">
+          What the house uses besides the devices, consumption positive: the site’s schedules plan the battery against it.
+        </p>
+      )}
+      {form.kind === 'grid-meter' && (
+        <p className="hint wide">
+          The site’s power at the grid connection, import positive: the site’s schedules write their plan for it beside what it measures.
+        </p>
+      )}
       <SubmitBar submitting={submitting} busyLabel="Adding…">
         Add device
       </SubmitBar>

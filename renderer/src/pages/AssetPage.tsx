@@ -10,37 +10,55 @@ import { RecurringTargets } from '../components/device/RecurringTargets.tsx';
 import { StoredFlexConfig } from '../components/asset/StoredFlexConfig.tsx';
 import { SchedulePanel, SkipToCompute } from '../components/schedule/SchedulePanel.tsx';
 import { isPower } from '../components/schedule/useScheduleForm.ts';
+import { SiteDevices } from '../components/site/SiteDevices.tsx';
+import { SiteSchedulePanel } from '../components/site/SiteSchedulePanel.tsx';
+import { useSiteDevices } from '../components/site/useSiteDevices.ts';
+import { isCharger, typeLabel } from '../lib/assetTypes.ts';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import * as wire from '../api/contracts.ts';
 
-/** One asset: properties, sensors, chart, stored flex config, automations and the Schedule panel. */
+/**
+ * One asset: properties, sensors, chart, stored flex config, automations and the Schedule panel;
+ * a site also lists its devices and schedules them together, a device links up to its site.
+ */
 export function AssetPage() {
   const { id } = useParams();
   const session = useSession();
   const asset = useApi(`${API}/assets/${id}`, undefined, wire.assetAnswer);
   const sensors = useApi(`${API}/sensors`, { asset_id: id }, wire.sensorList);
   const types = useApi(`${API}/assets/types`, undefined, wire.assetTypeList);
+  const devices = useSiteDevices(Number(id));
+  const parentId = asset.data?.parent_asset_id;
+  const parent = useApi(parentId ? `${API}/assets/${parentId}` : null, undefined, wire.assetAnswer);
 
   if (asset.error) return <ErrorNotice error={asset.error} />;
-  if (!asset.data || !sensors.data) return <Loading what="Loading the asset" />;
+  if (!asset.data || !sensors.data || (!devices.data && !devices.error)) return <Loading what="Loading the asset" />;
   const a = asset.data;
   const list = sensors.data;
-  // The site's time zone: that of its sensors (assets have none of their own).
-  const zone = list[0]?.timezone ?? session.user.timezone;
+  const below = devices.data ?? [];
+  // The site's time zone: that of its sensors, or its devices' (assets have none of their own).
+  const zone = list[0]?.timezone ?? below.find((d) => d.sensors.length)?.sensors[0].timezone ?? session.user.timezone;
   const member = session.isMemberOf(a.account_id);
   const typeName = types.data?.find((t) => t.id === a.generic_asset_type_id)?.name ?? '';
+  const isSite = below.length > 0 || typeName === 'site';
   const reload = () => {
     asset.reload();
     sensors.reload();
+    devices.reload();
   };
 
   return (
     <article className="page" aria-labelledby="asset-title">
-      {member && list.some(isPower) && <SkipToCompute />}
+      {member && !below.length && list.some(isPower) && <SkipToCompute />}
       <div className="page-head">
         <h1 id="asset-title">{a.name}</h1>
-        <span className="muted">{typeName}</span>
+        <span className="muted">{typeLabel(typeName)}</span>
+        {parent.data && (
+          <span>
+            Part of <Link to={`/assets/${parent.data.id}`}>{parent.data.name}</Link>
+          </span>
+        )}
         <Link to={`/assets/${a.id}/now`}>Site now</Link>
         {member && <Link to={`/assets/${a.id}/add-device`}>Add device</Link>}
       </div>
@@ -55,6 +73,12 @@ export function AssetPage() {
           onSaved={reload}
         />
       </section>
+      {isSite && (
+        <section className="card" aria-labelledby="devices-title">
+          <h2 id="devices-title">Devices</h2>
+          <SiteDevices site={a} devices={below} types={types.data} />
+        </section>
+      )}
       <section className="card" aria-labelledby="chart-title">
         <h2 id="chart-title">Chart</h2>
         <AssetChart assetId={a.id} zone={zone} hasSensors={list.length > 0} key={a.attributes} />
@@ -71,7 +95,7 @@ export function AssetPage() {
         <h2 id="flex-title">Stored flex-model and flex-context</h2>
         <StoredFlexConfig asset={a} canEdit={member} onStored={asset.reload} />
       </section>
-      {typeName.endsWith('_evse') && (
+      {isCharger(typeName) && (
         <section className="card" aria-labelledby="targets-title">
           <h2 id="targets-title">Charging targets</h2>
           <RecurringTargets assetId={a.id} canEdit={member} />
@@ -83,7 +107,11 @@ export function AssetPage() {
       </section>
       <section className="card" aria-labelledby="schedule-title">
         <h2 id="schedule-title">Schedule</h2>
-        <SchedulePanel asset={a} assetType={typeName} sensors={list} zone={zone} canSchedule={member} onStored={asset.reload} />
+        {below.length ? (
+          <SiteSchedulePanel site={a} devices={below} zone={zone} canSchedule={member} />
+        ) : (
+          <SchedulePanel asset={a} assetType={typeName} sensors={list} zone={zone} canSchedule={member} onStored={asset.reload} />
+        )}
       </section>
     </article>
   );

@@ -8,7 +8,9 @@ import { Sparkline } from '../components/charts/Sparkline.tsx';
 import { AssetKindFields } from '../components/asset/AssetKindFields.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
-import { DataTable, RowLink } from '../components/DataTable.tsx';
+import { DataTable } from '../components/DataTable.tsx';
+import { useSiteDevices } from '../components/site/useSiteDevices.ts';
+import { typeLabelOf } from '../lib/assetTypes.ts';
 import { SubmitBar } from '../components/Form.tsx';
 import { ErrorNotice, Loading } from '../components/Status.tsx';
 import { useApi } from '../hooks/useApi.ts';
@@ -18,14 +20,17 @@ import { parseAttributes, sensorsToShow } from '../lib/attributes.ts';
 import { formatTime } from '../lib/time.ts';
 import * as wire from '../api/contracts.ts';
 
-/** The sites of the account and the public ones, each with its main sensor's recent values and latest job. */
+/**
+ * The sites of the account and the public ones (assets at the top, the devices below each), each
+ * with its main sensor's recent values and its devices' latest job.
+ */
 export function DashboardPage() {
   const session = useSession();
   const own = useApi(`${API}/assets`, undefined, wire.assetList);
   const pub = useApi(`${API}/assets/public`, undefined, wire.assetList);
   const types = useApi(`${API}/assets/types`, undefined, wire.assetTypeList);
   const jobs = useApi(`${API}/jobs`, { limit: 200 }, wire.jobList);
-  const typeName = (id: number) => types.data?.find((t) => t.id === id)?.name ?? `type ${id}`;
+  const typeName = (id: number) => typeLabelOf(types.data, id);
   const canCreate = session.canAdminAccount(session.user.account_id);
 
   return (
@@ -52,32 +57,49 @@ export function DashboardPage() {
 }
 
 function AssetTable(props: { title: string; assets: Asset[]; typeName: (id: number) => string; jobs: Job[]; empty: string }) {
+  // Sites are the assets at the top; a device is listed under its site, not as a site of its own.
+  const ids = new Set(props.assets.map((a) => a.id));
+  const sites = props.assets.filter((a) => a.parent_asset_id === null || !ids.has(a.parent_asset_id));
   return (
     <section className="card" aria-label={props.title}>
       <h2>{props.title}</h2>
       <DataTable
-        columns={['Site', 'Type', 'Main sensor, past week and next days', 'Latest schedule']}
-        rows={props.assets}
+        columns={['Site and its devices', 'Type', 'Main sensor, past week and next days', 'Latest schedule']}
+        rows={sites}
         empty={props.empty}
-        row={(a) => <AssetRow key={a.id} asset={a} typeName={props.typeName(a.generic_asset_type_id)} jobs={props.jobs} />}
+        row={(a) => <AssetRow key={a.id} asset={a} typeName={props.typeName} jobs={props.jobs} />}
       />
     </section>
   );
 }
 
-function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: string; jobs: Job[] }) {
+function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: (id: number) => string; jobs: Job[] }) {
   const session = useSession();
   const sensors = useApi(`${API}/sensors`, { asset_id: asset.id }, wire.sensorList);
+  const devices = useSiteDevices(asset.id);
+  const all = useMemo(() => [...(sensors.data ?? []), ...(devices.data ?? []).flatMap((d) => d.sensors)], [sensors.data, devices.data]);
   const main = useMemo(() => {
     const shown = sensorsToShow(parseAttributes(asset.attributes));
-    return sensors.data?.find((s) => s.id === shown[0]) ?? sensors.data?.[0];
-  }, [asset.attributes, sensors.data]);
-  const ids = new Set(sensors.data?.map((s) => s.id));
+    return all.find((s) => s.id === shown[0]) ?? all[0];
+  }, [asset.attributes, all]);
+  const ids = new Set(all.map((s) => s.id));
   const latest = jobs.find((j) => j.sensor_id !== null && ids.has(j.sensor_id));
   return (
     <tr>
-      <RowLink to={`/assets/${asset.id}`}>{asset.name}</RowLink>
-      <td>{typeName}</td>
+      <th scope="row">
+        <Link to={`/assets/${asset.id}`}>{asset.name}</Link>
+        {(devices.data?.length ?? 0) > 0 && (
+          <ul className="plain" aria-label={`Devices of ${asset.name}`}>
+            {devices.data!.map((d) => (
+              <li key={d.asset.id}>
+                <Link to={`/assets/${d.asset.id}`}>{d.asset.name}</Link>{' '}
+                <span className="muted">{typeName(d.asset.generic_asset_type_id)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </th>
+      <td>{typeName(asset.generic_asset_type_id)}</td>
       <td>{main ? <MainSensorSparkline sensor={main} /> : <span className="muted">{sensors.loading ? '…' : 'no sensors'}</span>}</td>
       <td>
         {latest ? (

@@ -16,7 +16,15 @@ const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 export function SetupPage() {
   const { session, signIn } = useSessionState();
   const status = useApi(`${API}/setup`, undefined, wire.setupState);
-  const { form, set } = useForm({ account_name: '', email: '', username: '', password: '', confirm: '', timezone: browserZone });
+  const { form, set } = useForm({
+    account_name: '',
+    email: '',
+    username: '',
+    password: '',
+    confirm: '',
+    timezone: browserZone,
+    site_name: '',
+  });
   const submitting = useSubmit();
 
   if (session) return <Navigate to="/" replace />;
@@ -30,8 +38,9 @@ export function SetupPage() {
     e.preventDefault();
     if (mismatch) return;
     void submitting.run(async () => {
-      const { confirm: _confirm, ...body } = form;
-      const created = await request(`${API}/setup`, { answer: wire.setupAnswer, method: 'POST', json: body });
+      const { confirm: _confirm, site_name, ...body } = form;
+      const json = site_name.trim() ? { ...body, site_name: site_name.trim() } : body;
+      const created = await request(`${API}/setup`, { answer: wire.setupAnswer, method: 'POST', json });
       await signIn(created.auth_token, created.user.id);
     });
   }
@@ -61,8 +70,11 @@ export function SetupPage() {
           <Field label="Repeat the password" errors={mismatch ? ['The passwords differ.'] : undefined}>
             <input type="password" required autoComplete="new-password" value={form.confirm} onChange={set('confirm')} />
           </Field>
-          <Field label="Time zone" errors={fields.timezone}>
+          <Field label="Time zone" errors={fields.timezone} hint="The site's: its devices' sensors are made in it.">
             <input value={form.timezone} onChange={set('timezone')} />
+          </Field>
+          <Field label="Site name" errors={fields.site_name} hint="Optional: the site your devices will be added under.">
+            <input value={form.site_name} onChange={set('site_name')} />
           </Field>
           <FormError error={submitting.error} />
           <SubmitButton busy={submitting.busy} busyLabel="Creating…" disabled={mismatch}>

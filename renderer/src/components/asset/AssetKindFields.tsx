@@ -1,6 +1,7 @@
 import type { AssetType } from '../../api/types.ts';
 import { Field } from '../Field.tsx';
 import { IdSelect } from '../IdSelect.tsx';
+import { typeLabel } from '../../lib/assetTypes.ts';
 
 type Key = 'type' | 'latitude' | 'longitude';
 
@@ -18,7 +19,14 @@ export function AssetKindFields({ form, set, fields, types, choose = false }: Pr
   return (
     <>
       <Field label="Type" errors={fields.generic_asset_type_id}>
-        <IdSelect required={choose} value={form.type} onChange={set('type')} items={types} none={choose ? 'Choose a type' : undefined} />
+        <IdSelect
+          required={choose}
+          value={form.type}
+          onChange={set('type')}
+          items={types}
+          label={(t) => typeLabel(t.name)}
+          none={choose ? 'Choose a type' : undefined}
+        />
       </Field>
       <Field label="Latitude" errors={fields.latitude}>
         <input type="number" step="any" value={form.latitude} onChange={set('latitude')} />

@@ -6,6 +6,7 @@ import { useForm } from '../../hooks/useForm.ts';
 import { useSubmit } from '../../hooks/useSubmit.ts';
 import { parseAttributes, sensorsToShow } from '../../lib/attributes.ts';
 import { AssetKindFields } from './AssetKindFields.tsx';
+import { typeLabelOf } from '../../lib/assetTypes.ts';
 import { Field } from '../Field.tsx';
 import { Fact } from '../Facts.tsx';
 import { FormError, SaveBar, SubmitButton } from '../Form.tsx';
@@ -27,7 +28,7 @@ export function AssetProperties({ asset, types, sensors, canEdit, canDelete, onS
   const shown = sensorsToShow(parseAttributes(asset.attributes));
   const [editing, setEditing] = useState(false);
   const removing = useSubmit();
-  const typeName = types.find((t) => t.id === asset.generic_asset_type_id)?.name ?? `type ${asset.generic_asset_type_id}`;
+  const typeName = typeLabelOf(types, asset.generic_asset_type_id);
 
   function remove() {
     if (!window.confirm(`Delete "${asset.name}" with its ${sensors.length} sensor(s) and all their data? This cannot be undone.`)) return;

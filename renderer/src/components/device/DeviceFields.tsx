@@ -1,5 +1,5 @@
 import type { FieldMessages } from '../../api/errors.ts';
-import type { DeviceForm } from '../../lib/deviceSetup.ts';
+import { isMeter, type DeviceForm } from '../../lib/deviceSetup.ts';
 import { Field } from '../Field.tsx';
 
 /** What the device form's parts share: its values, a setter per key and the server's field messages. */
@@ -21,7 +21,7 @@ function numberInput(
   return <input type="number" min={min} max={max} step="any" value={form[key]} onChange={set(key)} required={required} />;
 }
 
-/** What every device has: its name, zone, resolution and power. */
+/** What every device has: its name, zone, resolution and (but a meter) its power. */
 export function CommonDeviceFields(props: DeviceFieldsProps) {
   const { form, set, fields } = props;
   return (
@@ -39,9 +39,11 @@ export function CommonDeviceFields(props: DeviceFieldsProps) {
           <option value="60">60</option>
         </select>
       </Field>
-      <Field label={form.kind === 'pv' ? 'Peak power (kW)' : 'Power (kW)'} errors={fields.power}>
-        {numberInput(props, 'power', '0', { required: true })}
-      </Field>
+      {!isMeter(form.kind) && (
+        <Field label={form.kind === 'pv' ? 'Peak power (kW)' : 'Power (kW)'} errors={fields.power}>
+          {numberInput(props, 'power', '0', { required: true })}
+        </Field>
+      )}
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import type { DeviceSetupAnswer } from '../../../../server/src/contracts/devices.ts';
+import { typeLabel } from '../../lib/assetTypes.ts';
 import { describeDays } from '../../lib/deviceSetup.ts';
 import { SensorTable } from '../SensorTable.tsx';
 
@@ -14,7 +15,7 @@ export function DeviceMade({ made }: { made: DeviceSetupAnswer }) {
     <section className="card" aria-label="Device made">
       <h2>Made</h2>
       <p role="status">
-        <Link to={`/assets/${made.asset.id}`}>{made.asset.name}</Link> ({made.asset.generic_asset_type}) is set up.
+        <Link to={`/assets/${made.asset.id}`}>{made.asset.name}</Link> ({typeLabel(made.asset.generic_asset_type)}) is set up.
       </p>
       <SensorTable label="Sensors made" sensors={made.sensors} columns={['Unit', 'Time zone', 'Resolution']} />
       {model.length > 0 && (
@@ -30,7 +31,13 @@ export function DeviceMade({ made }: { made: DeviceSetupAnswer }) {
           </dl>
         </>
       )}
-      {made.site_flex_context && <p>The site’s schedules count its power as an inflexible device.</p>}
+      {made.site_flex_context && (
+        <p>
+          {made.asset.generic_asset_type === 'grid meter'
+            ? 'The site’s schedules write the site’s planned power to it.'
+            : 'The site’s schedules count its power as an inflexible device.'}
+        </p>
+      )}
       {made.soc_targets.length > 0 && (
         <>
           <h3>Charging targets</h3>
