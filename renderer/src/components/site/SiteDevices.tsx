@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import type { Asset, AssetType } from '../../api/types.ts';
 import { typeLabelOf } from '../../lib/assetTypes.ts';
+import { parseAttributes } from '../../lib/attributes.ts';
 import { DataTable, RowLink } from '../DataTable.tsx';
 import { storedFlexModel, type SiteDevice } from './useSiteDevices.ts';
 
@@ -21,18 +22,16 @@ export function deviceRole(device: SiteDevice, siteContext: Record<string, unkno
   if (names('aggregate-power')) return 'Site power at the grid connection';
   if (names('inflexible-production')) return 'Planned around (production)';
   if (names('inflexible-consumption')) return 'Planned around (consumption)';
-  if (names('inflexible-device-sensors')) return 'Planned around';
+  // FlexMeasures 0.18's list reads each sensor's sign: consumption where it says so, production otherwise.
+  const listed = device.sensors.find((s) => namedSensors(siteContext['inflexible-device-sensors']).includes(s.id));
+  if (listed)
+    return `Planned around (${parseAttributes(listed.attributes).consumption_is_positive === true ? 'consumption' : 'production'})`;
   return 'Not in the site’s schedules';
 }
 
 /** The site's devices: each links to its page, says its type, its sensors and its part in the site's schedules. */
 export function SiteDevices({ site, devices, types }: { site: Asset; devices: SiteDevice[]; types: AssetType[] | undefined }) {
-  let context: Record<string, unknown> = {};
-  try {
-    context = JSON.parse(site.flex_context ?? '{}') as Record<string, unknown>;
-  } catch {
-    // An unreadable flex-context names nothing; the Stored flex-model panel shows it as it is.
-  }
+  const context = parseAttributes(site.flex_context);
   return (
     <DataTable
       label="Devices"

@@ -1,6 +1,7 @@
 import { API, request, type RequestOptions } from '../../api/client.ts';
 import type { Asset, Sensor } from '../../api/types.ts';
 import { useApi } from '../../hooks/useApi.ts';
+import { parseAttributes } from '../../lib/attributes.ts';
 import * as wire from '../../api/contracts.ts';
 
 /** A device of a site: its asset and its sensors. */
@@ -26,11 +27,4 @@ async function readDevices(path: string, options: RequestOptions): Promise<SiteD
 export const useSiteDevices = (siteId: number) => useApi(`${API}/assets`, { root: siteId, depth: 1 }, readDevices);
 
 /** A device's stored flex-model, parsed: devices with one are scheduled with the site. */
-export function storedFlexModel(asset: Asset): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(asset.flex_model ?? '{}');
-    return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
+export const storedFlexModel = (asset: Asset): Record<string, unknown> => parseAttributes(asset.flex_model);
