@@ -18,6 +18,7 @@ let priceSensor: number;
 let socSensor: number;
 let batterySensor: number;
 let automationId: number;
+let siteId: number;
 
 interface Run {
   id: string;
@@ -58,6 +59,7 @@ beforeAll(async () => {
   token = (await f.user({ accountId: account.id, roles: ['account-admin'] })).token;
   otherToken = (await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] })).token;
   const site = await f.asset({ accountId: account.id, type: 'battery' });
+  siteId = site.id;
   batterySensor = (await f.sensor({ assetId: site.id, unit: 'kW' })).id;
   socSensor = (await f.sensor({ assetId: site.id, unit: 'kWh', resolutionMinutes: 0 })).id;
   priceSensor = (await f.sensor({ assetId: site.id, unit: 'EUR/MWh', resolutionMinutes: 60 })).id;
@@ -235,5 +237,69 @@ describe('an automation that forecasts every minute', () => {
     const [run] = (await runs(automation)).slice(5);
     expect(run.dueMs).toBe(START + 23 * MINUTE);
     expect(run.result.forecasts).toEqual([{ sensor_id: load, data_source_id: expect.any(Number), method: expect.any(String) }]);
+  });
+});
+
+describe('an automation due every minute, when what it plans from changes between two runs of a quarter hour', () => {
+  /** The battery automation's runs due from `fromMinute` on. */
+  const runsFrom = async (fromMinute: number) => (await runs()).filter((r) => r.dueMs >= START + fromMinute * MINUTE);
+  /** The resolved devices of a schedule job, as stored. */
+  const devicesOf = async (jobId: string) =>
+    ((await t.server.services.jobs.get(jobId))!.args as { spec: { devices: { socAtStartMwh: number; socMaxMwh: number }[] } }).spec
+      .devices;
+
+  /** The runs due at `minute` and the minute after: the first plans anew, the second finds its job. */
+  async function plansAgainAt(minute: number) {
+    const jobsBefore = await schedulingJobs(batterySensor);
+    await clock.advanceTo(START + (minute + 2) * MINUTE);
+    const [changed, next] = await runsFrom(minute);
+    expect([changed.dueMs, next.dueMs]).toEqual([START + minute * MINUTE, START + (minute + 1) * MINUTE]);
+    expect(changed.result.schedule_job_reused).toBeUndefined();
+    expect(next.result).toMatchObject({ schedule_job_id: changed.result.schedule_job_id, schedule_job_reused: true });
+    expect(await schedulingJobs(batterySensor)).toBe(jobsBefore + 1);
+    return changed.result.schedule_job_id;
+  }
+
+  it('plans again from a state of charge measured after the quarter hour began', async () => {
+    // The runs of 06:30 and 06:31 share a job: the runs after them take what those resolved.
+    await clock.advanceTo(START + 32 * MINUTE);
+    const [first, second] = await runsFrom(30);
+    expect(second.result).toMatchObject({ schedule_job_id: first.result.schedule_job_id, schedule_job_reused: true });
+    // At 06:32 the battery reports 16 kWh at 06:30, the start of the plans of this quarter hour.
+    const posted = await t.request('POST', `/api/v3_0/sensors/${socSensor}/data`, {
+      token,
+      json: { values: [16], start: '2027-03-01T06:30:00Z', duration: 'PT0H', unit: 'kWh' },
+    });
+    expect(posted.status).toBe(200);
+    const job = await plansAgainAt(32);
+    expect((await devicesOf(job))[0].socAtStartMwh).toBeCloseTo(0.016, 9);
+  });
+
+  it('plans again once the stored flex-model changed', async () => {
+    const patched = await t.request('PATCH', `/api/v3_0/assets/${siteId}`, {
+      token,
+      json: {
+        flex_model: JSON.stringify({
+          'state-of-charge': { sensor: socSensor },
+          'soc-min': '0 kWh',
+          'soc-max': '18 kWh',
+          'power-capacity': '5 kW',
+        }),
+      },
+    });
+    expect(patched.status).toBe(200);
+    const job = await plansAgainAt(34);
+    expect((await devicesOf(job))[0].socMaxMwh).toBeCloseTo(0.018, 9);
+  });
+
+  it('plans again for a recurring SoC target set within the quarter hour', async () => {
+    const put = await t.request('PUT', `/api/v3_0/assets/${siteId}/recurring-soc-targets`, {
+      token,
+      json: { targets: [{ days: ['mon'], time: '12:00', value: '15 kWh' }] },
+    });
+    expect(put.status).toBe(200);
+    await plansAgainAt(36);
+    const [run] = await runsFrom(36);
+    expect((run.result as { soc_targets?: unknown[] }).soc_targets).toHaveLength(1);
   });
 });

@@ -2,19 +2,22 @@ import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.ts';
 import type { Clock } from '../clock.ts';
-import { parseIsoDuration } from '../domain/time.ts';
+import { parseIsoDuration, type IsoDuration } from '../domain/time.ts';
 import { assertOwnerMay, forecastSensor } from '../forecasting/forecastJob.ts';
-import { triggerSensorSchedule } from '../commands/triggerSchedule.ts';
+import { prepareSchedule, resolveSensorTrigger } from '../commands/triggerSchedule.ts';
 import { isDomainError } from '../errors.ts';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
-import { JobFailure, type JobHandler } from '../jobs/jobQueue.ts';
-import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
+import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
+import { describePrincipal, resolvePrincipal, type Principal } from '../policies/principal.ts';
+import type { PrincipalRef } from '../contracts/jobs.ts';
 import { maxPlanningMs } from '../scheduling/flexConfig.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { plannedSocTargets, type SocTargetAt } from '../scheduling/recurringTargets.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
-import { getAutomation } from '../store/automations.ts';
-import { getSensor } from '../store/sensors.ts';
+import { getAutomation, type Automation } from '../store/automations.ts';
+import { getSensor, type SensorInContext } from '../store/sensors.ts';
+import { floorToGrid } from '../scheduling/timeGrid.ts';
+import { namedSensors, resolutionStamp, type ResolvedRun } from './unchangedSchedule.ts';
 import { standingForecast } from '../store/standingForecast.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
 import type { AutomationJobResult } from '../contracts/responses.ts';
@@ -88,6 +91,89 @@ async function unchangedForecast(db: Knex, sensorId: number, dueMs: number, endM
   return standingForecast(db, sensorId, { fromMs, atMs: dueMs, lastEventMs: Math.ceil(endMs / stepMs) * stepMs - stepMs });
 }
 
+/** What a run's schedule part needs besides the run. */
+interface Scheduling {
+  db: Knex;
+  config: Config;
+  clock: Clock;
+  runtime: Parameters<JobHandler<FlexsiteJobs, 'automation'>>[1];
+  /** What each automation's last run resolved (see unchangedSchedule.ts). */
+  lastResolved: Map<number, ResolvedRun>;
+}
+
+/** One run of an automation with a sensor to schedule. */
+interface ScheduleRun {
+  automation: Automation & { scheduleSensorId: number };
+  principal: Principal;
+  ref: PrincipalRef;
+  start: DateTime;
+  horizon: IsoDuration;
+  endMs: number;
+}
+
+/**
+ * Queues the run's schedule, or finds the job of an earlier run that read the same. The job's key
+ * decides, as for any trigger; while nothing the resolution read has changed (the stamp), the
+ * flex configuration an earlier run resolved is taken again instead of resolved anew, its state
+ * of charge and its inputs' figures read now, and the job authorized now.
+ */
+async function scheduleOf(at: Scheduling, run: ScheduleRun) {
+  const { automation, ref } = run;
+  const sensor = await getSensor(at.db, automation.scheduleSensorId);
+  const asset = sensor && (await getAsset(at.db, sensor.generic_asset_id));
+  if (!sensor || !asset) throw new JobFailure('ValueError', `The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
+  return answerRun(at, run, sensor, asset).catch((err: unknown) => {
+    if (isDomainError(err) && err.kind === 'refused') {
+      throw new JobFailure(
+        'PermissionDenied',
+        `${describePrincipal(ref)} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
+      );
+    }
+    throw err;
+  });
+}
+
+/** `scheduleOf` once the sensor and its asset are found. */
+async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInContext, asset: Asset) {
+  const { db, config, clock } = at;
+  const { automation, principal, start, horizon, endMs } = run;
+  const dueMs = start.toMillis();
+  // Known as of the run (never before its due time): the state of charge at the start included.
+  const prior = DateTime.fromMillis(Math.max(dueMs, clock.now()), { zone: automation.timezone });
+  const recurring = await recurringTargetsOf(db, asset, dueMs, endMs);
+  const parts = { automation, principal, sensor, asset, recurring: recurring.flexModel };
+  const stampParts = { ...parts, gridStartMs: floorToGrid(start, sensor.event_resolution_ms).toMillis() };
+  const queueing = { reader: db, config, jobs: at.runtime, clock };
+  const options = { sensorId: sensor.id, reuseWithinS: config.jobCacheTtlS, anyBeliefTime: true };
+  const queuedAtMs = clock.now();
+  const last = at.lastResolved.get(automation.id);
+  let queued: JobRecord | undefined;
+  if (last && last.stamp === (await resolutionStamp(db, { ...stampParts, sensorIds: namedSensors(last.resolved, sensor.id) }))) {
+    const spec = { ...last.resolved.spec, priorMs: prior.toMillis(), requestedStartMs: dueMs === last.resolved.spec.startMs ? undefined : dueMs };
+    const prepared = await prepareSchedule(queueing, principal, { ...last.resolved, spec, asset }, options);
+    // Another key: the data changed, and the resolution may read them too.
+    if (prepared.key === last.key) queued = await prepared.queue();
+  }
+  let scheduleInputs = last?.scheduleInputs ?? null;
+  if (!queued) {
+    at.lastResolved.delete(automation.id);
+    const before = await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] });
+    // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
+    const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
+    const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
+    const resolved = await resolveSensorTrigger(queueing, principal, input);
+    const prepared = await prepareSchedule(queueing, principal, resolved, options);
+    queued = await prepared.queue();
+    scheduleInputs = fed.added;
+    // Kept only when nothing the stamp covers changed while it was resolved.
+    if (before === (await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] }))) {
+      const stamp = await resolutionStamp(db, { ...stampParts, sensorIds: namedSensors(resolved, sensor.id) });
+      at.lastResolved.set(automation.id, { stamp, resolved, key: prepared.key, scheduleInputs });
+    }
+  }
+  return { jobId: queued.id, reused: queued.createdAt < queuedAtMs, scheduleInputs, socTargets: recurring.added };
+}
+
 /**
  * The handler of the `automation` queue: forecasts the automation's sensors from the due time
  * over its horizon, then queues a schedule of its power sensor with the asset's stored
@@ -97,6 +183,7 @@ async function unchangedForecast(db: Knex, sensorId: number, dueMs: number, endM
  * the user who made the automation, checked now, not when it was made.
  */
 export function automationHandler(db: Knex, pool: WorkerPool, config: Config, clock: Clock): JobHandler<FlexsiteJobs, 'automation'> {
+  const lastResolved = new Map<number, ResolvedRun>();
   return async (job, runtime) => {
     const { automationId, dueMs, principal: ref } = job.args;
     const automation = await getAutomation(db, automationId);
@@ -129,49 +216,23 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
       forecasts.push({ sensor_id: sensorId, data_source_id: made.sourceId, method: made.cycles[0]?.outcome.method });
     }
 
-    let scheduleJobId: string | null = null;
-    let scheduleJobReused = false;
-    let scheduleInputs: AutomationJobResult['schedule_inputs'] = null;
-    let socTargets: SocTargetAt[] = [];
-    if (automation.scheduleSensorId !== null) {
-      const sensor = await getSensor(db, automation.scheduleSensorId);
-      const asset = sensor && (await getAsset(db, sensor.generic_asset_id));
-      if (!sensor || !asset)
-        throw new JobFailure('ValueError', `The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
-      // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
-      const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
-      scheduleInputs = fed.added;
-      // Known as of the run (never before its due time): the state of charge at the start included.
-      const prior = DateTime.fromMillis(Math.max(dueMs, clock.now()), { zone: automation.timezone });
-      const recurring = await recurringTargetsOf(db, asset, dueMs, endMs);
-      socTargets = recurring.added;
-      const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
-      const queuedAtMs = clock.now();
-      // A run finds the job of an earlier one only while everything that job read is unchanged.
-      const queued = await triggerSensorSchedule({ reader: db, config, jobs: runtime, clock }, principal, input, {
-        reuseWithinS: config.jobCacheTtlS,
-        anyBeliefTime: true,
-      }).catch((err: unknown) => {
-        if (isDomainError(err) && err.kind === 'refused') {
-          throw new JobFailure(
-            'PermissionDenied',
-            `${describePrincipal(ref)} or the account of asset ${asset.id} may not use a sensor its stored flex configuration names; nothing was run.`,
+    const { scheduleSensorId } = automation;
+    const schedule =
+      scheduleSensorId === null
+        ? undefined
+        : await scheduleOf(
+            { db, config, clock, runtime, lastResolved },
+            { automation: { ...automation, scheduleSensorId }, principal, ref, start, horizon, endMs },
           );
-        }
-        throw err;
-      });
-      scheduleJobId = queued.id;
-      scheduleJobReused = queued.createdAt < queuedAtMs;
-    }
     return {
       automation_id: automationId,
       due: new Date(dueMs).toISOString(),
       forecasts,
-      schedule_job_id: scheduleJobId,
-      ...(scheduleJobReused && { schedule_job_reused: true }),
-      schedule_inputs: scheduleInputs,
+      schedule_job_id: schedule?.jobId ?? null,
+      ...(schedule?.reused && { schedule_job_reused: true }),
+      schedule_inputs: schedule?.scheduleInputs ?? null,
       // The occurrences of the device's recurring SoC targets this run scheduled for.
-      ...(socTargets.length && { soc_targets: socTargets }),
+      ...(schedule?.socTargets.length && { soc_targets: schedule.socTargets }),
     } satisfies AutomationJobResult;
   };
 }

@@ -1,4 +1,5 @@
 import type { EnqueueOptions, JobRecord } from '../jobs/jobQueue.ts';
+import { cacheKeyOf } from '../jobs/jobTable.ts';
 import { principalRef, type Principal } from '../policies/principal.ts';
 import { attributeReferences, authorizeReferences, flexReferences, refuseForeign } from '../policies/references.ts';
 import { resolveSensorJob, triggerReferences, type TriggerInput } from '../scheduling/flexConfig.ts';
@@ -40,17 +41,32 @@ export type Queueing = Pick<CommandContext, 'reader' | 'config' | 'jobs' | 'cloc
  */
 export type QueueOptions = Pick<EnqueueOptions, 'reuseWithinS' | 'force'> & { sensorId: number; anyBeliefTime?: boolean };
 
+/** A resolved trigger, ready to queue: the job spec (its state of charge not yet read), the asset, the request as named. */
+export interface ResolvedSchedule {
+  spec: JobSpec;
+  asset: Asset;
+  request: { flexModel?: unknown; flexContext?: unknown };
+}
+
 /**
  * Authorizes a resolved job for the principal and the asset's account, reads what it needs of the
  * (now authorized) sensors, and queues it.
- * @param request the flex-model (object or list of device entries) and flex-context as named.
  */
-export async function queueSchedule(
+export async function queueSchedule(context: Queueing, principal: Principal, job: ResolvedSchedule, options: QueueOptions): Promise<JobRecord> {
+  return (await prepareSchedule(context, principal, job, options)).queue();
+}
+
+/**
+ * What `queueSchedule` does before it queues: authorizes the job for the principal and the
+ * asset's account and reads the state of charge and the inputs' figures now.
+ * @returns the key the job is found by (equal keys, the job reads the same) and how to queue it.
+ */
+export async function prepareSchedule(
   context: Queueing,
   principal: Principal,
-  job: { spec: JobSpec; asset: Asset; request: { flexModel?: unknown; flexContext?: unknown } },
+  job: ResolvedSchedule,
   options: QueueOptions,
-): Promise<JobRecord> {
+): Promise<{ key: string; queue: () => Promise<JobRecord> }> {
   const { spec, asset, request } = job;
   const db = context.reader;
   await authorizeReferences(db, principal, triggerReferences(spec, asset, request), [], asset.account_id);
@@ -62,7 +78,10 @@ export async function queueSchedule(
   const { anyBeliefTime, ...queueing } = options;
   // The state of charge and every input's figures are read at the belief time: equal, the job reads the same.
   const keyArgs = anyBeliefTime ? { ...args, spec: { ...args.spec, priorMs: undefined, requestedStartMs: undefined } } : undefined;
-  return context.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...queueing, ...(keyArgs && { keyArgs }) });
+  return {
+    key: cacheKeyOf('scheduling', keyArgs ?? args),
+    queue: () => context.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...queueing, ...(keyArgs && { keyArgs }) }),
+  };
 }
 
 /**
@@ -83,13 +102,22 @@ function inputVersions(db: Knex, spec: JobSpec) {
 export async function triggerSensorSchedule(
   context: Queueing,
   principal: Principal,
-  input: Omit<TriggerInput, 'flexContext'> & {
-    sensor: SensorInContext;
-    flexModel: Record<string, unknown>;
-    flexContext: Record<string, unknown>;
-  },
+  input: SensorTrigger,
   options: Omit<QueueOptions, 'sensorId'>,
 ): Promise<JobRecord> {
+  const job = await resolveSensorTrigger(context, principal, input);
+  return queueSchedule(context, principal, job, { ...options, sensorId: input.sensor.id });
+}
+
+/** A trigger of one sensor: the window, the sensor, the flex-model and flex-context as named. */
+export type SensorTrigger = Omit<TriggerInput, 'flexContext'> & {
+  sensor: SensorInContext;
+  flexModel: Record<string, unknown>;
+  flexContext: Record<string, unknown>;
+};
+
+/** The resolution of `triggerSensorSchedule`, without queueing. */
+export async function resolveSensorTrigger(context: Queueing, principal: Principal, input: SensorTrigger): Promise<ResolvedSchedule> {
   const { reader: db, config } = context;
   const { sensor, ...trigger } = input;
   const asset = (await getAsset(db, sensor.generic_asset_id))!;
@@ -99,7 +127,7 @@ export async function triggerSensorSchedule(
   const attributeRefs = [...attributeReferences(sensor.attributes), ...attributeReferences(asset.attributes)];
   await refuseForeign(db, principal, [...flexReferences(flexModel), ...flexReferences(flexContext), ...attributeRefs], asset.account_id);
   const spec = await resolveSensorJob(db, config, { input: { ...trigger, flexContext }, sensor, asset, flexModel });
-  return queueSchedule(context, principal, { spec, asset, request: { flexModel, flexContext } }, { ...options, sensorId: sensor.id });
+  return { spec, asset, request: { flexModel, flexContext } };
 }
 
 /** An asset's trigger as asked: the window, the devices named (power sensors with their flex-models), the flex-context. */

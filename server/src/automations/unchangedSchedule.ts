@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+import type { Automation } from '../store/automations.ts';
+import type { Asset } from '../store/assets.ts';
+import type { SensorInContext } from '../store/sensors.ts';
+import type { Principal } from '../policies/principal.ts';
+import type { ResolvedSchedule } from '../commands/triggerSchedule.ts';
+import { jobReferences } from '../scheduling/jobReferences.ts';
+import type { AutomationJobResult } from '../contracts/responses.ts';
+
+/**
+ * An automation due every minute resolves the same flex configuration into the same job fourteen
+ * times a quarter hour. What a run resolved is kept here with a stamp of everything the
+ * resolution read apart from sensor data, so that the next run can skip the resolution while the
+ * stamp holds; it still reads the state of charge and the inputs' figures and authorizes the job
+ * as every run does, and finds its job only by the full key (see `runAutomation.ts`).
+ */
+
+/** What a run resolved, and from what. */
+export interface ResolvedRun {
+  stamp: string;
+  resolved: ResolvedSchedule;
+  /** The key of the job it answered with: the data it read then. */
+  key: string;
+  scheduleInputs: AutomationJobResult['schedule_inputs'];
+}
+
+/** What a resolution depends on besides the data of its sensors. */
+export interface StampParts {
+  automation: Automation;
+  principal: Principal;
+  sensor: SensorInContext;
+  asset: Asset;
+  /** The run's start on the sensor's grid: runs of one grid step have the same window. */
+  gridStartMs: number;
+  /** The recurring SoC targets the run adds to its flex-model (they depend on the due minute). */
+  recurring: unknown;
+  /** The sensors the resolved job names (none before a first resolution). */
+  sensorIds: readonly number[];
+}
+
+/** The sensors a resolved job names, with the one scheduled. */
+export const namedSensors = (resolved: ResolvedSchedule, scheduledId: number): number[] => [
+  ...new Set([scheduledId, ...jobReferences(resolved.spec).map((r) => r.id)]),
+];
+
+/**
+ * The stamp: every write of an audited record (assets and their flex configuration, sensors,
+ * users, accounts, automations, recurring targets) adds an audit entry, and every change of users
+ * and roles raises the auth epoch, in whichever process it is made; the attributes of the named
+ * sensors are read as well, as the scheduler and legacy devices write some without an entry.
+ */
+export async function resolutionStamp(db: Knex, parts: StampParts): Promise<string> {
+  const { automation, principal, sensor, asset, gridStartMs, recurring, sensorIds } = parts;
+  const audit = await db('audit_log').max<{ id: number | string | null }>('id as id').first();
+  const epoch = await db('auth_epoch').where({ id: 1 }).first<{ epoch: number | string } | undefined>('epoch');
+  const sensors = await db('sensor')
+    .whereIn('id', [...sensorIds])
+    .orderBy('id')
+    .select('id', 'generic_asset_id', 'unit', 'event_resolution_ms', 'attributes');
+  // The run's own bookkeeping moves every run: it is not what the schedule is made from.
+  const { lastDueMs: _due, lastJobId: _job, ...config } = automation;
+  // A user's sign-in and last request times move without a change of rights.
+  const rights =
+    principal.kind === 'operator'
+      ? principal
+      : (({ last_login_at: _login, last_seen_at: _seen, ...user }) => user)(principal.kind === 'user' ? principal.user : principal.owner);
+  return JSON.stringify([config, rights, sensor, asset, gridStartMs, recurring, String(audit?.id), String(epoch?.epoch), sensors]);
+}
