@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/dialect.ts';
 import type { Automation } from '../store/automations.ts';
 import type { Asset } from '../store/assets.ts';
 import type { SensorInContext } from '../store/sensors.ts';
@@ -38,6 +39,9 @@ export interface StampParts {
   sensorIds: readonly number[];
 }
 
+/** The newest audit entry and the auth epoch, in one kept statement. */
+const WRITTEN = 'SELECT (SELECT MAX(id) FROM audit_log) AS audit, (SELECT epoch FROM auth_epoch WHERE id = 1) AS epoch';
+
 /** The sensors a resolved job names, with the one scheduled. */
 export const namedSensors = (resolved: ResolvedSchedule, scheduledId: number): number[] => [
   ...new Set([scheduledId, ...jobReferences(resolved.spec).map((r) => r.id)]),
@@ -51,8 +55,7 @@ export const namedSensors = (resolved: ResolvedSchedule, scheduledId: number): n
  */
 export async function resolutionStamp(db: Knex, parts: StampParts): Promise<string> {
   const { automation, principal, sensor, asset, gridStartMs, recurring, sensorIds } = parts;
-  const audit = await db('audit_log').max<{ id: number | string | null }>('id as id').first();
-  const epoch = await db('auth_epoch').where({ id: 1 }).first<{ epoch: number | string } | undefined>('epoch');
+  const [written] = await dialectOf(db).query<{ audit: unknown; epoch: unknown }>(db, WRITTEN, []);
   const sensors = await db('sensor')
     .whereIn('id', [...sensorIds])
     .orderBy('id')
@@ -64,5 +67,5 @@ export async function resolutionStamp(db: Knex, parts: StampParts): Promise<stri
     principal.kind === 'operator'
       ? principal
       : (({ last_login_at: _login, last_seen_at: _seen, ...user }) => user)(principal.kind === 'user' ? principal.user : principal.owner);
-  return JSON.stringify([config, rights, sensor, asset, gridStartMs, recurring, String(audit?.id), String(epoch?.epoch), sensors]);
+  return JSON.stringify([config, rights, sensor, asset, gridStartMs, recurring, String(written.audit), String(written.epoch), sensors]);
 }

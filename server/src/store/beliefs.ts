@@ -233,33 +233,41 @@ function pick({ src, bt }: BeliefColumns, medians: number[], fallbacks: Set<numb
 /**
  * What each sensor holds for the events overlapping [startMs, endMs) known at `beliefsBeforeMs`:
  * a new belief, a deleted one or a value overwritten in place each change it. One range read of
- * each sensor's window.
+ * each sensor's window, all in one statement (an automation due every minute reads them each run).
  */
 export async function windowVersions(
   db: Knex,
   sensorIds: readonly number[],
   window: { startMs: number; endMs: number; beliefsBeforeMs?: number },
 ): Promise<WindowVersion[]> {
-  const resolutions = await sensorResolutions(db, [...sensorIds]);
-  const versions: WindowVersion[] = [];
-  for (const sensor of [...new Set(sensorIds)].sort((a, b) => a - b)) {
+  const sensors = [...new Set(sensorIds)].sort((a, b) => a - b);
+  if (!sensors.length) return [];
+  const resolutions = await sensorResolutions(db, sensors);
+  const reads = sensors.map((sensor) => {
     const resolution = resolutions.get(sensor) ?? 0;
     const q = db('timed_belief')
       .where('sensor_id', sensor)
       .whereBetween('event_start', [window.startMs - resolution + (resolution ? 1 : 0), window.endMs - 1]);
     if (window.beliefsBeforeMs !== undefined) q.where('belief_time', '<=', window.beliefsBeforeMs);
-    const row = await q.first<{ n: number | string; bt: number | string | null; s: number | string | null }>(
+    return q.select(
+      db.raw('CAST(? AS INTEGER) AS sensor', [sensor]),
       db.raw('COUNT(*) AS n'),
       db.raw('MAX(belief_time) AS bt'),
       db.raw('SUM(event_value) AS s'),
     );
-    // PostgreSQL returns bigint aggregates as text.
-    versions.push({
+  });
+  type Row = { sensor: number | string; n: number | string; bt: number | string | null; s: number | string | null };
+  // SQLite does not take parenthesized parts of a compound select: the parts are joined bare.
+  const rows = (await (reads.length > 1 ? reads[0].unionAll(reads.slice(1)) : reads[0])) as Row[];
+  const bySensor = new Map(rows.map((r) => [Number(r.sensor), r]));
+  // PostgreSQL returns bigint aggregates as text.
+  return sensors.map((sensor) => {
+    const row = bySensor.get(sensor);
+    return {
       sensor,
       beliefs: Number(row?.n ?? 0),
       newestBeliefMs: row?.bt == null ? null : Number(row.bt),
       total: Number(row?.s ?? 0),
-    });
-  }
-  return versions;
+    };
+  });
 }
