@@ -245,8 +245,7 @@ describe('an automation due every minute, when what it plans from changes betwee
   const runsFrom = async (fromMinute: number) => (await runs()).filter((r) => r.dueMs >= START + fromMinute * MINUTE);
   /** The resolved devices of a schedule job, as stored. */
   const devicesOf = async (jobId: string) =>
-    ((await t.server.services.jobs.get(jobId))!.args as { spec: { devices: { socAtStartMwh: number; socMaxMwh: number }[] } }).spec
-      .devices;
+    ((await t.server.services.jobs.get(jobId))!.args as { spec: { devices: { socAtStartMwh: number; socMaxMwh: number }[] } }).spec.devices;
 
   /** The runs due at `minute` and the minute after: the first plans anew, the second finds its job. */
   async function plansAgainAt(minute: number) {

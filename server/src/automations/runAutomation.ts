@@ -17,6 +17,7 @@ import { getAsset, type Asset } from '../store/assets.ts';
 import { getAutomation, type Automation } from '../store/automations.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { floorToGrid } from '../scheduling/timeGrid.ts';
+import { nextDue } from '../domain/cron.ts';
 import { namedSensors, resolutionStamp, type ResolvedRun } from './unchangedSchedule.ts';
 import { standingForecast } from '../store/standingForecast.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
@@ -141,15 +142,23 @@ async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInConte
   // Known as of the run (never before its due time): the state of charge at the start included.
   const prior = DateTime.fromMillis(Math.max(dueMs, clock.now()), { zone: automation.timezone });
   const recurring = await recurringTargetsOf(db, asset, dueMs, endMs);
-  const parts = { automation, principal, sensor, asset, recurring: recurring.flexModel };
-  const stampParts = { ...parts, gridStartMs: floorToGrid(start, sensor.event_resolution_ms).toMillis() };
+  const gridStartMs = floorToGrid(start, sensor.event_resolution_ms).toMillis();
+  const stampParts = { automation, principal, sensor, asset, recurring: recurring.flexModel, gridStartMs };
   const queueing = { reader: db, config, jobs: at.runtime, clock };
   const options = { sensorId: sensor.id, reuseWithinS: config.jobCacheTtlS, anyBeliefTime: true };
   const queuedAtMs = clock.now();
   const last = at.lastResolved.get(automation.id);
   let queued: JobRecord | undefined;
-  if (last && last.stamp === (await resolutionStamp(db, { ...stampParts, sensorIds: namedSensors(last.resolved, sensor.id) }))) {
-    const spec = { ...last.resolved.spec, priorMs: prior.toMillis(), requestedStartMs: dueMs === last.resolved.spec.startMs ? undefined : dueMs };
+  // A run of another grid step has another window: only a full resolution tells its job.
+  if (
+    last?.resolved.spec.startMs === gridStartMs &&
+    last.stamp === (await resolutionStamp(db, { ...stampParts, sensorIds: namedSensors(last.resolved, sensor.id) }))
+  ) {
+    const spec = {
+      ...last.resolved.spec,
+      priorMs: prior.toMillis(),
+      requestedStartMs: dueMs === last.resolved.spec.startMs ? undefined : dueMs,
+    };
     const prepared = await prepareSchedule(queueing, principal, { ...last.resolved, spec, asset }, options);
     // Another key: the data changed, and the resolution may read them too.
     if (prepared.key === last.key) queued = await prepared.queue();
@@ -157,7 +166,10 @@ async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInConte
   let scheduleInputs = last?.scheduleInputs ?? null;
   if (!queued) {
     at.lastResolved.delete(automation.id);
-    const before = await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] });
+    // Kept only for a next run of the same grid step (an automation due every quarter hour has none).
+    const nextMs = nextDue(automation.cron, automation.timezone, dueMs) ?? Infinity;
+    const keep = nextMs < gridStartMs + sensor.event_resolution_ms;
+    const before = keep && (await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] }));
     // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
     const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
     const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
@@ -166,7 +178,7 @@ async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInConte
     queued = await prepared.queue();
     scheduleInputs = fed.added;
     // Kept only when nothing the stamp covers changed while it was resolved.
-    if (before === (await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] }))) {
+    if (before && before === (await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] }))) {
       const stamp = await resolutionStamp(db, { ...stampParts, sensorIds: namedSensors(resolved, sensor.id) });
       at.lastResolved.set(automation.id, { stamp, resolved, key: prepared.key, scheduleInputs });
     }

@@ -52,7 +52,12 @@ export interface ResolvedSchedule {
  * Authorizes a resolved job for the principal and the asset's account, reads what it needs of the
  * (now authorized) sensors, and queues it.
  */
-export async function queueSchedule(context: Queueing, principal: Principal, job: ResolvedSchedule, options: QueueOptions): Promise<JobRecord> {
+export async function queueSchedule(
+  context: Queueing,
+  principal: Principal,
+  job: ResolvedSchedule,
+  options: QueueOptions,
+): Promise<JobRecord> {
   return (await prepareSchedule(context, principal, job, options)).queue();
 }
 
