@@ -302,3 +302,36 @@ describe('an automation due every minute, when what it plans from changes betwee
     expect((run.result as { soc_targets?: unknown[] }).soc_targets).toHaveLength(1);
   });
 });
+
+describe('an automation due every minute whose maker loses their rights between two runs', () => {
+  it('is refused at the next run, starting no schedule', async () => {
+    const platformAdmin = await f.user({ accountId: (await f.account()).id, roles: ['admin'] });
+    // An admin of another account: their rights over the site come from the role alone.
+    const maker = await f.user({ accountId: (await f.account()).id, roles: ['admin'] });
+    const made = await t.request('POST', `/api/v3_0/assets/${siteId}/automations`, {
+      token: maker.token,
+      json: { name: 'by an admin', cron: '* * * * *', timezone: 'UTC', horizon: 'PT12H', schedule_sensor_id: batterySensor },
+    });
+    expect(made.status).toBe(201);
+    const from = Math.ceil(clock.now() / MINUTE);
+    await clock.advanceTo((from + 2) * MINUTE);
+    const [first, second] = await runs(made.body.id);
+    expect(second.result).toMatchObject({ schedule_job_id: first.result.schedule_job_id, schedule_job_reused: true });
+    const demoted = await t.request('PATCH', `/api/v3_0/users/${maker.user.id}`, {
+      token: platformAdmin.token,
+      json: { flexmeasures_roles: [] },
+    });
+    expect(demoted.status).toBe(200);
+    const jobsBefore = await schedulingJobs(batterySensor);
+    await clock.advanceTo((from + 3) * MINUTE);
+    const rows = await t.db('job').where({ queue: 'automation' }).select<{ id: string; args: string }[]>('id', 'args');
+    const refused = rows.find((r) => {
+      const args = JSON.parse(r.args) as { automationId: number; dueMs: number };
+      return args.automationId === made.body.id && args.dueMs === (from + 2) * MINUTE;
+    })!;
+    const run = await t.request('GET', `/api/v3_0/jobs/${refused.id}`, { token: platformAdmin.token });
+    expect(run.body).toMatchObject({ status: 'failed', error_kind: 'forbidden' });
+    expect(run.body.error).toMatch(/^PermissionDenied: /);
+    expect(await schedulingJobs(batterySensor)).toBe(jobsBefore);
+  });
+});

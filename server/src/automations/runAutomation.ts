@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../clock.ts';
 import { parseIsoDuration, type IsoDuration } from '../domain/time.ts';
 import { assertOwnerMay, forecastSensor } from '../forecasting/forecastJob.ts';
-import { prepareSchedule, resolveSensorTrigger } from '../commands/triggerSchedule.ts';
+import { prepareSchedule, readSchedule, resolveSensorTrigger } from '../commands/triggerSchedule.ts';
 import { isDomainError } from '../errors.ts';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
@@ -61,13 +61,12 @@ async function recurringTargetsOf(db: Knex, asset: Asset, startMs: number, endMs
  * before anything is forecast or any recurring target expanded: the schedule would be refused
  * after all that work (a year of weekly targets is thousands of occurrences).
  */
-async function checkScheduleHorizon(
-  db: Knex,
+function checkScheduleHorizon(
   config: Config,
-  automation: { id: number; horizon: string; scheduleSensorId: number | null },
+  automation: { id: number; horizon: string },
+  sensor: SensorInContext | undefined,
   horizonMs: number,
-): Promise<void> {
-  const sensor = automation.scheduleSensorId === null ? undefined : await getSensor(db, automation.scheduleSensorId);
+) {
   // An instantaneous sensor has no steps to count: the trigger's own check decides.
   const maxMs = sensor && sensor.event_resolution_ms > 0 ? maxPlanningMs(config, sensor.event_resolution_ms) : Infinity;
   if (!sensor || horizonMs <= maxMs) return;
@@ -118,9 +117,8 @@ interface ScheduleRun {
  * flex configuration an earlier run resolved is taken again instead of resolved anew, its state
  * of charge and its inputs' figures read now, and the job authorized now.
  */
-async function scheduleOf(at: Scheduling, run: ScheduleRun) {
+async function scheduleOf(at: Scheduling, run: ScheduleRun, sensor: SensorInContext | undefined) {
   const { automation, ref } = run;
-  const sensor = await getSensor(at.db, automation.scheduleSensorId);
   const asset = sensor && (await getAsset(at.db, sensor.generic_asset_id));
   if (!sensor || !asset) throw new JobFailure('ValueError', `The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
   return answerRun(at, run, sensor, asset).catch((err: unknown) => {
@@ -159,7 +157,8 @@ async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInConte
       priorMs: prior.toMillis(),
       requestedStartMs: dueMs === last.resolved.spec.startMs ? undefined : dueMs,
     };
-    const prepared = await prepareSchedule(queueing, principal, { ...last.resolved, spec, asset }, options);
+    // Its rights are those checked when it was resolved: the stamp covers all they rest on.
+    const prepared = await readSchedule(queueing, principal, { ...last.resolved, spec, asset }, options);
     // Another key: the data changed, and the resolution may read them too.
     if (prepared.key === last.key) queued = await prepared.queue();
   }
@@ -206,7 +205,8 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
     if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
     const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
     const endMs = start.plus(horizon.luxon).toMillis();
-    await checkScheduleHorizon(db, config, automation, endMs - dueMs);
+    const sensor = automation.scheduleSensorId === null ? undefined : await getSensor(db, automation.scheduleSensorId);
+    checkScheduleHorizon(config, automation, sensor, endMs - dueMs);
 
     const forecasts: AutomationJobResult['forecasts'] = [];
     for (const sensorId of automation.forecastSensorIds) {
@@ -235,6 +235,7 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
         : await scheduleOf(
             { db, config, clock, runtime, lastResolved },
             { automation: { ...automation, scheduleSensorId }, principal, ref, start, horizon, endMs },
+            sensor,
           );
     return {
       automation_id: automationId,

@@ -12,8 +12,10 @@ import type { AutomationJobResult } from '../contracts/responses.ts';
  * An automation due every minute resolves the same flex configuration into the same job fourteen
  * times a quarter hour. What a run resolved is kept here with a stamp of everything the
  * resolution read apart from sensor data, so that the next run can skip the resolution while the
- * stamp holds; it still reads the state of charge and the inputs' figures and authorizes the job
- * as every run does, and finds its job only by the full key (see `runAutomation.ts`).
+ * stamp holds; it still reads the state of charge and the inputs' figures as every run does, and
+ * finds its job only by the full key (see `runAutomation.ts`). The stamp is its rights check as
+ * well: what the maker may use rests on their roles and account (the principal, resolved every
+ * run, and the auth epoch), the named sensors' assets and those assets' accounts (audited).
  */
 
 /** What a run resolved, and from what. */

@@ -63,7 +63,7 @@ export async function queueSchedule(
 
 /**
  * What `queueSchedule` does before it queues: authorizes the job for the principal and the
- * asset's account and reads the state of charge and the inputs' figures now.
+ * asset's account, then reads what it needs of the (now authorized) sensors.
  * @returns the key the job is found by (equal keys, the job reads the same) and how to queue it.
  */
 export async function prepareSchedule(
@@ -73,8 +73,23 @@ export async function prepareSchedule(
   options: QueueOptions,
 ): Promise<{ key: string; queue: () => Promise<JobRecord> }> {
   const { spec, asset, request } = job;
+  await authorizeReferences(context.reader, principal, triggerReferences(spec, asset, request), [], asset.account_id);
+  return readSchedule(context, principal, job, options);
+}
+
+/**
+ * `prepareSchedule` for a job authorized already: reads the state of charge and the inputs'
+ * figures now. Only for a job whose rights are known unchanged since they were checked (an
+ * automation's, see `unchangedSchedule.ts`).
+ */
+export async function readSchedule(
+  context: Queueing,
+  principal: Principal,
+  job: ResolvedSchedule,
+  options: QueueOptions,
+): Promise<{ key: string; queue: () => Promise<JobRecord> }> {
+  const { spec, asset } = job;
   const db = context.reader;
-  await authorizeReferences(db, principal, triggerReferences(spec, asset, request), [], asset.account_id);
   const args: SchedulingJobArgs = {
     spec: await readSensorState(db, spec, spec.priorMs ?? context.clock.now(), context.config.socMaxAgeSteps),
     principal: principalRef(principal),
