@@ -313,8 +313,9 @@ describe('an automation due every minute whose maker loses their rights between 
       json: { name: 'by an admin', cron: '* * * * *', timezone: 'UTC', horizon: 'PT12H', schedule_sensor_id: batterySensor },
     });
     expect(made.status).toBe(201);
+    // Its first runs are due in the minutes after it was made.
     const from = Math.ceil(clock.now() / MINUTE);
-    await clock.advanceTo((from + 2) * MINUTE);
+    await clock.advanceTo((from + 3) * MINUTE);
     const [first, second] = await runs(made.body.id);
     expect(second.result).toMatchObject({ schedule_job_id: first.result.schedule_job_id, schedule_job_reused: true });
     const demoted = await t.request('PATCH', `/api/v3_0/users/${maker.user.id}`, {
@@ -323,11 +324,11 @@ describe('an automation due every minute whose maker loses their rights between 
     });
     expect(demoted.status).toBe(200);
     const jobsBefore = await schedulingJobs(batterySensor);
-    await clock.advanceTo((from + 3) * MINUTE);
+    await clock.advanceTo((from + 4) * MINUTE);
     const rows = await t.db('job').where({ queue: 'automation' }).select<{ id: string; args: string }[]>('id', 'args');
     const refused = rows.find((r) => {
       const args = JSON.parse(r.args) as { automationId: number; dueMs: number };
-      return args.automationId === made.body.id && args.dueMs === (from + 2) * MINUTE;
+      return args.automationId === made.body.id && args.dueMs === (from + 3) * MINUTE;
     })!;
     const run = await t.request('GET', `/api/v3_0/jobs/${refused.id}`, { token: platformAdmin.token });
     expect(run.body).toMatchObject({ status: 'failed', error_kind: 'forbidden' });
