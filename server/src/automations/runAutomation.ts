@@ -12,7 +12,7 @@ import { describePrincipal, resolvePrincipal, type Principal } from '../policies
 import type { PrincipalRef } from '../contracts/jobs.ts';
 import { maxPlanningMs } from '../scheduling/flexConfig.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
-import { plannedSocTargets, type SocTargetAt } from '../scheduling/recurringTargets.ts';
+import { plannedSocTargets } from '../scheduling/recurringTargets.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getAutomation, type Automation } from '../store/automations.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
