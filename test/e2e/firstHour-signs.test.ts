@@ -279,6 +279,25 @@ run('at 375 px', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('keeps an automation’s next run on screen', async () => {
+    const made = await t.request('POST', `/api/v3_0/assets/${site}/automations`, {
+      token,
+      json: { name: 'morning forecast', cron: '0 6 * * *', forecast_sensor_ids: [load] },
+    });
+    expect(made.status).toBe(201);
+    await page.goto(`${t.url}/assets/${site}`);
+    const row = rowCells('morning forecast', 'Automations');
+    await row.waitFor();
+    const cells = row.getByRole('cell');
+    for (const cell of await cells.all()) expect(await rightEdge(cell)).toBeLessThanOrEqual(375);
+    // Tomorrow (or today) at 06:00 in the site's zone, whatever the browser's.
+    expect((await cells.allInnerTexts()).join(' ')).toMatch(/\d{4}-\d\d-\d\d 06:00/);
+    expect(await noSidewaysScroll()).toBeLessThanOrEqual(0);
+    await row.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'signs-automations-375.png') });
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('draws the schedule chart across the width with its legend inside, and its price and cost columns on screen', async () => {
     const job = await schedule(load);
     await page.goto(`${t.url}/jobs/${job.id}`);

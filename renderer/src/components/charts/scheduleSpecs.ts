@@ -59,7 +59,8 @@ function lineChart(title: string, rows: Row[], yTitle: string, zone: string, ext
         mark: { type: 'line', interpolate: 'step-after', strokeWidth: 2 },
         encoding: {
           x: timeAxis(zone),
-          y: { field: 'value', type: 'quantitative', title: yTitle },
+          // Ticks as numbers people write (`0`, `2.5`), not `0.000000` when a schedule is flat.
+          y: { field: 'value', type: 'quantitative', title: yTitle, axis: { format: ',.3~f' } },
           color: { field: 'series', type: 'nominal', title: null },
         },
       },
