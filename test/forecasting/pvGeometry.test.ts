@@ -1,5 +1,6 @@
 import { getTimes } from 'suncalc';
 import { describe, expect, it } from 'vitest';
+import { forecastSeries } from '../../worker/src/forecasting/index.ts';
 import {
   cosIncidence,
   erbs,
@@ -96,5 +97,27 @@ describe('PV geometry model', () => {
     expect(kw[11]).toBeLessThan(0.55);
     expect(kw[11]).toBeGreaterThan(kw[8]);
     expect(kw[11]).toBeGreaterThan(kw[15]);
+  });
+
+  it('hands over from geometry to the learned forecast linearly over 28 days of history', () => {
+    const stepMs = 3600_000;
+    const task = (days: number) => ({
+      stepMs,
+      historyStartMs: Date.UTC(2016, 5, 1) - days * 86_400_000,
+      // A flat 1 kW by day and 0 at night would do; only the weight is asserted here.
+      history: Array.from({ length: days * 24 }, (_, i) => (i % 24 >= 6 && i % 24 < 18 ? 1 : 0)),
+      steps: 24,
+      timezone: 'Europe/Berlin',
+      country: null,
+      location: KONSTANZ,
+      regressors: [],
+      pv: { peakKw: 5, tiltDeg: 30, azimuthDeg: 180 },
+    });
+    // Weight 1 − days/28: none of history → 1, a week → 0.75, two weeks → 0.5, four weeks and on → 0.
+    expect(forecastSeries(task(0)).geometryWeight).toBe(1);
+    expect(forecastSeries(task(7)).geometryWeight).toBe(0.75);
+    expect(forecastSeries(task(14)).geometryWeight).toBe(0.5);
+    expect(forecastSeries(task(40)).geometryWeight).toBe(0);
+    expect(forecastSeries({ ...task(14), pv: null }).geometryWeight).toBe(0);
   });
 });

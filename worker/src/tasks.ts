@@ -10,8 +10,8 @@ import type { StorageSchedule } from './scheduling/scheduleResult.ts';
 import type { SchedulingErrorKind, SolveStorageOptions } from './scheduling/solveStorage.ts';
 import type { StorageProblem } from './scheduling/storageProblem.ts';
 
-export type { Backtest, ForecastOutcome, ForecastTask, MethodName } from './forecasting/index.ts';
-export { BACKTEST_LEAD_DAYS, FORECASTER_VERSION } from './forecasting/constants.ts';
+export type { Backtest, ForecastOutcome, ForecastTask, MethodName, PvArray } from './forecasting/index.ts';
+export { BACKTEST_LEAD_DAYS, FORECASTER_VERSION, GEOMETRY_HANDOVER_DAYS } from './forecasting/constants.ts';
 export { hashPassword, randomPassword, UNKNOWN_USER_HASH } from './passwords.ts';
 export type { ProcessProblem, ProcessSchedule } from './scheduling/processScheduler.ts';
 export { stepCost, type StorageSchedule } from './scheduling/scheduleResult.ts';

@@ -116,8 +116,13 @@ function describedDevice(
   }
   if (body.kind === 'pv') {
     const mw = checkPositive(problems, 'power', body.power, 'power-capacity');
-    // Solar panels are not scheduled: their peak is kept as the installed capacity FlexMeasures knows.
-    return { type: 'pv', model: {}, attributes: { capacity_in_mw: mw } };
+    // Solar panels are not scheduled: their peak is kept as the installed capacity FlexMeasures knows,
+    // their orientation beside it, from which they are forecast before they have history.
+    const geometry = {
+      ...(body.tilt !== undefined && { tilt_in_degrees: body.tilt }),
+      ...(body.azimuth !== undefined && { azimuth_in_degrees: body.azimuth }),
+    };
+    return { type: 'pv', model: {}, attributes: { capacity_in_mw: mw, ...geometry } };
   }
   if (body.kind === 'house-load' || body.kind === 'grid-meter') return { type: body.kind, model: {}, attributes: {} };
   const mw = checkPositive(problems, 'power', body.power, 'power-capacity');

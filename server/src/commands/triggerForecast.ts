@@ -3,12 +3,13 @@ import type { ForecastTrigger } from '../contracts/forecasts.ts';
 import { formatResolution } from '../domain/time.ts';
 import { fieldError } from '../errors.ts';
 import type { ForecastJobArgs } from '../contracts/jobs.ts';
-import { forecastReferences, historyDays, MIN_HISTORY_DAYS, minimumHistoryText } from '../forecasting/forecastJob.ts';
+import { forecastReferences, historyDays, MIN_HISTORY_DAYS, minimumHistoryText, pvArrayOf } from '../forecasting/forecastJob.ts';
+import { getAsset } from '../store/assets.ts';
 import type { JobRecord } from '../jobs/jobQueue.ts';
 import { principalRef, type Principal } from '../policies/principal.ts';
 import { authorizeReferences } from '../policies/references.ts';
 import type { SensorInContext } from '../store/sensors.ts';
-import { BACKTEST_LEAD_DAYS } from '../../../worker/src/tasks.ts';
+import { BACKTEST_LEAD_DAYS, GEOMETRY_HANDOVER_DAYS } from '../../../worker/src/tasks.ts';
 import type { Queueing } from './triggerSchedule.ts';
 
 /**
@@ -21,12 +22,15 @@ const DAY_MS = 86_400_000;
 const DEFAULT_WINDOW_MS = 2 * DAY_MS;
 
 /** A warning for the trigger's answer when the history is too short to choose the method by backtest. */
-function historyNoteAtTrigger(sensorId: number, history: number, horizonMs: number): string | null {
+function historyNoteAtTrigger(sensorId: number, history: number, horizonMs: number, geometry: boolean): string | null {
   const backtestDays = BACKTEST_LEAD_DAYS + horizonMs / DAY_MS;
   if (history >= backtestDays) return null;
+  const method = geometry
+    ? `The forecast will come from the PV array's geometry, handing over to the learned one over the first ${GEOMETRY_HANDOVER_DAYS} days of history.`
+    : 'The method will be seasonal-naive-day.';
   return (
     `Too little history for a backtest: sensor ${sensorId} has ${Math.round(history * 10) / 10} days of it; ` +
-    `${minimumHistoryText(horizonMs)}. The method will be seasonal-naive-day.`
+    `${minimumHistoryText(horizonMs)}. ${method}`
   );
 }
 
@@ -104,7 +108,9 @@ export async function triggerForecast(
   const beliefTimeMs = args.priorMs ?? Math.min(context.clock.now(), args.startMs);
   const horizonMs = Math.min(args.endMs - Math.min(beliefTimeMs, args.startMs), args.maxHorizonMs ?? Infinity);
   const history = await historyDays(db, sensor, args.startMs, beliefTimeMs);
-  if (history < MIN_HISTORY_DAYS) {
+  // A PV array set up with its geometry is forecast from it until history takes over.
+  const geometry = pvArrayOf(await getAsset(db, sensor.generic_asset_id)) !== null;
+  if (history < MIN_HISTORY_DAYS && !geometry) {
     throw fieldError(
       'json',
       args.priorMs !== undefined ? 'prior' : 'start',
@@ -117,5 +123,5 @@ export async function triggerForecast(
     sensorId: sensor.id,
     reuseWithinS: config.jobCacheTtlS,
   });
-  return { job, note: historyNoteAtTrigger(sensor.id, history, horizonMs) };
+  return { job, note: historyNoteAtTrigger(sensor.id, history, horizonMs, geometry) };
 }

@@ -70,7 +70,16 @@ export const deviceSetup = z
       /** The SoC the car is assumed to arrive with ("30%" or "12 kWh"), planned from while it reports none (soc-at-arrival). */
       arrival_soc: withUnit.optional(),
     }),
-    z.strictObject({ kind: z.literal('pv'), ...common, power: withUnit }),
+    z.strictObject({
+      kind: z.literal('pv'),
+      ...common,
+      /** The array's peak power ("8 kWp" reads as "8 kW"). */
+      power: withUnit,
+      /** Panel tilt from horizontal, degrees; with `azimuth`, the forecast has the array's geometry from the first day. */
+      tilt: z.number().min(0).max(90).optional(),
+      /** The direction the panels face, degrees clockwise from north (180: south). */
+      azimuth: z.number().min(0).lt(360).optional(),
+    }),
     /** The site's consumption other than its flexible devices: what the plan is made against. */
     z.strictObject({ kind: z.literal('house-load'), ...common }),
     /** The meter at the grid connection: the site's net power, measured and planned. */

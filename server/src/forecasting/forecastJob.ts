@@ -10,7 +10,13 @@ import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { getOrCreateSource } from '../store/write/sources.ts';
 import { firstRefused, type Reference } from '../policies/references.ts';
 import { describePrincipal, resolvePrincipal } from '../policies/principal.ts';
-import { BACKTEST_LEAD_DAYS, FORECASTER_VERSION, type ForecastOutcome, type ForecastTask } from '../../../worker/src/tasks.ts';
+import {
+  BACKTEST_LEAD_DAYS,
+  FORECASTER_VERSION,
+  type ForecastOutcome,
+  type ForecastTask,
+  type PvArray,
+} from '../../../worker/src/tasks.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
 import type { Clock } from '../clock.ts';
 import type { ForecastJobResult } from '../contracts/responses.ts';
@@ -36,14 +42,26 @@ export const MIN_HISTORY_DAYS = 1;
 
 const floorTo = (ms: number, stepMs: number) => Math.floor(ms / stepMs) * stepMs;
 
-/** The site facts a forecaster uses, from the sensor's asset: country (attribute) and location. */
-function siteOf(sensor: SensorInContext, asset: Asset | undefined): Pick<ForecastTask, 'timezone' | 'country' | 'location'> {
+/**
+ * The PV array an asset describes (device set-up stores its peak, tilt and azimuth), or null when
+ * any of them, or the asset's location, is missing: then there is no forecast from geometry.
+ */
+export function pvArrayOf(asset: Asset | undefined): PvArray | null {
+  const { capacity_in_mw: mw, tilt_in_degrees: tiltDeg, azimuth_in_degrees: azimuthDeg } = asset?.attributes ?? {};
+  const numbers = [mw, tiltDeg, azimuthDeg].every((v) => typeof v === 'number' && Number.isFinite(v));
+  if (!numbers || asset?.latitude === null || asset?.longitude === null) return null;
+  return { peakKw: (mw as number) * 1000, tiltDeg: tiltDeg as number, azimuthDeg: azimuthDeg as number };
+}
+
+/** The site facts a forecaster uses, from the sensor's asset: country (attribute), location and any PV array. */
+function siteOf(sensor: SensorInContext, asset: Asset | undefined): Pick<ForecastTask, 'timezone' | 'country' | 'location' | 'pv'> {
   const country = asset?.attributes.country ?? sensor.attributes.country;
   const hasLocation = asset && asset.latitude !== null && asset.longitude !== null;
   return {
     timezone: sensor.timezone,
     country: typeof country === 'string' ? country : null,
     location: hasLocation ? { latitude: asset.latitude!, longitude: asset.longitude! } : null,
+    pv: pvArrayOf(asset),
   };
 }
 
@@ -111,9 +129,11 @@ export function minimumHistoryText(horizonMs: number): string {
 export function historyNote(sensorId: number, stepMs: number, outcome: ForecastOutcome, methodNamed: boolean): string | null {
   if (outcome.backtest || methodNamed) return null;
   const horizonMs = outcome.backtestMinimumSteps * stepMs - BACKTEST_LEAD_DAYS * DAY_MS;
+  const geometry =
+    outcome.geometryWeight > 0 ? ` The PV array's geometry forecast weighed ${Math.round(outcome.geometryWeight * 100)} % of it.` : '';
   return (
     `Too little history: sensor ${sensorId} had ${days((outcome.historySteps * stepMs) / DAY_MS)} of it; ` +
-    `${minimumHistoryText(horizonMs)}. The method was ${outcome.method}, chosen without a backtest.`
+    `${minimumHistoryText(horizonMs)}. The method was ${outcome.method}, chosen without a backtest.${geometry}`
   );
 }
 
@@ -196,7 +216,8 @@ export async function forecastSensor(
     const historyStartMs = originMs - HISTORY_MS;
     const endMs = cycle.endMs;
     const history = await gridValues(db, sensor, { startMs: historyStartMs, endMs: originMs, stepMs }, cycle.beliefTimeMs, true);
-    if (!history.some((v) => v !== null)) {
+    // A PV array set up with its geometry is forecast from it while it has no history.
+    if (!site.pv && !history.some((v) => v !== null)) {
       throw new JobFailure(
         'ValueError',
         `No usable history: sensor ${sensor.id} has no measurements or other beliefs (forecasts and schedules aside) ` +
@@ -224,6 +245,10 @@ export async function forecastSensor(
   return { sourceId, cycles: done };
 }
 
+/** The forecaster source's model: the method, and the PV geometry where it weighed in (alone before any history). */
+const sourceModel = (outcome: ForecastOutcome) =>
+  outcome.geometryWeight >= 1 ? 'pv-geometry' : outcome.geometryWeight > 0 ? `${outcome.method}+pv-geometry` : outcome.method;
+
 /** Stores one cycle's values (those inside its window) and the sensor's method choice, in one transaction. */
 async function storeForecast(
   db: Knex,
@@ -237,7 +262,7 @@ async function storeForecast(
     const source = await getOrCreateSource(trx, {
       name: 'Flexsite',
       type: 'forecaster',
-      model: outcome.method,
+      model: sourceModel(outcome),
       version: FORECASTER_VERSION,
     });
     const rows: BeliefInput[] = [];

@@ -8,3 +8,9 @@ export const BACKTEST_LEAD_DAYS = 8;
 
 /** Bumped when a method's results change, so forecasts of the new version get a source of their own. */
 export const FORECASTER_VERSION = '2';
+
+/**
+ * Days of history over which a PV array's geometry forecast hands over to the learned one, linearly
+ * (its weight 1 − days/28): by then the regression has four weeks to fit and the method is chosen by backtest.
+ */
+export const GEOMETRY_HANDOVER_DAYS = 28;

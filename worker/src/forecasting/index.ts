@@ -1,10 +1,13 @@
 import { backtest, backtestMinimumSteps, firstMeasured, methodNamed, type Backtest } from './backtest.ts';
 import { stepCalendar } from './calendar.ts';
+import { GEOMETRY_HANDOVER_DAYS } from './constants.ts';
 import type { MethodName, SeriesContext } from './methods.ts';
+import { geometryForecast, type PvArray } from './pvGeometry.ts';
 import { sunOverSteps } from './solar.ts';
 
 export type { Backtest, HorizonScores, Scores } from './backtest.ts';
 export type { MethodName } from './methods.ts';
+export type { PvArray } from './pvGeometry.ts';
 
 /** Input of the `forecast` task: a sensor's history on its own grid and what is known about the site. */
 export interface ForecastTask {
@@ -24,6 +27,8 @@ export interface ForecastTask {
   regressors: ArrayLike<number | null>[];
   /** Use this method instead of choosing one by backtest. */
   method?: MethodName;
+  /** The PV array the sensor measures, as set up (with `location`): its forecast from geometry leads while history is short. */
+  pv?: PvArray | null;
 }
 
 /** What the `forecast` task returns. */
@@ -37,6 +42,23 @@ export interface ForecastOutcome {
   historySteps: number;
   /** Steps of history a backtest needs at this horizon (see `backtestMinimumSteps`). */
   backtestMinimumSteps: number;
+  /** The weight of the PV array's geometry forecast in `values` (0 without one; 1: geometry alone). */
+  geometryWeight: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The learned values blended with the geometry forecast, weighted by days of history (geometry
+ * alone where the learned method had nothing to go on). @returns the values and the geometry's weight.
+ */
+function withGeometry(task: ForecastTask, learned: (number | null)[], historySteps: number): { values: (number | null)[]; weight: number } {
+  if (!task.pv || !task.location) return { values: learned, weight: 0 };
+  const originMs = task.historyStartMs + task.history.length * task.stepMs;
+  const geometry = geometryForecast(originMs, task.stepMs, task.steps, task.location, task.pv);
+  const weight = Math.max(0, 1 - (historySteps * task.stepMs) / DAY_MS / GEOMETRY_HANDOVER_DAYS);
+  const values = learned.map((v, h) => (v === null ? geometry[h] : weight * geometry[h] + (1 - weight) * v));
+  return { values, weight };
 }
 
 const toFloat = (xs: ArrayLike<number | null>, length: number) => {
@@ -88,19 +110,23 @@ export function forecastSeries(task: ForecastTask): ForecastOutcome {
     regressors: task.regressors.map((r) => toFloat(r, length)),
     clearSky: sun?.shape ?? null,
   };
+  const first = firstMeasured(ctx.values, historyEnd);
+  const historySteps = first < 0 ? 0 : historyEnd - first;
   const tested = task.method ? null : backtest(ctx, historyEnd, task.steps);
   const name: MethodName = task.method ?? tested?.chosen ?? 'seasonal-naive-day';
   const forecast = methodNamed(ctx, name).fit(ctx, historyEnd)(historyEnd, task.steps);
   let nonNegative = true;
   for (let i = 0; i < historyEnd && nonNegative; i++) if (ctx.values[i] < 0) nonNegative = false;
-  const night = sun && madeBySun(ctx.values, sun.down, historyEnd) ? sun.down.subarray(historyEnd) : null;
-  const values = Array.from(forecast, (v, h) => (night?.[h] ? 0 : Number.isNaN(v) ? null : nonNegative ? Math.max(0, v) : v));
-  const first = firstMeasured(ctx.values, historyEnd);
+  // A set-up PV array is made by the sun whatever its short history shows.
+  const night = sun && (task.pv || madeBySun(ctx.values, sun.down, historyEnd)) ? sun.down.subarray(historyEnd) : null;
+  const learned = Array.from(forecast, (v) => (Number.isNaN(v) ? null : nonNegative ? Math.max(0, v) : v));
+  const blended = withGeometry(task, learned, historySteps);
   return {
     method: name,
-    values,
+    values: blended.values.map((v, h) => (night?.[h] ? 0 : v)),
     backtest: tested,
-    historySteps: first < 0 ? 0 : historyEnd - first,
+    historySteps,
     backtestMinimumSteps: backtestMinimumSteps(task.stepMs, task.steps),
+    geometryWeight: blended.weight,
   };
 }
