@@ -10,6 +10,7 @@ import { DataTable, LoadedView, RowLink } from '../components/DataTable.tsx';
 import { Empty, ErrorNotice } from '../components/Status.tsx';
 import { TariffsSection } from '../components/cockpit/Tariffs.tsx';
 import { PlanActualChart } from '../components/cockpit/PlanActualChart.tsx';
+import { MoneyPanel } from '../components/cockpit/MoneyPanel.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { usePolling } from '../hooks/usePolling.ts';
 import { formatReading, messageAge } from '../lib/deviceLinks.ts';
@@ -23,7 +24,6 @@ const LIVE_MS = 3000;
 const notificationList = z.array(cockpit.notification);
 
 type SiteNow = z.infer<typeof cockpit.siteNow>;
-type AssetKpis = z.infer<typeof cockpit.assetKpis>;
 
 /** A sensor's data health in words, with the payloads its devices sent that could not be read. */
 function health(s: SiteNow['sensors'][number], zone: string): string {
@@ -34,9 +34,6 @@ function health(s: SiteNow['sensors'][number], zone: string): string {
   return `${state}; ${m.count} unreadable device message${m.count === 1 ? '' : 's'}${m.last_at ? `, last at ${formatTime(m.last_at, zone)}` : ''}`;
 }
 
-/** A sum of money in a currency (unknown for fixed prices). */
-const money = (value: number | null, currency: string | null) => (value === null ? '–' : `${value.toFixed(2)} ${currency ?? ''}`.trim());
-
 /**
  * The operator's cockpit for one site: the latest value of each sensor with its age and data
  * health, updated by polling with the time of the last answer on screen, what this month's
@@ -46,9 +43,6 @@ export function SiteNowPage() {
   const { id } = useParams();
   const zone = useSession().user.timezone;
   const now = useApi(`${API}/assets/${id}/now`, undefined, cockpit.siteNow);
-  // This month in the user's zone; the start of the month only changes when the page is opened again.
-  const [month] = useState(() => DateTime.now().setZone(zone).startOf('month'));
-  const kpis = useApi(`${API}/assets/${id}/kpis`, { start: month.toISO(), end: month.plus({ months: 1 }).toISO() }, cockpit.assetKpis);
   const links = useApi(`${API}/assets/${id}/mqtt-links`, undefined, assetMqttLinks);
   usePolling(now.reload, LIVE_MS);
   usePolling(links.reload, LIVE_MS);
@@ -63,8 +57,7 @@ export function SiteNowPage() {
         {(data) => <SensorsNow now={data} zone={zone} links={links.data?.links ?? []} />}
       </LoadedView>
       <h2>Money this month</h2>
-      <ErrorNotice error={kpis.error} />
-      {kpis.data && <MoneyThisMonth kpis={kpis.data} />}
+      <MoneyPanel assetId={id ?? ''} />
       <h2>Plan against actual</h2>
       {now.data && <PlanActualChart assetId={id ?? ''} zone={zone} sensors={now.data.sensors} />}
       <h2>Tariffs</h2>
@@ -113,24 +106,6 @@ function SensorsNow({ now, zone, links }: { now: SiteNow; zone: string; links: M
         )}
       />
     </div>
-  );
-}
-
-/** What this month's schedules cost, against doing nothing, planned and realised. */
-function MoneyThisMonth({ kpis }: { kpis: AssetKpis }) {
-  const { total, currency } = kpis;
-  if (total.steps === 0) return <Empty>No schedules this month yet.</Empty>;
-  return (
-    <dl className="card" aria-label="Money this month">
-      <dt>Plan cost</dt>
-      <dd>{money(total.plan_cost, currency)}</dd>
-      <dt>Doing nothing would cost</dt>
-      <dd>{money(total.baseline_cost, currency)}</dd>
-      <dt>Planned savings</dt>
-      <dd>{money(total.planned_savings, currency)}</dd>
-      <dt>Realised savings</dt>
-      <dd>{money(total.realised_savings, currency)}</dd>
-    </dl>
   );
 }
 
