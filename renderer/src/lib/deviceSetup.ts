@@ -23,6 +23,9 @@ export interface DeviceForm {
   arrival: string;
   bidirectional: boolean;
   hours: string;
+  /** Solar panels' tilt from horizontal and the direction they face (degrees from north), for a forecast from the first day. */
+  tilt: string;
+  azimuth: string;
   processType: 'SHIFTABLE' | 'BREAKABLE' | 'INFLEXIBLE';
 }
 
@@ -61,7 +64,10 @@ export function deviceSetupBody(form: DeviceForm, targets: TargetRow[]): Record<
   const common = { kind: form.kind, name: form.name, timezone: form.timezone, resolution: `PT${form.resolution}M` };
   if (isMeter(form.kind)) return common;
   const kw = `${form.power.trim()} kW`;
-  if (form.kind === 'pv') return { ...common, power: kw };
+  if (form.kind === 'pv') {
+    const degrees = (v: string) => (v.trim() === '' ? undefined : Number(v));
+    return { ...common, power: kw, tilt: degrees(form.tilt), azimuth: degrees(form.azimuth) };
+  }
   if (form.kind === 'process') {
     return { ...common, power: kw, duration: `PT${Math.round(Number(form.hours) * 60)}M`, process_type: form.processType };
   }

@@ -5,7 +5,7 @@ import { API, request } from '../api/client.ts';
 import * as wire from '../api/contracts.ts';
 import { useSession } from '../app/session.tsx';
 import { DeviceMade } from '../components/device/DeviceMade.tsx';
-import { CommonDeviceFields, ProcessDeviceFields, StorageDeviceFields } from '../components/device/DeviceFields.tsx';
+import { CommonDeviceFields, ProcessDeviceFields, PvDeviceFields, StorageDeviceFields } from '../components/device/DeviceFields.tsx';
 import { TargetFields } from '../components/device/TargetFields.tsx';
 import { Field } from '../components/Field.tsx';
 import { SubmitBar } from '../components/Form.tsx';
@@ -65,6 +65,8 @@ function NewDevice({ siteId, onMade }: { siteId: number; onMade: (made: DeviceSe
     arrival: '',
     bidirectional: false,
     hours: '',
+    tilt: '',
+    azimuth: '',
     processType: 'SHIFTABLE',
   });
   const [targets, setTargets] = useState<TargetRow[]>([]);
@@ -109,7 +111,15 @@ function NewDevice({ siteId, onMade }: { siteId: number; onMade: (made: DeviceSe
         </>
       )}
       {form.kind === 'process' && <ProcessDeviceFields {...parts} />}
-      {form.kind === 'pv' && <p className="hint wide">The site’s schedules will count the panels’ power as an inflexible device.</p>}
+      {form.kind === 'pv' && (
+        <>
+          <PvDeviceFields {...parts} />
+          <p className="hint wide">
+            The site’s schedules will count the panels’ power as an inflexible device. With tilt and azimuth, it is forecast from the site’s
+            clear sky from the first day, until its own history takes over.
+          </p>
+        </>
+      )}
       {form.kind === 'house-load' && (
         <p className="hint wide">
           What the house uses besides the devices, consumption positive: the site’s schedules plan the battery against it.

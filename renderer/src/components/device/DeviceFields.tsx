@@ -9,7 +9,7 @@ export interface DeviceFieldsProps {
   fields: FieldMessages;
 }
 
-type NumberKey = 'power' | 'capacity' | 'reserve' | 'charging' | 'discharging' | 'arrival' | 'hours';
+type NumberKey = 'power' | 'capacity' | 'reserve' | 'charging' | 'discharging' | 'arrival' | 'hours' | 'tilt' | 'azimuth';
 
 /** A number input for one key of the form; any fraction, at least `min`. */
 function numberInput(
@@ -72,6 +72,21 @@ export function StorageDeviceFields(props: DeviceFieldsProps) {
           {numberInput(props, 'arrival', '0', { max: '100' })}
         </Field>
       )}
+    </>
+  );
+}
+
+/** How solar panels face: with both, their forecast comes from the site's sky from the first day, before any history. */
+export function PvDeviceFields(props: DeviceFieldsProps) {
+  const { fields } = props;
+  return (
+    <>
+      <Field label="Tilt (°)" errors={fields.tilt} hint="0 flat, 90 upright">
+        {numberInput(props, 'tilt', '0', { max: '90' })}
+      </Field>
+      <Field label="Azimuth (°)" errors={fields.azimuth} hint="The way they face, from north: 90 east, 180 south, 270 west">
+        {numberInput(props, 'azimuth', '0', { max: '359.99' })}
+      </Field>
     </>
   );
 }
