@@ -244,6 +244,8 @@ describe('list', () => {
       [toy.battery_power_sensor_id, 'object'],
       [toy.day_ahead_prices_sensor_id, 'object'],
     ]);
+    // Issue 32: power says which way is positive (the toy battery keeps 0.18's default); prices have no sign.
+    expect(sensors.map((s: { sign: string | null }) => s.sign)).toEqual(['production positive', null]);
   });
 
   it('prints a table for people', async () => {

@@ -15,6 +15,7 @@ import { deleteTariff } from '../commands/tariffs.ts';
 import { listTariffs } from '../store/tariffs.ts';
 import { tariffColumns, tariffRow } from './tariffs.ts';
 import { getSensor, listSensors } from '../store/sensors.ts';
+import { signConvention } from '../queries/loadSign.ts';
 import * as users from '../store/users.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';
 import { confirm, group, int, list, table } from './options.ts';
@@ -128,8 +129,9 @@ function registerList(program: Command, cli: CliContext): void {
         }
         columns = ['id', 'name', 'generic_asset_type_id', 'account_id', 'parent_asset_id'];
       } else if (what === 'sensors') {
-        rows.push(...(await listSensors(db, {})).map((s) => ({ ...s })));
-        columns = ['id', 'name', 'unit', 'event_resolution_ms', 'generic_asset_id', 'timezone'];
+        // A power sensor's sign convention beside its unit, as everywhere its values are shown.
+        rows.push(...(await listSensors(db, {})).map((s) => ({ ...s, sign: signConvention(s) })));
+        columns = ['id', 'name', 'unit', 'sign', 'event_resolution_ms', 'generic_asset_id', 'timezone'];
       } else if (what === 'tariffs') {
         rows.push(...(await listTariffs(db, { assetId: o.asset })).map(tariffRow));
         columns = tariffColumns;
