@@ -191,6 +191,7 @@ run('money this month (issue 32)', () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.getByRole('table', { name: 'Money per day' }).scrollIntoViewIfNeeded();
     await screenshot(page, 'money-375');
+    await page.getByLabel('Money this month').screenshot({ path: path.join(ARTIFACTS, 'money-card-375.png') });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     for (const name of ['Money per day', 'Money per device']) {
