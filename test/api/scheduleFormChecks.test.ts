@@ -79,7 +79,7 @@ describe.each(dialects)('trigger checks ($name dialect)', ({ env }) => {
 describe("an EV's recurring targets on a trigger", () => {
   let t: TestServer;
   let token: string;
-  let car: { asset: number; power: number };
+  let car: { site: number; asset: number; power: number };
 
   beforeAll(async () => {
     t = await startTestServer();
@@ -101,7 +101,7 @@ describe("an EV's recurring targets on a trigger", () => {
     });
     expect(made.status).toBe(201);
     const power = (made.body.sensors as { id: number; unit: string }[]).find((s) => s.unit === 'kW')!.id;
-    car = { asset: made.body.asset.id, power };
+    car = { site, asset: made.body.asset.id, power };
   });
   afterAll(async () => {
     await t.close();
@@ -130,6 +130,23 @@ describe("an EV's recurring targets on a trigger", () => {
     const charged = device.power_mw.slice(0, 28).reduce((sum: number, mw: number) => sum + Math.abs(mw) * 0.25 * 1000, 0);
     expect(charged).toBeCloseTo(30, 6);
     expect(device.soc_mwh[28]).toBeCloseTo(0.048, 9);
+  });
+
+  it("plans for them too when the car's site is scheduled as a whole", async () => {
+    const res = await t.request('POST', `/api/v3_0/assets/${car.site}/schedules/trigger`, {
+      token,
+      json: {
+        start: '2026-03-03T00:00:00+01:00',
+        duration: 'PT12H',
+        'flex-model': [{ sensor: car.power, 'soc-at-start': '18 kWh' }],
+        'flex-context': { 'consumption-price': '100 EUR/MWh' },
+      },
+    });
+    expect(res.status).toBe(200);
+    expect((await waitForSchedule(t, token, car.power, res.body.schedule)).status).toBe(200);
+    const job = (await t.request('GET', `/api/v3_0/jobs/${res.body.schedule}`, { token })).body;
+    // 80 % of 60 kWh by 07:00 in Amsterdam on 3 March.
+    expect(job.result.devices[0].soc_targets).toEqual([{ valueMwh: 0.048, atMs: Date.parse('2026-03-03T06:00:00Z') }]);
   });
 
   it('refuses a recurring target without a day, saying what to choose', async () => {

@@ -15,6 +15,7 @@ import type { DateTime } from 'luxon';
 import { fieldError, fieldTree, unprocessable } from '../errors.ts';
 import { resolveStorageJob } from '../scheduling/flexConfig.ts';
 import { storedDevices } from '../scheduling/storedConfig.ts';
+import { withRecurringTargets } from '../scheduling/recurringTargets.ts';
 import { unrecorded } from '../store/auditLog.ts';
 import { descendantIds } from '../store/assets.ts';
 import { getSensor } from '../store/sensors.ts';
@@ -192,6 +193,11 @@ export async function triggerAssetSchedule(
   const unnamed = await storedDevices(db, asset, new Set(devices.map((d) => d.sensor.generic_asset_id)));
   if (typeof unnamed === 'string') throw fieldError('json', 'flex-model', unnamed);
   devices.push(...unnamed);
+  // Each car's recurring targets in the window, as a sensor trigger and an automation plan for them.
+  for (const [i, d] of devices.entries()) {
+    const at = { window, sensor: d.sensor, at: ['flex-model', i] };
+    d.flexModel = await withRecurringTargets(db, config, at, d.flexModel, d.flexModel['soc-targets']);
+  }
   if (!devices.length) {
     throw fieldError(
       'json',

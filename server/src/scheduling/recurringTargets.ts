@@ -3,7 +3,10 @@ import { DateTime } from 'luxon';
 import { weekdays, type RecurringSocTargetInput } from '../contracts/devices.ts';
 import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
 import { isPowerUnit, readQuantity } from '../domain/units.ts';
-import type { Asset } from '../store/assets.ts';
+import type { Config } from '../config.ts';
+import { getAsset, type Asset } from '../store/assets.ts';
+import type { SensorInContext } from '../store/sensors.ts';
+import { horizonOf, type TriggerInput } from './flexConfig/horizon.ts';
 import type { RecurringSocTarget } from '../store/recurringSocTargets.ts';
 import { listRecurringSocTargets } from '../store/recurringSocTargets.ts';
 import { listSensors } from '../store/sensors.ts';
@@ -161,4 +164,26 @@ export async function plannedSocTargets(
   const added = socTargetsWithin(recurring, await deviceCapacity(db, asset), window.startMs, window.endMs);
   if (typeof added === 'string') return { problem: added };
   return { flexModel: added.length ? { 'soc-targets': [...((listed as unknown[] | undefined) ?? []), ...added] } : {}, added };
+}
+
+/**
+ * A device's flex-model for a trigger, with the device's recurring SoC targets in the schedule's
+ * window added: Compute plans for the car's "80 % by 07:00" as an automation run does.
+ * @param listed the soc-targets the schedule lists otherwise (the trigger's own, else the stored ones).
+ * @param at where the flex-model sits in the body, for the 422 (`[]` for a sensor trigger).
+ */
+export async function withRecurringTargets(
+  db: Knex,
+  config: Pick<Config, 'maxPlanningHorizon' | 'planningHorizonMs'>,
+  trigger: { window: Pick<TriggerInput, 'start' | 'duration' | 'resolution'>; sensor: SensorInContext; at: (string | number)[] },
+  flexModel: Record<string, unknown>,
+  listed: unknown,
+): Promise<Record<string, unknown>> {
+  const { window, sensor, at } = trigger;
+  const asset = await getAsset(db, sensor.generic_asset_id);
+  // An instantaneous sensor has no schedule to plan targets in (the trigger refuses it).
+  if (!asset || sensor.event_resolution_ms <= 0) return flexModel;
+  const planned = await plannedSocTargets(db, asset, listed, horizonOf(config, window, sensor.event_resolution_ms));
+  if ('problem' in planned) throw unprocessable('json', fieldTree([...at, 'soc-targets'], [planned.problem]));
+  return { ...flexModel, ...planned.flexModel };
 }

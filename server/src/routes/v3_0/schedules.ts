@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, fieldError, rejected, unprocessable } from '../../errors.ts';
+import { AppError, fieldError, rejected } from '../../errors.ts';
 import { assetTrigger, scheduleQuery, sensorTrigger } from '../../contracts/flexModel.ts';
 import type { AppContext } from '../../http/context.ts';
 import { route } from '../../http/routes.ts';
@@ -11,11 +11,8 @@ import { speaks10 } from '../../http/compat.ts';
 import { triggerAssetSchedule, triggerSensorSchedule } from '../../commands/triggerSchedule.ts';
 import { assertFinished, fallbackOf, scheduleValues, schedulerName, settleBriefly, type SchedulingJob } from '../scheduleResults.ts';
 import { assetById, idParams, sensorById } from '../load.ts';
-import type { CommandContext } from '../../commands/context.ts';
-import { horizonOf } from '../../scheduling/flexConfig.ts';
-import { plannedSocTargets } from '../../scheduling/recurringTargets.ts';
+import { withRecurringTargets } from '../../scheduling/recurringTargets.ts';
 import { getAsset } from '../../store/assets.ts';
-import type { SensorInContext } from '../../store/sensors.ts';
 
 /**
  * The trigger's answer: 0.18's 200 PROCESSED, or 1.0's 202 ACCEPTED naming the job under `job`
@@ -56,26 +53,6 @@ const triggerResponse = {
   status: (answer: { status: string }) => (answer.status === 'ACCEPTED' ? 202 : 200),
 };
 
-/**
- * The trigger's flex-model with the device's recurring SoC targets in the schedule's window added,
- * as an automation run adds them: Compute plans for the car's "80 % by 07:00" too.
- */
-async function withRecurringTargets(
-  context: Pick<CommandContext, 'reader' | 'config'>,
-  sensor: SensorInContext,
-  body: z.output<typeof sensorTrigger>,
-): Promise<Record<string, unknown>> {
-  const flexModel = body['flex-model'] ?? {};
-  const asset = await getAsset(context.reader, sensor.generic_asset_id);
-  // An instantaneous sensor has no schedule to plan targets in (the trigger refuses it).
-  if (!asset || sensor.event_resolution_ms <= 0) return flexModel;
-  const window = horizonOf(context.config, triggerInput(body), sensor.event_resolution_ms);
-  const listed = flexModel['soc-targets'] ?? asset.flex_model['soc-targets'];
-  const planned = await plannedSocTargets(context.reader, asset, listed, window);
-  if ('problem' in planned) throw unprocessable('json', { 'soc-targets': [planned.problem] });
-  return { ...flexModel, ...planned.flexModel };
-}
-
 export const scheduleRoutes = [
   route({
     method: 'POST',
@@ -84,7 +61,10 @@ export const scheduleRoutes = [
     request: { params: idParams, json: sensorTrigger },
     load: async ({ db, params }) => ({ sensor: await sensorById(db, params.id, 'create-children') }),
     async command({ ctx, context, principal, body, loaded: { sensor } }) {
-      const flexModel = await withRecurringTargets(context, sensor, body);
+      const given = body['flex-model'] ?? {};
+      const asset = await getAsset(context.reader, sensor.generic_asset_id);
+      const listed = given['soc-targets'] ?? asset?.flex_model['soc-targets'];
+      const flexModel = await withRecurringTargets(context.reader, context.config, { window: body, sensor, at: [] }, given, listed);
       const input = { ...triggerInput(body), sensor, flexModel, flexContext: body['flex-context'] ?? {} };
       const job = await triggerSensorSchedule(context, principal, input, {
         reuseWithinS: context.config.jobCacheTtlS,
