@@ -85,6 +85,30 @@ export interface SeasonScore {
   nightSteps: number;
 }
 
+/**
+ * Sums of a forecast's and its baseline's absolute errors over the steps where the forecast, the
+ * baseline and the measurement all exist, and the largest forecast at night: what both scorings count.
+ */
+class Errors {
+  model = 0;
+  baseline = 0;
+  n = 0;
+  nightSteps = 0;
+  nightMax = 0;
+
+  add(value: number | null, baseline: number, actual: number): void {
+    if (Number.isNaN(actual) || Number.isNaN(baseline) || value === null) return;
+    this.model += Math.abs(value - actual);
+    this.baseline += Math.abs(baseline - actual);
+    this.n++;
+  }
+
+  night(value: number | null): void {
+    this.nightSteps++;
+    this.nightMax = Math.max(this.nightMax, Math.abs(value ?? 0));
+  }
+}
+
 /** History given to each forecast, as the server reads it. */
 const HISTORY_DAYS = 112;
 
@@ -102,11 +126,7 @@ export function scoreSeason(
   forecast: (task: ForecastTask) => ForecastOutcome = forecastSeries,
 ): SeasonScore {
   const day = Math.round(DAY / series.stepMs);
-  let abs = 0;
-  let naiveAbs = 0;
-  let n = 0;
-  let nightMax = 0;
-  let nightSteps = 0;
+  const errors = new Errors();
   const methods: Record<string, number> = {};
   for (let t = season.fromMs; t < season.toMs; t += DAY) {
     const origin = Math.round((t - series.startMs) / series.stepMs);
@@ -124,20 +144,23 @@ export function scoreSeason(
     for (let h = 0; h < horizonSteps; h++) {
       const actual = series.values[origin + h];
       const naive = series.values[origin + h - day * Math.ceil((h + 1) / day)];
-      const value = out.values[h];
-      if (night?.[origin + h]) {
-        nightSteps++;
-        nightMax = Math.max(nightMax, Math.abs(value ?? 0));
-      }
-      if (Number.isNaN(actual) || Number.isNaN(naive) || value === null) continue;
-      abs += Math.abs(value - actual);
-      naiveAbs += Math.abs(naive - actual);
-      n++;
+      if (night?.[origin + h]) errors.night(out.values[h]);
+      errors.add(out.values[h], naive, actual);
     }
   }
   // Each origin counts once, under the method its forecast used.
   const origins = Object.values(methods).reduce((a, b) => a + b, 0);
-  return { season: season.name, origins, mae: abs / n, naiveMae: naiveAbs / n, skill: 1 - abs / naiveAbs, methods, nightMax, nightSteps };
+  const { model, baseline, n, nightMax, nightSteps } = errors;
+  return {
+    season: season.name,
+    origins,
+    mae: model / n,
+    naiveMae: baseline / n,
+    skill: 1 - model / baseline,
+    methods,
+    nightMax,
+    nightSteps,
+  };
 }
 
 /** The first weeks of each season the PV series covers, for the day-one forecast (no learned model yet). */
@@ -206,39 +229,28 @@ export interface DayOneScore {
 export function scoreDayOne(pv: RealSeries, season: { name: string; fromMs: number }, night: Uint8Array): DayOneScore {
   const { peakKw, sizedFrom } = dayOnePeakKw(pv, season.fromMs);
   const day = Math.round(DAY / pv.stepMs);
-  let abs = 0;
-  let persistenceAbs = 0;
+  const errors = new Errors();
   let days = 0;
-  let nightSteps = 0;
-  let nightMax = 0;
   for (let d = 0; d < DAY_ONE_DAYS; d++) {
     const originMs = season.fromMs + d * DAY;
     const origin = Math.round((originMs - pv.startMs) / pv.stepMs);
     const forecast = geometryForecast(originMs, pv.stepMs, day, KONSTANZ.location, { peakKw, ...HOUSEHOLD_ARRAY });
-    for (let h = 0; h < day; h++) {
-      if (!night[origin + h]) continue;
-      nightSteps++;
-      nightMax = Math.max(nightMax, Math.abs(forecast[h]));
-    }
+    for (let h = 0; h < day; h++) if (night[origin + h]) errors.night(forecast[h]);
     if (origin - day < 0) continue;
     days++;
-    for (let h = 0; h < day; h++) {
-      const actual = pv.values[origin + h];
-      const before = pv.values[origin + h - day];
-      if (Number.isNaN(actual) || Number.isNaN(before)) continue;
-      abs += Math.abs(forecast[h] - actual);
-      persistenceAbs += Math.abs(before - actual);
-    }
+    for (let h = 0; h < day; h++) errors.add(forecast[h], pv.values[origin + h - day], pv.values[origin + h]);
   }
+  // Every hour of a scored day counts in the mean, as the docs' figures were computed.
   const n = days * day;
+  const { model, baseline, nightSteps, nightMax } = errors;
   return {
     season: season.name,
     peakKw,
     sizedFrom,
     days,
-    mae: abs / n,
-    persistenceMae: persistenceAbs / n,
-    skill: 1 - abs / persistenceAbs,
+    mae: model / n,
+    persistenceMae: baseline / n,
+    skill: 1 - model / baseline,
     nightSteps,
     nightMax,
   };
