@@ -107,6 +107,31 @@ describe('a car that reports no state of charge', () => {
     ]);
   });
 
+  it('says since when only of the readings its state-of-charge reference counts (exclude-source-types)', async () => {
+    const { power, soc } = await car('Car with a phone app', { arrival_soc: '10 kWh' });
+    // 06:00: a reading of the test fixtures' source (a demo script); 08:00: one the user posted, which the trigger leaves out.
+    const counted = Date.parse('2027-11-01T06:00:00+01:00');
+    await f.beliefs(soc, counted, 0, [70], counted);
+    const posted = await t.request('POST', `/api/v3_0/sensors/${soc}/data`, {
+      token,
+      json: { values: [90], start: '2027-11-01T08:00:00+01:00', duration: 'PT0H', unit: '%' },
+    });
+    expect(posted.status).toBe(200);
+    const res = await post(power, trigger({ 'state-of-charge': { sensor: soc, 'exclude-source-types': ['user'] } }));
+    expect(res.status).toBe(200);
+    await t.server.services.jobs.settled(res.body.schedule, 30_000);
+    const job = (await t.request('GET', `/api/v3_0/jobs/${res.body.schedule}`, { token })).body;
+    expect(job.warnings).toEqual([
+      {
+        code: 'soc-unknown',
+        field: 'soc-at-arrival',
+        sensor_id: soc,
+        message: `SoC unknown since 2027-11-01T05:00:00.000Z: sensor ${soc} has no measurement within 60 min of the start; assumed 10 kWh, the flex-model's soc-at-arrival.`,
+        periods: [{ start: '2027-11-01T05:00:00.000Z', end: '2027-11-01T17:00:00.000Z' }],
+      },
+    ]);
+  });
+
   it('is a 422 naming soc-at-start and soc-at-arrival when nothing states an assumption, queueing nothing', async () => {
     const { power, soc } = await car('Unknown car');
     const before = await jobCount();

@@ -64,13 +64,14 @@ async function socAtStart(
   const sensor = (await getSensor(db, d.socSensorId!))!;
   const radiusMs = SOC_LOOKUP_STEPS * spec.stepMs;
   const sourceTypes = spec.sourceTypes?.[sensor.id];
+  // What counts as a measurement: the sensor reference's filters, else all but plans and forecasts.
+  const counted = { sourceTypes, excludeSourceTypes: spec.excludeSourceTypes?.[sensor.id] ?? (sourceTypes ? undefined : NOT_MEASURED) };
   const beliefs = await mostRecentBeliefs(db, {
     sensorId: sensor.id,
     startMs: spec.startMs - radiusMs,
     endMs: spec.startMs + radiusMs,
     beliefsBeforeMs: beliefTimeMs,
-    sourceTypes,
-    excludeSourceTypes: spec.excludeSourceTypes?.[sensor.id] ?? (sourceTypes ? undefined : NOT_MEASURED),
+    ...counted,
   });
   const distance = (t: number) => Math.abs(t - spec.startMs);
   const nearest = beliefs.reduce<(typeof beliefs)[number] | undefined>(
@@ -80,7 +81,7 @@ async function socAtStart(
   if (!nearest) {
     if (d.socAtArrivalMwh !== undefined) {
       // A car that reports no SoC: planned from its stated assumption, said in the job's warnings.
-      const last = await lastMeasurement(db, sensor.id, spec.startMs);
+      const last = await lastMeasurement(db, sensor.id, spec.startMs, counted);
       const socAssumed = { sensorId: sensor.id, sinceMs: last?.eventStartMs, lookupMs: radiusMs, valueMwh: d.socAtArrivalMwh };
       return { socAtStartMwh: d.socAtArrivalMwh, socAssumed };
     }

@@ -4,13 +4,24 @@ import { SOURCE_TYPES } from './sources.ts';
 /** Measurements: what devices and people reported, not what schedulers and forecasters expected. */
 export const MEASURING_SOURCE_TYPES = SOURCE_TYPES.filter((t) => t !== 'scheduler' && t !== 'forecaster');
 
+/** Which sources count as measuring, when a sensor reference says (FlexMeasures 1.0's `source-types` / `exclude-source-types`). */
+export interface Counted {
+  sourceTypes?: string[];
+  excludeSourceTypes?: string[];
+}
+
 /**
  * Keeps measurements only: beliefs from measuring sources, not made before their event began.
  * A belief about an event that had not started yet is a forecast, whoever uploaded it (a user
  * posting tomorrow's PV forecast would otherwise be the sensor's latest reading and keep it fresh).
+ * @param counted the sources a sensor reference counts; without filters, all but schedulers and forecasters.
  */
-function measured(q: Knex.QueryBuilder): Knex.QueryBuilder {
-  return q.whereIn('s.type', MEASURING_SOURCE_TYPES).andWhereRaw('?? >= ??', ['b.belief_time', 'b.event_start']);
+function measured(q: Knex.QueryBuilder, counted: Counted = {}): Knex.QueryBuilder {
+  const { sourceTypes, excludeSourceTypes } = counted;
+  if (sourceTypes) q.whereIn('s.type', sourceTypes);
+  if (excludeSourceTypes) q.whereNotIn('s.type', excludeSourceTypes);
+  if (!sourceTypes && !excludeSourceTypes) q.whereIn('s.type', MEASURING_SOURCE_TYPES);
+  return q.andWhereRaw('?? >= ??', ['b.belief_time', 'b.event_start']);
 }
 
 export interface LastMeasurement {
@@ -24,13 +35,19 @@ export interface LastMeasurement {
 /**
  * The latest measured event of a sensor that has started by `nowMs` (a plan or forecast for
  * later is no measurement), with the most recent belief about it.
+ * @param counted which sources count, when the sensor reference that asks says.
  */
-export async function lastMeasurement(db: Knex, sensorId: number, nowMs: number): Promise<LastMeasurement | undefined> {
+export async function lastMeasurement(
+  db: Knex,
+  sensorId: number,
+  nowMs: number,
+  counted: Counted = {},
+): Promise<LastMeasurement | undefined> {
   const row = await db('timed_belief as b')
     .join('data_source as s', 's.id', 'b.source_id')
     .where('b.sensor_id', sensorId)
     .andWhere('b.event_start', '<=', nowMs)
-    .modify(measured)
+    .modify(measured, counted)
     .orderBy([
       { column: 'b.event_start', order: 'desc' },
       { column: 'b.belief_time', order: 'desc' },
