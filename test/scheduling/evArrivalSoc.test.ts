@@ -114,7 +114,7 @@ describe('a car that reports no state of charge', () => {
     await f.beliefs(soc, counted, 0, [70], counted);
     const posted = await t.request('POST', `/api/v3_0/sensors/${soc}/data`, {
       token,
-      json: { values: [90], start: '2027-11-01T08:00:00+01:00', duration: 'PT0H', unit: '%' },
+      json: { values: [90], start: '2027-11-01T08:00:00+01:00', duration: 'PT0H', horizon: 'PT0H', unit: '%' },
     });
     expect(posted.status).toBe(200);
     const res = await post(power, trigger({ 'state-of-charge': { sensor: soc, 'exclude-source-types': ['user'] } }));
