@@ -107,6 +107,9 @@ describe('site now', () => {
           negative_all_day: null,
         },
       ],
+      // Issue 33's power flow: two power sensors on the site itself could be anything, so only the
+      // battery's SoC has a part; it is stale, missing since its hour ended (three hours back).
+      flow: [{ role: 'soc', unit: '%', value: 55, stale: true, since: new Date(hour - 3 * H).toISOString(), sensor_ids: [soc.id] }],
     });
   });
 

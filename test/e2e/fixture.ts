@@ -26,9 +26,10 @@ export interface OpenSite {
  * on every machine); the page is not signed in yet.
  * @param options.settings extra server settings (e.g. the embedded MQTT broker).
  * @param options.viewport the page's size; 1280 × 800 unless given.
+ * @param options.timezoneId the browser's zone; UTC unless given.
  */
 export async function openSite(
-  options: { settings?: Record<string, string>; viewport?: { width: number; height: number } } = {},
+  options: { settings?: Record<string, string>; viewport?: { width: number; height: number }; timezoneId?: string } = {},
 ): Promise<OpenSite> {
   const t = await startTestServer(options.settings);
   let browser: Browser | undefined;
@@ -38,7 +39,10 @@ export async function openSite(
     const admin = await f.user({ accountId, roles: ['account-admin'] });
     const site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 }, timezoneId: 'UTC' });
+    const context = await browser.newContext({
+      viewport: options.viewport ?? { width: 1280, height: 800 },
+      timezoneId: options.timezoneId ?? 'UTC',
+    });
     const page = await context.newPage();
     page.setDefaultTimeout(20_000);
     const opened = browser;

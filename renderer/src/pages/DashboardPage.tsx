@@ -9,6 +9,7 @@ import { AssetKindFields } from '../components/asset/AssetKindFields.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
 import { DataTable } from '../components/DataTable.tsx';
+import { PowerFlow } from '../components/site/PowerFlow.tsx';
 import { useSiteDevices } from '../components/site/useSiteDevices.ts';
 import { typeLabelOf } from '../lib/assetTypes.ts';
 import { SubmitBar } from '../components/Form.tsx';
@@ -97,6 +98,9 @@ function AssetRow({ asset, typeName, jobs }: { asset: Asset; typeName: (id: numb
               </li>
             ))}
           </ul>
+        )}
+        {(devices.data?.length ?? 0) > 0 && (
+          <PowerFlow assetId={asset.id} zone={all[0]?.timezone ?? session.user.timezone} name={asset.name} />
         )}
       </th>
       <td>{typeName(asset.generic_asset_type_id)}</td>

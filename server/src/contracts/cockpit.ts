@@ -150,4 +150,23 @@ export const siteNow = z.object({
       negative_all_day: z.object({ day: z.string(), values: z.number().int() }).nullable(),
     }),
   ),
+  /**
+   * The site's power flow from its devices' latest measurements, one entry per part the site has
+   * (a device's type gives its part; the site's own power sensor is the grid when it is its only
+   * one and no grid meter is there). Values in kW in each part's own direction, whatever sign its sensors store:
+   * grid positive = import, negative = export; pv positive = production; battery positive =
+   * charging, negative = discharging; house and car positive = consumption; soc in %. Several
+   * sensors of one part are summed (soc: averaged). `stale` when a sensor of the part is stale or
+   * never measured; `since` is the end of its oldest latest measurement.
+   */
+  flow: z.array(
+    z.object({
+      role: z.enum(['grid', 'pv', 'battery', 'soc', 'house', 'car']),
+      unit: z.enum(['kW', '%']),
+      value: z.number().nullable(),
+      stale: z.boolean(),
+      since: z.string().nullable(),
+      sensor_ids: z.array(z.number().int()),
+    }),
+  ),
 });

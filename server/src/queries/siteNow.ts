@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
-import { descendantIds, getAsset } from '../store/assets.ts';
+import { descendantIds, getAsset, getAssetType } from '../store/assets.ts';
 import { lastMeasurement, lastUpload, measuredIntervals, staleAfterMs } from '../store/lastMeasurements.ts';
 import { malformedBySensor, type MalformedMessages } from '../store/mqttLinks.ts';
 import { listSensors } from '../store/sensors.ts';
 import { negativeAllDay, signConvention } from './loadSign.ts';
+import { powerFlow, type FlowInput } from './powerFlow.ts';
 
 /** How far back "last upload" looks. */
 const UPLOAD_WINDOW_MS = 7 * 86_400_000;
@@ -22,8 +23,10 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export async function siteNow(db: Knex, assetId: number, nowMs: number, instantStaleMs: number) {
   const assetIds = await descendantIds(db, assetId);
   const sensors = [];
+  const flow: FlowInput[] = [];
   for (const id of assetIds) {
     const asset = (await getAsset(db, id))!;
+    const assetType = (await getAssetType(db, asset.generic_asset_type_id))?.name ?? '';
     const assetSensors = await listSensors(db, { assetId: id });
     const malformed = await malformedBySensor(
       db,
@@ -37,6 +40,15 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number, instantS
       const ended = res > 0 ? Math.floor((nowMs - dayStart) / res) : 0;
       const upload = await lastUpload(db, s.id, nowMs - UPLOAD_WINDOW_MS);
       const staleMs = staleAfterMs(res, instantStaleMs);
+      // Never-measured sensors have nothing to judge by.
+      const stale = endMs !== undefined && nowMs - endMs > staleMs;
+      flow.push({
+        sensor: s,
+        assetType,
+        isSite: id === assetId,
+        latest: last && endMs !== undefined ? { value: last.value, endMs } : null,
+        stale,
+      });
       sensors.push({
         id: s.id,
         name: s.name,
@@ -48,8 +60,7 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number, instantS
           last && endMs !== undefined
             ? { event_start: iso(last.eventStartMs), value: last.value, age_seconds: Math.max(0, Math.round((nowMs - endMs) / 1000)) }
             : null,
-        // Never-measured sensors have nothing to judge by.
-        stale: endMs !== undefined && nowMs - endMs > staleMs,
+        stale,
         stale_after_minutes: staleMs / 60_000,
         gaps_today: res > 0 ? ended - (await measuredIntervals(db, s.id, dayStart, dayStart + ended * res)) : null,
         last_upload: upload ? { at: iso(upload.atMs), source: upload.source } : null,
@@ -58,7 +69,7 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number, instantS
       });
     }
   }
-  return { asset_id: assetId, now: iso(nowMs), sensors };
+  return { asset_id: assetId, now: iso(nowMs), sensors, flow: powerFlow(flow) };
 }
 
 /** A sensor's malformed device messages as the API gives them; null for a sensor no device link feeds. */
