@@ -170,3 +170,34 @@ export const siteNow = z.object({
     }),
   ),
 });
+
+/** The measured energy of one period (kWh) and the shares made of it. */
+const periodEnergy = z.object({
+  period: z.string().describe('The local date, ISO week (2025-W13), month or year.'),
+  start: z.string(),
+  end: z.string(),
+  hours: z.number().describe('23 or 25 on a daylight-saving day.'),
+  imported_kwh: z.number().describe("The grid meter's consumed part."),
+  exported_kwh: z.number().describe("The grid meter's produced part."),
+  pv_kwh: z.number(),
+  consumed_kwh: z.number().describe('Imported − exported + PV − what the batteries kept (charged − discharged).'),
+  self_consumption_percent: z.number().nullable().describe('(PV − exported) / PV; null without PV.'),
+  self_sufficiency_percent: z.number().nullable().describe('(consumed − imported) / consumed; null without consumption.'),
+  battery_charged_kwh: z.number(),
+  battery_discharged_kwh: z.number(),
+  battery_throughput_kwh: z.number().describe('Charged + discharged.'),
+  battery_cycles: z.number().nullable().describe("Throughput / 2 / the batteries' capacity (soc-max); null without one."),
+  ev_kwh: z.number().describe('What the EV chargers delivered.'),
+});
+
+/** `GET /assets/<id>/energy`: a period's measured energy and the period before it. */
+export const energyPeriods = z.object({
+  asset_id: z.number().int(),
+  timezone: z.string(),
+  period: z.enum(['day', 'week', 'month', 'year']),
+  roles: z
+    .array(z.object({ sensor_id: z.number().int(), name: z.string(), role: z.enum(['grid', 'pv', 'battery', 'ev', 'load']) }))
+    .describe("The power sensors counted, by their device's role (its asset type)."),
+  current: periodEnergy,
+  previous: periodEnergy,
+});

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { awareDateTime } from '../../contracts/fields.ts';
 import * as cockpit from '../../contracts/cockpit.ts';
 import { assetKpis, sensorKpis, siteSensors } from '../../queries/assetKpis.ts';
+import { energyCsv, energyPeriods, localDate, type EnergyPeriods } from '../../queries/energyPeriods.ts';
 import { can } from '../../policies/access.ts';
 import { sensorAccess } from '../../policies/references.ts';
 import { siteNow } from '../../queries/siteNow.ts';
@@ -11,6 +12,16 @@ import { route } from '../../http/routes.ts';
 import { assetById, idParams } from '../load.ts';
 
 const MAX_KPI_WINDOW_MS = 400 * 86_400_000;
+
+const energyQuery = z.object({
+  period: z.enum(['day', 'week', 'month', 'year']).default('day'),
+  start: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'Must be a date (YYYY-MM-DD).')
+    .optional()
+    .describe("A date in the site's zone: the period holding it (without it, the one holding now)."),
+  format: z.enum(['json', 'csv']).default('json'),
+});
 
 const kpiQuery = z.object({
   start: awareDateTime.optional().describe("Without start and end: this month in the site's zone."),
@@ -59,5 +70,27 @@ export const cockpitRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
     command: ({ ctx, db, loaded }) => siteNow(db, loaded.asset.id, ctx.services.clock.now(), ctx.services.config.instantStaleMs),
     response: { schema: cockpit.siteNow },
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/:id/energy',
+    summary: "Get a site's measured energy of a day, week, month or year in its zone, and of the period before",
+    request: { params: idParams, query: energyQuery },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    check: ({ query }) => {
+      if (query.start && !localDate(query.start).isValid) throw fieldError('query', 'start', 'Not a date.');
+      return Promise.resolve(query);
+    },
+    command: ({ ctx, db, loaded, checked }) =>
+      energyPeriods(db, loaded.asset.id, checked.period, { date: checked.start, nowMs: ctx.services.clock.now() }),
+    response: {
+      schema: z.union([cockpit.energyPeriods, z.string()]),
+      description: 'With `format=csv`: the same figures as CSV, the previous period first.',
+      present: (result: EnergyPeriods, ctx) => {
+        if (ctx.query.format !== 'csv') return result;
+        ctx.type = 'text/csv';
+        return energyCsv(result);
+      },
+    },
   }),
 ];

@@ -1,0 +1,146 @@
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { factories } from '../helpers/factories.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+
+/**
+ * Issue 33's energy per period over the API: a known week of hourly measurements, Monday
+ * 2025-03-24 to Sunday 2025-03-30 in Amsterdam, whose Sunday is the daylight-saving day (02:00
+ * does not exist: 23 hours, local hours 0, 1, 3 … 23). Every figure below is summed by hand.
+ *
+ * Each hour, by its local hour h:
+ * - grid meter (consumption positive): +2 kW before noon (h < 12), −1 kW from noon;
+ * - PV (production positive): 0 before noon, 3 kW from noon;
+ * - battery (production positive, 10 kWh): −1 kW (charging) before noon, +1 kW from noon;
+ * - EV charger (production positive): −2 kW (charging) every hour.
+ * An ordinary day has 12 hours before noon and 12 from noon; the DST Sunday 11 and 12.
+ */
+
+let t: TestServer;
+let token: string;
+let stranger: string;
+let site: number;
+
+const ZONE = 'Europe/Amsterdam';
+const WEEK = DateTime.fromISO('2025-03-24T00:00', { zone: ZONE });
+/** 6 days of 24 hours and one of 23. */
+const HOURS = 6 * 24 + 23;
+
+const setUp = (json: Record<string, unknown>) =>
+  t.request('POST', `/api/v3_0/assets/${site}/devices`, { token, json: { timezone: ZONE, resolution: 'PT1H', ...json } });
+const energy = (query: string, as = token) => t.request('GET', `/api/v3_0/assets/${site}/energy?${query}`, { token: as });
+
+async function post(sensorId: number, morning: number, afternoon: number) {
+  const values = Array.from({ length: HOURS }, (_, i) => (WEEK.plus({ hours: i }).hour < 12 ? morning : afternoon));
+  const res = await t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, {
+    token,
+    json: { values, start: WEEK.toISO(), duration: `PT${HOURS}H`, unit: 'kW' },
+  });
+  expect(res.status).toBe(200);
+}
+
+beforeAll(async () => {
+  t = await startTestServer();
+  const f = factories(t.db);
+  const accountId = (await f.account()).id;
+  token = (await f.user({ accountId, roles: ['account-admin'] })).token;
+  stranger = (await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] })).token;
+  site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
+  const devices = [
+    [{ kind: 'grid-meter', name: 'Meter' }, 2, -1],
+    [{ kind: 'pv', name: 'Roof', power: '5 kW' }, 0, 3],
+    [{ kind: 'battery', name: 'Battery', power: '5 kW', capacity: '10 kWh' }, -1, 1],
+    [{ kind: 'ev-charger', name: 'Car', power: '11 kW', capacity: '60 kWh' }, -2, -2],
+  ] as const;
+  for (const [body, morning, afternoon] of devices) {
+    const made = await setUp(body);
+    expect(made.status).toBe(201);
+    await post(made.body.sensors[0].id, morning, afternoon);
+  }
+});
+afterAll(() => t.close());
+
+describe('energy per period', () => {
+  it('sums the DST week and the week before it, in the site’s zone', async () => {
+    const res = await energy('period=week&start=2025-03-26');
+    expect(res.status).toBe(200);
+    expect(res.body.timezone).toBe(ZONE);
+    expect(res.body.roles.map((r: { role: string }) => r.role)).toEqual(['grid', 'pv', 'battery', 'ev']);
+    expect(res.body.current).toEqual({
+      period: '2025-W13',
+      start: '2025-03-24T00:00:00.000+01:00',
+      end: '2025-03-31T00:00:00.000+02:00',
+      hours: 167,
+      imported_kwh: 166, // 6 × 12 × 2 + 11 × 2
+      exported_kwh: 84, // 7 × 12 × 1
+      pv_kwh: 252, // 7 × 12 × 3
+      consumed_kwh: 335, // 166 − 84 + 252 − (83 − 84)
+      self_consumption_percent: 66.7, // (252 − 84) / 252
+      self_sufficiency_percent: 50.4, // (335 − 166) / 335 = 169 / 335
+      battery_charged_kwh: 83, // 6 × 12 + 11
+      battery_discharged_kwh: 84, // 7 × 12
+      battery_throughput_kwh: 167,
+      battery_cycles: 8.35, // 167 / 2 / 10
+      ev_kwh: 334, // 167 × 2
+    });
+    // Nothing was measured the week before: zeros, and no shares of nothing.
+    expect(res.body.previous).toMatchObject({
+      period: '2025-W12',
+      hours: 168,
+      imported_kwh: 0,
+      pv_kwh: 0,
+      self_consumption_percent: null,
+      self_sufficiency_percent: null,
+      battery_cycles: 0,
+    });
+  });
+
+  it('counts the 23-hour day as one local day, beside the 24-hour day before', async () => {
+    const res = await energy('period=day&start=2025-03-30');
+    expect(res.status).toBe(200);
+    expect(res.body.current).toMatchObject({
+      period: '2025-03-30',
+      hours: 23,
+      imported_kwh: 22, // 11 × 2
+      exported_kwh: 12,
+      pv_kwh: 36, // 12 × 3
+      consumed_kwh: 47, // 22 − 12 + 36 − (11 − 12)
+      self_consumption_percent: 66.7, // 24 / 36
+      self_sufficiency_percent: 53.2, // 25 / 47
+      battery_throughput_kwh: 23,
+      battery_cycles: 1.15, // 23 / 2 / 10
+      ev_kwh: 46,
+    });
+    expect(res.body.previous).toMatchObject({
+      period: '2025-03-29',
+      hours: 24,
+      imported_kwh: 24,
+      exported_kwh: 12,
+      consumed_kwh: 48, // 24 − 12 + 36 − 0
+      self_sufficiency_percent: 50, // 24 / 48
+      battery_cycles: 1.2,
+      ev_kwh: 48,
+    });
+  });
+
+  it('gives the same figures as CSV, the previous period first', async () => {
+    const res = await energy('period=month&start=2025-03-01&format=csv');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
+    const [header, previous, current] = String(res.body).trim().split('\n');
+    expect(header.split(',').slice(0, 5)).toEqual(['period', 'start', 'end', 'hours', 'imported_kwh']);
+    expect(previous.split(',')[0]).toBe('2025-02');
+    // March holds the whole week: its sums are the week's (743 hours: 31 × 24 − 1).
+    expect(current.split(',').slice(0, 1).concat(current.split(',').slice(3, 7))).toEqual(['2025-03', '743', '166', '84', '252']);
+  });
+
+  it('refuses a bad period or start with field messages, and another account', async () => {
+    const bad = await energy('period=fortnight&start=2025-02-30');
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.message.query)).toContain('period');
+    const badDate = await energy('period=day&start=2025-02-30');
+    expect(badDate.status).toBe(422);
+    expect(Object.keys(badDate.body.message.query)).toEqual(['start']);
+    expect((await energy('period=week&start=2025-03-26', stranger)).status).toBe(403);
+  });
+});
