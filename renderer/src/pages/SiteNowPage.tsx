@@ -1,13 +1,12 @@
-import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
-import { API, request } from '../api/client.ts';
+import { API } from '../api/client.ts';
 import * as cockpit from '../../../server/src/contracts/cockpit.ts';
 import { assetMqttLinks, type MqttLinkWire } from '../../../server/src/contracts/mqttLinkAnswers.ts';
 import { useSession } from '../app/session.tsx';
 import { DataTable, LoadedView, RowLink } from '../components/DataTable.tsx';
-import { Empty, ErrorNotice } from '../components/Status.tsx';
+import { NeedsAttention } from '../components/cockpit/NeedsAttention.tsx';
 import { TariffsSection } from '../components/cockpit/Tariffs.tsx';
 import { PlanActualChart } from '../components/cockpit/PlanActualChart.tsx';
 import { MoneyPanel } from '../components/cockpit/MoneyPanel.tsx';
@@ -16,22 +15,37 @@ import { usePolling } from '../hooks/usePolling.ts';
 import { formatReading, messageAge } from '../lib/deviceLinks.ts';
 import { formatAge, formatTime } from '../lib/time.ts';
 
-/** How often the notifications are asked for again. */
-const POLL_MS = 10_000;
 /** How often the sensors' values are read again: a value posted or a device's reading shows within a few seconds. */
 const LIVE_MS = 3000;
 
-const notificationList = z.array(cockpit.notification);
-
 type SiteNow = z.infer<typeof cockpit.siteNow>;
 
-/** A sensor's data health in words, with the payloads its devices sent that could not be read. */
-function health(s: SiteNow['sensors'][number], zone: string): string {
+/** How long a sensor may be silent, in words: `30 min`, `2 h`. */
+const silence = (minutes: number) => (minutes % 60 === 0 ? `${minutes / 60} h` : `${minutes} min`);
+
+/**
+ * A sensor's data health: stale shown as the problem it is (a warning badge with a sign and the
+ * age it allows, not colour alone), a load negative all day (its sign is likely wrong), and the
+ * payloads its devices sent that could not be read.
+ */
+function Health({ s, zone }: { s: SiteNow['sensors'][number]; zone: string }) {
   const trap = s.negative_all_day ? `; negative all day on ${s.negative_all_day.day}: check its sign` : '';
-  const state = (!s.latest ? 'No data' : s.stale ? 'Stale' : 'OK') + trap;
   const m = s.malformed_messages;
-  if (!m?.count) return state;
-  return `${state}; ${m.count} unreadable device message${m.count === 1 ? '' : 's'}${m.last_at ? `, last at ${formatTime(m.last_at, zone)}` : ''}`;
+  const unreadable = m?.count
+    ? `; ${m.count} unreadable device message${m.count === 1 ? '' : 's'}${m.last_at ? `, last at ${formatTime(m.last_at, zone)}` : ''}`
+    : '';
+  const more = trap + unreadable;
+  if (!s.latest) return <>No data{more}</>;
+  if (!s.stale) return <>OK{more}</>;
+  return (
+    <>
+      <span className="badge warned" title={`No measurement for over ${silence(s.stale_after_minutes)}`}>
+        <span aria-hidden="true">⚠ </span>Stale
+      </span>{' '}
+      <span className="muted">over {silence(s.stale_after_minutes)} without data</span>
+      {more}
+    </>
+  );
 }
 
 /**
@@ -99,50 +113,27 @@ function SensorsNow({ now, zone, links }: { now: SiteNow; zone: string; links: M
             <td>{s.latest ? `${s.latest.value} ${s.sign ? `${s.unit}, ${s.sign}` : s.unit}` : '–'}</td>
             <td>{s.latest ? formatAge(s.latest.age_seconds) : '–'}</td>
             {fed.size > 0 && <td>{fed.has(s.id) ? deviceNow(links, s, nowMs) : '–'}</td>}
-            <td>{health(s, zone)}</td>
+            <td>
+              <Health s={s} zone={zone} />
+            </td>
             <td>{s.gaps_today ?? '–'}</td>
             <td>{s.last_upload ? `${formatTime(s.last_upload.at, zone)} by ${s.last_upload.source}` : '–'}</td>
           </tr>
         )}
       />
+      <StaleRule sensors={now.sensors} />
     </div>
   );
 }
 
-/** The unacknowledged notifications, polled, each with a button to acknowledge it. */
-function NeedsAttention({ zone }: { zone: string }) {
-  const attention = useApi(`${API}/notifications`, { unacknowledged: true }, notificationList);
-  usePolling(attention.reload, POLL_MS);
-  const [ackError, setAckError] = useState<unknown>();
-
-  const acknowledge = async (notificationId: number) => {
-    try {
-      await request(`${API}/notifications/${notificationId}/acknowledge`, { method: 'POST', answer: cockpit.notification });
-      setAckError(undefined);
-      attention.reload();
-    } catch (err) {
-      setAckError(err);
-    }
-  };
-
+/** When a sensor counts as stale, and what counts as a measurement: the rule the Health column applies. */
+function StaleRule({ sensors }: { sensors: SiteNow['sensors'] }) {
+  const instant = sensors.find((s) => s.resolution_minutes === 0);
   return (
-    <>
-      <ErrorNotice error={attention.error ?? ackError} />
-      {attention.data && attention.data.length === 0 && <Empty>Nothing needs attention.</Empty>}
-      {attention.data && attention.data.length > 0 && (
-        <ul className="card" aria-label="Notifications">
-          {attention.data.map((n) => (
-            <li key={n.id}>
-              <span>
-                {formatTime(n.created_at, zone)} — {n.message}
-              </span>{' '}
-              <button type="button" onClick={() => void acknowledge(n.id)}>
-                Acknowledge
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-    </>
+    <p className="muted" aria-label="When a sensor is stale">
+      A sensor is stale when its latest measurement ended more than twice its resolution ago
+      {instant && `; an instantaneous sensor (such as a state of charge) after ${silence(instant.stale_after_minutes)} without a reading`}.
+      Forecasts (values believed before their time) never count as measurements.
+    </p>
   );
 }

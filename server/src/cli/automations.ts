@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
+import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { presentAutomation } from '../presenters/automations.ts';
+import { isQueueName, type FlexsiteJobs } from '../contracts/jobs.ts';
+import { JobTable } from '../jobs/jobTable.ts';
+import { automationView } from '../queries/automationOutcome.ts';
 import { systemClock } from '../clock.ts';
 import { createAutomation, updateAutomation } from '../commands/automations.ts';
 import { automationCreate, automationPatch } from '../contracts/automations.ts';
@@ -9,6 +13,15 @@ import { getAsset } from '../store/assets.ts';
 import * as store from '../store/automations.ts';
 import { CliError, OPERATOR, type CliContext } from './context.ts';
 import { group, int, list } from './options.ts';
+
+/**
+ * An automation as the API shows it, with its last run's outcome read from the job table (the
+ * store every queue records its jobs in) and its sensors named.
+ */
+export async function shownAutomation(db: Knex, cli: CliContext, automation: store.Automation) {
+  const jobs = new JobTable<FlexsiteJobs>(db, cli.config, isQueueName, systemClock);
+  return presentAutomation(await automationView(db, jobs, automation), systemClock.now());
+}
 
 interface AutomationOptions {
   name?: string;
@@ -71,9 +84,10 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
     const db = await cli.db();
     const asset = await getAsset(db, o.asset);
     if (!asset) throw new CliError(`asset ${o.asset} not found`);
-    const created = presentAutomation(
+    const created = await shownAutomation(
+      db,
+      cli,
       await createAutomation(await cli.commands(), OPERATOR, { asset, makerId: o.owner, body }),
-      systemClock.now(),
     );
     cli.print(created, `Created ${describe(created)}`);
   });
@@ -90,10 +104,7 @@ export function registerAutomationCommands(program: Command, cli: CliContext): v
     if (!automation) throw new CliError(`automation ${o.id} not found`);
     const body = parsed(automationPatch, { timezone: automation.timezone, ...bodyOf(o) });
     const asset = (await getAsset(db, automation.assetId))!;
-    const edited = presentAutomation(
-      await updateAutomation(await cli.commands(), OPERATOR, { automation, asset, body }),
-      systemClock.now(),
-    );
+    const edited = await shownAutomation(db, cli, await updateAutomation(await cli.commands(), OPERATOR, { automation, asset, body }));
     cli.print(edited, `Changed ${describe(edited)}`);
   });
 }

@@ -4,8 +4,7 @@ import { createAccount, deleteAccount } from '../commands/accounts.ts';
 import { createUser, deleteUser, setPassword } from '../commands/users.ts';
 import { createToyAccount } from '../commands/toyAccount.ts';
 import * as accounts from '../store/accounts.ts';
-import { presentAutomation } from '../presenters/automations.ts';
-import { systemClock } from '../clock.ts';
+import { shownAutomation } from './automations.ts';
 import { deleteAsset } from '../commands/assets.ts';
 import { getAsset, listAssets } from '../store/assets.ts';
 import { getAutomation, listAutomations } from '../store/automations.ts';
@@ -136,8 +135,12 @@ function registerList(program: Command, cli: CliContext): void {
         rows.push(...(await listTariffs(db, { assetId: o.asset })).map(tariffRow));
         columns = tariffColumns;
       } else if (what === 'automations') {
-        rows.push(...(await listAutomations(db, { assetId: o.asset })).map((a) => presentAutomation(a, systemClock.now())));
-        columns = ['id', 'name', 'asset_id', 'cron', 'timezone', 'enabled', 'last_run', 'next_run'];
+        for (const a of await listAutomations(db, { assetId: o.asset })) {
+          const shown = await shownAutomation(db, cli, a);
+          // The last run's outcome as one word for the table, beside the whole of it.
+          rows.push({ ...shown, outcome: shown.last_outcome?.status ?? '' });
+        }
+        columns = ['id', 'name', 'asset_id', 'cron', 'timezone', 'enabled', 'last_run', 'outcome', 'next_run'];
       } else {
         throw new CliError(`cannot list "${what}"; choose accounts, users, assets, sensors, automations or tariffs`);
       }

@@ -404,6 +404,8 @@ export const automation = z.object({
   timezone: z.string(),
   forecast_sensor_ids: z.array(int),
   schedule_sensor_id: nullableInt,
+  /** Its sensors as people name them, by id: the device's name first ("Home battery power"). */
+  sensor_names: z.record(z.string(), z.string()),
   horizon: z.string(),
   enabled: z.boolean(),
   owner_id: nullableInt,
@@ -411,8 +413,8 @@ export const automation = z.object({
   last_job_id: z.string().nullable(),
   /**
    * How the last run went: its schedule job's outcome when it queued one (`warnings`: finished,
-   * but not as asked), else its own; `job_id` the job to look at. Null before a first run, after
-   * its jobs expired, and in the answers to writes.
+   * but not as asked), else its own; `job_id` the job to look at. Null before a first run and
+   * after its jobs expired.
    */
   last_outcome: z
     .object({

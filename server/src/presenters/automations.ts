@@ -21,11 +21,11 @@ const presentOutcome = (o: RunOutcome) => ({
   message: o.message,
 });
 
-/**
- * An automation as the API shows it; its next run is the next due after `nowMs` (and after its
- * last run); `outcome` how its last run went, where it was looked up.
- */
-export const presentAutomation = (a: Automation & { outcome?: RunOutcome | null }, nowMs: number) => ({
+/** An automation with its last run's outcome (null: none to show) and its sensors' names for people, by id. */
+export type AutomationView = Automation & { outcome: RunOutcome | null; sensorNames: Record<string, string> };
+
+/** An automation as the API shows it; its next run is the next due after `nowMs` (and after its last run). */
+export const presentAutomation = (a: AutomationView, nowMs: number) => ({
   id: a.id,
   asset_id: a.assetId,
   name: a.name,
@@ -33,6 +33,7 @@ export const presentAutomation = (a: Automation & { outcome?: RunOutcome | null 
   timezone: a.timezone,
   forecast_sensor_ids: a.forecastSensorIds,
   schedule_sensor_id: a.scheduleSensorId,
+  sensor_names: a.sensorNames,
   horizon: a.horizon,
   enabled: a.enabled,
   owner_id: a.ownerId,

@@ -1,6 +1,8 @@
+import type { Knex } from 'knex';
 import type { JobQueue, JobRecord } from '../jobs/jobQueue.ts';
-import type { RunOutcome } from '../presenters/automations.ts';
+import type { AutomationView, RunOutcome } from '../presenters/automations.ts';
 import type { Automation } from '../store/automations.ts';
+import { sensorNamings } from '../store/sensorNames.ts';
 
 const inProgress = (job: JobRecord): RunOutcome | undefined =>
   job.status === 'queued' || job.status === 'started'
@@ -31,4 +33,18 @@ export async function lastRunOutcome(jobs: Pick<JobQueue, 'get'>, automation: Au
   if (last.status === 'failed') return failed(last);
   const warned = last.queue === 'scheduling' && (last.result?.warnings?.length ?? 0) > 0;
   return { status: warned ? 'warnings' : 'success', jobId: last.id, finishedAtMs: last.finishedAt, message: null };
+}
+
+/**
+ * An automation with what its list shows besides its own fields: its last run's outcome, and its
+ * sensors named as people name them ("Home battery power": several devices each have a "power").
+ */
+export async function automationView(db: Knex, jobs: Pick<JobQueue, 'get'>, automation: Automation): Promise<AutomationView> {
+  const ids = [...automation.forecastSensorIds, ...(automation.scheduleSensorId === null ? [] : [automation.scheduleSensorId])];
+  const namings = await sensorNamings(db, ids);
+  return {
+    ...automation,
+    outcome: await lastRunOutcome(jobs, automation),
+    sensorNames: Object.fromEntries([...namings].map(([id, n]) => [String(id), n.name])),
+  };
 }

@@ -1,6 +1,6 @@
 import { automationCreate, automationPatch } from '../../contracts/automations.ts';
 import { presentAutomation } from '../../presenters/automations.ts';
-import { lastRunOutcome } from '../../queries/automationOutcome.ts';
+import { automationView } from '../../queries/automationOutcome.ts';
 import { createAutomation, deleteAutomation, updateAutomation } from '../../commands/automations.ts';
 import { notFound } from '../../errors.ts';
 import type { Knex } from 'knex';
@@ -27,12 +27,7 @@ export const automationRoutes = [
     request: { params: idParams },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
     command: async ({ ctx, db, loaded }) =>
-      Promise.all(
-        (await store.listAutomations(db, { assetId: loaded.asset.id })).map(async (a) => ({
-          ...a,
-          outcome: await lastRunOutcome(ctx.services.jobs, a),
-        })),
-      ),
+      Promise.all((await store.listAutomations(db, { assetId: loaded.asset.id })).map((a) => automationView(db, ctx.services.jobs, a))),
     response: { schema: wire.automationList, present: (list, ctx) => list.map((a) => presentAutomation(a, ctx.services.clock.now())) },
   }),
   route({
@@ -42,8 +37,8 @@ export const automationRoutes = [
     request: { params: idParams, json: automationCreate },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'update') }),
     // The signed-in user is its maker: its runs act with their rights, for the asset's account.
-    command: ({ context, principal, user, body, loaded: { asset } }) =>
-      createAutomation(context, principal, { asset, makerId: user.id, body }),
+    command: async ({ ctx, context, principal, user, body, loaded: { asset } }) =>
+      automationView(context.db, ctx.services.jobs, await createAutomation(context, principal, { asset, makerId: user.id, body })),
     response: {
       status: 201,
       schema: wire.automation,
@@ -57,8 +52,12 @@ export const automationRoutes = [
     summary: 'Edit an automation',
     request: { params: idParams, json: automationPatch },
     load: async ({ db, params }) => ({ automation: await automationById(db, params.id, 'update') }),
-    command: async ({ context, principal, db, body, loaded: { automation } }) =>
-      updateAutomation(context, principal, { automation, asset: (await getAsset(db, automation.assetId))!, body }),
+    command: async ({ ctx, context, principal, db, body, loaded: { automation } }) =>
+      automationView(
+        db,
+        ctx.services.jobs,
+        await updateAutomation(context, principal, { automation, asset: (await getAsset(db, automation.assetId))!, body }),
+      ),
     response: { schema: wire.automation, present: (a, ctx) => presentAutomation(a, ctx.services.clock.now()) },
   }),
   route({
