@@ -348,6 +348,9 @@ run('the web UI', () => {
     await panel.getByText('Add an automation').click();
     const form = panel.getByRole('form', { name: 'New automation' });
     await form.getByLabel('Name').fill('quarter-hourly plan');
+    // Every quarter hour is no picker choice (issue 32: daily, hourly, weekdays): cron, the advanced one.
+    await form.getByLabel('Repeat').selectOption({ label: 'Advanced (cron expression)' });
+    await form.getByLabel('Cron expression').fill('*/15 * * * *');
     await form.getByLabel('Schedule').selectOption({ label: 'battery power' });
     await form.getByRole('button', { name: 'Add automation' }).click();
     const row = panel.getByRole('row', { name: /quarter-hourly plan/ });
