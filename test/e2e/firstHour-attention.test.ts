@@ -179,7 +179,8 @@ run.each([1280, 375])('the first hour’s attention at %i px', (width) => {
       'an instantaneous sensor (such as a state of charge) after 1 h without a reading',
     );
     const pvBefore = await row(page, 'PV power').allInnerTexts();
-    expect(pvBefore[1]).toBe('2.5 kW');
+    // The value with the sign convention it is stated in (a factory sensor: production positive).
+    expect(pvBefore[1]).toBe('2.5 kW, production positive');
     const nowBefore = (await api('GET', `/assets/${s.site}/now`)).body.sensors;
     expect(nowBefore.find((x: { id: number }) => x.id === s.soc)).toMatchObject({ stale: true, stale_after_minutes: 60 });
     await screenshot(page, `firstHour-attention-${tag}-stale`);
