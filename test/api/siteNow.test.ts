@@ -56,6 +56,8 @@ describe('site now', () => {
     expect(res.body).toEqual({
       asset_id: site.id,
       now: expect.any(String),
+      // Issue 32: the page reads times in the site's zone, its sensors' (made here in the factory's UTC).
+      timezone: 'UTC',
       sensors: [
         {
           id: grid.id,

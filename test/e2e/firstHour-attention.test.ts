@@ -183,6 +183,10 @@ run.each([1280, 375])('the first hour’s attention at %i px', (width) => {
     expect(pvBefore[1]).toBe('2.5 kW, production positive');
     const nowBefore = (await api('GET', `/assets/${s.site}/now`)).body.sensors;
     expect(nowBefore.find((x: { id: number }) => x.id === s.soc)).toMatchObject({ stale: true, stale_after_minutes: 60 });
+    // Times on Site now are the site's (Amsterdam), not the New York user's or UTC.
+    await page.getByRole('columnheader', { name: `Last upload (${SITE_ZONE})` }).waitFor({ state: 'attached' });
+    const pvUpload = nowBefore.find((x: { id: number }) => x.id === s.pv).last_upload;
+    expect(pvBefore[5]).toBe(`${amsterdam(pvUpload.at)} by ${pvUpload.source}`);
     await screenshot(page, `firstHour-attention-${tag}-stale`);
 
     // Tomorrow's PV forecast uploaded now, and one of this quarter hour believed yesterday: forecasts, not measurements.

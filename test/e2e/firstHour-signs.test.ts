@@ -147,6 +147,9 @@ run('the sign trap', () => {
     await form.getByLabel('Sign').selectOption({ label: 'Consumption positive (use and import are positive)' });
     await form.getByRole('button', { name: 'Add sensor' }).click();
     await page.getByRole('link', { name: 'house load' }).waitFor();
+    // The asset's sensor list states the sign beside the unit.
+    const listed = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'house load' }) });
+    expect(await listed.getByRole('cell').first().innerText()).toBe('kW, consumption positive');
     load = (await t.db('sensor').where({ name: 'house load' }).first<{ id: number }>('id')).id;
     const stored = await t.request('GET', `/api/v3_0/sensors/${load}`, { token });
     expect(stored.status).toBe(200);

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { signConvention } from '../lib/attributes.ts';
 import { DataTable, RowLink } from './DataTable.tsx';
 
 interface SensorRow {
@@ -8,13 +9,18 @@ interface SensorRow {
   event_resolution: string;
   timezone: string;
   entity_address?: string;
+  /** Stored attributes (JSON), when known: a power sensor's unit then says how it is signed. */
+  attributes?: string;
 }
 
 type SensorColumn = 'Unit' | 'Resolution' | 'Time zone' | 'Entity address';
 
 /** What each column of a sensor shows. */
 const cells: Record<SensorColumn, (s: SensorRow) => ReactNode> = {
-  Unit: (s) => s.unit,
+  Unit: (s) => {
+    const sign = s.attributes === undefined ? undefined : signConvention({ unit: s.unit, attributes: s.attributes });
+    return sign ? `${s.unit}, ${sign}` : s.unit;
+  },
   Resolution: (s) => s.event_resolution,
   'Time zone': (s) => s.timezone,
   'Entity address': (s) => <code>{s.entity_address}</code>,

@@ -55,8 +55,10 @@ function Health({ s, zone }: { s: SiteNow['sensors'][number]; zone: string }) {
  */
 export function SiteNowPage() {
   const { id } = useParams();
-  const zone = useSession().user.timezone;
+  const userZone = useSession().user.timezone;
   const now = useApi(`${API}/assets/${id}/now`, undefined, cockpit.siteNow);
+  // Times on this page are the site's, wherever the operator's browser or profile is.
+  const zone = now.data?.timezone ?? userZone;
   const links = useApi(`${API}/assets/${id}/mqtt-links`, undefined, assetMqttLinks);
   usePolling(now.reload, LIVE_MS);
   usePolling(links.reload, LIVE_MS);

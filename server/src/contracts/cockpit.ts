@@ -122,6 +122,7 @@ export const notificationSettings = z.object({ webhook_url: z.string().max(2000)
 export const siteNow = z.object({
   asset_id: z.number().int(),
   now: z.string(),
+  timezone: z.string().nullable().describe("The site's time zone (its sensors'), which the page reads times in; null without sensors."),
   sensors: z.array(
     z.object({
       id: z.number().int(),

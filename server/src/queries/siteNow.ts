@@ -24,6 +24,8 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number, instantS
   const assetIds = await descendantIds(db, assetId);
   const sensors = [];
   const flow: FlowInput[] = [];
+  // The site's zone is its sensors' (as the money figures read it); null for a site without sensors.
+  let timezone: string | null = null;
   for (const id of assetIds) {
     const asset = (await getAsset(db, id))!;
     const assetType = (await getAssetType(db, asset.generic_asset_type_id))?.name ?? '';
@@ -33,6 +35,7 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number, instantS
       assetSensors.map((s) => s.id),
     );
     for (const s of assetSensors) {
+      timezone ??= s.timezone;
       const res = s.event_resolution_ms;
       const last = await lastMeasurement(db, s.id, nowMs);
       const endMs = last && last.eventStartMs + res;
@@ -69,7 +72,7 @@ export async function siteNow(db: Knex, assetId: number, nowMs: number, instantS
       });
     }
   }
-  return { asset_id: assetId, now: iso(nowMs), sensors, flow: powerFlow(flow) };
+  return { asset_id: assetId, now: iso(nowMs), timezone, sensors, flow: powerFlow(flow) };
 }
 
 /** A sensor's malformed device messages as the API gives them; null for a sensor no device link feeds. */
