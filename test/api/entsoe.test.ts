@@ -323,6 +323,8 @@ describe('a price connector written when stored (issue 30)', () => {
       const [notice] = await notices();
       expect(notice).toMatchObject({ sensor_id: s.sensor });
       expect(notice.message).toContain(`price connector ${res.body.id}`);
+      // Issue 32: named as people know them, not 'sensor 3' and an EIC code.
+      expect(notice.message).not.toMatch(/sensor \d|10Y/);
       // Still down at the next tick: the same spell, no second notification.
       expect(await s.t.server.tariffs.tick(Date.now())).toBe(0);
       expect(await notices()).toHaveLength(1);

@@ -15,6 +15,8 @@ import { setConnectorOutcome } from '../store/write/tariffs.ts';
 import { getAsset } from '../store/assets.ts';
 import { Periodic } from '../periodic.ts';
 import type { Attention } from '../attention/attention.ts';
+import { sensorName } from '../attention/wording.ts';
+import { biddingZones } from '../contracts/tariffs.ts';
 import { fetchDayAhead, type DayAheadPrices } from './entsoe.ts';
 
 const TICK_MS = 3600_000;
@@ -127,7 +129,10 @@ export class TariffWriter extends Periodic {
       this.log.warn({ err: error, connector: c.id, zone: c.biddingZone }, 'day-ahead prices not written');
       await setConnectorOutcome(this.db, c.id, { error });
       if (asset?.account_id) {
-        const message = `Day-ahead prices of ${c.biddingZone} for sensor ${c.sensorId} could not be written (price connector ${c.id}): ${error}.`;
+        // Named as the operator knows them: the zone by its country, the sensor by its device.
+        const zone = biddingZones[c.biddingZone as keyof typeof biddingZones] ?? c.biddingZone;
+        const sensor = await sensorName(this.db, c.sensorId);
+        const message = `Day-ahead prices of ${zone} for ${sensor} could not be written (price connector ${c.id}): ${error}.`;
         await this.attention.raise({ accountId: asset.account_id, kind: 'prices-failed', subject, sensorId: c.sensorId, message }, nowMs);
       }
       return 0;
