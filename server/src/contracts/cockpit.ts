@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jobWarning } from './responses.ts';
 
 /** What steps cost, planned and realised, against doing nothing (see `queries/moneyFigures.ts`), in the schedules' currency. */
 const money = z.object({
@@ -201,4 +202,71 @@ export const energyPeriods = z.object({
     .describe("The power sensors counted, by their device's role (its asset type)."),
   current: periodEnergy,
   previous: periodEnergy,
+});
+
+/** A stretch of a window, ISO 8601 in the site's zone. */
+const span = z.object({ start: z.string(), end: z.string() });
+
+/** `GET /assets/<id>/plan-ahead`: the next hours of a site's plan, its prices and forecasts. */
+export const planAhead = z.object({
+  asset_id: z.number().int(),
+  timezone: z.string().describe("The site's zone (its sensors'); every time is given in it."),
+  now: z.string(),
+  start: z.string().describe('The start of the current hour.'),
+  end: z.string().describe('`hours` after now, rounded up to the hour.'),
+  sign: z
+    .literal('consumption positive')
+    .describe('Every power is in kW, consumption positive: charging a battery and using power are positive, PV is negative.'),
+  currency: z.string().nullable().describe("The prices' currency (null when unknown or mixed)."),
+  devices: z.array(
+    z.object({
+      sensor_id: z.number().int(),
+      name: z.string(),
+      asset: z.string(),
+      steps: z.array(
+        span.extend({
+          power_kw: z.number(),
+          soc_start_kwh: z.number().nullable(),
+          soc_end_kwh: z.number().nullable().describe("The plan's state of charge at the step's end; null when its job is no longer kept."),
+          job_id: z.string().describe('The plan in force at the step: the newest made at or before its start.'),
+        }),
+      ),
+      no_plan: z.array(span).describe('Where no plan is in force for the device: unknown, not zero.'),
+      targets: z.array(
+        z.object({
+          at: z.string(),
+          soc_kwh: z.number(),
+          job_id: z.string(),
+          met: z.boolean().describe('Whether the plan reaches the target.'),
+        }),
+      ),
+    }),
+  ),
+  prices: z.array(
+    span
+      .extend({ consumption: z.number(), production: z.number(), job_id: z.string() })
+      .describe('The prices (per MWh) the plan in force at the step was made against.'),
+  ),
+  no_prices: z.array(span),
+  forecasts: z.array(
+    z.object({
+      sensor_id: z.number().int(),
+      name: z.string(),
+      role: z.enum(['pv', 'load']),
+      values: z.array(span.extend({ power_kw: z.number() })).describe("A forecaster's newest values known now."),
+      no_forecast: z.array(span),
+    }),
+  ),
+  plans: z.array(
+    z.object({
+      job_id: z.string(),
+      made_at: z.string(),
+      scheduler: z.string().nullable(),
+      fallback: z.boolean(),
+      degraded: z
+        .boolean()
+        .describe('Made by the fallback scheduler or with warnings (a target missed, inputs filled): not a plain success.'),
+      warnings: z.array(jobWarning),
+    }),
+  ),
 });

@@ -56,7 +56,7 @@ const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** di
 const percent = (part: number, whole: number) => (whole > 0 ? round((100 * part) / whole, 1) : null);
 
 /** The site's measured power sensors with their role and, for batteries, the capacity in kWh. */
-async function roleSensors(db: Knex, sensors: Sensor[]) {
+export async function roleSensors(db: Knex, sensors: Sensor[]) {
   const out: { sensor: Sensor; role: Role; capacityKwh: number | null }[] = [];
   for (const sensor of sensors) {
     if (signConvention(sensor) === null || sensor.event_resolution_ms <= 0) continue;

@@ -6,6 +6,7 @@ import { assetKpis, sensorKpis, siteSensors } from '../../queries/assetKpis.ts';
 import { energyCsv, energyPeriods, localDate, type EnergyPeriods } from '../../queries/energyPeriods.ts';
 import { can } from '../../policies/access.ts';
 import { sensorAccess } from '../../policies/references.ts';
+import { planAhead } from '../../queries/planAhead.ts';
 import { siteNow } from '../../queries/siteNow.ts';
 import { fieldError } from '../../errors.ts';
 import { route } from '../../http/routes.ts';
@@ -21,6 +22,10 @@ const energyQuery = z.object({
     .optional()
     .describe("A date in the site's zone: the period holding it (without it, the one holding now)."),
   format: z.enum(['json', 'csv']).default('json'),
+});
+
+const planAheadQuery = z.object({
+  hours: z.coerce.number().int().min(1).max(48).default(24).describe('How far ahead of now (1–48 hours).'),
 });
 
 const kpiQuery = z.object({
@@ -70,6 +75,22 @@ export const cockpitRoutes = [
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
     command: ({ ctx, db, loaded }) => siteNow(db, loaded.asset.id, ctx.services.clock.now(), ctx.services.config.instantStaleMs),
     response: { schema: cockpit.siteNow },
+  }),
+  route({
+    method: 'GET',
+    path: '/assets/:id/plan-ahead',
+    summary: "Get the next hours of a site's plan: each device's planned power and state of charge, prices, forecasts, targets",
+    request: { params: idParams, query: planAheadQuery },
+    load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    command: ({ ctx, db, query, loaded }) =>
+      planAhead(db, ctx.services.jobs, loaded.asset.id, { nowMs: ctx.services.clock.now(), hours: query.hours }),
+    response: {
+      schema: cockpit.planAhead,
+      description:
+        'Each step counts as the plan in force at it (the newest plan made at or before its start). Where no plan or ' +
+        'no forecast covers part of the window, `no_plan`, `no_prices` and `no_forecast` say so: those parts are unknown, ' +
+        'not zero. A plan made by the fallback scheduler or with warnings is `degraded`.',
+    },
   }),
   route({
     method: 'GET',
