@@ -1,6 +1,9 @@
+import fs from 'node:fs';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../server/src/clock.ts';
 import { factories } from '../helpers/factories.ts';
+import { waitForSchedule } from '../helpers/schedules.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
 /**
@@ -14,6 +17,10 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
  * - battery (production positive, 10 kWh): −1 kW (charging) before noon, +1 kW from noon;
  * - EV charger (production positive): −2 kW (charging) every hour.
  * An ordinary day has 12 hours before noon and 12 from noon; the DST Sunday 11 and 12.
+ *
+ * Money: the server's clock stands at Sunday 23 March 12:00 when the battery's plan for the week
+ * is made (so it is in force at every step), against a price of 100 EUR/MWh before noon and 200
+ * from noon; afterwards the week's measurements are posted.
  */
 
 let t: TestServer;
@@ -39,8 +46,12 @@ async function post(sensorId: number, morning: number, afternoon: number) {
   expect(res.status).toBe(200);
 }
 
+/** EUR/MWh each hour of the week by its local hour. */
+const price = (hour: number) => (hour < 12 ? 100 : 200);
+
 beforeAll(async () => {
-  t = await startTestServer();
+  const clock = new SimulatedClock(DateTime.fromISO('2025-03-23T12:00', { zone: ZONE }).toMillis());
+  t = await startTestServer({}, undefined, { clock });
   const f = factories(t.db);
   const accountId = (await f.account()).id;
   token = (await f.user({ accountId, roles: ['account-admin'] })).token;
@@ -52,13 +63,38 @@ beforeAll(async () => {
     [{ kind: 'battery', name: 'Battery', power: '5 kW', capacity: '10 kWh' }, -1, 1],
     [{ kind: 'ev-charger', name: 'Car', power: '11 kW', capacity: '60 kWh' }, -2, -2],
   ] as const;
-  for (const [body, morning, afternoon] of devices) {
+  const sensors: number[] = [];
+  for (const [body] of devices) {
     const made = await setUp(body);
     expect(made.status).toBe(201);
-    await post(made.body.sensors[0].id, morning, afternoon);
+    sensors.push(made.body.sensors[0].id);
   }
+  const market = await f.asset({ accountId: null, type: 'transmission zone' });
+  const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
+  const week = Array.from({ length: HOURS }, (_, i) => price(WEEK.plus({ hours: i }).hour));
+  await f.beliefs(prices, WEEK.toMillis(), 3_600_000, week, clock.now() - 86_400_000);
+  const battery = sensors[2];
+  const trigger = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+    token,
+    json: {
+      start: WEEK.toISO(),
+      duration: `PT${HOURS}H`,
+      'flex-model': { 'soc-at-start': '5 kWh' },
+      'flex-context': { 'consumption-price-sensor': prices },
+    },
+  });
+  expect(trigger.status).toBe(200);
+  expect((await waitForSchedule(t, token, battery, trigger.body.schedule)).status).toBe(200);
+  // The week is over: the same store served again on the real clock (moving the simulated one a
+  // week on would run a week of periodic work).
+  await t.server.close();
+  t = await startTestServer({}, t.dataDir);
+  for (const [i, [, morning, afternoon]] of devices.entries()) await post(sensors[i], morning, afternoon);
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  fs.rmSync(t.dataDir, { recursive: true, force: true });
+});
 
 describe('energy per period', () => {
   it('sums the DST week and the week before it, in the site’s zone', async () => {
@@ -82,7 +118,32 @@ describe('energy per period', () => {
       battery_throughput_kwh: 167,
       battery_cycles: 8.35, // 167 / 2 / 10
       ev_kwh: 334, // 167 × 2
+      // Each afternoon hour the rest of the site used −1 + 3 − (−1) − 2 = 1 kWh, so the panels'
+      // 3 kWh covered it and then the EV's 2; mornings have no sun: 84 × 2 = 168 of 334.
+      ev_solar_kwh: 168,
+      ev_solar_percent: 50.3, // 168 / 334
+      // The battery as measured, at the plan's prices: charging 1 kW (0.001 MW) at 100 EUR/MWh for
+      // 83 morning hours is 83 × 0.1 = 8.3 EUR; discharging 1 kW at 200 for 84 afternoon hours is
+      // −84 × 0.2 = −16.8 EUR; 8.3 − 16.8 = −8.5 EUR. Doing nothing the battery is idle and the
+      // plan forecast no other load (nothing was measured when it was made): 0 EUR.
+      money: { cost: -8.5, cost_without_flex: 0, savings: 8.5, steps: 167, measured_steps: 167, fallback_steps: 0 },
+      parts: expect.any(Array),
     });
+    expect(res.body.currency).toBe('EUR');
+    // Monday to Saturday: 12 × 2 imported, 12 × 1 exported, 12 × 3 PV, 24 − 12 + 36 − 0 consumed;
+    // the DST Sunday 11 × 2 imported and 22 − 12 + 36 − (11 − 12) = 47 consumed.
+    const day = (date: string, imported: number, consumed: number) => ({
+      period: date,
+      start: `${date}T00:00:00.000+01:00`,
+      imported_kwh: imported,
+      exported_kwh: 12,
+      pv_kwh: 36,
+      consumed_kwh: consumed,
+    });
+    expect(res.body.current.parts).toEqual([
+      ...[24, 25, 26, 27, 28, 29].map((d) => day(`2025-03-${d}`, 24, 48)),
+      day('2025-03-30', 22, 47),
+    ]);
     // Nothing was measured the week before: zeros, and no shares of nothing.
     expect(res.body.previous).toMatchObject({
       period: '2025-W12',
@@ -92,7 +153,11 @@ describe('energy per period', () => {
       self_consumption_percent: null,
       self_sufficiency_percent: null,
       battery_cycles: 0,
+      ev_solar_percent: null,
+      // No plan was in force then: no money to count.
+      money: { cost: null, cost_without_flex: null, savings: null, steps: 0, measured_steps: 0, fallback_steps: 0 },
     });
+    expect(res.body.previous.parts).toHaveLength(7);
   });
 
   it('counts the 23-hour day as one local day, beside the 24-hour day before', async () => {
@@ -110,7 +175,16 @@ describe('energy per period', () => {
       battery_throughput_kwh: 23,
       battery_cycles: 1.15, // 23 / 2 / 10
       ev_kwh: 46,
+      ev_solar_kwh: 24, // 12 afternoon hours × 2
+      ev_solar_percent: 52.2, // 24 / 46
+      // 11 morning hours × 0.1 EUR − 12 afternoon hours × 0.2 EUR = 1.1 − 2.4 = −1.3 EUR.
+      money: { cost: -1.3, cost_without_flex: 0, savings: 1.3, steps: 23, measured_steps: 23 },
     });
+    // The day's parts are its 23 local hours: 02:00 does not exist.
+    const hours = res.body.current.parts.map((p: { period: string }) => p.period);
+    expect(hours).toHaveLength(23);
+    expect(hours.slice(0, 4)).toEqual(['00:00', '01:00', '03:00', '04:00']);
+    expect(res.body.current.parts[3]).toMatchObject({ start: '2025-03-30T04:00:00.000+02:00', imported_kwh: 2, pv_kwh: 0 });
     expect(res.body.previous).toMatchObject({
       period: '2025-03-29',
       hours: 24,
@@ -132,6 +206,10 @@ describe('energy per period', () => {
     expect(previous.split(',')[0]).toBe('2025-02');
     // March holds the whole week: its sums are the week's (743 hours: 31 × 24 − 1).
     expect(current.split(',').slice(0, 1).concat(current.split(',').slice(3, 7))).toEqual(['2025-03', '743', '166', '84', '252']);
+    // Then the money in the site's currency, the week's (no other plan was in force in March); none in February.
+    expect(header.split(',').slice(-4)).toEqual(['currency', 'cost', 'cost_without_flex', 'savings']);
+    expect(current.split(',').slice(-4)).toEqual(['EUR', '-8.5', '0', '8.5']);
+    expect(previous.split(',').slice(-4)).toEqual(['EUR', '', '', '']);
   });
 
   it('refuses a bad period or start with field messages, and another account', async () => {

@@ -173,6 +173,30 @@ export const siteNow = z.object({
   ),
 });
 
+/** A part of a period (a day's hours, a week's or a month's days, a year's months), as its chart shows it. */
+const partEnergy = z.object({
+  period: z.string().describe('The local hour (HH:mm), date or month.'),
+  start: z.string(),
+  imported_kwh: z.number(),
+  exported_kwh: z.number(),
+  pv_kwh: z.number(),
+  consumed_kwh: z.number(),
+});
+
+/** A period's money as the cockpit counts it, in the answer's currency. */
+const periodMoney = z
+  .object({
+    cost: z.number().nullable().describe("With the devices' measured power; null when no step was measured."),
+    cost_without_flex: z.number().nullable().describe('The same steps doing nothing: batteries idle, EVs charging at once.'),
+    savings: z.number().nullable().describe('Cost without flex − cost.'),
+    steps: z.number().int().describe('Steps with a plan in force.'),
+    measured_steps: z.number().int().describe('Of those, the steps whose devices were all measured: the money counts these.'),
+    fallback_steps: z.number().int().describe('Steps planned by the fallback scheduler: degraded figures.'),
+  })
+  .describe(
+    'Each step counts by the plan in force at it (as `GET /assets/<id>/kpis` counts): its prices, and the rest of the site as that plan forecast it.',
+  );
+
 /** The measured energy of one period (kWh) and the shares made of it. */
 const periodEnergy = z.object({
   period: z.string().describe('The local date, ISO week (2025-W13), month or year.'),
@@ -190,12 +214,19 @@ const periodEnergy = z.object({
   battery_throughput_kwh: z.number().describe('Charged + discharged.'),
   battery_cycles: z.number().nullable().describe("Throughput / 2 / the batteries' capacity (soc-max); null without one."),
   ev_kwh: z.number().describe('What the EV chargers delivered.'),
+  ev_solar_kwh: z
+    .number()
+    .describe("Per hour, the EV charge the panels covered beyond the rest of the site's use; a battery's discharge is not solar."),
+  ev_solar_percent: z.number().nullable().describe('EV solar / EV energy; null without EV energy.'),
+  money: periodMoney,
+  parts: z.array(partEnergy).describe("A day's hours, a week's or a month's days, a year's months, in the site's zone."),
 });
 
 /** `GET /assets/<id>/energy`: a period's measured energy and the period before it. */
 export const energyPeriods = z.object({
   asset_id: z.number().int(),
   timezone: z.string(),
+  currency: z.string().nullable().describe("The currency of the plans in force (the site's prices); null when unknown or mixed."),
   period: z.enum(['day', 'week', 'month', 'year']),
   roles: z
     .array(z.object({ sensor_id: z.number().int(), name: z.string(), role: z.enum(['grid', 'pv', 'battery', 'ev', 'load']) }))

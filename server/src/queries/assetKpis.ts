@@ -5,7 +5,7 @@ import { forbidden } from '../errors.ts';
 import { sensorStats } from '../store/sensorStats.ts';
 import { getSensor, listSensors, type Sensor, type SensorInContext } from '../store/sensors.ts';
 import { byPeriod, figures, partFigures, type KpiFigures, type PartFigures } from './moneyFigures.ts';
-import { plansInForce } from './planInForce.ts';
+import { currencyInForce, plansInForce } from './planInForce.ts';
 import { stepMoney, type StepMoney } from './stepMoney.ts';
 
 export type { KpiFigures } from './moneyFigures.ts';
@@ -94,12 +94,10 @@ export async function assetKpis(db: Knex, assetId: number, window: { startMs: nu
         { job_id: plan.jobId, made_at: iso(plan.beliefTimeMs), start: iso(plan.startMs), end: iso(plan.endMs), fallback: plan.fallback },
       ]),
   );
-  const currencies = new Set(inForce.flatMap((s) => s.devices.map((d) => d.plan.currency)));
   const days = byPeriod(steps, zone, 'yyyy-MM-dd');
   return {
     asset_id: assetId,
-    // One currency, or null when unknown (fixed prices) or mixed.
-    currency: currencies.size === 1 ? [...currencies][0] : null,
+    currency: currencyInForce(inForce),
     timezone: zone,
     now: iso(nowMs),
     start: iso(startMs),

@@ -67,3 +67,9 @@ export function stepsInForce(schedules: ScheduleMoney[], startMs: number, endMs:
 export async function plansInForce(db: Knex, sensorIds: number[], startMs: number, endMs: number): Promise<StepInForce[]> {
   return stepsInForce(await scheduleMoneyIn(db, sensorIds, startMs, endMs), startMs, endMs);
 }
+
+/** The currency the plans in force price in: one, or null when unknown (fixed prices) or mixed. */
+export function currencyInForce(steps: StepInForce[]): string | null {
+  const currencies = new Set(steps.flatMap((s) => s.devices.map((d) => d.plan.currency)));
+  return currencies.size === 1 ? [...currencies][0] : null;
+}

@@ -133,10 +133,10 @@ export async function lastUpload(db: Knex, sensorId: number, sinceMs: number): P
 }
 
 /**
- * A sensor's measured values of the events starting in [fromMs, toMs): per event the most recent
- * measurement, in event order.
+ * A sensor's measured events starting in [fromMs, toMs): per event the most recent measurement,
+ * in event order.
  */
-export async function measuredValues(db: Knex, sensorId: number, fromMs: number, toMs: number): Promise<number[]> {
+export async function measuredEvents(db: Knex, sensorId: number, fromMs: number, toMs: number): Promise<{ startMs: number; value: number }[]> {
   const rows = await db('timed_belief as b')
     .join('data_source as s', 's.id', 'b.source_id')
     .where('b.sensor_id', sensorId)
@@ -150,5 +150,10 @@ export async function measuredValues(db: Knex, sensorId: number, fromMs: number,
     .select<{ es: number; v: number }[]>('b.event_start as es', 'b.event_value as v');
   const latest = new Map<number, number>();
   for (const r of rows) if (!latest.has(Number(r.es))) latest.set(Number(r.es), Number(r.v));
-  return [...latest.values()];
+  return [...latest.entries()].map(([startMs, value]) => ({ startMs, value }));
+}
+
+/** A sensor's measured values of the events starting in [fromMs, toMs), in event order (see `measuredEvents`). */
+export async function measuredValues(db: Knex, sensorId: number, fromMs: number, toMs: number): Promise<number[]> {
+  return (await measuredEvents(db, sensorId, fromMs, toMs)).map((e) => e.value);
 }

@@ -95,7 +95,7 @@ export const cockpitRoutes = [
   route({
     method: 'GET',
     path: '/assets/:id/energy',
-    summary: "Get a site's measured energy of a day, week, month or year in its zone, and of the period before",
+    summary: "Get a site's measured energy and money of a day, week, month or year in its zone, and of the period before",
     request: { params: idParams, query: energyQuery },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
     check: ({ query }) => {
@@ -106,7 +106,10 @@ export const cockpitRoutes = [
       energyPeriods(db, loaded.asset.id, checked.period, { date: checked.start, nowMs: ctx.services.clock.now() }),
     response: {
       schema: z.union([cockpit.energyPeriods, z.string()]),
-      description: 'With `format=csv`: the same figures as CSV, the previous period first.',
+      description:
+        "Energy from the devices' measured power, each by its role; money as `GET /assets/<id>/kpis` counts it " +
+        '(the plan in force at each step, realised over the steps measured), in `currency`. With `format=csv`: the ' +
+        "period's figures and money (not its parts) as CSV, the previous period first.",
       present: (result: EnergyPeriods, ctx) => {
         if (ctx.query.format !== 'csv') return result;
         ctx.type = 'text/csv';
