@@ -37,6 +37,7 @@ import { TariffWriter } from './tariffs/tariffWriter.ts';
 import { ToyPriceClock } from './tariffs/toyPriceClock.ts';
 import { automationHandler } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
+import { batteryReplayHandler } from './queries/batteryReplayJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
 import { createWorkerPool, type WorkerPool } from './workers/workerPool.ts';
 import type { Knex } from 'knex';
@@ -349,6 +350,7 @@ async function openJobQueue({
     scheduling: attention.watchSchedules(schedulingHandler({ db, pool, log, clock, fallback: !speaks10(config) })),
     forecasting: forecastingHandler(db, pool, clock),
     automation: attention.watchAutomations(automationHandler(db, pool, config, clock)),
+    'battery-replay': batteryReplayHandler(db, pool),
   };
   const setup = { db, config, log, isQueue: isQueueName, handlers: handlers ?? null, clock, onClose: async () => pool?.destroy() };
   // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.

@@ -47,17 +47,28 @@ export function factories(db: Knex) {
       );
       return { user, token: await issueToken(db, user.id, 3600) };
     },
+    /** The id of an asset type, made when missing (as the device set-up makes 'house load' and 'grid meter'). */
     async assetType(name: string): Promise<number> {
-      return (await db('generic_asset_type').where({ name }).first<{ id: number }>('id')).id;
+      const find = () => db('generic_asset_type').where({ name }).first<{ id: number } | undefined>('id');
+      const found = await find();
+      if (found) return found.id;
+      await db('generic_asset_type').insert({ name, description: name });
+      return (await find())!.id;
     },
-    async asset(props: { accountId: number | null; type?: string; name?: string; attributes?: Record<string, unknown> }) {
+    async asset(props: {
+      accountId: number | null;
+      type?: string;
+      name?: string;
+      attributes?: Record<string, unknown>;
+      parentId?: number;
+    }) {
       const typeId = await this.assetType(props.type ?? 'battery');
       return db.transaction((trx) =>
         createAsset(trx, FIXTURE, {
           name: props.name ?? unique('asset'),
           account_id: props.accountId,
           generic_asset_type_id: typeId,
-          parent_asset_id: null,
+          parent_asset_id: props.parentId ?? null,
           latitude: null,
           longitude: null,
           attributes: props.attributes ?? {},

@@ -29,6 +29,7 @@ export function typedReads(job: JobRecord): number | undefined {
   void job.args.spec;
   if (job.queue === 'automation') return job.args.dueMs;
   if (job.queue === 'forecasting') return job.result?.cycles.length;
+  if (job.queue === 'battery-replay') return job.result?.days;
   return job.result?.['num-beliefs'];
 }
 

@@ -1,4 +1,6 @@
 import type { MethodName } from '../../../worker/src/tasks.ts';
+import type { TimeOfUseTariff } from '../domain/tariffPrice.ts';
+import type { BatteryReplayResult } from './batteryReplay.ts';
 import type { JobSpec } from './jobSpec.ts';
 import type { AutomationJobResult, ForecastJobResult, JobResult } from './responses.ts';
 
@@ -58,6 +60,28 @@ export interface AutomationJobArgs {
   principal: PrincipalRef;
 }
 
+/** The prices of a battery replay, in EUR/MWh: a time-of-use tariff, or a day-ahead price sensor. */
+export type ReplayTariffArgs =
+  | { kind: 'time-of-use'; buying: TimeOfUseTariff; feedInPrice: number }
+  /** `feedInPrice` null: energy sold earns the day-ahead price. */
+  | { kind: 'day-ahead'; sensorId: number; feedInPrice: number | null };
+
+/** A battery replay over a site's measured history (server/src/queries/batteryReplay.ts), resolved when it was started. */
+export interface BatteryReplayJobArgs {
+  assetId: number;
+  /** Who started it: the job reads only what they (and the asset's account) may read, when it runs. */
+  principal: PrincipalRef;
+  loadSensorId: number;
+  pvSensorId: number | null;
+  sizes: { capacityKwh: number; powerKw: number; roundTripEfficiency: number }[];
+  tariff: ReplayTariffArgs;
+  /** The local midnights the replay runs between, and the dates they are in the site's zone. */
+  fromMs: number;
+  toMs: number;
+  start: string;
+  end: string;
+}
+
 /**
  * Flexsite's queues, as the worker's task contract (worker/src/tasks.ts) is for its tasks: each
  * queue's name, the arguments its jobs are queued with and the result a finished job stores.
@@ -66,12 +90,13 @@ export type FlexsiteJobs = {
   scheduling: { args: SchedulingJobArgs; result: JobResult };
   forecasting: { args: ForecastJobArgs; result: ForecastJobResult };
   automation: { args: AutomationJobArgs; result: AutomationJobResult };
+  'battery-replay': { args: BatteryReplayJobArgs; result: BatteryReplayResult };
 };
 
 export type QueueName = keyof FlexsiteJobs;
 
 /** Every queue (the type requires each to be listed). */
-const queues: Record<QueueName, true> = { scheduling: true, forecasting: true, automation: true };
+const queues: Record<QueueName, true> = { scheduling: true, forecasting: true, automation: true, 'battery-replay': true };
 
 /** Whether a stored job's queue name is one of Flexsite's queues. */
 export const isQueueName = (name: string): name is QueueName => Object.hasOwn(queues, name);

@@ -226,6 +226,8 @@ export const job = z.object({
   /** infeasible, unknown-prices, interrupted, forbidden, invalid-input, not-found, conflict or internal; null unless failed. */
   error_kind: z.string().nullable(),
   fallback_job_id: z.string().nullable(),
+  /** How far the job came, in its own steps (a battery replay's days); absent for jobs that report none. */
+  progress: z.object({ done: int, total: int }).optional(),
   /** The finished job's warnings (also in its result), so that lists show them without the result. */
   warnings: z.array(jobWarning).optional(),
   // Results of other job kinds (processes, failures) have other shapes; the UI reads scheduling ones.

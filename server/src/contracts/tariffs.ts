@@ -43,7 +43,7 @@ const describePeriod = (p: Period, i: number) =>
  * both are refused rather than guessed at (a summer peak names the summer months; the rest of the
  * year's peak names the others).
  */
-const periods = z
+export const periods = z
   .array(period)
   .max(50)
   .default([])

@@ -26,6 +26,8 @@ export interface JobOf<M extends JobTypes, Q extends keyof M & string> {
   /** What kind of failure it was, for programs (absent in jobs that failed before it was recorded). */
   errorKind: JobErrorKind | null;
   fallbackJobId: string | null;
+  /** How far a running (or ended) job came, in its own steps; null for a job that reports none. */
+  progress: { done: number; total: number } | null;
 }
 
 /**
@@ -106,6 +108,8 @@ export interface JobRuntime<M extends JobTypes = FlexsiteJobs, Q extends keyof M
    * fallback). The job's own checks passed; this is no new trigger.
    */
   standIn(args: M[Q]['args']): Promise<string>;
+  /** Records how far the job has come (`done` of `total` of its own steps), for whoever asks for the job. */
+  progress(done: number, total: number): Promise<void>;
 }
 
 /** Runs the jobs of queue `Q`; returns the result summary stored with the job. */

@@ -32,6 +32,8 @@ export interface DbJob {
   error: string | null;
   error_kind: JobErrorKind | null;
   fallback_job_id: string | null;
+  progress_done: number | null;
+  progress_total: number | null;
 }
 
 /** Tells a stored job's queue name for one of the queues of `M`. */
@@ -73,6 +75,7 @@ function jobOf<M extends JobTypes, Q extends keyof M & string>(queue: Q, r: DbJo
     error: r.error,
     errorKind: r.error_kind ?? null,
     fallbackJobId: r.fallback_job_id,
+    progress: r.progress_total === null ? null : { done: Number(r.progress_done), total: Number(r.progress_total) },
   };
   return job;
 }
@@ -179,12 +182,19 @@ export class JobTable<M extends JobTypes> {
       error: null,
       error_kind: null,
       fallback_job_id: null,
+      progress_done: null,
+      progress_total: null,
     });
   }
 
   /** Forgets a job that was never handed to a queue. */
   async remove(id: string): Promise<void> {
     await this.db('job').where({ id }).delete();
+  }
+
+  /** Records a started job's progress. */
+  async progress(id: string, done: number, total: number): Promise<void> {
+    await this.db('job').where({ id, status: 'started' }).update({ progress_done: done, progress_total: total });
   }
 
   async linkFallback(failedJobId: string, fallbackJobId: string): Promise<void> {
@@ -275,7 +285,7 @@ export class JobTable<M extends JobTypes> {
   async requeue(ids: string[] | 'all'): Promise<number> {
     const q = this.db('job').where({ status: 'started' });
     if (ids !== 'all') q.whereIn('id', ids);
-    return q.update({ status: 'queued', started_at: null });
+    return q.update({ status: 'queued', started_at: null, progress_done: null, progress_total: null });
   }
 
   /** Expires stale queued jobs and forgets old finished ones. */
@@ -308,7 +318,7 @@ export async function runAndRecord<M extends JobTypes, Q extends keyof M & strin
   const handler = handlers[job.queue];
   const standIn = async (args: M[Q]['args']) =>
     (await queue.enqueue(job.queue, args, { accountId: job.accountId, sensorId: job.sensorId, reuseWithinS: 0, force: true })).id;
-  const runtime = { ...queue, standIn };
+  const runtime = { ...queue, standIn, progress: (done: number, total: number) => table.progress(job.id, done, total) };
   let outcome: { result: object } | { error: Error };
   const started = performance.now();
   try {

@@ -18,6 +18,7 @@ import * as m0022 from './0022_mqtt_last_malformed.ts';
 import * as m0023 from './0023_price_connector_status.ts';
 import * as m0024 from './0024_site_asset_type.ts';
 import * as m0025 from './0025_schedule_money_fallback.ts';
+import * as m0026 from './0026_job_progress.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -45,6 +46,7 @@ export const migrations: [string, Migration][] = [
   ['0023_price_connector_status', m0023],
   ['0024_site_asset_type', m0024],
   ['0025_schedule_money_fallback', m0025],
+  ['0026_job_progress', m0026],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -9,6 +9,7 @@ import { annotationRoutes } from './annotations.ts';
 import { assetRoutes } from './assets.ts';
 import { assetSensorRoutes } from './assetSensors.ts';
 import { automationRoutes } from './automations.ts';
+import { batteryReplayRoutes } from './batteryReplay.ts';
 import { chartRoutes } from './charts.ts';
 import { cockpitRoutes } from './cockpit.ts';
 import { deviceRoutes } from './devices.ts';
@@ -57,6 +58,7 @@ export function v3Routes(): RouteSpec[] {
     ...chartRoutes,
     ...annotationRoutes,
     ...cockpitRoutes,
+    ...batteryReplayRoutes,
     ...notificationRoutes,
     ...tariffRoutes,
     ...deviceRoutes,

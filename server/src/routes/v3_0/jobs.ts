@@ -29,6 +29,7 @@ export const presentJob = (job: JobRecord, withResult: boolean) => ({
   error_kind: job.errorKind,
   fallback_job_id: job.fallbackJobId,
   warnings: jobWarnings(job),
+  ...(job.progress ? { progress: job.progress } : {}),
   ...(withResult ? { result: job.result } : {}),
 });
 
