@@ -1,4 +1,4 @@
-import { Children, cloneElement, isValidElement, type ReactElement, type ReactNode } from 'react';
+import { Children, cloneElement, Fragment, isValidElement, type ReactElement, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import type { Loaded } from '../hooks/useApi.ts';
 import { Empty, ErrorNotice, Loading } from './Status.tsx';
@@ -17,13 +17,20 @@ interface TableProps<T> {
   wrap?: string | null;
 }
 
+/** A row's cells, with those a fragment groups (`LinkTable`'s `cells`) taken out of it. */
+function cellsOf(children: ReactNode): ReactNode[] {
+  return Children.toArray(children).flatMap((child) =>
+    isValidElement<{ children?: ReactNode }>(child) && child.type === Fragment ? cellsOf(child.props.children) : [child],
+  );
+}
+
 /**
  * A row whose cells carry their column's heading as `data-label`, which a narrow screen shows
  * above each value once the row is stacked as a block (app.css, `.stack-narrow`).
  */
 function labelled(row: ReactNode, headings: string[]): ReactNode {
   if (!isValidElement<{ children?: ReactNode }>(row)) return row;
-  const cells = Children.toArray(row.props.children).map((cell, i) =>
+  const cells = cellsOf(row.props.children).map((cell, i) =>
     isValidElement(cell) ? cloneElement(cell as ReactElement<{ 'data-label'?: string }>, { 'data-label': headings[i] }) : cell,
   );
   return cloneElement(row, undefined, ...cells);
@@ -54,6 +61,31 @@ export function DataTable<T>({ label, columns, rows, row, empty, wrap = 'table-w
     </table>
   );
   return wrap === null ? table : <div className={wrap}>{table}</div>;
+}
+
+interface LinkTableProps<T> extends Omit<TableProps<T>, 'row'> {
+  /** The page of what a row is about, and the text that links to it (mostly its name). */
+  link: (item: T) => { to: string; text: ReactNode };
+  /** The row's other cells, a `<td>` a column (in a fragment). */
+  cells: (item: T) => ReactNode;
+}
+
+/** A table of things that each have their own page: every row is headed by a link to it. */
+export function LinkTable<T>({ link, cells, ...table }: LinkTableProps<T>) {
+  return (
+    <DataTable
+      {...table}
+      row={(item) => {
+        const { to, text } = link(item);
+        return (
+          <tr key={to}>
+            <RowLink to={to}>{text}</RowLink>
+            {cells(item)}
+          </tr>
+        );
+      }}
+    />
+  );
 }
 
 /** What an API read shows: its error, a loading line while there is nothing yet, then its data. */

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { signConvention } from '../lib/attributes.ts';
-import { DataTable, RowLink } from './DataTable.tsx';
+import { LinkTable } from './DataTable.tsx';
 
 interface SensorRow {
   id: number;
@@ -39,19 +39,13 @@ export function SensorTable({
   empty?: ReactNode;
 }) {
   return (
-    <DataTable
+    <LinkTable
       label={label}
       columns={['Sensor', ...columns]}
       rows={sensors}
       empty={empty}
-      row={(s) => (
-        <tr key={s.id}>
-          <RowLink to={`/sensors/${s.id}`}>{s.name}</RowLink>
-          {columns.map((c) => (
-            <td key={c}>{cells[c](s)}</td>
-          ))}
-        </tr>
-      )}
+      link={(s) => ({ to: `/sensors/${s.id}`, text: s.name })}
+      cells={(s) => columns.map((c) => <td key={c}>{cells[c](s)}</td>)}
     />
   );
 }

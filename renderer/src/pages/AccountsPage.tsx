@@ -1,5 +1,5 @@
 import { API } from '../api/client.ts';
-import { DataTable, LoadedView, RowLink } from '../components/DataTable.tsx';
+import { LinkTable, LoadedView } from '../components/DataTable.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import * as wire from '../api/contracts.ts';
 
@@ -11,17 +11,17 @@ export function AccountsPage() {
       <h1 id="accounts-title">Accounts</h1>
       <LoadedView state={accounts} what="Loading accounts">
         {(list) => (
-          <DataTable
+          <LinkTable
             wrap="card table-wrap"
             columns={['Account', 'Account roles', 'Consultancy']}
             rows={list}
             empty="No accounts."
-            row={(a) => (
-              <tr key={a.id}>
-                <RowLink to={`/accounts/${a.id}`}>{a.name}</RowLink>
+            link={(a) => ({ to: `/accounts/${a.id}`, text: a.name })}
+            cells={(a) => (
+              <>
                 <td>{a.account_roles.map((r) => r.name).join(', ') || '–'}</td>
                 <td>{a.consultancy_account_id ?? '–'}</td>
-              </tr>
+              </>
             )}
           />
         )}

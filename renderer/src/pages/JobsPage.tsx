@@ -4,7 +4,7 @@ import { API } from '../api/client.ts';
 import { useSession } from '../app/session.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
-import { DataTable, LoadedView, RowLink } from '../components/DataTable.tsx';
+import { LinkTable, LoadedView } from '../components/DataTable.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { jobDuration, jobSummary } from '../lib/jobs.ts';
 import { formatTime } from '../lib/time.ts';
@@ -33,14 +33,14 @@ export function JobsPage() {
       )}
       <LoadedView state={jobs} what="Loading jobs">
         {(list) => (
-          <DataTable
+          <LinkTable
             wrap="card table-wrap"
             columns={[`Created (${zone})`, 'Kind', 'State', 'Sensor', 'Asked for', 'Ran for', 'Error']}
             rows={list}
             empty="No jobs yet. Trigger a schedule from an asset's Schedule panel, or add an automation."
-            row={(j) => (
-              <tr key={j.id}>
-                <RowLink to={`/jobs/${j.id}`}>{formatTime(j.created_at, zone)}</RowLink>
+            link={(j) => ({ to: `/jobs/${j.id}`, text: formatTime(j.created_at, zone) })}
+            cells={(j) => (
+              <>
                 <td>{j.queue}</td>
                 <td>
                   <JobStatus job={j} />
@@ -49,7 +49,7 @@ export function JobsPage() {
                 <td>{jobSummary(j, zone)}</td>
                 <td>{jobDuration(j)}</td>
                 <td className="error-cell">{j.error ?? ''}</td>
-              </tr>
+              </>
             )}
           />
         )}

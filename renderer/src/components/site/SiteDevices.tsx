@@ -2,7 +2,7 @@ import { Link } from 'react-router';
 import type { Asset, AssetType } from '../../api/types.ts';
 import { typeLabelOf } from '../../lib/assetTypes.ts';
 import { parseAttributes } from '../../lib/attributes.ts';
-import { DataTable, RowLink } from '../DataTable.tsx';
+import { LinkTable } from '../DataTable.tsx';
 import { storedFlexModel, type SiteDevice } from './useSiteDevices.ts';
 
 /** The sensor ids a flex-context entry names: a list of ids, of `{sensor}` references, or one reference. */
@@ -33,14 +33,14 @@ export function deviceRole(device: SiteDevice, siteContext: Record<string, unkno
 export function SiteDevices({ site, devices, types }: { site: Asset; devices: SiteDevice[]; types: AssetType[] | undefined }) {
   const context = parseAttributes(site.flex_context);
   return (
-    <DataTable
+    <LinkTable
       label="Devices"
       columns={['Device', 'Sensors', 'In the site’s schedules']}
       rows={devices}
       empty="No devices yet: add one with Add device."
-      row={(d) => (
-        <tr key={d.asset.id}>
-          <RowLink to={`/assets/${d.asset.id}`}>{d.asset.name}</RowLink>
+      link={(d) => ({ to: `/assets/${d.asset.id}`, text: d.asset.name })}
+      cells={(d) => (
+        <>
           <td>
             <span className="muted">{typeLabelOf(types, d.asset.generic_asset_type_id)}</span>
             <ul className="plain">
@@ -52,7 +52,7 @@ export function SiteDevices({ site, devices, types }: { site: Asset; devices: Si
             </ul>
           </td>
           <td>{deviceRole(d, context)}</td>
-        </tr>
+        </>
       )}
     />
   );
