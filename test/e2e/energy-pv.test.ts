@@ -6,12 +6,14 @@ import { chromiumPath, screenshot, signIn } from './browser.ts';
 import { openSite, type OpenSite } from './fixture.ts';
 
 /**
- * Solar panels added with their tilt and azimuth in a real Chromium, at a desktop and a phone
- * width: an out-of-range tilt is shown at its field and stores nothing; the accepted ones are what
- * the API then keeps on the panels' asset.
+ * Solar panels added with their tilt and azimuth in a real Chromium in New York for a site in
+ * Amsterdam, at a desktop and a phone width: an out-of-range tilt is shown at its field and stores
+ * nothing; the accepted ones are what the API then keeps on the panels' asset, whose sensor is in
+ * the site's zone, not the browser's.
  */
 
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
+const ZONE = 'Europe/Amsterdam';
 
 for (const width of [1280, 375]) {
   run(`solar panels with their geometry at ${width} px`, () => {
@@ -23,7 +25,7 @@ for (const width of [1280, 375]) {
 
     beforeAll(async () => {
       if (!chromiumPath && !process.env.CI) return;
-      opened = await openSite({ viewport: { width, height: 900 } });
+      opened = await openSite({ viewport: { width, height: 900 }, timezoneId: 'America/New_York', zone: ZONE });
       ({ t, page, errors, token } = opened);
       await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${opened.site}`)}`, opened.email, PASSWORD);
     });
@@ -57,6 +59,8 @@ for (const width of [1280, 375]) {
       const asset = (await t.request('GET', `/api/v3_0/assets/${made.id}`, { token })).body;
       // 4 kW entered = 0.004 MW; tilt and azimuth as typed.
       expect(JSON.parse(asset.attributes)).toEqual({ capacity_in_mw: 0.004, tilt_in_degrees: 35, azimuth_in_degrees: 180 });
+      const sensors = (await t.request('GET', '/api/v3_0/sensors', { token, query: { asset_id: String(made.id) } })).body;
+      expect(sensors.map((s: { timezone: string }) => s.timezone)).toEqual([ZONE]);
       expect(errors).toEqual([]);
     });
   });

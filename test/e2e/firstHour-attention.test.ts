@@ -1,8 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+import { chromiumPath, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * The operator's first hour, attention and automations (issue 32): a schedule that finished with
@@ -20,9 +21,7 @@ const H = 3600_000;
 const SITE_ZONE = 'Europe/Amsterdam';
 
 let t: TestServer;
-let browser: Browser;
 let token: string;
-let email: string;
 let accountId: number;
 
 /** The last Sunday of a month at 01:00 UTC, when the EU changes its clocks. */
@@ -43,30 +42,12 @@ function amsterdam(iso: string): string {
   return new Date(ms + (summer ? 2 : 1) * H).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-beforeAll(async () => {
-  if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer();
-  const f = factories(t.db);
-  accountId = (await f.account()).id;
-  const admin = await f.user({ accountId, roles: ['account-admin'] });
-  token = admin.token;
-  email = admin.user.email;
-  // The person lives in New York too: a time in their zone would be as wrong as one in the browser's.
-  await t.db('user').where({ id: admin.user.id }).update({ timezone: 'America/New_York' });
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
 const api = (method: string, path: string, json?: unknown) =>
   t.request(method, `/api/v3_0${path}`, { token, ...(json !== undefined && { json }) });
 
-/** A home site in Amsterdam: a battery (power, state of charge), PV, and a market's day-ahead prices. */
-async function makeSite(tag: string) {
+/** The home site in Amsterdam: a battery (power, state of charge), PV, and a market's day-ahead prices. */
+async function makeSite(site: number, tag: string) {
   const f = factories(t.db);
-  const site = (await f.asset({ accountId, type: 'building', name: `Home ${tag}` })).id;
   const batteryAsset = (await f.asset({ accountId, type: 'battery', name: `Battery ${tag}` })).id;
   await t.db('generic_asset').where({ id: batteryAsset }).update({ parent_asset_id: site });
   const sensor = (assetId: number, name: string, unit: string, resolutionMinutes: number) =>
@@ -92,6 +73,7 @@ const row = (page: Page, name: string) =>
     .getByRole('cell');
 
 run.each([1280, 375])('the first hour’s attention at %i px', (width) => {
+  let opened: OpenSite | undefined;
   let page: Page;
   let errors: string[];
   let s: Site;
@@ -99,14 +81,15 @@ run.each([1280, 375])('the first hour’s attention at %i px', (width) => {
 
   beforeAll(async () => {
     if (!chromiumPath && !process.env.CI) return;
-    s = await makeSite(tag);
-    const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: 'America/New_York' });
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    errors = consoleErrors(page);
-    await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${s.site}/now`)}`, email, PASSWORD);
+    opened = await openSite({ viewport: { width, height: 900 }, timezoneId: 'America/New_York', zone: SITE_ZONE });
+    ({ t, token, accountId, page, errors } = opened);
+    // The person lives in New York too: a time in their zone would be as wrong as one in the browser's.
+    await t.db('user').where({ id: opened.userId }).update({ timezone: 'America/New_York' });
+    s = await makeSite(opened.site, tag);
+    await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${s.site}/now`)}`, opened.email, PASSWORD);
     await page.getByRole('heading', { name: 'Site now' }).waitFor();
   });
+  afterAll(() => opened?.close());
 
   it('shows a schedule that finished with warnings by name, in the site’s zone, linked to its job', async () => {
     // Prices for the first of two hours only: the job extends them, and says so in its warnings.

@@ -1,10 +1,11 @@
 import { DateTime } from 'luxon';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, factories } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { PASSWORD } from '../helpers/factories.ts';
+import type { TestServer } from '../helpers/testServer.ts';
 import path from 'node:path';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import { ARTIFACTS, chromiumPath, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * The schedule form in the operator's first hour, in a browser in New York for a site in
@@ -20,17 +21,6 @@ const SITE_ZONE = 'Europe/Amsterdam';
 const JOB_WAIT = 60_000;
 
 let t: TestServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
 
 /** A device made as the device set-up makes it, with its power sensor. */
 async function setUpDevice(token: string, site: number, json: Record<string, unknown>) {
@@ -41,6 +31,7 @@ async function setUpDevice(token: string, site: number, json: Record<string, unk
 }
 
 run.each([1280, 375])('the schedule form at %i px', (width) => {
+  let opened: OpenSite | undefined;
   let page: Page;
   let errors: string[];
   let token: string;
@@ -49,11 +40,9 @@ run.each([1280, 375])('the schedule form at %i px', (width) => {
   let car: { asset: number; power: number };
 
   beforeAll(async () => {
-    const f = factories(t.db);
-    accountId = (await f.account()).id;
-    const admin = await f.user({ accountId, roles: ['account-admin'] });
-    token = admin.token;
-    const site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
+    opened = await openSite({ viewport: { width, height: 900 }, timezoneId: 'America/New_York', zone: SITE_ZONE });
+    ({ t, page, errors, token, accountId } = opened);
+    const { site } = opened;
     // A flat tariff on the site, which its devices' schedules inherit.
     const priced = await t.request('PATCH', `/api/v3_0/assets/${site}`, {
       token,
@@ -77,14 +66,10 @@ run.each([1280, 375])('the schedule form at %i px', (width) => {
       bidirectional: false,
       soc_targets: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], time: '07:00', value: '80%' }],
     });
-    const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: 'America/New_York' });
-    page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    errors = consoleErrors(page);
-    await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${battery.asset}`)}`, admin.user.email, PASSWORD);
+    await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${battery.asset}`)}`, opened.email, PASSWORD);
     await page.getByRole('heading', { name: 'Home battery' }).waitFor();
   });
-  afterAll(() => page?.context().close());
+  afterAll(() => opened?.close());
 
   const panel = () => page.locator('.schedule-panel');
   const jobs = async () => (await t.request('GET', '/api/v3_0/jobs', { token, query: { account_id: accountId } })).body as { id: string }[];

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../server/src/clock.ts';
 import { PASSWORD, factories } from '../helpers/factories.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+import { ARTIFACTS, chromiumPath, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * Issue 32, "money that jumps", as the operator sees it: a browser in New York, a site in
@@ -24,13 +25,12 @@ const local = (iso: string) => DateTime.fromISO(iso, { zone: ZONE });
 /** EUR/MWh by Amsterdam hour: 300 until 17:00, 500 to 22:00, then 400. */
 const DAY_PRICES = Array.from({ length: 24 }, (_, h) => (h < 17 ? 300 : h < 22 ? 500 : 400));
 
+let opened: OpenSite | undefined;
 let t: TestServer;
 let clock: SimulatedClock;
-let browser: Browser;
 let page: Page;
 let errors: string[];
 let token: string;
-let email: string;
 let site: number;
 let batteryAsset: number;
 let battery: number;
@@ -62,12 +62,10 @@ const text = (label: string) => page.getByLabel(label, { exact: true }).innerTex
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
   clock = new SimulatedClock(local('2027-03-09T00:00').toMillis());
-  t = await startTestServer({}, undefined, { clock });
+  opened = await openSite({ clock, viewport: { width: 1280, height: 900 }, timezoneId: 'America/New_York', zone: ZONE });
+  ({ t, page, errors, token, site } = opened);
+  const { accountId } = opened;
   const f = factories(t.db);
-  const accountId = (await f.account()).id;
-  const admin = await f.user({ accountId, roles: ['account-admin'] });
-  [token, email] = [admin.token, admin.user.email];
-  site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
   const device = async (name: string) => {
     const asset = (await f.asset({ accountId, type: 'battery', name })).id;
     await t.db('generic_asset').where({ id: asset }).update({ parent_asset_id: site });
@@ -102,17 +100,10 @@ beforeAll(async () => {
     'flex-model': { ...homeModel, 'soc-max': 50, 'soc-targets': [{ datetime: '2027-03-11T03:00:00+01:00', value: 40 }] },
   });
 
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'America/New_York' })).newPage();
-  page.setDefaultTimeout(20_000);
-  errors = consoleErrors(page);
-  await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${site}/now`)}`, email, PASSWORD);
+  await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${site}/now`)}`, opened.email, PASSWORD);
   await page.getByRole('heading', { name: 'Site now' }).waitFor();
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => opened?.close());
 
 run('money this month (issue 32)', () => {
   let soFar: string;

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chartValues, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+import { ARTIFACTS, chartValues, chromiumPath, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * Issue 32's sign trap and phone layout, walked in Chromium with the browser in New York and the
@@ -35,8 +36,8 @@ const COST = HOURS * (LOAD_KW / 1000) * PRICE;
 /** A grid meter that stores production positive and reports 1.28 kW. */
 const GRID_KW = 1.28;
 
+let opened: OpenSite | undefined;
 let t: TestServer;
-let browser: Browser;
 let page: Page;
 let errors: string[];
 let token: string;
@@ -91,14 +92,10 @@ const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scro
 
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer();
-  const f = factories(t.db);
-  const accountId = (await f.account({ name: 'Home site' })).id;
-  const admin = await f.user({ accountId, roles: ['account-admin'] });
-  token = admin.token;
-  await t.db('user').where({ id: admin.user.id }).update({ timezone: ZONE });
   // One asset holds it all (a battery asset, so that its power sensor can be scheduled).
-  site = (await f.asset({ accountId, type: 'battery', name: 'Home' })).id;
+  opened = await openSite({ viewport: { width: 1280, height: 900 }, timezoneId: BROWSER_ZONE, zone: ZONE, siteType: 'battery' });
+  ({ t, page, errors, token, site } = opened);
+  const f = factories(t.db);
   const sensor = (name: string, unit: string, attributes?: Record<string, unknown>) =>
     f.sensor({ assetId: site, name, unit, resolutionMinutes: 60, timezone: ZONE, attributes }).then((s) => s.id);
   battery = await sensor('battery power', 'kW');
@@ -116,20 +113,13 @@ beforeAll(async () => {
   kitchen = made.body.id;
   expect((await post(kitchen, Array<number>(HOURS).fill(LOAD_KW), 'kW')).status).toBe(200);
 
-  browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: BROWSER_ZONE })).newPage();
-  page.setDefaultTimeout(20_000);
-  errors = consoleErrors(page);
-  await signIn(page, `${t.url}/signin`, admin.user.email, PASSWORD);
+  await signIn(page, `${t.url}/signin`, opened.email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 90_000);
 beforeEach(({ onTestFailed, task }) => {
   onTestFailed(() => screenshot(page, `signs-failed-${task.name.replace(/\W+/g, '-').slice(0, 50)}`));
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => opened?.close());
 
 run('the sign trap', () => {
   it('makes a house load with its sign chosen, and the API stores the sign', async () => {

@@ -4,7 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import { ARTIFACTS, chromiumPath, launchBrowser, screenshot, signIn } from './browser.ts';
+import { openPage } from './fixture.ts';
 
 /**
  * The operator's first hour, the site that knows its devices (issue 32): set up with a site,
@@ -39,12 +40,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function newPage(width: number): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: 'America/New_York' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  return { page, errors: consoleErrors(page) };
-}
+const newPage = (width: number) => openPage(browser, { viewport: { width, height: 900 }, timezoneId: 'America/New_York', timeout: 30_000 });
 
 const api = async (path: string, query?: Record<string, string>) => {
   const res = await t.request('GET', `/api/v3_0${path}`, { token, query });

@@ -1,9 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
 import { DateTime } from 'luxon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, factories } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { chartValues, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PASSWORD } from '../helpers/factories.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+import { chartValues, chromiumPath, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * The operator's first hour with tariffs (issue 32), in a real Chromium at 1280 and 375 px, the
@@ -16,28 +16,13 @@ import { chartValues, chromiumPath, consoleErrors, launchBrowser, screenshot, si
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
 const SITE_ZONE = 'Europe/Amsterdam';
 
+let opened: OpenSite | undefined;
 let t: TestServer;
-let browser: Browser;
 let token: string;
-let email: string;
-let accountId: number;
 
-beforeAll(async () => {
-  if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer();
-  const f = factories(t.db);
-  accountId = (await f.account()).id;
-  const admin = await f.user({ accountId, roles: ['account-admin'] });
-  token = admin.token;
-  email = admin.user.email;
-  // The operator's profile is in the site's zone; the browser is not.
-  const zoned = await t.request('PATCH', `/api/v3_0/users/${admin.user.id}`, { token, json: { timezone: SITE_ZONE } });
-  expect(zoned.status).toBe(200);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
+afterEach(async () => {
+  await opened?.close();
+  opened = undefined;
 });
 
 const api = async (path: string, query?: Record<string, string>) => (await t.request('GET', `/api/v3_0${path}`, { token, query })).body;
@@ -64,13 +49,11 @@ const storedToday = async (sensor: number) =>
   ((await api(`/sensors/${sensor}/chart_data/`, today())) as { event_value: number; source: string }[]).map((r) => r.event_value);
 
 async function walk(width: number): Promise<void> {
-  const f = factories(t.db);
-  const site = (await f.asset({ accountId, type: 'building', name: `Home ${width}` })).id;
-  const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: 'America/New_York' });
-  const page: Page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  const errors = consoleErrors(page);
-  await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${site}/now`)}`, email, PASSWORD);
+  // The operator's profile is in the site's zone; the browser is not.
+  opened = await openSite({ viewport: { width, height: 900 }, timezoneId: 'America/New_York', zone: SITE_ZONE });
+  ({ t, token } = opened);
+  const { page, errors, site } = opened;
+  await signIn(page, `${t.url}/signin?next=${encodeURIComponent(`/assets/${site}/now`)}`, opened.email, PASSWORD);
 
   // A fresh site: the form says why it cannot be used yet and offers to make the price sensor.
   const none = page.getByRole('region', { name: 'No price sensor' });
@@ -172,7 +155,6 @@ async function walk(width: number): Promise<void> {
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
   // The one refusal is the empty window's 422.
   expect(errors).toEqual(['Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)']);
-  await context.close();
 }
 
 run('tariffs in the first hour (issue 32)', () => {

@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import type { SimulatedClock } from '../../server/src/clock.ts';
 import { factories } from '../helpers/factories.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 import { consoleErrors, launchBrowser } from './browser.ts';
@@ -14,43 +15,89 @@ export interface OpenSite {
   /** The account-admin's API token and e-mail (their password is the factories' PASSWORD). */
   token: string;
   email: string;
-  /** The id of the account's site: a building asset named 'Home'. */
+  /** The id of the account-admin, whose profile is in the site's zone. */
+  userId: number;
+  /** The id of the account's site: an asset named 'Home', a building unless asked otherwise. */
   site: number;
+  /** The site's time zone, for the sensors a test adds to it. */
+  zone: string;
   /** Closes the browser, then the server. */
   close(): Promise<void>;
+}
+
+export interface SiteOptions {
+  /** Extra server settings (e.g. the embedded MQTT broker). */
+  settings?: Record<string, string>;
+  /** The server's clock; the real one unless given. */
+  clock?: SimulatedClock;
+  /** The page's size; 1280 × 800 unless given. */
+  viewport?: { width: number; height: number };
+  /** The browser's zone; UTC unless given. */
+  timezoneId?: string;
+  /**
+   * The site's zone, Europe/Amsterdam unless given: the account-admin's profile is in it, so that
+   * the forms offer it for what they make.
+   */
+  zone?: string;
+  /** The site's asset type; a building unless given. */
+  siteType?: string;
+}
+
+/**
+ * Opens a page in a context of its own (so that pages share no session), with what it logs as
+ * errors collected.
+ * @param options.viewport the page's size; 1280 × 800 unless given.
+ * @param options.timezoneId the browser's zone; UTC unless given.
+ * @param options.timeout how long an action may wait; 20 s unless given.
+ */
+export async function openPage(
+  browser: Browser,
+  options: Pick<SiteOptions, 'viewport' | 'timezoneId'> & { timeout?: number } = {},
+): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    timezoneId: options.timezoneId ?? 'UTC',
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(options.timeout ?? 20_000);
+  return { page, errors: consoleErrors(page) };
 }
 
 /**
  * Starts the real server over a fresh store with an account, its account-admin and their site
  * 'Home', and a headless Chromium page at a desktop viewport in UTC (so that times read the same
  * on every machine); the page is not signed in yet.
- * @param options.settings extra server settings (e.g. the embedded MQTT broker).
- * @param options.viewport the page's size; 1280 × 800 unless given.
- * @param options.timezoneId the browser's zone; UTC unless given.
  */
-export async function openSite(
-  options: { settings?: Record<string, string>; viewport?: { width: number; height: number }; timezoneId?: string } = {},
-): Promise<OpenSite> {
-  const t = await startTestServer(options.settings);
+export async function openSite(options: SiteOptions = {}): Promise<OpenSite> {
+  const t = await startTestServer(options.settings, undefined, { clock: options.clock });
   let browser: Browser | undefined;
   try {
     const f = factories(t.db);
     const accountId = (await f.account()).id;
-    const admin = await f.user({ accountId, roles: ['account-admin'] });
-    const site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
+    const zone = options.zone ?? 'Europe/Amsterdam';
+    const admin = await f.user({ accountId, roles: ['account-admin'], timezone: zone });
+    const site = (await f.asset({ accountId, type: options.siteType ?? 'building', name: 'Home' })).id;
     browser = await launchBrowser();
-    const context = await browser.newContext({
-      viewport: options.viewport ?? { width: 1280, height: 800 },
-      timezoneId: options.timezoneId ?? 'UTC',
-    });
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
+    const { page, errors } = await openPage(browser, options);
     const opened = browser;
     const close = async () => {
       await opened.close();
       await t.close();
     };
-    return { t, browser: opened, page, errors: consoleErrors(page), accountId, token: admin.token, email: admin.user.email, site, close };
+    const { token, user } = admin;
+    return {
+      t,
+      browser: opened,
+      page,
+      errors,
+      accountId,
+      token,
+      email: user.email,
+      userId: user.id,
+      site,
+      zone,
+      close,
+    };
   } catch (err) {
     await browser?.close();
     await t.close();

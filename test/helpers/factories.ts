@@ -31,7 +31,14 @@ export function factories(db: Knex) {
       );
     },
     /** A user with a live token. */
-    async user(props: { accountId: number; roles?: string[]; email?: string; active?: boolean }): Promise<{ user: User; token: string }> {
+    async user(props: {
+      accountId: number;
+      roles?: string[];
+      email?: string;
+      active?: boolean;
+      /** The profile's zone; the store's default (Europe/Amsterdam) unless given. */
+      timezone?: string;
+    }): Promise<{ user: User; token: string }> {
       const all = await listRoles(db);
       const roleIds = (props.roles ?? []).map((name) => all.find((r) => r.name === name)!.id);
       const name = unique('user');
@@ -43,6 +50,7 @@ export function factories(db: Knex) {
           accountId: props.accountId,
           roleIds,
           active: props.active ?? true,
+          timezone: props.timezone,
         }),
       );
       return { user, token: await issueToken(db, user.id, 3600) };
