@@ -34,6 +34,19 @@ export function consoleErrors(page: Page): string[] {
 }
 
 /**
+ * Collects what a page logs as warnings (e.g. Vega's), so that a test can require none.
+ * @param page the page to watch.
+ * @returns the list, filled as the page runs.
+ */
+export function consoleWarnings(page: Page): string[] {
+  const warnings: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'warning') warnings.push(msg.text());
+  });
+  return warnings;
+}
+
+/**
  * Signs in on the sign-in page as a person does; the caller waits for the page it expects next.
  * @param at the sign-in page's URL, with any `next`.
  */

@@ -93,7 +93,7 @@ const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scro
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
   // One asset holds it all (a battery asset, so that its power sensor can be scheduled).
-  opened = await openSite({ viewport: { width: 1280, height: 900 }, timezoneId: BROWSER_ZONE, zone: ZONE, siteType: 'battery' });
+  opened = await openSite({ viewport: { width: 1280, height: 900 }, timezoneId: BROWSER_ZONE, zone: ZONE, site: { type: 'battery' } });
   ({ t, page, errors, token, site } = opened);
   const f = factories(t.db);
   const sensor = (name: string, unit: string, attributes?: Record<string, unknown>) =>

@@ -17,7 +17,7 @@ export interface OpenSite {
   email: string;
   /** The id of the account-admin, whose profile is in the site's zone. */
   userId: number;
-  /** The id of the account's site: an asset named 'Home', a building unless asked otherwise. */
+  /** The id of the account's site: a building named 'Home' unless asked otherwise. */
   site: number;
   /** The site's time zone, for the sensors a test adds to it. */
   zone: string;
@@ -39,8 +39,10 @@ export interface SiteOptions {
    * the forms offer it for what they make.
    */
   zone?: string;
-  /** The site's asset type; a building unless given. */
-  siteType?: string;
+  /** The account's name; a made-up one unless given. */
+  account?: string;
+  /** The site's asset: a building named 'Home' without attributes unless given. */
+  site?: { name?: string; type?: string; attributes?: Record<string, unknown> };
 }
 
 /**
@@ -64,8 +66,8 @@ export async function openPage(
 }
 
 /**
- * Starts the real server over a fresh store with an account, its account-admin and their site
- * 'Home', and a headless Chromium page at a desktop viewport in UTC (so that times read the same
+ * Starts the real server over a fresh store with an account, its account-admin and their site,
+ * and a headless Chromium page at a desktop viewport in UTC (so that times read the same
  * on every machine); the page is not signed in yet.
  */
 export async function openSite(options: SiteOptions = {}): Promise<OpenSite> {
@@ -73,10 +75,10 @@ export async function openSite(options: SiteOptions = {}): Promise<OpenSite> {
   let browser: Browser | undefined;
   try {
     const f = factories(t.db);
-    const accountId = (await f.account()).id;
+    const accountId = (await f.account({ name: options.account })).id;
     const zone = options.zone ?? 'Europe/Amsterdam';
     const admin = await f.user({ accountId, roles: ['account-admin'], timezone: zone });
-    const site = (await f.asset({ accountId, type: options.siteType ?? 'building', name: 'Home' })).id;
+    const site = (await f.asset({ accountId, type: 'building', name: 'Home', ...options.site })).id;
     browser = await launchBrowser();
     const { page, errors } = await openPage(browser, options);
     const opened = browser;

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { householdLoad } from '../../bench/_forecastSeries.ts';
 import { factories, PASSWORD } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+import { ARTIFACTS, chromiumPath, consoleWarnings, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * Issue 21, the rest of the operator's path: a FlexMeasures 0.18 battery (limits as attributes)
@@ -21,8 +22,8 @@ const STEP = 90_000;
 const QUARTER = 900_000;
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
 
+let opened: OpenSite | undefined;
 let t: TestServer;
-let browser: Browser;
 let page: Page;
 let errors: string[];
 let warnings: string[];
@@ -39,20 +40,19 @@ const today = DateTime.now().setZone(ZONE).startOf('day');
 
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer();
-  const f = factories(t.db);
-  const account = await f.account({ name: 'Legacy site' });
-  const admin = await f.user({ accountId: account.id, roles: ['account-admin'] });
-  token = admin.token;
-  await t.db('user').where({ id: admin.user.id }).update({ timezone: ZONE });
-  // Set up as FlexMeasures 0.18 did: the battery's limits are attributes, nothing is stored as a flex-model.
-  const asset = await f.asset({
-    accountId: account.id,
-    type: 'battery',
-    name: 'Legacy battery',
-    attributes: { capacity_in_mw: 0.5, min_soc_in_mwh: 0.05, max_soc_in_mwh: 0.45, roundtrip_efficiency: 0.9 },
+  opened = await openSite({
+    zone: ZONE,
+    account: 'Legacy site',
+    // Set up as FlexMeasures 0.18 did: the battery's limits are attributes, nothing is stored as a flex-model.
+    site: {
+      type: 'battery',
+      name: 'Legacy battery',
+      attributes: { capacity_in_mw: 0.5, min_soc_in_mwh: 0.05, max_soc_in_mwh: 0.45, roundtrip_efficiency: 0.9 },
+    },
   });
-  assetId = asset.id;
+  ({ t, page, errors, token, site: assetId } = opened);
+  warnings = consoleWarnings(page);
+  const f = factories(t.db);
   batteryId = (await f.sensor({ assetId, name: 'battery power', unit: 'kW', resolutionMinutes: 60, timezone: ZONE })).id;
   priceId = (await f.sensor({ assetId, name: 'spot prices', unit: 'NOK/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
   const hours = today.plus({ days: 3 }).diff(today, 'hours').hours;
@@ -80,25 +80,13 @@ beforeAll(async () => {
     await f.beliefs(id, start, QUARTER, householdLoad(start, QUARTER, days * 96).values, end - 60_000);
   }
 
-  browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC', acceptDownloads: true });
-  page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  errors = consoleErrors(page);
-  warnings = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'warning') warnings.push(msg.text());
-  });
-  await signIn(page, t.url + '/signin', admin.user.email, PASSWORD);
+  await signIn(page, t.url + '/signin', opened.email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 60_000);
 beforeEach(({ onTestFailed, task }) => {
   onTestFailed(() => screenshot(page, `operator-failed-${task.name.replace(/\W+/g, '-').slice(0, 50)}`));
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => opened?.close());
 
 const storedFlex = async () => {
   const row = await t

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+import { ARTIFACTS, chromiumPath, consoleWarnings, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * Issue 24's plan against actual and schedule table, and issue 21's overlay chart, in a real
@@ -43,8 +44,8 @@ const DEVIATING_HOURS = [2, 3, 10, 11];
 /** The measured state of charge at each hour's start (kWh): what the measured power put in so far. */
 const MEASURED_SOC = MEASURED_KW.map((_, h) => MEASURED_KW.slice(0, h).reduce((a, b) => a + b, 0));
 
+let opened: OpenSite | undefined;
 let t: TestServer;
-let browser: Browser;
 let page: Page;
 let errors: string[];
 let warnings: string[];
@@ -63,13 +64,11 @@ const post = (sensorId: number, values: number[], unit: string) =>
 
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer();
+  // The browser runs in UTC: the chart must read the site's zone, not the browser's.
+  opened = await openSite({ zone: ZONE, account: 'Plan site', site: { type: 'battery', name: 'Home battery' } });
+  ({ t, page, errors, token, site } = opened);
+  warnings = consoleWarnings(page);
   const f = factories(t.db);
-  const accountId = (await f.account({ name: 'Plan site' })).id;
-  const admin = await f.user({ accountId, roles: ['account-admin'] });
-  token = admin.token;
-  await t.db('user').where({ id: admin.user.id }).update({ timezone: ZONE });
-  site = (await f.asset({ accountId, type: 'battery', name: 'Home battery' })).id;
   power = (await f.sensor({ assetId: site, name: 'battery power', unit: 'kW', resolutionMinutes: 60, timezone: ZONE })).id;
   soc = (await f.sensor({ assetId: site, name: 'battery SoC', unit: 'kWh', resolutionMinutes: 60, timezone: ZONE })).id;
   price = (await f.sensor({ assetId: site, name: 'day-ahead prices', unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
@@ -111,25 +110,13 @@ beforeAll(async () => {
   ).toBe(200);
   expect((await post(soc, MEASURED_SOC, 'kWh')).status).toBe(200);
 
-  browser = await launchBrowser();
-  // The browser runs in UTC: the chart must read the site's zone, not the browser's.
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' })).newPage();
-  page.setDefaultTimeout(20_000);
-  errors = consoleErrors(page);
-  warnings = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'warning') warnings.push(msg.text());
-  });
-  await signIn(page, `${t.url}/signin`, admin.user.email, PASSWORD);
+  await signIn(page, `${t.url}/signin`, opened.email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 90_000);
 beforeEach(({ onTestFailed, task }) => {
   onTestFailed(() => screenshot(page, `plan-failed-${task.name.replace(/\W+/g, '-').slice(0, 50)}`));
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => opened?.close());
 
 /** x of each drawn point (tooltip marks) whose label names the field, and the labels. */
 async function pointsOf(figure: Locator, field: string) {

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { factories, PASSWORD } from '../helpers/factories.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import type { TestServer } from '../helpers/testServer.ts';
+import { ARTIFACTS, chromiumPath, consoleWarnings, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
 
 /**
  * Issue 21, as the operator meets it: the screen says what the schedule really is. Settings the
@@ -25,8 +26,8 @@ const PRICES = Array.from({ length: 12 }, (_, h) => (h < 6 ? 20 + h : 80 + h));
 
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
 
+let opened: OpenSite | undefined;
 let t: TestServer;
-let browser: Browser;
 let page: Page;
 let errors: string[];
 let warnings: string[];
@@ -38,16 +39,11 @@ let jobId: string;
 
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
-  t = await startTestServer();
-  const f = factories(t.db);
-  const account = await f.account({ name: 'Trust site' });
-  const admin = await f.user({ accountId: account.id, roles: ['account-admin'] });
-  email = admin.user.email;
-  token = admin.token;
   // The zone chosen at set-up.
-  await t.db('user').where({ id: admin.user.id }).update({ timezone: ZONE });
-  const asset = await f.asset({ accountId: account.id, type: 'battery', name: 'Home battery' });
-  assetId = asset.id;
+  opened = await openSite({ zone: ZONE, account: 'Trust site', site: { type: 'battery', name: 'Home battery' } });
+  ({ t, page, errors, email, token, site: assetId } = opened);
+  warnings = consoleWarnings(page);
+  const f = factories(t.db);
   await f.sensor({ assetId, name: 'battery power', unit: 'kW', resolutionMinutes: 60, timezone: ZONE });
   priceId = (await f.sensor({ assetId, name: 'day-ahead prices', unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
   await f.beliefs(priceId, tomorrow.toMillis(), 3_600_000, PRICES, Date.now() - 3_600_000);
@@ -64,25 +60,13 @@ beforeAll(async () => {
   });
   expect(patched.status).toBe(200);
 
-  browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'UTC' });
-  page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  errors = consoleErrors(page);
-  warnings = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'warning') warnings.push(msg.text());
-  });
   await signIn(page, t.url + '/signin', email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 60_000);
 beforeEach(({ onTestFailed, task }) => {
   onTestFailed(() => screenshot(page, `trust-failed-${task.name.replace(/\W+/g, '-').slice(0, 50)}`));
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+afterAll(() => opened?.close());
 
 const storedFlex = async () => {
   const row = await t.db('generic_asset_flex').where({ asset_id: assetId }).first<{ flex_model: string; flex_context: string }>();
