@@ -9,6 +9,7 @@ import { AssetKindFields } from '../components/asset/AssetKindFields.tsx';
 import { Field } from '../components/Field.tsx';
 import { JobStatus } from '../components/JobStatus.tsx';
 import { DataTable } from '../components/DataTable.tsx';
+import { PlanAheadGlance } from '../components/site/PlanAhead.tsx';
 import { PowerFlow } from '../components/site/PowerFlow.tsx';
 import { useSiteDevices } from '../components/site/useSiteDevices.ts';
 import { typeLabelOf } from '../lib/assetTypes.ts';
@@ -51,16 +52,23 @@ export function DashboardPage() {
           empty="Your account has no assets yet."
         />
       )}
+      {sitesOf(own.data ?? []).map((site) => (
+        <PlanAheadGlance key={site.id} assetId={site.id} name={site.name} />
+      ))}
       {pub.data && pub.data.length > 0 && <AssetTable title="Public" assets={pub.data} typeName={typeName} jobs={[]} empty="" />}
       {canCreate && <NewAsset types={types.data ?? []} accountId={session.user.account_id} />}
     </section>
   );
 }
 
+/** Sites are the assets at the top; a device is listed under its site, not as a site of its own. */
+function sitesOf(assets: Asset[]): Asset[] {
+  const ids = new Set(assets.map((a) => a.id));
+  return assets.filter((a) => a.parent_asset_id === null || !ids.has(a.parent_asset_id));
+}
+
 function AssetTable(props: { title: string; assets: Asset[]; typeName: (id: number) => string; jobs: Job[]; empty: string }) {
-  // Sites are the assets at the top; a device is listed under its site, not as a site of its own.
-  const ids = new Set(props.assets.map((a) => a.id));
-  const sites = props.assets.filter((a) => a.parent_asset_id === null || !ids.has(a.parent_asset_id));
+  const sites = sitesOf(props.assets);
   return (
     <section className="card" aria-label={props.title}>
       <h2>{props.title}</h2>

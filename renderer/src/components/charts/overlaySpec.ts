@@ -36,7 +36,10 @@ export interface OverlayInput {
   tolerance?: number;
 }
 
-interface Point {
+/** A window of equal steps in a site's zone: what a chart's time axis and its step lines are drawn on. */
+export type StepGrid = Pick<OverlayInput, 'startMs' | 'stepMs' | 'steps' | 'zone'>;
+
+export interface Point {
   t: number;
   time: string;
   series: string;
@@ -60,12 +63,13 @@ const PALETTE = {
  * server's charts): a numeric domain on a temporal field compiles to `datetime()` calls, which
  * Vega's expression interpreter cannot evaluate.
  */
-function windowAxis(input: OverlayInput): Spec {
+export function windowAxis(input: StepGrid): Spec {
   const bounds = [wallClockMs(input.startMs, input.zone), wallClockMs(input.startMs + input.steps * input.stepMs, input.zone)];
   return { ...timeAxis(input.zone), scale: { type: 'utc', domain: { expr: JSON.stringify(bounds) } } };
 }
 
-function points(series: OverlaySeries, input: OverlayInput, perStep: boolean): Point[] {
+/** A series' points on the grid, numbered by runs of known values; a step's value is held to its end when `perStep`. */
+export function points(series: OverlaySeries, input: StepGrid, perStep: boolean): Point[] {
   const at = (i: number) => input.startMs + i * input.stepMs;
   const point = (i: number, value: number, segment: number): Point => ({
     t: wallClockMs(at(i), input.zone),

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureAssetType } from '../../server/src/store/write/assets.ts';
+import { recordBeliefs } from '../../server/src/store/write/beliefs.ts';
+import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
+import { PASSWORD, factories } from '../helpers/factories.ts';
+import { waitForSchedule } from '../helpers/schedules.ts';
+import { chartValues, chromiumPath, screenshot, signIn } from './browser.ts';
+import { openSite, type OpenSite } from './fixture.ts';
+
+/**
+ * Tomorrow at a glance, in a real Chromium in New York for a site in Amsterdam: a battery
+ * scheduled over the API against two price levels shows on the dashboard as the plan computed
+ * (charging at its 5 kW limit in the cheap hours, discharging in the dear ones), its state of
+ * charge and target, the prices, PV and load forecasts, a "now" line at the site's current time,
+ * the hours in Amsterdam's time, and where nothing is planned said so instead of drawn as zero.
+ */
+
+const run = chromiumPath || process.env.CI ? describe : describe.skip;
+const H = 3600_000;
+const ZONE = 'Europe/Amsterdam';
+const LABEL = 'Plan ahead of Home';
+
+/** An instant as Amsterdam's wall clock, `yyyy-mm-dd hh:mm`, written by Intl (not by the app). */
+const amsterdam = (ms: number) => new Intl.DateTimeFormat('sv-SE', { timeZone: ZONE, dateStyle: 'short', timeStyle: 'short' }).format(ms);
+/** An instant as the chart's axis writes it in Amsterdam: `Mar 09 14:00`, by Intl. */
+const axisLabel = (ms: number) => {
+  const part = (o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat('en-US', { timeZone: ZONE, ...o }).format(ms);
+  return `${part({ month: 'short' })} ${part({ day: '2-digit' })} ${part({ hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })}`;
+};
+
+for (const width of [1280, 375]) {
+  run(`the next 24 hours at ${width} px`, () => {
+    let o: OpenSite;
+    let battery: number;
+    let job: string;
+    /** The first hour planned: the next whole hour (Amsterdam's hours are whole UTC hours). */
+    const first = Math.ceil(Date.now() / H) * H;
+
+    beforeAll(async () => {
+      o = await openSite({ viewport: { width, height: 900 }, timezoneId: 'America/New_York' });
+      const f = factories(o.t.db);
+      await o.t.db.transaction(async (trx) => {
+        for (const type of ['solar', 'house load']) await ensureAssetType(trx, type, type);
+      });
+      const device = async (type: string, name: string) => {
+        const id = (await f.asset({ accountId: o.accountId, type, name })).id;
+        await o.t.db('generic_asset').where({ id }).update({ parent_asset_id: o.site });
+        return id;
+      };
+      const sensor = (assetId: number, name: string, attributes = {}) =>
+        f.sensor({ assetId, name, unit: 'kW', resolutionMinutes: 60, timezone: ZONE, attributes });
+      battery = (await sensor(await device('battery', 'Battery'), 'power')).id;
+      const pv = (await sensor(await device('solar', 'Roof'), 'PV')).id;
+      const load = (await sensor(await device('house load', 'House'), 'load', { consumption_is_positive: true })).id;
+      const market = await f.asset({ accountId: null, type: 'transmission zone' });
+      const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
+      // Two levels: 20 EUR/MWh for the first three hours, 100 for the next three.
+      await f.beliefs(prices, first, H, [20, 20, 20, 100, 100, 100], Date.now() - H);
+      // A forecaster's values: PV 2 and 3 kW produced in hours 2 and 3, the house 1.5 kW in hours 1 and 2.
+      await o.t.db.transaction(async (trx) => {
+        const source = await getOrCreateSource(trx, { name: 'forecast', type: 'forecaster', model: 'test' });
+        const row = (sensorId: number, hour: number, value: number) => ({
+          sensorId,
+          eventStartMs: first + hour * H,
+          beliefTimeMs: Date.now() - H,
+          sourceId: source.id,
+          value,
+        });
+        await recordBeliefs(trx, [row(pv, 1, 2), row(pv, 2, 3), row(load, 0, 1.5), row(load, 1, 1.5)], { allowOverwrite: false });
+      });
+      const res = await o.t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+        token: o.token,
+        json: {
+          start: new Date(first).toISOString(),
+          duration: 'PT6H',
+          'flex-model': {
+            'soc-at-start': '0 kWh',
+            'soc-min': '0 kWh',
+            'soc-max': '20 kWh',
+            'power-capacity': '5 kW',
+            'roundtrip-efficiency': 1,
+            'storage-efficiency': 1,
+            'soc-targets': [{ datetime: new Date(first + 3 * H).toISOString(), value: '15 kWh' }],
+          },
+          'flex-context': { 'consumption-price-sensor': prices, 'site-power-capacity': '1 MW' },
+        },
+      });
+      expect(res.status).toBe(200);
+      job = res.body.schedule as string;
+      expect((await waitForSchedule(o.t, o.token, battery, job)).status).toBe(200);
+    });
+    afterAll(() => o?.close());
+
+    it('draws the computed plan, its prices and forecasts, now, and where nothing is planned', async () => {
+      await signIn(o.page, `${o.t.url}/signin?next=/`, o.email, PASSWORD);
+      const figure = o.page.locator(`figure[aria-label="${LABEL}"][data-state="ready"]`);
+      await figure.waitFor();
+
+      // The computed plan: charging 5 kW (the limit) for the three 20 EUR hours fills 0 → 15 kWh,
+      // discharging 5 kW for the three 100 EUR hours empties it again; nothing can do better, as
+      // 5 kW is the most per hour. As devices read the schedule (kW, consumption positive):
+      const stored = await o.t.request('GET', `/api/v3_0/sensors/${battery}/schedules/${job}`, { token: o.token });
+      expect(stored.body.values).toEqual([5, 5, 5, -5, -5, -5]);
+      // The chart plots one value per planned hour: the plan, and what the API answers for it.
+      const planned = await chartValues(o.page, LABEL, 'Planned power (kW)');
+      expect(planned).toEqual([5, 5, 5, -5, -5, -5]);
+      const ahead = (await o.t.request('GET', `/api/v3_0/assets/${o.site}/plan-ahead`, { token: o.token })).body;
+      expect(ahead.devices[0].steps.map((s: { power_kw: number }) => s.power_kw)).toEqual(planned);
+      // The state of charge at each hour boundary: 0, 5, 10, 15, then back to 0.
+      expect(await chartValues(o.page, LABEL, 'Planned SoC (kWh)')).toEqual([0, 5, 10, 15, 10, 5, 0]);
+      expect(await chartValues(o.page, LABEL, 'Target (kWh)')).toEqual([15]);
+      expect(await chartValues(o.page, LABEL, 'Price (EUR/MWh)')).toEqual([20, 20, 20, 100, 100, 100]);
+      // PV stores production positive: 2 and 3 kW produced plot as −2 and −3; the house as stored.
+      expect(await chartValues(o.page, LABEL, 'Forecast power (kW)')).toEqual([-2, -3, 1.5, 1.5]);
+
+      // Where nothing is planned: from the start of this hour to the plan, and from its end to 24 hours ahead.
+      const [start, end] = [Date.parse(ahead.start), Date.parse(ahead.end)];
+      expect(start).toBe(Math.floor(Date.parse(ahead.now) / H) * H);
+      const notes = o.page.getByRole('list', { name: 'About this plan' });
+      await expect
+        .poll(() => notes.locator('[data-note="no-plan"]').textContent())
+        .toBe(`No plan (unknown, not zero): ${amsterdam(start)} – ${amsterdam(first)}, ${amsterdam(first + 6 * H)} – ${amsterdam(end)}`);
+      expect(await notes.locator('[data-note="degraded"]').count()).toBe(0);
+
+      // The now line sits where the site's now falls between the planned hours, and the hour labels
+      // sit where Amsterdam's hours do (New York's would be six hours off).
+      const power = figure.locator('g.mark-group.role-scope').first();
+      const xs = await power
+        .locator('g.mark-symbol path[aria-label*="Planned power (kW)"]')
+        .evaluateAll((n) => n.map((e) => e.getAttribute('transform')));
+      const x = (transform: string | null) => Number(/translate\(([-\d.e]+)/.exec(transform ?? '')?.[1]);
+      const [x0, x1] = [x(xs[0]), x(xs[1])];
+      const perHour = x1 - x0;
+      const nowMs = Date.parse(ahead.now);
+      expect(Math.abs(nowMs - Date.now())).toBeLessThan(5 * 60_000);
+      const rule = x(await power.locator('g.mark-rule.role-mark line').first().getAttribute('transform'));
+      expect(rule).toBeCloseTo(x0 - ((first - nowMs) / H) * perHour, 0);
+      await expect.poll(() => o.page.getByText('The dashed red line is now').textContent()).toContain(`now, ${amsterdam(nowMs)}.`);
+      const labels = await power
+        .locator('g.role-axis-label text')
+        .evaluateAll((n) =>
+          n.filter((e) => e.getAttribute('opacity') !== '0').map((e) => [e.textContent ?? '', e.getAttribute('transform')] as const),
+        );
+      const hourLabels = labels.filter(([text]) => /\d\d:\d\d$/.test(text));
+      expect(hourLabels.length).toBeGreaterThan(1);
+      for (const [text, transform] of hourLabels) {
+        const k = Array.from({ length: 28 }, (_, i) => i - 2).find((i) => axisLabel(first + i * H) === text);
+        expect(k, `${text} is an Amsterdam hour of the window`).toBeDefined();
+        expect(x(transform)).toBeCloseTo(x0 + k! * perHour, 0);
+      }
+
+      await figure.scrollIntoViewIfNeeded();
+      await screenshot(o.page, `energy-glance-${width}`);
+      expect(o.errors).toEqual([]);
+    });
+  });
+}
