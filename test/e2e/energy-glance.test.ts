@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../server/src/clock.ts';
 import { ensureAssetType } from '../../server/src/store/write/assets.ts';
 import { recordBeliefs } from '../../server/src/store/write/beliefs.ts';
 import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
@@ -13,6 +14,7 @@ import { openSite, type OpenSite } from './fixture.ts';
  * (charging at its 5 kW limit in the cheap hours, discharging in the dear ones), its state of
  * charge and target, the prices, PV and load forecasts, a "now" line at the site's current time,
  * the hours in Amsterdam's time, and where nothing is planned said so instead of drawn as zero.
+ * The server runs on a simulated clock: 9 March 2027, 10:20 in Amsterdam (UTC+1).
  */
 
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
@@ -22,6 +24,8 @@ const LABEL = 'Plan ahead of Home';
 
 /** An instant as Amsterdam's wall clock, `yyyy-mm-dd hh:mm`, written by Intl (not by the app). */
 const amsterdam = (ms: number) => new Intl.DateTimeFormat('sv-SE', { timeZone: ZONE, dateStyle: 'short', timeStyle: 'short' }).format(ms);
+/** An ISO instant as the API writes it in Amsterdam in March (UTC+1): `2027-03-09T10:20:00.000+01:00`. */
+const amsterdamIso = (utc: string) => new Date(Date.parse(utc) + H).toISOString().replace('Z', '+01:00');
 /** An instant as the chart's axis writes it in Amsterdam: `Mar 09 14:00`, by Intl. */
 const axisLabel = (ms: number) => {
   const part = (o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat('en-US', { timeZone: ZONE, ...o }).format(ms);
@@ -33,11 +37,12 @@ for (const width of [1280, 375]) {
     let o: OpenSite;
     let battery: number;
     let job: string;
-    /** The first hour planned: the next whole hour (Amsterdam's hours are whole UTC hours). */
-    const first = Math.ceil(Date.now() / H) * H;
+    /** Now, and the first hour planned: the next whole hour. */
+    const now = Date.parse('2027-03-09T10:20:00+01:00');
+    const first = Date.parse('2027-03-09T11:00:00+01:00');
 
     beforeAll(async () => {
-      o = await openSite({ viewport: { width, height: 900 }, timezoneId: 'America/New_York' });
+      o = await openSite({ clock: new SimulatedClock(now), viewport: { width, height: 900 }, timezoneId: 'America/New_York', zone: ZONE });
       const f = factories(o.t.db);
       await o.t.db.transaction(async (trx) => {
         for (const type of ['solar', 'house load']) await ensureAssetType(trx, type, type);
@@ -48,21 +53,21 @@ for (const width of [1280, 375]) {
         return id;
       };
       const sensor = (assetId: number, name: string, attributes = {}) =>
-        f.sensor({ assetId, name, unit: 'kW', resolutionMinutes: 60, timezone: ZONE, attributes });
+        f.sensor({ assetId, name, unit: 'kW', resolutionMinutes: 60, timezone: o.zone, attributes });
       battery = (await sensor(await device('battery', 'Battery'), 'power')).id;
       const pv = (await sensor(await device('solar', 'Roof'), 'PV')).id;
       const load = (await sensor(await device('house load', 'House'), 'load', { consumption_is_positive: true })).id;
       const market = await f.asset({ accountId: null, type: 'transmission zone' });
       const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
       // Two levels: 20 EUR/MWh for the first three hours, 100 for the next three.
-      await f.beliefs(prices, first, H, [20, 20, 20, 100, 100, 100], Date.now() - H);
+      await f.beliefs(prices, first, H, [20, 20, 20, 100, 100, 100], now - H);
       // A forecaster's values: PV 2 and 3 kW produced in hours 2 and 3, the house 1.5 kW in hours 1 and 2.
       await o.t.db.transaction(async (trx) => {
         const source = await getOrCreateSource(trx, { name: 'forecast', type: 'forecaster', model: 'test' });
         const row = (sensorId: number, hour: number, value: number) => ({
           sensorId,
           eventStartMs: first + hour * H,
-          beliefTimeMs: Date.now() - H,
+          beliefTimeMs: now - H,
           sourceId: source.id,
           value,
         });
@@ -114,8 +119,9 @@ for (const width of [1280, 375]) {
       expect(await chartValues(o.page, LABEL, 'Forecast power (kW)')).toEqual([-2, -3, 1.5, 1.5]);
 
       // Where nothing is planned: from the start of this hour to the plan, and from its end to 24 hours ahead.
-      const [start, end] = [Date.parse(ahead.start), Date.parse(ahead.end)];
-      expect(start).toBe(Math.floor(Date.parse(ahead.now) / H) * H);
+      // The window: from the start of this hour (10:00) to 24 hours after now, rounded up (11:00 tomorrow).
+      const [start, end] = [now - 20 * 60_000, first + 24 * H];
+      expect([ahead.now, ahead.start, ahead.end]).toEqual([now, start, end].map((ms) => new Date(ms).toISOString()).map(amsterdamIso));
       const notes = o.page.getByRole('list', { name: 'About this plan' });
       await expect
         .poll(() => notes.locator('[data-note="no-plan"]').textContent())
@@ -131,11 +137,10 @@ for (const width of [1280, 375]) {
       const x = (transform: string | null) => Number(/translate\(([-\d.e]+)/.exec(transform ?? '')?.[1]);
       const [x0, x1] = [x(xs[0]), x(xs[1])];
       const perHour = x1 - x0;
-      const nowMs = Date.parse(ahead.now);
-      expect(Math.abs(nowMs - Date.now())).toBeLessThan(5 * 60_000);
       const rule = x(await power.locator('g.mark-rule.role-mark line').first().getAttribute('transform'));
-      expect(rule).toBeCloseTo(x0 - ((first - nowMs) / H) * perHour, 0);
-      await expect.poll(() => o.page.getByText('The dashed red line is now').textContent()).toContain(`now, ${amsterdam(nowMs)}.`);
+      // Now is 40 minutes before the first planned hour: 2/3 of an hour's width left of its point.
+      expect(rule).toBeCloseTo(x0 - (2 / 3) * perHour, 0);
+      await expect.poll(() => o.page.getByText('The dashed red line is now').textContent()).toContain(`now, ${amsterdam(now)}.`);
       const labels = await power
         .locator('g.role-axis-label text')
         .evaluateAll((n) =>
