@@ -1,28 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatteryReplayResult } from '../../server/src/contracts/batteryReplay.ts';
 import type { Sensor } from '../../server/src/store/sensors.ts';
-import { factories } from '../helpers/factories.ts';
+import { HAND_WORKED, handWorkedSite } from '../helpers/replaySite.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
 
 /*
- * "Would a battery pay?" as a job over the API, on a case worked by hand. A site in
- * Europe/Amsterdam whose house load draws a steady 1 kW, measured for four weeks before and during
- * the two replayed days, Monday 2 and Tuesday 3 March 2026 (local midnight = 23:00Z the day before).
- * Buying costs 0.10 EUR/kWh from 00:00 to 06:00 and 0.30 otherwise; selling earns nothing.
- *
- * Without a battery, a day costs 6 h × 1 kWh × 0.10 + 18 h × 1 kWh × 0.30 = 0.60 + 5.40 = 6.00 EUR.
- * A lossless 10 kWh / 5 kW battery, empty at the start, is filled in the cheap hours (5 kW leaves
- * room for it) and serves 10 of the 18 dear hours' kWh: 10 kWh × (0.30 − 0.10) = 2.00 EUR saved a
- * day, so 4.00 EUR on 12.00 over the two days, 4.00 / 2 × 365 = 730.00 EUR a year, and one full
- * cycle a day (10 kWh in, 10 out, over twice 10 kWh). Emptied by day's end, it starts day two empty.
- * The same prices as a day-ahead series (100 and 300 EUR/MWh, each day's published at noon the day
- * before) give the same figures.
+ * "Would a battery pay?" as a job over the API, on the case worked by hand in
+ * test/helpers/replaySite.ts (two days, a steady 1 kW, 0.10 / 0.30 EUR/kWh, a lossless 10 kWh / 5 kW
+ * battery: 12.00 EUR without, 8.00 with, 730.00 a year saved, 2 cycles).
  */
-const HOUR = 3600_000;
-const ZONE = 'Europe/Amsterdam';
-const DAY1 = Date.parse('2026-03-01T23:00:00Z');
-const HISTORY_START = DAY1 - 28 * 24 * HOUR;
-const DAYS = 2;
+const DAYS = HAND_WORKED.days;
 
 let t: TestServer;
 let owner: string;
@@ -32,47 +19,19 @@ let houseId: number;
 let priceSensor: Sensor;
 let foreignPrice: Sensor;
 
-const tou = { kind: 'time-of-use', price: 0.3, periods: [{ from: '00:00', to: '06:00', price: 0.1 }], feed_in_price: 0 };
-const body = (tariff: object = tou) => ({
-  sizes: [{ capacity_kwh: 10, power_kw: 5, efficiency: 1 }],
+const body = (tariff: object = HAND_WORKED.tariff) => ({
+  sizes: [HAND_WORKED.size],
   tariff,
-  start: '2026-03-02',
-  end: '2026-03-04',
+  start: HAND_WORKED.start,
+  end: HAND_WORKED.end,
 });
 
 beforeAll(async () => {
   t = await startTestServer();
-  const f = factories(t.db);
-  const account = await f.account();
-  const other = await f.account();
-  owner = (await f.user({ accountId: account.id })).token;
-  stranger = (await f.user({ accountId: other.id })).token;
-  const site = await f.asset({ accountId: account.id, type: 'site', name: 'Home' });
-  siteId = site.id;
-  const house = await f.asset({ accountId: account.id, type: 'house load', name: 'house', parentId: site.id });
-  houseId = house.id;
-  const load = await f.sensor({
-    assetId: house.id,
-    unit: 'kW',
-    resolutionMinutes: 60,
-    timezone: ZONE,
-    name: 'house load',
-    attributes: { consumption_is_positive: true },
-  });
-  await f.beliefs(load.id, HISTORY_START, HOUR, new Array<number>((28 + DAYS) * 24).fill(1), HISTORY_START);
-  const prices = (sensor: Sensor) =>
-    Promise.all(
-      // Each local day's 24 prices, known at noon the day before: 100 EUR/MWh 00:00–06:00, 300 after.
-      Array.from({ length: 28 + DAYS }, (_, d) => {
-        const dayStart = HISTORY_START + d * 24 * HOUR;
-        const values = Array.from({ length: 24 }, (_, h) => (h < 6 ? 100 : 300));
-        return f.beliefs(sensor.id, dayStart, HOUR, values, dayStart - 12 * HOUR);
-      }),
-    );
-  priceSensor = await f.sensor({ assetId: site.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE, name: 'day-ahead' });
-  await prices(priceSensor);
-  const otherSite = await f.asset({ accountId: other.id, type: 'site', name: 'Elsewhere' });
-  foreignPrice = await f.sensor({ assetId: otherSite.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE, name: 'their prices' });
+  const made = await handWorkedSite(t.db);
+  [owner, stranger] = [made.owner.token, made.stranger.token];
+  [siteId, houseId] = [made.site.id, made.house.id];
+  [priceSensor, foreignPrice] = [made.priceSensor, made.foreignPrice];
 }, 60_000);
 
 afterAll(async () => {
@@ -99,12 +58,19 @@ const audits = async () =>
 function expectHandWorked(result: BatteryReplayResult) {
   expect(result.days).toBe(DAYS);
   expect(result.currency).toBe('EUR');
-  expect(result.months).toEqual([{ month: '2026-03', hours: 48, cost_without: 12 }]);
-  expect(result.cost_without).toBe(12);
+  const h = HAND_WORKED;
+  expect(result.months).toEqual([{ month: '2026-03', hours: 48, cost_without: h.costWithout }]);
+  expect(result.cost_without).toBe(h.costWithout);
   expect(result.sizes).toHaveLength(1);
   const [size] = result.sizes;
-  expect(size).toMatchObject({ capacity_kwh: 10, power_kw: 5, efficiency: 1, cost_with: 8, savings: 4, savings_per_year: 730, cycles: 2 });
-  expect(size.months).toEqual([{ month: '2026-03', cost_with: 8, savings: 4, cycles: 2 }]);
+  expect(size).toMatchObject({
+    ...h.size,
+    cost_with: h.costWith,
+    savings: h.savings,
+    savings_per_year: h.savingsPerYear,
+    cycles: h.cycles,
+  });
+  expect(size.months).toEqual([{ month: '2026-03', cost_with: h.costWith, savings: h.savings, cycles: h.cycles }]);
   expect(result.missing_hours).toBe(0);
   expect(result.unforecast_hours).toBe(0);
   expect(result.warnings).toEqual([]);

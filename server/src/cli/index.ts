@@ -6,6 +6,7 @@ import { isDomainError } from '../errors.ts';
 import { CliError, createCliContext, refusalText, type CliContext } from './context.ts';
 import { registerDbCommands } from './db.ts';
 import { registerForecastCommands } from './forecasts.ts';
+import { registerReplayCommands } from './replay.ts';
 import { registerResourceCommands } from './resources.ts';
 import { registerTariffCommands } from './tariffs.ts';
 
@@ -26,6 +27,7 @@ async function main(argv: string[]): Promise<number> {
     registerForecastCommands(program, cli);
     registerAutomationCommands(program, cli);
     registerTariffCommands(program, cli);
+    registerReplayCommands(program, cli);
     for (const sub of program.commands) sub.exitOverride();
     await program.parseAsync(argv);
     return 0;

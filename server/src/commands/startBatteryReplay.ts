@@ -21,7 +21,9 @@ import type { CommandContext } from './context.ts';
  * the audit entry. No HTTP context: errors are the API's (422 with field messages, 403).
  */
 
-/** What starting a replay uses of the server: reads, the clock for "now", the queue, and the store for its audit entry. */
+/** What resolving a replay reads: the store, and the clock for "now" (the period ends by tomorrow). */
+type Resolving = Pick<CommandContext, 'reader' | 'clock'>;
+/** What starting one uses besides: the queue, and the store for its audit entry. */
 type Replaying = Pick<CommandContext, 'db' | 'reader' | 'clock' | 'jobs'>;
 
 /** The price a tariff is entered in, and the one the replay counts in. */
@@ -95,21 +97,22 @@ async function tariffOf(
 }
 
 /**
- * Queues a battery replay of the site (the route has authorized reading it).
- * @returns the job.
+ * What a battery replay of the site will do (the caller has authorized reading the site): its
+ * load and PV sensors, its sizes, its prices and its period, checked and resolved. The API queues
+ * them as a job; the command line runs them at once.
  * @throws 422 for a site without load measurements, a period out of bounds or a tariff that is
  *   missing or not in EUR; 403 for a price sensor the principal or the site's account may not read.
  */
-export async function startBatteryReplay(
-  context: Replaying,
+export async function resolveBatteryReplay(
+  context: Resolving,
   principal: Principal,
   input: { asset: Asset; request: BatteryReplayRequest },
-): Promise<JobRecord> {
+): Promise<BatteryReplayJobArgs> {
   const { asset, request } = input;
   const measured = await replaySensors(context.reader, asset.id);
   if (!measured) throw fieldError('path', 'id', `Asset ${asset.id} has no house load or grid meter with measured power to replay.`);
   const zone = measured.load.timezone;
-  const args: BatteryReplayJobArgs = {
+  return {
     assetId: asset.id,
     principal: principalRef(principal),
     loadSensorId: measured.load.id,
@@ -120,6 +123,20 @@ export async function startBatteryReplay(
     start: request.start,
     end: request.end,
   };
+}
+
+/**
+ * Queues a battery replay of the site (the route has authorized reading it) and records its audit entry.
+ * @returns the job.
+ * @throws as `resolveBatteryReplay`; nothing is queued then.
+ */
+export async function startBatteryReplay(
+  context: Replaying,
+  principal: Principal,
+  input: { asset: Asset; request: BatteryReplayRequest },
+): Promise<JobRecord> {
+  const { asset, request } = input;
+  const args = await resolveBatteryReplay(context, principal, input);
   // Measurements may be added to the period at any time: each start replays afresh.
   const job = await context.jobs.enqueue('battery-replay', args, {
     accountId: asset.account_id,

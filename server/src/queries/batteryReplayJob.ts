@@ -78,34 +78,44 @@ export function presentReplay(args: BatteryReplayJobArgs, r: ReplayResult): Batt
 }
 
 /**
- * The handler of the `battery-replay` queue: re-checks the rights, replays the sizes day by day
- * (recording progress, and giving its turn to another account's waiting job after each day), and
- * stores the report as the job's result.
+ * Runs a resolved replay: re-checks the rights, then replays the sizes day by day, calling
+ * `onDay` after each, and answers the report. The job runs it, and the command line.
+ */
+export async function runReplay(
+  db: Knex,
+  pool: WorkerPool,
+  args: BatteryReplayJobArgs,
+  onDay: (done: number, total: number) => Promise<void> | void,
+): Promise<BatteryReplayResult> {
+  const asset = await getAsset(db, args.assetId);
+  if (!asset) throw new JobFailure('LookupError', `Asset ${args.assetId} is gone; nothing was replayed.`);
+  await assertMayRead(db, args, asset.account_id);
+  const sensor = async (id: number) => (await getSensor(db, id)) ?? Promise.reject(new JobFailure('LookupError', `Sensor ${id} is gone.`));
+  const load = await sensor(args.loadSensorId);
+  const pv = args.pvSensorId === null ? null : await sensor(args.pvSensorId);
+  const t = args.tariff;
+  const prices = t.kind === 'day-ahead' ? dayAheadPrices(db, await sensor(t.sensorId), t.feedInPrice) : timeOfUsePrices(t);
+  const result = await replayBatteries(db, pool, {
+    load,
+    pv,
+    batteries: args.sizes,
+    prices,
+    fromMs: args.fromMs,
+    toMs: args.toMs,
+    ...(await replayPlace(db, asset)),
+    onDay,
+  });
+  return presentReplay(args, result);
+}
+
+/**
+ * The handler of the `battery-replay` queue: runs the replay, recording progress and giving its
+ * turn to another account's waiting job after each day, and stores the report as the job's result.
  */
 export function batteryReplayHandler(db: Knex, pool: WorkerPool): JobHandler<FlexsiteJobs, 'battery-replay'> {
-  return async ({ args }, runtime) => {
-    const asset = await getAsset(db, args.assetId);
-    if (!asset) throw new JobFailure('LookupError', `Asset ${args.assetId} is gone; nothing was replayed.`);
-    await assertMayRead(db, args, asset.account_id);
-    const sensor = async (id: number) =>
-      (await getSensor(db, id)) ?? Promise.reject(new JobFailure('LookupError', `Sensor ${id} is gone.`));
-    const load = await sensor(args.loadSensorId);
-    const pv = args.pvSensorId === null ? null : await sensor(args.pvSensorId);
-    const t = args.tariff;
-    const prices = t.kind === 'day-ahead' ? dayAheadPrices(db, await sensor(t.sensorId), t.feedInPrice) : timeOfUsePrices(t);
-    const result = await replayBatteries(db, pool, {
-      load,
-      pv,
-      batteries: args.sizes,
-      prices,
-      fromMs: args.fromMs,
-      toMs: args.toMs,
-      ...(await replayPlace(db, asset)),
-      onDay: async (done, total) => {
-        await runtime.progress(done, total);
-        await runtime.yieldTurn();
-      },
+  return async ({ args }, runtime) =>
+    runReplay(db, pool, args, async (done, total) => {
+      await runtime.progress(done, total);
+      await runtime.yieldTurn();
     });
-    return presentReplay(args, result);
-  };
 }
