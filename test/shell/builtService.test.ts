@@ -6,54 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureServiceBuilt, serviceEntry } from '../../scripts/ensureService.ts';
 import { dataFolder } from '../../server/src/dataFolder.ts';
 import { migrate, openStore } from '../../server/src/db/connection.ts';
-import { createAccount } from '../../server/src/store/write/accounts.ts';
-import { createAsset } from '../../server/src/store/write/assets.ts';
-import { createSensor } from '../../server/src/store/write/sensors.ts';
-import { listRoles } from '../../server/src/store/users.ts';
-import { createUser } from '../../server/src/store/write/users.ts';
-import { hashPassword } from '../../worker/src/tasks.ts';
-import { FIXTURE } from '../helpers/fixtureWriter.ts';
+import { factories, PASSWORD } from '../helpers/factories.ts';
 import { stopProcess, waitForLine } from '../helpers/processes.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const EMAIL = 'operator@example.com';
-const PASSWORD = 'a long enough password';
 
-/** A store with one account admin and a battery's power sensor, as the CLI would make them. */
+/** A store with one account admin and a battery's power sensor. */
 async function prepareStore(dataDir: string): Promise<number> {
   const db = openStore(dataFolder(dataDir).store);
   try {
     await migrate(db);
-    return await db.transaction(async (trx) => {
-      const account = await createAccount(trx, FIXTURE, { name: 'site', roles: [], consultancyAccountId: null });
-      const roleIds = (await listRoles(trx)).filter((r) => r.name === 'account-admin').map((r) => r.id);
-      await createUser(trx, FIXTURE, {
-        email: EMAIL,
-        username: 'operator',
-        passwordHash: await hashPassword(PASSWORD),
-        accountId: account.id,
-        roleIds,
-      });
-      const type = await trx('generic_asset_type').where({ name: 'battery' }).first<{ id: number }>('id');
-      const battery = await createAsset(trx, FIXTURE, {
-        name: 'battery',
-        account_id: account.id,
-        generic_asset_type_id: type.id,
-        parent_asset_id: null,
-        latitude: null,
-        longitude: null,
-        attributes: {},
-      });
-      const sensor = await createSensor(trx, FIXTURE, {
-        name: 'power',
-        unit: 'MW',
-        event_resolution_ms: 15 * 60_000,
-        timezone: 'Europe/Amsterdam',
-        generic_asset_id: battery.id,
-        attributes: {},
-      });
-      return sensor.id;
-    });
+    const f = factories(db);
+    const accountId = (await f.account({ name: 'site' })).id;
+    await f.user({ accountId, email: EMAIL, roles: ['account-admin'] });
+    const battery = await f.asset({ accountId, type: 'battery', name: 'battery' });
+    return (await f.sensor({ assetId: battery.id, name: 'power', unit: 'MW', timezone: 'Europe/Amsterdam' })).id;
   } finally {
     await db.destroy();
   }

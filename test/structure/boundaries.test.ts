@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { check, plant, tag } from '../helpers/planting.ts';
 
 /**
  * The import rules of .dependency-cruiser.js, which `npm test` runs as `npm run lint:deps`: the
@@ -15,28 +16,6 @@ interface Layer {
   paths: string[];
   what: string;
 }
-
-const depcruise = path.resolve('node_modules/.bin/depcruise');
-/** Unique per run, so that planted files never meet another run's. */
-const tag = `planted${process.pid}`;
-const planted: string[] = [];
-
-/** Writes a source file into the real tree, removed after the test. */
-function plant(file: string, text: string): string {
-  fs.writeFileSync(file, text);
-  planted.push(file);
-  return file;
-}
-
-/** The checker's verdict on some files of the tree (and what they import), with the project's rules. */
-function check(files: string[]): { ok: boolean; output: string } {
-  const run = spawnSync(depcruise, files, { encoding: 'utf8' });
-  return { ok: run.status === 0, output: run.stdout + run.stderr };
-}
-
-afterEach(() => {
-  for (const file of planted.splice(0)) fs.rmSync(file, { force: true });
-});
 
 describe('import boundaries', () => {
   it('hold for the whole tree, as npm test checks them', () => {

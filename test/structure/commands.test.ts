@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { check, plant, tag } from '../helpers/planting.ts';
 
 /**
  * One command per use case (server/src/commands/), taking a principal, so that the v3.0 routes,
@@ -16,24 +16,6 @@ import { afterEach, describe, expect, it } from 'vitest';
  * exports nothing but commands.
  */
 const root = path.resolve('server/src');
-const depcruise = path.resolve('node_modules/.bin/depcruise');
-const tag = `planted${process.pid}`;
-const planted: string[] = [];
-
-function plant(file: string, text: string): string {
-  fs.writeFileSync(file, text);
-  planted.push(file);
-  return file;
-}
-
-const check = (files: string[]) => {
-  const run = spawnSync(depcruise, files, { encoding: 'utf8' });
-  return { ok: run.status === 0, output: run.stdout + run.stderr };
-};
-
-afterEach(() => {
-  for (const file of planted.splice(0)) fs.rmSync(file, { force: true });
-});
 
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
