@@ -37,6 +37,7 @@ for (const width of [1280, 375]) {
     let o: OpenSite;
     let battery: number;
     let job: string;
+    let prices: number;
     /** Now, and the first hour planned: the next whole hour. */
     const now = Date.parse('2027-03-09T10:20:00+01:00');
     const first = Date.parse('2027-03-09T11:00:00+01:00');
@@ -58,7 +59,7 @@ for (const width of [1280, 375]) {
       const pv = (await sensor(await device('solar', 'Roof'), 'PV')).id;
       const load = (await sensor(await device('house load', 'House'), 'load', { consumption_is_positive: true })).id;
       const market = await f.asset({ accountId: null, type: 'transmission zone' });
-      const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
+      prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
       // Two levels: 20 EUR/MWh for the first three hours, 100 for the next three.
       await f.beliefs(prices, first, H, [20, 20, 20, 100, 100, 100], now - H);
       // A forecaster's values: PV 2 and 3 kW produced in hours 2 and 3, the house 1.5 kW in hours 1 and 2.
@@ -156,6 +157,54 @@ for (const width of [1280, 375]) {
 
       await figure.scrollIntoViewIfNeeded();
       await screenshot(o.page, `energy-glance-${width}`);
+      expect(o.errors).toEqual([]);
+    });
+
+    it('marks a fallback plan that misses its target as degraded, on the chart and in words', async () => {
+      // A newer plan for 14:00–17:00 from empty, asked to hold 20 kWh at 15:00: at 5 kW at most
+      // 5 kWh is reachable, so the scheduler is infeasible and the fallback charges 5 kW each hour.
+      const res = await o.t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+        token: o.token,
+        json: {
+          start: new Date(first + 3 * H).toISOString(),
+          duration: 'PT3H',
+          'flex-model': {
+            'soc-at-start': '0 kWh',
+            'soc-min': '0 kWh',
+            'soc-max': '20 kWh',
+            'power-capacity': '5 kW',
+            'soc-targets': [{ datetime: new Date(first + 4 * H).toISOString(), value: '20 kWh' }],
+          },
+          'flex-context': { 'consumption-price-sensor': prices, 'site-power-capacity': '1 MW' },
+        },
+      });
+      expect(res.status).toBe(200);
+      const done = await waitForSchedule(o.t, o.token, battery, res.body.schedule as string);
+      expect(done.body.scheduler_info).toEqual({ scheduler: 'StorageFallbackScheduler' });
+      await o.page.reload();
+      const figure = o.page.locator(`figure[aria-label="${LABEL}"][data-state="ready"]`);
+      await figure.waitFor();
+      // 11:00–14:00 stay the first plan's; 14:00–17:00 are the fallback's 5 kW from empty: 5, 10, 15 kWh.
+      expect(await chartValues(o.page, LABEL, 'Planned power (kW)')).toEqual([5, 5, 5, 5, 5, 5]);
+      expect(await chartValues(o.page, LABEL, 'Planned SoC (kWh)')).toEqual([0, 5, 10, 15, 0, 5, 10, 15]);
+      expect(await chartValues(o.page, LABEL, 'Target (kWh)')).toEqual([15, 20]);
+      const reached = await figure
+        .locator('g.mark-symbol path[aria-label*="Target (kWh)"]')
+        .evaluateAll((n) => n.map((e) => /The plan: (\w+)/.exec(e.getAttribute('aria-label') ?? '')?.[1]));
+      expect(reached).toEqual(['met', 'missed']);
+      // The fallback's hours are shaded as degraded in each panel, from 14:00 to 17:00 Amsterdam time.
+      const degraded = await figure
+        .locator('g.mark-rect path[aria-label*="Degraded plan"]')
+        .evaluateAll((n) => n.map((e) => e.getAttribute('aria-label')));
+      expect(degraded).toHaveLength(3);
+      expect(degraded[0]).toContain(`${amsterdam(first + 3 * H)} – ${amsterdam(first + 6 * H)}`);
+      const notes = o.page.getByRole('list', { name: 'About this plan' });
+      expect(await notes.locator('[data-note="degraded"]').textContent()).toContain('by the fallback scheduler');
+      expect(await notes.locator('[data-note="target-missed"]').textContent()).toBe(
+        `Battery: target of 20 kWh at ${amsterdam(first + 4 * H)} missed by the plan`,
+      );
+      await figure.scrollIntoViewIfNeeded();
+      await screenshot(o.page, `energy-glance-degraded-${width}`);
       expect(o.errors).toEqual([]);
     });
   });

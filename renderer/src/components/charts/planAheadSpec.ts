@@ -228,7 +228,8 @@ function socLayers(plan: PlanAhead, grid: StepGrid): Spec[] {
       ],
     },
   };
-  const tips = rows.filter((r, i) => i === 0 || r.t !== rows[i - 1].t || r.series !== rows[i - 1].series);
+  // A boundary two steps share is one point; where another plan takes over with another state, both show.
+  const tips = rows.filter((r, i) => i === 0 || r.t !== rows[i - 1].t || r.series !== rows[i - 1].series || r.value !== rows[i - 1].value);
   return [...lines({ grid, rows, tips, yTitle, field: 'Planned SoC (kWh)', perStep: false }), ...(targets.length ? [targetLayer] : [])];
 }
 
