@@ -10,8 +10,7 @@ import { RecurringTargets } from '../components/device/RecurringTargets.tsx';
 import { StoredFlexConfig } from '../components/asset/StoredFlexConfig.tsx';
 import { SchedulePanel, SkipToCompute } from '../components/schedule/SchedulePanel.tsx';
 import { isPower } from '../components/schedule/useScheduleForm.ts';
-import { PowerFlow } from '../components/site/PowerFlow.tsx';
-import { SiteDevices } from '../components/site/SiteDevices.tsx';
+import { SiteSections } from '../components/site/SiteSections.tsx';
 import { SiteSchedulePanel } from '../components/site/SiteSchedulePanel.tsx';
 import { useSiteDevices } from '../components/site/useSiteDevices.ts';
 import { isCharger, typeLabel } from '../lib/assetTypes.ts';
@@ -74,18 +73,7 @@ export function AssetPage() {
           onSaved={reload}
         />
       </section>
-      {isSite && (
-        <section className="card" aria-labelledby="flow-title">
-          <h2 id="flow-title">Power flow now</h2>
-          <PowerFlow assetId={a.id} zone={zone} name={a.name} />
-        </section>
-      )}
-      {isSite && (
-        <section className="card" aria-labelledby="devices-title">
-          <h2 id="devices-title">Devices</h2>
-          <SiteDevices site={a} devices={below} types={types.data} />
-        </section>
-      )}
+      {isSite && <SiteSections site={a} zone={zone} devices={below} types={types.data} />}
       <section className="card" aria-labelledby="chart-title">
         <h2 id="chart-title">Chart</h2>
         <AssetChart assetId={a.id} zone={zone} hasSensors={list.length > 0} key={a.attributes} />

@@ -1,0 +1,244 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../server/src/clock.ts';
+import { PASSWORD, factories } from '../helpers/factories.ts';
+import { waitForSchedule } from '../helpers/schedules.ts';
+import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+
+/**
+ * Issue 33's energy and money per period as the operator sees it on the site page, from a browser
+ * in New York, the site in Amsterdam. The week is the API test's: Monday 24 to Sunday 30 March
+ * 2025, whose Sunday is the daylight-saving day (23 hours: 02:00 does not exist). Each hour, by
+ * its Amsterdam hour h (an ordinary day has 12 hours before noon and 12 from it; the Sunday 11 and 12):
+ * - grid meter (consumption positive): +2 kW before noon, −1 kW from noon;
+ * - PV (production positive): 0 before noon, 3 kW from noon;
+ * - battery (production positive, 10 kWh): charging 1 kW before noon, discharging 1 kW from noon;
+ * - EV charger (production positive): charging 2 kW every hour.
+ * The week before (17–23 March, 168 hours), before the battery: grid +3 kW before noon, 0 from
+ * noon; PV 0 and 2 kW; the EV charging 2 kW every hour; the battery not measured.
+ * The battery's plan for the week was made the Sunday before (so it is in force at every step),
+ * against 100 EUR/MWh before noon and 200 from noon. `openSite` cannot serve here: the plan is
+ * made on a simulated clock before the week, and the week's measurements after it, on a server
+ * over the same store started on the real clock.
+ */
+
+const run = chromiumPath || process.env.CI ? describe : describe.skip;
+const ZONE = 'Europe/Amsterdam';
+const WEEK = DateTime.fromISO('2025-03-24T00:00', { zone: ZONE });
+/** 6 days of 24 hours and one of 23. */
+const HOURS = 6 * 24 + 23;
+
+let t: TestServer;
+let browser: Browser;
+let page: Page;
+let errors: string[];
+let token: string;
+let site: number;
+
+/** The figure's value this period and the period before, as on screen. */
+async function figure(name: string): Promise<[string, string]> {
+  const tile = page.getByRole('group', { name, exact: true });
+  return [await tile.locator('.current').innerText(), await tile.locator('.previous').innerText()];
+}
+
+/** The bars drawn: per bar its period (legend name), slot on the axis and consumed kWh, from the marks' aria labels. */
+async function bars(): Promise<{ series: string; slot: string; consumed: number }[]> {
+  const chart = page.locator('figure[aria-label="Energy consumed per part of the period"][data-state="ready"]');
+  await chart.waitFor();
+  const labels = await chart
+    .locator('g.mark-rect path[aria-label]')
+    .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('aria-label') ?? ''));
+  const field = (label: string, name: string) => new RegExp(`${name.replace(/[()]/g, '\\$&')}: ([^;]+)`).exec(label)?.[1] ?? '';
+  return labels.map((l) => ({
+    series: field(l, 'Period'),
+    slot: field(l, 'slot'),
+    consumed: Number(field(l, 'Consumed (kWh)').replace(/,/g, '').replace('\u2212', '-')),
+  }));
+}
+
+beforeAll(async () => {
+  if (!chromiumPath && !process.env.CI) return;
+  const clock = new SimulatedClock(DateTime.fromISO('2025-03-23T12:00', { zone: ZONE }).toMillis());
+  t = await startTestServer({}, undefined, { clock });
+  const f = factories(t.db);
+  const accountId = (await f.account()).id;
+  const admin = await f.user({ accountId, roles: ['account-admin'] });
+  token = admin.token;
+  site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
+  const devices = [
+    [{ kind: 'grid-meter', name: 'Meter' }, 2, -1],
+    [{ kind: 'pv', name: 'Roof', power: '5 kW' }, 0, 3],
+    [{ kind: 'battery', name: 'Battery', power: '5 kW', capacity: '10 kWh' }, -1, 1],
+    [{ kind: 'ev-charger', name: 'Car', power: '11 kW', capacity: '60 kWh' }, -2, -2],
+  ] as const;
+  const sensors: number[] = [];
+  for (const [body] of devices) {
+    const made = await t.request('POST', `/api/v3_0/assets/${site}/devices`, {
+      token,
+      json: { timezone: ZONE, resolution: 'PT1H', ...body },
+    });
+    expect(made.status).toBe(201);
+    sensors.push(made.body.sensors[0].id);
+  }
+  const market = await f.asset({ accountId: null, type: 'transmission zone' });
+  const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
+  const hourly = (morning: number, afternoon: number, start = WEEK, hours = HOURS) =>
+    Array.from({ length: hours }, (_, i) => (start.plus({ hours: i }).hour < 12 ? morning : afternoon));
+  await f.beliefs(prices, WEEK.toMillis(), 3_600_000, hourly(100, 200), clock.now() - 86_400_000);
+  const battery = sensors[2];
+  const trigger = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+    token,
+    json: {
+      start: WEEK.toISO(),
+      duration: `PT${HOURS}H`,
+      'flex-model': { 'soc-at-start': '5 kWh' },
+      'flex-context': { 'consumption-price-sensor': prices },
+    },
+  });
+  expect(trigger.status).toBe(200);
+  expect((await waitForSchedule(t, token, battery, trigger.body.schedule)).status).toBe(200);
+  await t.server.close();
+  t = await startTestServer({}, t.dataDir);
+  for (const [i, [, morning, afternoon]] of devices.entries()) {
+    const posted = await t.request('POST', `/api/v3_0/sensors/${sensors[i]}/data`, {
+      token,
+      json: { values: hourly(morning, afternoon), start: WEEK.toISO(), duration: `PT${HOURS}H`, unit: 'kW' },
+    });
+    expect(posted.status).toBe(200);
+  }
+  const before = WEEK.minus({ weeks: 1 });
+  for (const [i, morning, afternoon] of [
+    [0, 3, 0],
+    [1, 0, 2],
+    [3, -2, -2],
+  ]) {
+    const posted = await t.request('POST', `/api/v3_0/sensors/${sensors[i]}/data`, {
+      token,
+      json: { values: hourly(morning, afternoon, before, 168), start: before.toISO(), duration: 'PT168H', unit: 'kW' },
+    });
+    expect(posted.status).toBe(200);
+  }
+
+  browser = await launchBrowser();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'America/New_York' })).newPage();
+  page.setDefaultTimeout(20_000);
+  errors = consoleErrors(page);
+  const at = `/assets/${site}?energy=week&energy_date=2025-03-26`;
+  await signIn(page, `${t.url}/signin?next=${encodeURIComponent(at)}`, admin.user.email, PASSWORD);
+  await page.getByRole('heading', { name: 'Energy and money per period' }).waitFor();
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  if (t) fs.rmSync(t.dataDir, { recursive: true, force: true });
+});
+
+run('energy and money per period on the site page (issue 33)', () => {
+  it('shows the DST week beside the week before: figures, money and bars per Amsterdam day', async () => {
+    await expect
+      .poll(() => page.getByLabel('Period shown').innerText())
+      .toMatch(/^Week 13 \(24 Mar – 30 Mar 2025\) beside Week 12 \(17 Mar – 23 Mar 2025\), times in Europe\/Amsterdam$/);
+    // The week before: imported 7 × 12 × 3 = 252, exported 0, PV 7 × 12 × 2 = 168, consumed
+    // 252 + 168 = 420; all PV used on site (100 %); self-sufficiency (420 − 252) / 420 = 40 %.
+    expect(await figure('Imported')).toEqual(['166 kWh', 'before: 252 kWh']); // 6 × 12 × 2 + 11 × 2
+    expect(await figure('Exported')).toEqual(['84 kWh', 'before: 0 kWh']); // 7 × 12 × 1
+    expect(await figure('PV produced')).toEqual(['252 kWh', 'before: 168 kWh']); // 7 × 12 × 3
+    expect(await figure('Consumed on site')).toEqual(['335 kWh', 'before: 420 kWh']); // 166 − 84 + 252 − (83 − 84)
+    expect(await figure('Self-consumption')).toEqual(['66.7 %', 'before: 100 %']); // (252 − 84) / 252
+    expect(await figure('Self-sufficiency')).toEqual(['50.4 %', 'before: 40 %']); // (335 − 166) / 335
+    // Charged 6 × 12 + 11 = 83, discharged 7 × 12 = 84: 167 kWh, 167 / 2 / 10 kWh = 8.35 cycles.
+    expect(await figure('Battery throughput')).toEqual(['167 kWh, 8.35 cycles', 'before: 0 kWh, 0 cycles']);
+    // 167 × 2 = 334 kWh; each afternoon hour the panels' 3 kWh cover the rest of the site's
+    // −1 + 3 + 1 − 2 = 1 kWh, then the car's 2: 84 × 2 = 168 kWh, 168 / 334 = 50.3 %.
+    // The week before: 168 × 2 = 336 kWh; each afternoon hour the panels' 2 kWh cover the rest's
+    // 0 + 2 − 0 − 2 = 0 kWh, then the car's 2: 84 × 2 = 168 kWh, 50 %.
+    expect(await figure('EV energy')).toEqual(['334 kWh, 50.3 % solar', 'before: 336 kWh, 50 % solar']);
+    // The battery at the plan's prices: 83 h charging 1 kW at 100 EUR/MWh = 8.30 EUR, 84 h
+    // discharging 1 kW at 200 = −16.80 EUR: −8.50 EUR. Without flex the battery idles: 0. No plan
+    // was in force the week before: no money to count.
+    expect(await figure('Cost')).toEqual(['−€ 8.50', 'before: –']);
+    expect(await figure('Cost without flex')).toEqual(['€ 0.00', 'before: –']);
+    expect(await page.getByLabel('How the money is counted').innerText()).toMatch(/^Money in EUR over 167 of 167 planned steps measured/);
+    // Seven bars each: Monday to Saturday 24 − 12 + 36 − 0 = 48 kWh, the 23-hour Sunday 47; the week before 36 + 24 = 60 a day.
+    const drawn = await bars();
+    const current = drawn.filter((b) => b.series.startsWith('Week 13'));
+    expect(current.map((b) => [b.slot, b.consumed])).toEqual([
+      ['Mon', 48],
+      ['Tue', 48],
+      ['Wed', 48],
+      ['Thu', 48],
+      ['Fri', 48],
+      ['Sat', 48],
+      ['Sun', 47],
+    ]);
+    expect(drawn.filter((b) => b.series.startsWith('Week 12')).map((b) => b.consumed)).toEqual([60, 60, 60, 60, 60, 60, 60]);
+    await page.getByRole('heading', { name: 'Energy and money per period' }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'energy-periods-week-1280');
+    await page.locator('section[aria-labelledby="periods-title"]').screenshot({ path: path.join(ARTIFACTS, 'energy-periods-1280.png') });
+    expect(errors).toEqual([]);
+  });
+
+  it('steps to the 23-hour Sunday by day, beside the Saturday, and downloads it as CSV', async () => {
+    await page.getByRole('radiogroup', { name: 'Period' }).getByText('Day', { exact: true }).click();
+    await expect.poll(() => page.getByLabel('Period shown').innerText()).toMatch(/^Wed 26 Mar 2025 beside Tue 25 Mar 2025/);
+    for (let i = 0; i < 4; i++) await page.getByRole('button', { name: 'Next day' }).click();
+    await expect.poll(() => page.getByLabel('Period shown').innerText()).toMatch(/^Sun 30 Mar 2025 beside Sat 29 Mar 2025/);
+    expect(await figure('Imported')).toEqual(['22 kWh', 'before: 24 kWh']); // 11 × 2; 12 × 2
+    expect(await figure('Consumed on site')).toEqual(['47 kWh', 'before: 48 kWh']);
+    // 11 h × 0.1 − 12 h × 0.2 = −1.30 EUR; the Saturday 12 × 0.1 − 12 × 0.2 = −1.20 EUR.
+    expect(await figure('Cost')).toEqual(['−€ 1.30', 'before: −€ 1.20']);
+    expect(await figure('EV energy')).toEqual(['46 kWh, 52.2 % solar', 'before: 48 kWh, 50 % solar']); // 24 / 46; 24 / 48
+    // The Sunday's 23 Amsterdam hours (no 02:00) beside the Saturday's 24.
+    const drawn = await bars();
+    const sunday = drawn.filter((b) => b.series.startsWith('Sun'));
+    expect(sunday).toHaveLength(23);
+    expect(sunday.slice(0, 4).map((b) => b.slot)).toEqual(['00:00', '01:00', '03:00', '04:00']);
+    // Before noon: 2 − 0 + 0 − 1 = 1 kWh used; from noon: −1 + 3 + 1 = 3 kWh.
+    expect(sunday.map((b) => b.consumed)).toEqual([...Array(11).fill(1), ...Array(12).fill(3)]);
+    expect(drawn.filter((b) => b.series.startsWith('Sat'))).toHaveLength(24);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('energy-day-2025-03-30.csv');
+    const [header, saturday, sundayLine] = fs
+      .readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\n');
+    const columns = header.split(',');
+    const row = (line: string) => Object.fromEntries(line.split(',').map((v, i) => [columns[i], v]));
+    expect(row(sundayLine)).toMatchObject({
+      period: '2025-03-30',
+      hours: '23',
+      imported_kwh: '22',
+      consumed_kwh: '47',
+      ev_solar_kwh: '24',
+      currency: 'EUR',
+      cost: '-1.3',
+      cost_without_flex: '0',
+      savings: '1.3',
+    });
+    expect(row(saturday)).toMatchObject({ period: '2025-03-29', hours: '24', imported_kwh: '24', cost: '-1.2' });
+    await screenshot(page, 'energy-periods-day-1280');
+    expect(errors).toEqual([]);
+  });
+
+  it('fits a 375 px phone without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.getByRole('radiogroup', { name: 'Period' }).getByText('Week', { exact: true }).click();
+    await expect.poll(() => page.getByLabel('Period shown').innerText()).toMatch(/^Week 13 \(24 Mar – 30 Mar 2025\)/);
+    expect(await figure('Cost')).toEqual(['−€ 8.50', 'before: –']);
+    expect((await bars()).length).toBe(14);
+    const section = page.locator('section[aria-labelledby="periods-title"]');
+    await section.scrollIntoViewIfNeeded();
+    await screenshot(page, 'energy-periods-375');
+    await section.screenshot({ path: path.join(ARTIFACTS, 'energy-periods-card-375.png') });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    const box = (await page.locator('figure[aria-label="Energy consumed per part of the period"]').boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(375);
+    expect(errors).toEqual([]);
+  });
+});
