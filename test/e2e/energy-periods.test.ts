@@ -7,7 +7,8 @@ import { SimulatedClock } from '../../server/src/clock.ts';
 import { PASSWORD, factories } from '../helpers/factories.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, signIn } from './browser.ts';
+import { ARTIFACTS, chromiumPath, launchBrowser, screenshot, signIn } from './browser.ts';
+import { openPage } from './fixture.ts';
 
 /**
  * Issue 33's energy and money per period as the operator sees it on the site page, from a browser
@@ -21,9 +22,10 @@ import { ARTIFACTS, chromiumPath, consoleErrors, launchBrowser, screenshot, sign
  * The week before (17–23 March, 168 hours), before the battery: grid +3 kW before noon, 0 from
  * noon; PV 0 and 2 kW; the EV charging 2 kW every hour; the battery not measured.
  * The battery's plan for the week was made the Sunday before (so it is in force at every step),
- * against 100 EUR/MWh before noon and 200 from noon. `openSite` cannot serve here: the plan is
+ * against 100 EUR/MWh before noon and 200 from noon. `openSite` does not fit here: the plan is
  * made on a simulated clock before the week, and the week's measurements after it, on a server
- * over the same store started on the real clock.
+ * over the same store started again on the real clock (moving the simulated clock a week on would
+ * run a week of periodic work); the page comes from the fixture's `openPage`.
  */
 
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
@@ -124,9 +126,7 @@ beforeAll(async () => {
   }
 
   browser = await launchBrowser();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'America/New_York' })).newPage();
-  page.setDefaultTimeout(20_000);
-  errors = consoleErrors(page);
+  ({ page, errors } = await openPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: 'America/New_York' }));
   const at = `/assets/${site}?energy=week&energy_date=2025-03-26`;
   await signIn(page, `${t.url}/signin?next=${encodeURIComponent(at)}`, admin.user.email, PASSWORD);
   await page.getByRole('heading', { name: 'Energy and money per period' }).waitFor();
