@@ -13,6 +13,5 @@ export async function up(db: Knex): Promise<void> {
 
 export async function down(db: Knex): Promise<void> {
   // Plain SQL on both dialects, as in 0008: knex would rebuild the SQLite table.
-  await db.raw('ALTER TABLE price_connector DROP COLUMN last_error');
-  await db.raw('ALTER TABLE price_connector DROP COLUMN last_written_at');
+  for (const column of ['last_error', 'last_written_at']) await db.raw(`ALTER TABLE price_connector DROP COLUMN ${column}`);
 }
