@@ -95,7 +95,9 @@ describe('ENTSO-E day-ahead connector', () => {
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ asset_id: s.asset, sensor: s.sensor, bidding_zone: NL, bidding_zone_name: 'Netherlands' });
       asked.length = 0;
-      // Half past eleven (UTC) on 8 March: the platform is asked for 8 and 9 March (UTC days).
+      // Half past eleven (UTC) on 8 March is half past midnight on 9 March in Amsterdam, the
+      // sensor's zone: the platform is asked from the start of that day (23:00 UTC) through the
+      // end of the day the 48-hour horizon ends in (11 March), not for the UTC days 8 and 9 March.
       expect(await s.t.server.tariffs.tick(Date.parse('2026-03-08T23:30:00Z'))).toBe(24);
       // The intervals 23:00 (8 March) … 22:00 (9 March) UTC, from the connector's source.
       expect(await s.values()).toEqual(expected.map((v, i) => [dayStart + i * 3600_000, v]));
@@ -106,8 +108,8 @@ describe('ENTSO-E day-ahead connector', () => {
         documentType: 'A44',
         in_Domain: NL,
         out_Domain: NL,
-        periodStart: '202603080000',
-        periodEnd: '202603100000',
+        periodStart: '202603082300',
+        periodEnd: '202603112300',
       });
       const [source] = await s.t.db('data_source').where({ name: 'ENTSO-E' });
       expect(source).toMatchObject({ type: 'reporter', model: 'day-ahead' });

@@ -51,8 +51,9 @@ export class TariffWriter extends Periodic {
   }
 
   /**
-   * Writes the prices of the intervals from `nowMs` through the planning horizon (at least to
-   * the end of the second day after it), believed at `nowMs`: keeps them ahead of the clock.
+   * Writes the prices of the intervals from `nowMs` through the planning horizon (a connector's
+   * through the end of the day it ends in, in its site's zone), believed at `nowMs`: keeps them
+   * ahead of the clock.
    * @returns how many beliefs were stored.
    */
   protected async work(nowMs: number): Promise<number> {
@@ -64,17 +65,37 @@ export class TariffWriter extends Periodic {
       });
     }
     // Off unless the operator set a token. Each bidding zone is asked once per tick, whatever
-    // the number of connectors following it: they all spend the operator's one token.
-    const token = this.config.entsoe.token;
-    const fromMs = DateTime.fromMillis(nowMs, { zone: 'UTC' }).startOf('day').toMillis();
+    // the number of connectors following it: they all spend the operator's one token, so it is
+    // asked for the site days of all of them.
+    const connectors = this.config.entsoe.token ? await listPriceConnectors(this.db) : [];
+    const windows = new Map<string, { fromMs: number; toMs: number }>();
+    for (const c of connectors) {
+      const days = await this.siteDays(c, nowMs);
+      const known = windows.get(c.biddingZone);
+      windows.set(c.biddingZone, known ? { fromMs: Math.min(known.fromMs, days.fromMs), toMs: Math.max(known.toMs, days.toMs) } : days);
+    }
     const zones = new Map<string, Promise<DayAheadPrices>>();
     const dayOf = (zone: string) => {
-      if (!zones.has(zone)) zones.set(zone, this.fetch(zone, fromMs, fromMs + 2 * 86_400_000));
+      const { fromMs, toMs } = windows.get(zone)!;
+      if (!zones.has(zone)) zones.set(zone, this.fetch(zone, fromMs, toMs));
       return zones.get(zone)!;
     };
-    for (const c of token ? await listPriceConnectors(this.db) : [])
-      stored += await this.writeConnector(c, dayOf, { nowMs, keepFromMs: nowMs });
+    for (const c of connectors) stored += await this.writeConnector(c, dayOf, { nowMs, keepFromMs: nowMs });
     return stored;
+  }
+
+  /**
+   * The days a connector's prices cover at `nowMs`: from the start of today in its sensor's zone
+   * (the site's day, not UTC's) through the end of the day the planning horizon ends in.
+   */
+  private async siteDays(c: PriceConnector, nowMs: number): Promise<{ fromMs: number; toMs: number }> {
+    const timezone = (await getSensor(this.db, c.sensorId))?.timezone ?? 'UTC';
+    const fromMs = DateTime.fromMillis(nowMs, { zone: timezone }).startOf('day').toMillis();
+    const toMs = DateTime.fromMillis(nowMs + this.config.planningHorizonMs, { zone: timezone })
+      .startOf('day')
+      .plus({ days: 1 })
+      .toMillis();
+    return { fromMs, toMs };
   }
 
   /**
@@ -86,12 +107,7 @@ export class TariffWriter extends Periodic {
    */
   async writeConnectorNow(c: PriceConnector): Promise<PriceConnector> {
     const nowMs = this.clock.now();
-    const { timezone } = (await getSensor(this.db, c.sensorId))!;
-    const fromMs = DateTime.fromMillis(nowMs, { zone: timezone }).startOf('day').toMillis();
-    const toMs = DateTime.fromMillis(nowMs + this.config.planningHorizonMs, { zone: timezone })
-      .startOf('day')
-      .plus({ days: 1 })
-      .toMillis();
+    const { fromMs, toMs } = await this.siteDays(c, nowMs);
     await this.writeConnector(c, (zone) => this.fetch(zone, fromMs, toMs), { nowMs, keepFromMs: fromMs });
     return (await getPriceConnector(this.db, c.id))!;
   }
