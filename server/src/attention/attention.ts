@@ -48,6 +48,12 @@ const titles: Record<Notification['kind'], string> = {
 export class Attention extends Periodic {
   /** Per sensor, from when until when its last check found it fresh (see `work`). */
   private fresh = new Map<number, { fromMs: number; untilMs: number }>();
+  /**
+   * Per sensor still stale at its last check, the subject of its stale spell, stored then: the
+   * next check raises it again only once it changed (a sensor stale for a day was otherwise
+   * raised anew, in a transaction of its own, at each of 1,440 checks).
+   */
+  private staleSubjects = new Map<number, string>();
 
   constructor(
     private db: Knex,
@@ -65,6 +71,11 @@ export class Attention extends Periodic {
    * @returns the new notification, or undefined.
    */
   async raise(n: NewNotification, nowMs = this.clock.now()): Promise<Notification | undefined> {
+    return (await this.raised(n, nowMs)).stored;
+  }
+
+  /** `raise`, telling a notification the account had already from one that could not be stored. */
+  private async raised(n: NewNotification, nowMs: number): Promise<{ stored?: Notification; failed?: true }> {
     try {
       const stored = await this.db.transaction(async (trx) => {
         const added = await addNotification(trx, n, nowMs);
@@ -76,10 +87,10 @@ export class Attention extends Periodic {
         this.webhooks.wake();
         await this.mail(stored);
       }
-      return stored;
+      return { stored };
     } catch (err) {
       this.log.error({ err, subject: n.subject }, 'notification not stored');
-      return undefined;
+      return { failed: true };
     }
   }
 
@@ -119,9 +130,14 @@ export class Attention extends Periodic {
         await this.jobFailed(job, err);
         throw err;
       });
-      if (job.accountId !== null) await endSubject(this.db, job.accountId, failingAutomation(job.args.automationId));
+      if (job.accountId !== null) await this.automationSucceeded(job.accountId, job.args.automationId);
       return result;
     };
+  }
+
+  /** A run of the automation succeeded: it ends the automation's spell of failures, if any. */
+  automationSucceeded(accountId: number, automationId: number): Promise<void> {
+    return endSubject(this.db, accountId, failingAutomation(automationId));
   }
 
   private async jobFailed(job: JobRecord<FlexsiteJobs, 'scheduling' | 'automation'>, err: unknown): Promise<void> {
@@ -189,6 +205,7 @@ export class Attention extends Periodic {
   protected async work(nowMs: number): Promise<number> {
     let raised = 0;
     const fresh = new Map<number, { fromMs: number; untilMs: number }>();
+    const staleSubjects = new Map<number, string>();
     for (const sensor of await monitoredSensors(this.db)) {
       // A sensor found fresh stays so until its allowed silence after that measurement's end:
       // newer data only moves that end on (a simulated week would otherwise read every sensor's
@@ -204,19 +221,27 @@ export class Attention extends Periodic {
       const allowedMs = staleAfterMs(sensor.resolutionMs, this.config.instantStaleMs);
       if (nowMs - endMs <= allowedMs) fresh.set(sensor.id, { fromMs: nowMs, untilMs: endMs + allowedMs });
       if (nowMs - endMs <= allowedMs || nowMs - endMs > STALE_NEWS_MS) continue;
-      const notification = await this.raise(
+      const subject = `sensor-stale:${sensor.id}:${last.eventStartMs}`;
+      if (this.staleSubjects.get(sensor.id) === subject) {
+        staleSubjects.set(sensor.id, subject);
+        continue;
+      }
+      const { stored, failed } = await this.raised(
         {
           accountId: sensor.accountId,
           kind: 'sensor-stale',
-          subject: `sensor-stale:${sensor.id}:${last.eventStartMs}`,
+          subject,
           sensorId: sensor.id,
           message: `${deviceSensorName(sensor.assetName, sensor.name)} has had no data since ${siteTime(endMs, sensor.timezone)}; it counts as stale after ${lengthOf(allowedMs)} without data.`,
         },
         nowMs,
       );
-      if (notification) raised++;
+      // One that could not be stored is tried again at the next check.
+      if (!failed) staleSubjects.set(sensor.id, subject);
+      if (stored) raised++;
     }
     this.fresh = fresh;
+    this.staleSubjects = staleSubjects;
     return raised;
   }
 }
