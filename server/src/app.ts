@@ -35,7 +35,7 @@ import { Attention } from './attention/attention.ts';
 import { WebhookOutbox } from './attention/webhookOutbox.ts';
 import { TariffWriter } from './tariffs/tariffWriter.ts';
 import { ToyPriceClock } from './tariffs/toyPriceClock.ts';
-import { automationHandler } from './automations/runAutomation.ts';
+import { AutomationRuns } from './automations/runAutomation.ts';
 import { forecastingHandler } from './forecasting/forecastJob.ts';
 import { batteryReplayHandler } from './queries/batteryReplayJob.ts';
 import { schedulingHandler } from './scheduling/runJob.ts';
@@ -214,7 +214,8 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const attention = new Attention(db, config, log, clock, webhooks);
   const tariffs = new TariffWriter(db, config, log, attention, clock);
   const toyPrices = new ToyPriceClock(db, log, clock);
-  const jobs = await openJobQueue({ db, config, log, clock, pool, attention });
+  const runs = pool && new AutomationRuns(db, pool, config, clock);
+  const jobs = await openJobQueue({ db, config, log, clock, pool, attention, runs });
   const redis = await loginRedis(config, log);
   const passwords = createPasswordPool();
   // One process talks to the devices: the one that runs the clock's work. The MQTT client and
@@ -223,7 +224,13 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     config.mqtt.mode === 'off' || config.role === 'api'
       ? undefined
       : new (await import('./mqtt/bridge.ts')).MqttBridge({ db, reader, config }, config.mqtt, log, clock);
-  const automations = new AutomationClock(db, jobs, log, clock);
+  const automations = new AutomationClock(
+    db,
+    jobs,
+    log,
+    clock,
+    runs && { run: (args, queue) => runs.unchanged(args, queue), succeeded: (account, id) => attention.automationSucceeded(account, id) },
+  );
   // The clock-driven work, started after the migration and stopped before the devices, the queue and the store.
   const periodic = [automations, attention, webhooks, tariffs, toyPrices];
   const stop = async () => {
@@ -338,6 +345,7 @@ async function openJobQueue({
   clock,
   pool,
   attention,
+  runs,
 }: {
   db: Knex;
   config: Config;
@@ -345,13 +353,16 @@ async function openJobQueue({
   clock: Clock;
   pool: WorkerPool | undefined;
   attention: Attention;
+  /** Present with the pool. */
+  runs: AutomationRuns | undefined;
 }): Promise<LocalJobQueue<FlexsiteJobs> | RedisJobQueue<FlexsiteJobs>> {
-  const handlers = pool && {
-    scheduling: attention.watchSchedules(schedulingHandler({ db, pool, log, clock, fallback: !speaks10(config) })),
-    forecasting: forecastingHandler(db, pool, clock),
-    automation: attention.watchAutomations(automationHandler(db, pool, config, clock)),
-    'battery-replay': batteryReplayHandler(db, pool),
-  };
+  const handlers = pool &&
+    runs && {
+      scheduling: attention.watchSchedules(schedulingHandler({ db, pool, log, clock, fallback: !speaks10(config) })),
+      forecasting: forecastingHandler(db, pool, clock),
+      automation: attention.watchAutomations(runs.handler),
+      'battery-replay': batteryReplayHandler(db, pool),
+    };
   const setup = { db, config, log, isQueue: isQueueName, handlers: handlers ?? null, clock, onClose: async () => pool?.destroy() };
   // BullMQ and the Redis client load only when configured: the appliance and the desktop app never need them.
   return config.redisUrl

@@ -26,6 +26,7 @@ interface Run {
   result: {
     schedule_job_id: string;
     schedule_job_reused?: true;
+    without_queue?: true;
     forecasts: { sensor_id: number; data_source_id: number; reused?: true }[];
   };
 }
@@ -105,6 +106,17 @@ describe('an automation due every minute', () => {
     const [first, ...later] = done;
     expect(first.result.schedule_job_reused).toBeUndefined();
     for (const run of later) expect(run.result).toMatchObject({ schedule_job_id: first.result.schedule_job_id, schedule_job_reused: true });
+    // The first run resolved in the queue; the later ones, finding its job, were recorded by the
+    // clock without a turn in the queue, and say so: finished when made, one attempt.
+    expect(first.result.without_queue).toBeUndefined();
+    for (const run of later) {
+      expect(run.result.without_queue).toBe(true);
+      const stored = await t.db('job').where({ id: run.id }).first();
+      expect(stored).toMatchObject({ status: 'finished', attempts: 1 });
+      const times = [stored.created_at, stored.started_at, stored.finished_at].map(Number);
+      expect(times).toEqual([times[0], times[0], times[0]]);
+      expect(times[0]).toBeGreaterThanOrEqual(run.dueMs);
+    }
     expect(await schedulingJobs(batterySensor)).toBe(1);
     const job = await t.request('GET', `/api/v3_0/jobs/${first.result.schedule_job_id}`, { token });
     expect(job.body.status).toBe('finished');

@@ -8,6 +8,13 @@ import { markQueued } from '../store/write/automations.ts';
 import { getAsset } from '../store/assets.ts';
 import { latestDue, nextDue } from '../domain/cron.ts';
 import type { AutomationJobArgs } from '../contracts/jobs.ts';
+import type { AutomationJobResult } from '../contracts/responses.ts';
+
+/** Runs answered without the queue (see the clock's constructor). */
+export interface UnchangedRuns {
+  run(args: AutomationJobArgs, jobs: Pick<JobQueue, 'enqueue'>): Promise<AutomationJobResult | undefined>;
+  succeeded(accountId: number, automationId: number): Promise<void>;
+}
 
 /** A run's job is the same job for the same automation and due time, however often it is asked for. */
 const SAME_RUN_S = 400 * 86_400;
@@ -27,11 +34,17 @@ export class AutomationClock extends Periodic {
    */
   private firstDue = new Map<number, { key: string; dueMs: number | null }>();
 
+  /**
+   * @param unchanged in a process that runs automations: answers a run that would only find its
+   *   automation's last schedule job again (see `AutomationRuns.unchanged`), and ends the spell of
+   *   failures a successful run ends.
+   */
   constructor(
     private db: Knex,
     private jobs: JobQueue,
     log: Logger,
     clock: Clock,
+    private unchanged?: UnchangedRuns,
   ) {
     super(TICK_MS, (err) => log.error({ err }, 'automation clock'), clock);
   }
@@ -57,11 +70,14 @@ export class AutomationClock extends Periodic {
       // Each run acts for the automation's maker, whose rights it resolves when it runs.
       const principal = { kind: 'automation' as const, automationId: automation.id, ownerId: automation.ownerId };
       const args: AutomationJobArgs = { automationId: automation.id, dueMs: due, principal };
-      const job = await this.jobs.enqueue('automation', args, {
-        accountId: asset?.account_id ?? null,
-        sensorId: null,
-        reuseWithinS: SAME_RUN_S,
-      });
+      const options = { accountId: asset?.account_id ?? null, sensorId: null, reuseWithinS: SAME_RUN_S };
+      // A run that would only find the last run's job is recorded as it ran, finished, without
+      // a turn in the queue (an automation due every minute is that run fourteen times a quarter hour).
+      const result = await this.unchanged?.run(args, this.jobs);
+      const job = result
+        ? await this.jobs.record('automation', args, result, options)
+        : await this.jobs.enqueue('automation', args, options);
+      if (result && options.accountId !== null) await this.unchanged?.succeeded(options.accountId, automation.id);
       if (await markQueued(this.db, automation.id, due, job.id)) queued++;
       // Requests wait while a tick holds the event loop: give them a turn between automations.
       await new Promise((resolve) => setImmediate(resolve));

@@ -7,9 +7,9 @@ import { assertOwnerMay, forecastSensor } from '../forecasting/forecastJob.ts';
 import { prepareSchedule, readSchedule, resolveSensorTrigger } from '../commands/triggerSchedule.ts';
 import { isDomainError } from '../errors.ts';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
-import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
+import { JobFailure, type JobHandler, type QueueAccess } from '../jobs/jobQueue.ts';
 import { describePrincipal, resolvePrincipal, type Principal } from '../policies/principal.ts';
-import type { PrincipalRef } from '../contracts/jobs.ts';
+import type { AutomationJobArgs, PrincipalRef } from '../contracts/jobs.ts';
 import { maxPlanningMs } from '../scheduling/flexConfig.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { plannedSocTargets } from '../scheduling/recurringTargets.ts';
@@ -96,7 +96,8 @@ interface Scheduling {
   db: Knex;
   config: Config;
   clock: Clock;
-  runtime: Parameters<JobHandler<FlexsiteJobs, 'automation'>>[1];
+  /** Where its schedule job is queued (or found). */
+  runtime: Pick<QueueAccess, 'enqueue'>;
   /** What each automation's last run resolved (see unchangedSchedule.ts). */
   lastResolved: Map<number, ResolvedRun>;
 }
@@ -132,82 +133,142 @@ async function scheduleOf(at: Scheduling, run: ScheduleRun, sensor: SensorInCont
   });
 }
 
-/** `scheduleOf` once the sensor and its asset are found. */
-async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInContext, asset: Asset) {
-  const { db, config, clock } = at;
-  const { automation, principal, start, horizon, endMs } = run;
+/** What a run's schedule part answers: the job, whether an earlier run queued it, what fed it. */
+interface ScheduleAnswer {
+  jobId: string;
+  reused: boolean;
+  scheduleInputs: AutomationJobResult['schedule_inputs'];
+  socTargets: { value: string | number; datetime: string }[];
+}
+
+/** A run's window and the recurring targets in it, as both ways of answering it read them. */
+async function runWindow(at: Scheduling, run: ScheduleRun, sensor: SensorInContext, asset: Asset) {
+  const { automation, principal, start } = run;
   const dueMs = start.toMillis();
   // Known as of the run (never before its due time): the state of charge at the start included.
-  const prior = DateTime.fromMillis(Math.max(dueMs, clock.now()), { zone: automation.timezone });
-  const recurring = await recurringTargetsOf(db, asset, dueMs, endMs);
+  const prior = DateTime.fromMillis(Math.max(dueMs, at.clock.now()), { zone: automation.timezone });
+  const recurring = await recurringTargetsOf(at.db, asset, dueMs, run.endMs);
   const gridStartMs = floorToGrid(start, sensor.event_resolution_ms).toMillis();
   const stampParts = { automation, principal, sensor, asset, recurring: recurring.flexModel, gridStartMs };
-  const queueing = { reader: db, config, jobs: at.runtime, clock };
-  const options = { sensorId: sensor.id, reuseWithinS: config.jobCacheTtlS, anyBeliefTime: true };
-  const queuedAtMs = clock.now();
-  const last = at.lastResolved.get(automation.id);
-  let queued: JobRecord | undefined;
+  const queueing = { reader: at.db, config: at.config, jobs: at.runtime, clock: at.clock };
+  const options = { sensorId: sensor.id, reuseWithinS: at.config.jobCacheTtlS, anyBeliefTime: true };
+  return { dueMs, prior, recurring, gridStartMs, stampParts, queueing, options, queuedAtMs: at.clock.now() };
+}
+type RunWindow = Awaited<ReturnType<typeof runWindow>>;
+
+/**
+ * The answer of a run whose stamp and key are those of the automation's last run (see
+ * unchangedSchedule.ts): the job those found, looked for (or queued again once its time to live
+ * ran out); undefined when anything differs, and the run must resolve in full.
+ */
+async function reuseResolved(at: Scheduling, run: ScheduleRun, sensor: SensorInContext, asset: Asset, w: RunWindow) {
+  const last = at.lastResolved.get(run.automation.id);
   // A run of another grid step has another window: only a full resolution tells its job.
   if (
-    last?.resolved.spec.startMs === gridStartMs &&
-    last.stamp === (await resolutionStamp(db, { ...stampParts, sensorIds: namedSensors(last.resolved, sensor.id) }))
-  ) {
-    const spec = {
-      ...last.resolved.spec,
-      priorMs: prior.toMillis(),
-      requestedStartMs: dueMs === last.resolved.spec.startMs ? undefined : dueMs,
-    };
-    // Its rights are those checked when it was resolved: the stamp covers all they rest on.
-    const prepared = await readSchedule(queueing, principal, { ...last.resolved, spec, asset }, options);
-    // Another key: the data changed, and the resolution may read them too.
-    if (prepared.key === last.key) queued = await prepared.queue();
-  }
-  let scheduleInputs = last?.scheduleInputs ?? null;
-  if (!queued) {
-    at.lastResolved.delete(automation.id);
-    // Kept only for a next run of the same grid step (an automation due every quarter hour has none).
-    const nextMs = nextDue(automation.cron, automation.timezone, dueMs) ?? Infinity;
-    const keep = nextMs < gridStartMs + sensor.event_resolution_ms;
-    const before = keep && (await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] }));
-    // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
-    const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
-    const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
-    const resolved = await resolveSensorTrigger(queueing, principal, input);
-    const prepared = await prepareSchedule(queueing, principal, resolved, options);
-    queued = await prepared.queue();
-    scheduleInputs = fed.added;
-    // Kept only when nothing the stamp covers changed while it was resolved.
-    if (before && before === (await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] }))) {
-      const stamp = await resolutionStamp(db, { ...stampParts, sensorIds: namedSensors(resolved, sensor.id) });
-      at.lastResolved.set(automation.id, { stamp, resolved, key: prepared.key, scheduleInputs });
-    }
+    last?.resolved.spec.startMs !== w.gridStartMs ||
+    last.stamp !== (await resolutionStamp(at.db, { ...w.stampParts, sensorIds: namedSensors(last.resolved, sensor.id) }))
+  )
+    return undefined;
+  const spec = {
+    ...last.resolved.spec,
+    priorMs: w.prior.toMillis(),
+    requestedStartMs: w.dueMs === last.resolved.spec.startMs ? undefined : w.dueMs,
+  };
+  // Its rights are those checked when it was resolved: the stamp covers all they rest on.
+  const prepared = await readSchedule(w.queueing, run.principal, { ...last.resolved, spec, asset }, w.options);
+  // Another key: the data changed, and the resolution may read them too.
+  if (prepared.key !== last.key) return undefined;
+  const queued = await prepared.queue();
+  const answer: ScheduleAnswer = {
+    jobId: queued.id,
+    reused: queued.createdAt < w.queuedAtMs,
+    scheduleInputs: last.scheduleInputs,
+    socTargets: w.recurring.added,
+  };
+  return answer;
+}
+
+/** `scheduleOf` once the sensor and its asset are found. */
+async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInContext, asset: Asset): Promise<ScheduleAnswer> {
+  const w = await runWindow(at, run, sensor, asset);
+  const reused = await reuseResolved(at, run, sensor, asset, w);
+  if (reused) return reused;
+  const { db } = at;
+  const { automation, principal, start, horizon } = run;
+  const { dueMs, prior, recurring, gridStartMs, stampParts, queueing, options, queuedAtMs } = w;
+  at.lastResolved.delete(automation.id);
+  // Kept only for a next run of the same grid step (an automation due every quarter hour has none).
+  const nextMs = nextDue(automation.cron, automation.timezone, dueMs) ?? Infinity;
+  const keep = nextMs < gridStartMs + sensor.event_resolution_ms;
+  const before = keep && (await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] }));
+  // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
+  const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
+  const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
+  const resolved = await resolveSensorTrigger(queueing, principal, input);
+  const prepared = await prepareSchedule(queueing, principal, resolved, options);
+  const queued = await prepared.queue();
+  const scheduleInputs = fed.added;
+  // Kept only when nothing the stamp covers changed while it was resolved.
+  if (before && before === (await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] }))) {
+    const stamp = await resolutionStamp(db, { ...stampParts, sensorIds: namedSensors(resolved, sensor.id) });
+    at.lastResolved.set(automation.id, { stamp, resolved, key: prepared.key, scheduleInputs });
   }
   return { jobId: queued.id, reused: queued.createdAt < queuedAtMs, scheduleInputs, socTargets: recurring.added };
 }
 
-/**
- * The handler of the `automation` queue: forecasts the automation's sensors from the due time
- * over its horizon, then queues a schedule of its power sensor with the asset's stored
- * flex-model and flex-context, fed by its forecasts (a job of its own, on the Jobs page). Without a
- * stored soc-at-start, the state of charge is read from the flex-model's `state-of-charge` sensor
- * at the due time. It acts with the rights of
- * the user who made the automation, checked now, not when it was made.
- */
-export function automationHandler(db: Knex, pool: WorkerPool, config: Config, clock: Clock): JobHandler<FlexsiteJobs, 'automation'> {
-  const lastResolved = new Map<number, ResolvedRun>();
-  return async (job, runtime) => {
-    const { automationId, dueMs, principal: ref } = job.args;
-    const automation = await getAutomation(db, automationId);
-    if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
-    const principal = await resolvePrincipal(db, ref);
-    if (typeof principal === 'string') throw new JobFailure('PermissionDenied', `${principal}; nothing was run.`);
-    const horizon = parseIsoDuration(automation.horizon);
-    if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
-    const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
-    const endMs = start.plus(horizon.luxon).toMillis();
-    const sensor = automation.scheduleSensorId === null ? undefined : await getSensor(db, automation.scheduleSensorId);
-    checkScheduleHorizon(config, automation, sensor, endMs - dueMs);
+/** What a run is of: the automation, as whom it acts, its window and the sensor it schedules. */
+async function runOf(db: Knex, config: Config, args: AutomationJobArgs) {
+  const { automationId, dueMs, principal: ref } = args;
+  const automation = await getAutomation(db, automationId);
+  if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
+  const principal = await resolvePrincipal(db, ref);
+  if (typeof principal === 'string') throw new JobFailure('PermissionDenied', `${principal}; nothing was run.`);
+  const horizon = parseIsoDuration(automation.horizon);
+  if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
+  const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
+  const endMs = start.plus(horizon.luxon).toMillis();
+  const sensor = automation.scheduleSensorId === null ? undefined : await getSensor(db, automation.scheduleSensorId);
+  checkScheduleHorizon(config, automation, sensor, endMs - dueMs);
+  return { automation, principal, ref, horizon, start, endMs, sensor };
+}
 
+/** A run's result from its forecasts and its schedule's answer. */
+const resultOf = (args: AutomationJobArgs, forecasts: AutomationJobResult['forecasts'], schedule: ScheduleAnswer | undefined) =>
+  ({
+    automation_id: args.automationId,
+    due: new Date(args.dueMs).toISOString(),
+    forecasts,
+    schedule_job_id: schedule?.jobId ?? null,
+    ...(schedule?.reused && { schedule_job_reused: true }),
+    schedule_inputs: schedule?.scheduleInputs ?? null,
+    // The occurrences of the device's recurring SoC targets this run scheduled for.
+    ...(schedule?.socTargets.length && { soc_targets: schedule.socTargets }),
+  }) satisfies AutomationJobResult;
+
+/**
+ * Automation runs in this process. `handler` is the handler of the `automation` queue: it
+ * forecasts the automation's sensors from the due time over its horizon, then queues a schedule
+ * of its power sensor with the asset's stored flex-model and flex-context, fed by its forecasts
+ * (a job of its own, on the Jobs page). Without a stored soc-at-start, the state of charge is read
+ * from the flex-model's `state-of-charge` sensor at the due time. It acts with the rights of the
+ * user who made the automation, checked now, not when it was made. `unchanged` answers a run
+ * without the queue when it would only find its last run's schedule job again.
+ */
+export class AutomationRuns {
+  /** What each automation's last run resolved (see unchangedSchedule.ts). */
+  private lastResolved = new Map<number, ResolvedRun>();
+
+  constructor(
+    private db: Knex,
+    private pool: WorkerPool,
+    private config: Config,
+    private clock: Clock,
+  ) {}
+
+  readonly handler: JobHandler<FlexsiteJobs, 'automation'> = async (job, runtime) => {
+    const { db, pool, config, clock } = this;
+    const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(db, config, job.args);
+    const { dueMs } = job.args;
     const forecasts: AutomationJobResult['forecasts'] = [];
     for (const sensorId of automation.forecastSensorIds) {
       // Forecast as known at the due time, which the run stands for even when it runs late.
@@ -233,19 +294,34 @@ export function automationHandler(db: Knex, pool: WorkerPool, config: Config, cl
       scheduleSensorId === null
         ? undefined
         : await scheduleOf(
-            { db, config, clock, runtime, lastResolved },
+            { db, config, clock, runtime, lastResolved: this.lastResolved },
             { automation: { ...automation, scheduleSensorId }, principal, ref, start, horizon, endMs },
             sensor,
           );
-    return {
-      automation_id: automationId,
-      due: new Date(dueMs).toISOString(),
-      forecasts,
-      schedule_job_id: schedule?.jobId ?? null,
-      ...(schedule?.reused && { schedule_job_reused: true }),
-      schedule_inputs: schedule?.scheduleInputs ?? null,
-      // The occurrences of the device's recurring SoC targets this run scheduled for.
-      ...(schedule?.socTargets.length && { soc_targets: schedule.socTargets }),
-    } satisfies AutomationJobResult;
+    return resultOf(job.args, forecasts, schedule);
   };
+
+  /**
+   * The result of the run `args` stands for when it would answer with the job of its
+   * automation's last run in this process, every check of a run made and all it reads unchanged
+   * (see `reuseResolved`): an automation that forecasts nothing, its maker resolved, its stamp and
+   * its job's key the same. Undefined for anything else, a failure included: the run then goes
+   * through the queue and runs in full, which reports what failed.
+   * @param jobs where the schedule job is found (or queued again once its time to live ran out).
+   */
+  async unchanged(args: AutomationJobArgs, jobs: Pick<QueueAccess, 'enqueue'>): Promise<AutomationJobResult | undefined> {
+    if (!this.lastResolved.has(args.automationId)) return undefined;
+    const at = { db: this.db, config: this.config, clock: this.clock, runtime: jobs, lastResolved: this.lastResolved };
+    try {
+      const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(this.db, this.config, args);
+      const asset = sensor && (await getAsset(this.db, sensor.generic_asset_id));
+      const { scheduleSensorId } = automation;
+      if (automation.forecastSensorIds.length || scheduleSensorId === null || !sensor || !asset) return undefined;
+      const run = { automation: { ...automation, scheduleSensorId }, principal, ref, start, horizon, endMs };
+      const schedule = await reuseResolved(at, run, sensor, asset, await runWindow(at, run, sensor, asset));
+      return schedule && { ...resultOf(args, [], schedule), without_queue: true };
+    } catch {
+      return undefined;
+    }
+  }
 }

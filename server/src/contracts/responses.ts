@@ -246,6 +246,8 @@ export const automationJobResult = z.object({
   schedule_job_id: z.string().nullable(),
   // Only when the run answered with an earlier run's job, all it read being unchanged (docs/job-reuse.md).
   schedule_job_reused: z.literal(true).optional(),
+  // Only when the run was recorded by the automation clock without a turn in the job queue, having found the job of its automation's last run with all it read unchanged (docs/job-reuse.md).
+  without_queue: z.literal(true).optional(),
   schedule_inputs: z.object({ inflexible_device_sensors: z.array(int), consumption_price_sensor: nullableInt }).nullable(),
   // Only when the device's recurring SoC targets fell in this run's window.
   soc_targets: z.array(z.object({ value: z.union([z.string(), z.number()]), datetime: z.string() })).optional(),

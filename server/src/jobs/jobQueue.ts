@@ -136,6 +136,18 @@ export type JobHandlers<M extends JobTypes = FlexsiteJobs> = { [Q in keyof M & s
  */
 export interface JobQueue<M extends JobTypes = FlexsiteJobs> {
   enqueue<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], options: EnqueueOptions): Promise<JobRecord<M, Q>>;
+  /**
+   * Stores a job that ran without a turn in the queue, finished with `result` (it started and
+   * finished now, one attempt), unless a job of its arguments is there already (as `enqueue`
+   * finds one).
+   * @returns the job stored, or the one found.
+   */
+  record<Q extends keyof M & string>(
+    queue: Q,
+    args: M[Q]['args'],
+    result: M[Q]['result'],
+    options: EnqueueOptions,
+  ): Promise<JobRecord<M, Q>>;
   get(id: string): Promise<JobRecord<M> | undefined>;
   /** Resolves when the job has finished or failed, or after `timeoutMs`, whichever comes first. */
   settled(id: string, timeoutMs: number): Promise<void>;

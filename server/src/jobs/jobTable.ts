@@ -155,36 +155,49 @@ export class JobTable<M extends JobTypes> {
     return cached && jobOf<M, Q>(queue, cached);
   }
 
-  /** Stores a new queued job. */
+  /**
+   * Stores a new queued job; with `result`, one that ran without the queue and finished now.
+   */
   async insert<Q extends keyof M & string>(
     queue: Q,
     args: M[Q]['args'],
     cacheKey: string,
     options: EnqueueOptions,
+    result?: M[Q]['result'],
   ): Promise<JobRecord<M, Q>> {
-    const row = {
+    const nowMs = this.clock.now();
+    const row: DbJob = {
       id: crypto.randomUUID(),
       queue,
-      status: 'queued' as const,
+      status: result ? 'finished' : 'queued',
       args: JSON.stringify(args),
       cache_key: cacheKey,
       account_id: options.accountId,
       sensor_id: options.sensorId,
-      created_at: this.clock.now(),
-      attempts: 0,
-    };
-    await this.db('job').insert(row);
-    return jobOf<M, Q>(queue, {
-      ...row,
-      started_at: null,
-      finished_at: null,
-      result: null,
+      created_at: nowMs,
+      started_at: result ? nowMs : null,
+      finished_at: result ? nowMs : null,
+      attempts: result ? 1 : 0,
+      result: result ? JSON.stringify(result) : null,
       error: null,
       error_kind: null,
       fallback_job_id: null,
       progress_done: null,
       progress_total: null,
-    });
+    };
+    await this.db('job').insert(row);
+    return jobOf<M, Q>(queue, row);
+  }
+
+  /** See `JobQueue.record`. */
+  async record<Q extends keyof M & string>(
+    queue: Q,
+    args: M[Q]['args'],
+    result: M[Q]['result'],
+    options: EnqueueOptions,
+  ): Promise<JobRecord<M, Q>> {
+    const cacheKey = cacheKeyOf(queue, options.keyArgs ?? args);
+    return (await this.reusable(queue, cacheKey, options)) ?? this.insert(queue, args, cacheKey, options, result);
   }
 
   /** Forgets a job that was never handed to a queue. */

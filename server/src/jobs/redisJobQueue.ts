@@ -148,6 +148,10 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
     return job;
   }
 
+  record<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], result: M[Q]['result'], options: EnqueueOptions) {
+    return this.table.record(queue, args, result, options);
+  }
+
   get(id: string): Promise<JobRecord<M> | undefined> {
     return this.table.get(id);
   }
