@@ -34,15 +34,10 @@ const ZONE = 'Europe/Amsterdam';
 const DAY1 = Date.parse('2026-03-01T23:00:00Z');
 const HISTORY_START = DAY1 - 28 * 24 * HOUR;
 
-/** The site above, its owner's and another account's users, a day-ahead price sensor of each account. */
-export async function handWorkedSite(db: Knex) {
+/** Below a site of an account: the house load above with its measurements, and the day-ahead price sensor. */
+export async function storeHandWorked(db: Knex, accountId: number, siteId: number) {
   const f = factories(db);
-  const account = await f.account();
-  const other = await f.account();
-  const owner = await f.user({ accountId: account.id });
-  const stranger = await f.user({ accountId: other.id });
-  const site = await f.asset({ accountId: account.id, type: 'site', name: 'Home' });
-  const house = await f.asset({ accountId: account.id, type: 'house load', name: 'house', parentId: site.id });
+  const house = await f.asset({ accountId, type: 'house load', name: 'house', parentId: siteId });
   const load = await f.sensor({
     assetId: house.id,
     unit: 'kW',
@@ -53,13 +48,25 @@ export async function handWorkedSite(db: Knex) {
   });
   const days = 28 + HAND_WORKED.days;
   await f.beliefs(load.id, HISTORY_START, HOUR, new Array<number>(days * 24).fill(1), HISTORY_START);
-  const priceSensor = await f.sensor({ assetId: site.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE, name: 'day-ahead' });
+  const priceSensor = await f.sensor({ assetId: siteId, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE, name: 'day-ahead' });
   // Each local day's 24 prices, known at noon the day before: 100 EUR/MWh 00:00–06:00, 300 after.
   for (let d = 0; d < days; d++) {
     const dayStart = HISTORY_START + d * 24 * HOUR;
     const values = Array.from({ length: 24 }, (_, h) => (h < 6 ? 100 : 300));
     await f.beliefs(priceSensor.id, dayStart, HOUR, values, dayStart - 12 * HOUR);
   }
+  return { house, priceSensor };
+}
+
+/** The site above, its owner's and another account's users, a day-ahead price sensor of each account. */
+export async function handWorkedSite(db: Knex) {
+  const f = factories(db);
+  const account = await f.account();
+  const other = await f.account();
+  const owner = await f.user({ accountId: account.id });
+  const stranger = await f.user({ accountId: other.id });
+  const site = await f.asset({ accountId: account.id, type: 'site', name: 'Home' });
+  const { house, priceSensor } = await storeHandWorked(db, account.id, site.id);
   const otherSite = await f.asset({ accountId: other.id, type: 'site', name: 'Elsewhere' });
   const foreignPrice: Sensor = await f.sensor({
     assetId: otherSite.id,

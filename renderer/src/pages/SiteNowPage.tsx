@@ -10,6 +10,7 @@ import { NeedsAttention } from '../components/cockpit/NeedsAttention.tsx';
 import { TariffsSection } from '../components/cockpit/Tariffs.tsx';
 import { PlanActualChart } from '../components/cockpit/PlanActualChart.tsx';
 import { MoneyPanel } from '../components/cockpit/MoneyPanel.tsx';
+import { BatteryReplay } from '../components/site/BatteryReplay.tsx';
 import { useApi } from '../hooks/useApi.ts';
 import { usePolling } from '../hooks/usePolling.ts';
 import { formatReading, messageAge } from '../lib/deviceLinks.ts';
@@ -80,6 +81,8 @@ export function SiteNowPage() {
       <TariffsSection assetId={id ?? ''} zone={zone} />
       <h2>Needs attention</h2>
       <NeedsAttention zone={zone} />
+      <h2>Would a battery pay?</h2>
+      {now.data && <BatteryReplay assetId={id ?? ''} zone={zone} />}
     </section>
   );
 }
