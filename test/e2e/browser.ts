@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { beforeEach } from 'vitest';
 
 /** Where screenshots go (git-ignored). */
 export const ARTIFACTS = fileURLToPath(new URL('../artifacts', import.meta.url));
@@ -65,6 +66,17 @@ export async function signIn(page: Page, at: string, email: string, password: st
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Saves a screenshot when a test of the file fails, as `test/artifacts/<prefix>-failed-<test>.png`:
+ * what the page showed is what a failure report needs.
+ * @param page the page, once the file's set-up has opened it.
+ */
+export function screenshotOnFailure(page: () => Page, prefix: string): void {
+  beforeEach(({ onTestFailed, task }) => {
+    onTestFailed(() => screenshot(page(), `${prefix}-failed-${task.name.replace(/\W+/g, '-').slice(0, 50)}`));
+  });
 }
 
 /**

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
 import type { TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chartValues, chromiumPath, screenshot, signIn } from './browser.ts';
+import { ARTIFACTS, chartValues, chromiumPath, screenshot, screenshotOnFailure, signIn } from './browser.ts';
 import { openSite, type OpenSite } from './fixture.ts';
 
 /**
@@ -116,9 +116,7 @@ beforeAll(async () => {
   await signIn(page, `${t.url}/signin`, opened.email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 90_000);
-beforeEach(({ onTestFailed, task }) => {
-  onTestFailed(() => screenshot(page, `signs-failed-${task.name.replace(/\W+/g, '-').slice(0, 50)}`));
-});
+screenshotOnFailure(() => page, 'signs');
 afterAll(() => opened?.close());
 
 run('the sign trap', () => {

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, factories } from '../helpers/factories.ts';
 import type { TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleWarnings, screenshot, signIn } from './browser.ts';
+import { ARTIFACTS, chromiumPath, consoleWarnings, screenshot, screenshotOnFailure, signIn } from './browser.ts';
 import { openSite, type OpenSite } from './fixture.ts';
 
 /**
@@ -113,9 +113,7 @@ beforeAll(async () => {
   await signIn(page, `${t.url}/signin`, opened.email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 90_000);
-beforeEach(({ onTestFailed, task }) => {
-  onTestFailed(() => screenshot(page, `plan-failed-${task.name.replace(/\W+/g, '-').slice(0, 50)}`));
-});
+screenshotOnFailure(() => page, 'plan');
 afterAll(() => opened?.close());
 
 /** x of each drawn point (tooltip marks) whose label names the field, and the labels. */

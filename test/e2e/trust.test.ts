@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DateTime } from 'luxon';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factories, PASSWORD } from '../helpers/factories.ts';
 import type { TestServer } from '../helpers/testServer.ts';
-import { ARTIFACTS, chromiumPath, consoleWarnings, screenshot, signIn } from './browser.ts';
+import { ARTIFACTS, chromiumPath, consoleWarnings, screenshot, screenshotOnFailure, signIn } from './browser.ts';
 import { openSite, type OpenSite } from './fixture.ts';
 
 /**
@@ -63,9 +63,7 @@ beforeAll(async () => {
   await signIn(page, t.url + '/signin', email, PASSWORD);
   await page.getByRole('heading', { name: 'Sites' }).waitFor();
 }, 60_000);
-beforeEach(({ onTestFailed, task }) => {
-  onTestFailed(() => screenshot(page, `trust-failed-${task.name.replace(/\W+/g, '-').slice(0, 50)}`));
-});
+screenshotOnFailure(() => page, 'trust');
 afterAll(() => opened?.close());
 
 const storedFlex = async () => {
