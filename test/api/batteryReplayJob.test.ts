@@ -14,6 +14,7 @@ const DAYS = HAND_WORKED.days;
 let t: TestServer;
 let owner: string;
 let stranger: string;
+let strangerId: number;
 let siteId: number;
 let houseId: number;
 let priceSensor: Sensor;
@@ -30,6 +31,7 @@ beforeAll(async () => {
   t = await startTestServer();
   const made = await handWorkedSite(t.db);
   [owner, stranger] = [made.owner.token, made.stranger.token];
+  strangerId = made.stranger.user.id;
   [siteId, houseId] = [made.site.id, made.house.id];
   [priceSensor, foreignPrice] = [made.priceSensor, made.foreignPrice];
 }, 60_000);
@@ -130,6 +132,23 @@ describe('POST /assets/<id>/battery-replay', () => {
     const wrong = await t.request('GET', `/api/v3_0/assets/${houseId}/battery-replay/${started.body.job}`, { token: owner });
     expect(wrong.status).toBe(404);
     await follow(started.body['job-url']);
+  }, 300_000);
+
+  it('checks its principal again when it runs: a job queued for someone who may not read the site fails, replaying nothing', async () => {
+    const started = await t.request('POST', `/api/v3_0/assets/${siteId}/battery-replay`, { token: owner, json: body() });
+    await follow(started.body['job-url']);
+    const job = (await t.server.services.jobs.get(started.body.job))!;
+    if (job.queue !== 'battery-replay') throw new Error('not a replay');
+    // The same replay in the name of the other account's user, as if their rights had changed since it was queued.
+    const queued = await t.server.services.jobs.enqueue(
+      'battery-replay',
+      { ...job.args, principal: { kind: 'user', userId: strangerId } },
+      { accountId: job.accountId, sensorId: null, reuseWithinS: 0, force: true },
+    );
+    await t.server.services.jobs.settled(queued.id, 60_000);
+    const failed = (await t.server.services.jobs.get(queued.id))!;
+    expect(failed).toMatchObject({ status: 'failed', errorKind: 'forbidden', result: null });
+    expect(failed.error).toMatch(/^PermissionDenied: .* may no longer read asset \d+; nothing was replayed\.$/);
   }, 300_000);
 
   it('answers bad input with 422 and field messages, storing nothing', async () => {
