@@ -1,3 +1,4 @@
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureAssetType } from '../../server/src/store/write/assets.ts';
 import { PASSWORD, factories } from '../helpers/factories.ts';
@@ -9,6 +10,7 @@ import { openSite, type OpenSite } from './fixture.ts';
  * posted over the API for the grid meter, PV, battery (power and SoC), house and car show on the
  * site page and the dashboard with the way they run, turned to each part's direction by the sign
  * each sensor states; a stale car says since when, in Amsterdam's time; a new value shows by polling.
+ * Every label stays inside the drawing and clear of every other, all stale and live, at both widths.
  */
 
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
@@ -17,6 +19,29 @@ const ZONE = 'Europe/Amsterdam';
 
 /** An instant as Amsterdam's wall clock, `yyyy-mm-dd hh:mm`, written by Intl (not by the app). */
 const amsterdam = (ms: number) => new Intl.DateTimeFormat('sv-SE', { timeZone: ZONE, dateStyle: 'short', timeStyle: 'short' }).format(ms);
+
+/**
+ * The labels of a drawn flow that leave its drawing, and the pairs whose boxes overlap, as the
+ * browser laid them out (page pixels): both empty when every label can be read whole.
+ */
+async function unreadableLabels(figure: Locator) {
+  const { svg, labels } = await figure.locator('svg').evaluate((el) => {
+    const box = (e: Element) => {
+      const r = e.getBoundingClientRect();
+      return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+    };
+    return { svg: box(el), labels: [...el.querySelectorAll('text')].map((t) => ({ text: t.textContent ?? '', ...box(t) })) };
+  });
+  expect(labels.length).toBeGreaterThanOrEqual(10);
+  const outside = labels.filter((b) => b.left < svg.left || b.top < svg.top || b.right > svg.right || b.bottom > svg.bottom);
+  const overlapping = labels.flatMap((a, i) =>
+    labels
+      .slice(i + 1)
+      .filter((b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+      .map((b) => [a.text, b.text]),
+  );
+  return { outside: outside.map((b) => b.text), overlapping };
+}
 
 for (const width of [1280, 375]) {
   run(`power flow now at ${width} px`, () => {
@@ -66,6 +91,42 @@ for (const width of [1280, 375]) {
       return { text: (await g.locator('text[data-value]').textContent()) ?? '', direction: await g.getAttribute('data-direction') };
     };
 
+    it('keeps every label of an all-stale flow whole and apart, on the site page and the dashboard', async () => {
+      // Every part's last value ended at 2025-03-30T22:00Z, 00:00 on 31 March in Amsterdam (CEST, UTC+2).
+      const end = Date.UTC(2025, 2, 30, 22);
+      for (const [name, value, unit] of [
+        ['grid', 2.5, 'kW'],
+        ['pv', 3200, 'W'],
+        ['battery', -1.5, 'kW'],
+        ['soc', 62, '%'],
+        ['house', 1.2, 'kW'],
+        ['car', 3, 'kW'],
+      ] as const)
+        await post(name, end - Q, value, unit);
+      const since = `no data since ${amsterdam(end)}`;
+      expect(since).toBe('no data since 2025-03-31 00:00');
+
+      await signIn(o.page, `${o.t.url}/signin?next=${encodeURIComponent(`/assets/${o.site}`)}`, o.email, PASSWORD);
+      await o.page.waitForURL(`**/assets/${o.site}`);
+      for (const [path, shot] of [
+        [`/assets/${o.site}`, 'site'],
+        ['/', 'dashboard'],
+      ]) {
+        await o.page.goto(`${o.t.url}${path}`);
+        const figure = o.page.getByRole('figure', { name: 'Power flow of Home' });
+        await figure.and(o.page.locator('[data-state="ready"]')).waitFor();
+        await expect.poll(() => part('car', figure)).toEqual({ text: since, direction: 'none' });
+        for (const role of ['grid', 'pv', 'battery', 'house']) expect(await part(role, figure)).toEqual({ text: since, direction: 'none' });
+        expect(await figure.locator('g[data-role="battery"] text[data-soc]').textContent()).toBe(`SoC ${since}`);
+        expect(await unreadableLabels(figure)).toEqual({ outside: [], overlapping: [] });
+        await figure.scrollIntoViewIfNeeded();
+        await screenshot(o.page, `energy-flow-stale-${shot}-${width}`);
+      }
+      expect(o.errors).toEqual([]);
+      // Signed out (the session lives in the tab's storage), so the next test signs in as a person does.
+      await o.page.evaluate(() => sessionStorage.clear());
+    });
+
     it('shows the posted values with their directions, a stale car since when, and new values as they come', async () => {
       const last = Math.floor(Date.now() / Q) * Q - Q;
       // Grid meter, consumption positive: +2.5 kW is 2.5 kW imported (toward the site).
@@ -91,6 +152,7 @@ for (const width of [1280, 375]) {
       expect(await part('house')).toEqual({ text: 'using 1.20 kW', direction: 'out' });
       // Stale: no flow drawn, and since when in the site's zone (not New York's).
       expect(await part('car')).toEqual({ text: `no data since ${amsterdam(carEnd)}`, direction: 'none' });
+      expect(await unreadableLabels(figure)).toEqual({ outside: [], overlapping: [] });
       await figure.scrollIntoViewIfNeeded();
       await screenshot(o.page, `energy-flow-site-${width}`);
 
@@ -104,6 +166,7 @@ for (const width of [1280, 375]) {
       await onDashboard.and(o.page.locator('[data-state="ready"]')).waitFor();
       expect(await part('grid', onDashboard)).toEqual({ text: 'exporting 0.80 kW', direction: 'out' });
       expect(await part('battery', onDashboard)).toEqual({ text: 'charging 1.50 kW', direction: 'out' });
+      expect(await unreadableLabels(onDashboard)).toEqual({ outside: [], overlapping: [] });
       await screenshot(o.page, `energy-flow-dashboard-${width}`);
       expect(o.errors).toEqual([]);
 

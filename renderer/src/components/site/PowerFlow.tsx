@@ -14,26 +14,49 @@ const LIVE_MS = 3000;
 /** Below this a flow is drawn as idle: meters report a few watts of noise. */
 const IDLE_KW = 0.0005;
 
-/** Where each part sits around the site, its name, and the words for its two directions (positive first). */
-const PARTS: Record<PowerRole, { x: number; y: number; name: string; words: [string, string]; towardSite: boolean }> = {
-  pv: { x: 200, y: 36, name: 'Solar', words: ['producing', 'drawing'], towardSite: true },
-  grid: { x: 70, y: 140, name: 'Grid', words: ['importing', 'exporting'], towardSite: true },
-  house: { x: 330, y: 140, name: 'House', words: ['using', 'supplying'], towardSite: false },
-  battery: { x: 110, y: 246, name: 'Battery', words: ['charging', 'discharging'], towardSite: false },
-  car: { x: 290, y: 246, name: 'Car', words: ['charging', 'supplying'], towardSite: false },
+/** How a label lines up on its x: from it, around it, or up to it. */
+type Anchor = 'start' | 'middle' | 'end';
+
+/**
+ * Where each part sits around the site, its name, the words for its two directions (positive
+ * first), and where its label goes: beside the node (start-anchored, centred on it) or below it,
+ * anchored so that no label crosses a line to the site or leaves the drawing.
+ */
+const PARTS: Record<
+  PowerRole,
+  { x: number; y: number; name: string; words: [string, string]; towardSite: boolean; label: { dx: number; anchor: Anchor; beside?: true } }
+> = {
+  pv: { x: 212, y: 40, name: 'Solar', words: ['producing', 'drawing'], towardSite: true, label: { dx: 34, anchor: 'start', beside: true } },
+  grid: { x: 32, y: 150, name: 'Grid', words: ['importing', 'exporting'], towardSite: true, label: { dx: -24, anchor: 'start' } },
+  house: { x: 392, y: 150, name: 'House', words: ['using', 'supplying'], towardSite: false, label: { dx: 24, anchor: 'end' } },
+  battery: { x: 112, y: 270, name: 'Battery', words: ['charging', 'discharging'], towardSite: false, label: { dx: 0, anchor: 'middle' } },
+  car: { x: 312, y: 270, name: 'Car', words: ['charging', 'supplying'], towardSite: false, label: { dx: 0, anchor: 'middle' } },
 };
-const HUB = { x: 200, y: 140 };
+const HUB = { x: 212, y: 150 };
+/** The drawing's size: room below the battery for four lines (a stale power and a stale SoC). */
+const VIEW = { width: 424, height: 372 };
+/** From one label line's baseline to the next, in drawing units (the value font is 13). */
+const LINE = 17;
 
 /** A power in kW as shown: its size with two decimals, the direction says the sign. */
 const kw = (value: number) => `${Math.abs(value).toFixed(2)} kW`;
 
-/** What a part does, in words: "importing 2.50 kW", "idle", "no data since …" for a stale part. */
-function stateText(flow: Flow, zone: string): string {
-  if (flow.value === null) return 'no data yet';
-  if (flow.stale) return `no data since ${formatTime(flow.since, zone)}`;
+/** A stale reading's lines: since when goes on a line of its own, so the label stays narrow. */
+const staleLines = (what: string, since: string | null, zone: string) => [`${what}no data since`, formatTime(since, zone)];
+
+/** What a part does, in lines: ["importing 2.50 kW"], ["idle"], ["no data since", "2025-03-31 00:00"] when stale. */
+function stateLines(flow: Flow, zone: string): string[] {
+  if (flow.value === null) return ['no data yet'];
+  if (flow.stale) return staleLines('', flow.since, zone);
   const role = flow.role as PowerRole;
-  if (Math.abs(flow.value) < IDLE_KW) return 'idle';
-  return `${PARTS[role].words[flow.value > 0 ? 0 : 1]} ${kw(flow.value)}`;
+  if (Math.abs(flow.value) < IDLE_KW) return ['idle'];
+  return [`${PARTS[role].words[flow.value > 0 ? 0 : 1]} ${kw(flow.value)}`];
+}
+
+/** The battery's state of charge, in lines as a part's state. */
+function socLines(soc: Flow, zone: string): string[] {
+  if (soc.value === null) return ['SoC unknown'];
+  return soc.stale ? staleLines('SoC ', soc.since, zone) : [`SoC ${soc.value.toFixed(0)} %`];
 }
 
 /** Which way power runs along a part's line: toward the site, away from it, or not (idle, stale, unknown). */
@@ -43,16 +66,40 @@ function direction(flow: Flow): 'in' | 'out' | 'none' {
   return flow.value > 0 === positiveIn ? 'in' : 'out';
 }
 
+/**
+ * Lines of a label, one under another from baseline `y`. Each line but the last ends in a space,
+ * so that the text reads as one phrase ("no data since 2025-03-31 00:00") to screen readers and copy.
+ */
+function Lines({ x, y, anchor, lines, kind }: { x: number; y: number; anchor: Anchor; lines: string[]; kind: 'value' | 'soc' }) {
+  return (
+    <text
+      x={x}
+      y={y}
+      textAnchor={anchor}
+      className="flow-value"
+      data-value={kind === 'value' || undefined}
+      data-soc={kind === 'soc' || undefined}
+    >
+      {lines.map((line, i) => (
+        <tspan key={i} x={x} dy={i ? LINE : 0}>
+          {i < lines.length - 1 ? `${line} ` : line}
+        </tspan>
+      ))}
+    </text>
+  );
+}
+
 /** One part: its line to the site with an arrow the way power runs, its circle, name, value and state. */
 function Part({ flow, soc, zone }: { flow: Flow; soc: Flow | undefined; zone: string }) {
   const p = PARTS[flow.role as PowerRole];
   const dir = direction(flow);
   const [from, to] = dir === 'out' ? [HUB, p] : [p, HUB];
-  const state = stateText(flow, zone);
-  const socText =
-    soc &&
-    (soc.value === null ? 'SoC unknown' : soc.stale ? `SoC no data since ${formatTime(soc.since, zone)}` : `SoC ${soc.value.toFixed(0)} %`);
-  const label = [p.name, state, socText].filter(Boolean).join(', ');
+  const state = stateLines(flow, zone);
+  const socText = soc && socLines(soc, zone);
+  const count = state.length + (socText?.length ?? 0);
+  const x = p.x + p.label.dx;
+  const y = p.label.beside ? p.y + 5 - ((count - 1) * LINE) / 2 : p.y + 42;
+  const label = [p.name, state.join(' '), socText?.join(' ')].filter(Boolean).join(', ');
   return (
     <g
       className={`flow-part${flow.stale || flow.value === null ? ' flow-stale' : ''}`}
@@ -69,18 +116,12 @@ function Part({ flow, soc, zone }: { flow: Flow; soc: Flow | undefined; zone: st
           markerMid="url(#flow-arrow)"
         />
       )}
-      <circle cx={p.x} cy={p.y} r={24} className="flow-node" />
+      <circle cx={p.x} cy={p.y} r={26} className="flow-node" />
       <text x={p.x} y={p.y + 4} textAnchor="middle" className="flow-name">
         {p.name}
       </text>
-      <text x={p.x} y={p.y + 40} textAnchor="middle" className="flow-value" data-value>
-        {state}
-      </text>
-      {socText && (
-        <text x={p.x} y={p.y + 56} textAnchor="middle" className="flow-value" data-soc>
-          {socText}
-        </text>
-      )}
+      <Lines x={x} y={y} anchor={p.label.anchor} lines={state} kind="value" />
+      {socText && <Lines x={x} y={y + state.length * LINE} anchor={p.label.anchor} lines={socText} kind="soc" />}
     </g>
   );
 }
@@ -103,9 +144,9 @@ export function PowerFlow({ assetId, zone, name }: { assetId: number; zone: stri
   return (
     <figure className="power-flow" aria-label={`Power flow of ${name}`} data-state={now.data ? 'ready' : 'loading'}>
       <svg
-        viewBox="0 0 400 310"
+        viewBox={`0 0 ${VIEW.width} ${VIEW.height}`}
         role="img"
-        aria-label={parts.map((f) => `${PARTS[f.role as PowerRole].name} ${stateText(f, zone)}`).join('; ')}
+        aria-label={parts.map((f) => `${PARTS[f.role as PowerRole].name} ${stateLines(f, zone).join(' ')}`).join('; ')}
       >
         <defs>
           <marker id="flow-arrow" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="9" markerHeight="9" orient="auto-start-reverse">
