@@ -33,8 +33,10 @@ const PARTS: Record<
   car: { x: 312, y: 270, name: 'Car', words: ['charging', 'supplying'], towardSite: false, label: { dx: 0, anchor: 'middle' } },
 };
 const HUB = { x: 212, y: 150 };
-/** The drawing's size: room below the battery for four lines (a stale power and a stale SoC). */
-const VIEW = { width: 424, height: 372 };
+/** The drawing's width; its height follows the labels of the bottom row (battery and car). */
+const WIDTH = 424;
+/** The first baseline of a label below its node, from the node's centre. */
+const BELOW = 42;
 /** From one label line's baseline to the next, in drawing units (the value font is 13). */
 const LINE = 17;
 
@@ -98,7 +100,7 @@ function Part({ flow, soc, zone }: { flow: Flow; soc: Flow | undefined; zone: st
   const socText = soc && socLines(soc, zone);
   const count = state.length + (socText?.length ?? 0);
   const x = p.x + p.label.dx;
-  const y = p.label.beside ? p.y + 5 - ((count - 1) * LINE) / 2 : p.y + 42;
+  const y = p.label.beside ? p.y + 5 - ((count - 1) * LINE) / 2 : p.y + BELOW;
   const label = [p.name, state.join(' '), socText?.join(' ')].filter(Boolean).join(', ');
   return (
     <g
@@ -138,13 +140,21 @@ export function PowerFlow({ assetId, zone, name }: { assetId: number; zone: stri
   const flow = now.data?.flow ?? [];
   const soc = flow.find((f) => f.role === 'soc');
   const parts = flow.filter((f) => f.role !== 'soc');
+  // Room below the bottom row for its longest label: a stale battery with a stale SoC takes four lines.
+  const bottom = Math.max(...Object.values(PARTS).map((p) => p.y));
+  const rows = Math.max(
+    1,
+    ...parts
+      .filter((f) => PARTS[f.role as PowerRole].y === bottom)
+      .map((f) => stateLines(f, zone).length + (f.role === 'battery' && soc ? socLines(soc, zone).length : 0)),
+  );
   if (now.error) return <ErrorNotice error={now.error} />;
   if (now.data && !parts.length)
     return <p className="muted">No grid meter, solar, battery, house load or charger with a power sensor yet.</p>;
   return (
     <figure className="power-flow" aria-label={`Power flow of ${name}`} data-state={now.data ? 'ready' : 'loading'}>
       <svg
-        viewBox={`0 0 ${VIEW.width} ${VIEW.height}`}
+        viewBox={`0 0 ${WIDTH} ${bottom + BELOW + (rows - 1) * LINE + 8}`}
         role="img"
         aria-label={parts.map((f) => `${PARTS[f.role as PowerRole].name} ${stateLines(f, zone).join(' ')}`).join('; ')}
       >
