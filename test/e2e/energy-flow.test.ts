@@ -30,7 +30,10 @@ async function unreadableLabels(figure: Locator) {
       const r = e.getBoundingClientRect();
       return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
     };
-    return { svg: box(el), labels: [...el.querySelectorAll('text')].map((t) => ({ text: t.textContent ?? '', ...box(t) })) };
+    return {
+      svg: box(el),
+      labels: [...el.querySelectorAll('text')].map((t) => ({ text: `${t.closest('g')?.dataset.role}: ${t.textContent}`, ...box(t) })),
+    };
   });
   expect(labels.length).toBeGreaterThanOrEqual(10);
   const outside = labels.filter((b) => b.left < svg.left || b.top < svg.top || b.right > svg.right || b.bottom > svg.bottom);
