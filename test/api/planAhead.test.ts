@@ -30,6 +30,7 @@ let pv: number;
 let load: number;
 let job: string;
 let prices: number;
+let batteryAsset: number;
 
 beforeAll(async () => {
   // Now: 9 March 2027, 10:20 in Amsterdam.
@@ -48,9 +49,8 @@ beforeAll(async () => {
     await t.db('generic_asset').where({ id }).update({ parent_asset_id: site });
     return id;
   };
-  battery = (
-    await f.sensor({ assetId: await device('battery', 'Battery'), unit: 'kW', resolutionMinutes: 60, timezone: ZONE, name: 'power' })
-  ).id;
+  batteryAsset = await device('battery', 'Battery');
+  battery = (await f.sensor({ assetId: batteryAsset, unit: 'kW', resolutionMinutes: 60, timezone: ZONE, name: 'power' })).id;
   pv = (await f.sensor({ assetId: await device('solar', 'Roof'), unit: 'kW', resolutionMinutes: 60, timezone: ZONE, name: 'PV' })).id;
   const house = await device('house load', 'House');
   load = (
@@ -249,6 +249,18 @@ describe('plan ahead', () => {
     expect(fallback).toMatchObject({ scheduler: 'StorageFallbackScheduler', fallback: true, degraded: true });
     expect(fallback.warnings.map((w: { code: string }) => w.code)).toEqual(['fallback', 'target-missed']);
     expect(body.plans.find((p: { job_id: string }) => p.job_id === job)).toMatchObject({ fallback: false, degraded: false });
+  });
+
+  it('shows a recurring target no plan holds yet as not planned', async () => {
+    // Wednesday 10 March 08:00 in Amsterdam lies within the window (to 11:00), past every plan.
+    const put = await t.request('PUT', `/api/v3_0/assets/${batteryAsset}/recurring-soc-targets`, {
+      token,
+      json: { targets: [{ days: ['wed'], time: '08:00', value: '10 kWh' }] },
+    });
+    expect(put.status).toBe(200);
+    const [device] = (await planAhead()).body.devices;
+    expect(device.targets.at(-1)).toEqual({ at: ams('10T08:00'), soc_kwh: 10, job_id: null, met: null });
+    expect(device.targets).toHaveLength(3);
   });
 
   it('is refused to another account and without login', async () => {

@@ -38,6 +38,7 @@ for (const width of [1280, 375]) {
     let battery: number;
     let job: string;
     let prices: number;
+    let batteryAsset: number;
     /** Now, and the first hour planned: the next whole hour. */
     const now = Date.parse('2027-03-09T10:20:00+01:00');
     const first = Date.parse('2027-03-09T11:00:00+01:00');
@@ -55,7 +56,8 @@ for (const width of [1280, 375]) {
       };
       const sensor = (assetId: number, name: string, attributes = {}) =>
         f.sensor({ assetId, name, unit: 'kW', resolutionMinutes: 60, timezone: o.zone, attributes });
-      battery = (await sensor(await device('battery', 'Battery'), 'power')).id;
+      batteryAsset = await device('battery', 'Battery');
+      battery = (await sensor(batteryAsset, 'power')).id;
       const pv = (await sensor(await device('solar', 'Roof'), 'PV')).id;
       const load = (await sensor(await device('house load', 'House'), 'load', { consumption_is_positive: true })).id;
       const market = await f.asset({ accountId: null, type: 'transmission zone' });
@@ -205,6 +207,21 @@ for (const width of [1280, 375]) {
       );
       await figure.scrollIntoViewIfNeeded();
       await screenshot(o.page, `energy-glance-degraded-${width}`);
+      expect(o.errors).toEqual([]);
+    });
+
+    it('marks a recurring target that no plan holds yet as not planned', async () => {
+      // "10 kWh by 08:00 on Wednesdays": 10 March 08:00 in Amsterdam, within the window, past every plan.
+      const put = await o.t.request('PUT', `/api/v3_0/assets/${batteryAsset}/recurring-soc-targets`, {
+        token: o.token,
+        json: { targets: [{ days: ['wed'], time: '08:00', value: '10 kWh' }] },
+      });
+      expect(put.status).toBe(200);
+      await o.page.reload();
+      await o.page.locator(`figure[aria-label="${LABEL}"][data-state="ready"]`).waitFor();
+      expect(await chartValues(o.page, LABEL, 'Target (kWh)')).toEqual([15, 20, 10]);
+      const note = o.page.getByRole('list', { name: 'About this plan' }).locator('[data-note="target-unplanned"]');
+      expect(await note.textContent()).toBe(`Battery: target of 10 kWh at ${amsterdam(first + 21 * H)} not planned yet`);
       expect(o.errors).toEqual([]);
     });
   });

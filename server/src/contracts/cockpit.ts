@@ -267,8 +267,8 @@ export const planAhead = z.object({
         z.object({
           at: z.string(),
           soc_kwh: z.number(),
-          job_id: z.string(),
-          met: z.boolean().describe('Whether the plan reaches the target.'),
+          job_id: z.string().nullable().describe('The plan in force that holds the target; null when none does (not planned yet).'),
+          met: z.boolean().nullable().describe('Whether that plan reaches the target; null when not planned yet.'),
         }),
       ),
     }),

@@ -3,9 +3,10 @@ import { DateTime } from 'luxon';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import type { JobResult, JobWarning } from '../contracts/responses.ts';
 import { instantMs } from '../domain/time.ts';
-import { conversion } from '../domain/units.ts';
+import { conversion, readQuantity } from '../domain/units.ts';
 import type { JobQueue } from '../jobs/jobQueue.ts';
-import { getAsset } from '../store/assets.ts';
+import { deviceCapacity, plannedSocTargets } from '../scheduling/recurringTargets.ts';
+import { getAsset, type Asset } from '../store/assets.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import type { Sensor } from '../store/sensors.ts';
 import { siteSensors } from './assetKpis.ts';
@@ -38,8 +39,12 @@ export interface PlannedDevice {
   steps: PlannedStep[];
   /** Where no plan is in force for the device: not zero, unknown. */
   no_plan: Span[];
-  /** A state-of-charge target of a plan in force, and whether that plan reaches it. */
-  targets: { at: string; soc_kwh: number; job_id: string; met: boolean }[];
+  /**
+   * A state-of-charge target of a plan in force and whether that plan reaches it; or one the
+   * device's stored flex-model or recurring targets set that no plan in force holds (`job_id` and
+   * `met` null: not planned yet).
+   */
+  targets: { at: string; soc_kwh: number; job_id: string | null; met: boolean | null }[];
 }
 
 export interface PlanAhead {
@@ -126,8 +131,35 @@ function plannedDevice(
       job_id: s.d.plan.jobId,
     })),
     no_plan: uncovered(steps, window.startMs, window.endMs).map((g) => ({ start: iso(g.startMs), end: iso(g.endMs) })),
-    targets: targets.sort((a, b) => (a.at < b.at ? -1 : 1)),
+    targets,
   };
+}
+
+/** Whether a stored soc-target is one at an instant (not a sensor's). */
+const isTargetAt = (t: unknown): t is { datetime: string; value: string | number } =>
+  typeof t === 'object' &&
+  t !== null &&
+  typeof (t as { datetime?: unknown }).datetime === 'string' &&
+  ['string', 'number'].includes(typeof (t as { value?: unknown }).value);
+
+/** The targets the device's stored flex-model and recurring targets set within the window that no plan in force holds. */
+async function unplannedTargets(
+  db: Knex,
+  asset: Asset,
+  held: PlannedDevice['targets'],
+  window: { startMs: number; endMs: number; iso: (ms: number) => string },
+): Promise<PlannedDevice['targets']> {
+  const stored: unknown = asset.flex_model['soc-targets'];
+  const listed = Array.isArray(stored) ? stored.filter(isTargetAt) : [];
+  const recurring = await plannedSocTargets(db, asset, Array.isArray(stored) ? stored : undefined, window);
+  const { socUnit } = await deviceCapacity(db, asset);
+  const planned = new Set(held.map((t) => instantMs(t.at)));
+  return [...listed, ...('added' in recurring ? recurring.added : [])].flatMap((t) => {
+    const atMs = instantMs(t.datetime);
+    const mwh = readQuantity(t.value, 'MWh', socUnit);
+    if (atMs === undefined || typeof mwh !== 'number' || atMs <= window.startMs || atMs > window.endMs || planned.has(atMs)) return [];
+    return [{ at: window.iso(atMs), soc_kwh: round3(mwh * 1000), job_id: null, met: null }];
+  });
 }
 
 /** The site's PV and house-load forecasts in the window, as known now, in kW consumption positive. */
@@ -215,7 +247,10 @@ export async function planAhead(db: Knex, jobs: Jobs, assetId: number, window: {
     const asset = (await getAsset(db, sensor.generic_asset_id))!;
     // A device with a flex-model but no plan in force is shown too: as having none.
     if (!held.has(sensor.id) && !(Object.keys(asset.flex_model).length && signConvention(sensor))) continue;
-    devices.push(plannedDevice({ ...sensor, asset: asset.name }, held.get(sensor.id) ?? [], results, { startMs, endMs, iso }));
+    const device = plannedDevice({ ...sensor, asset: asset.name }, held.get(sensor.id) ?? [], results, { startMs, endMs, iso });
+    device.targets.push(...(await unplannedTargets(db, asset, device.targets, { startMs, endMs, iso })));
+    device.targets.sort((a, b) => (a.at < b.at ? -1 : 1));
+    devices.push(device);
   }
   const priced = steps.map((s) => ({ s, startMs: s.startMs, endMs: s.startMs + s.plan.stepMs }));
   const currencies = new Set(steps.map((s) => s.plan.currency));

@@ -17,6 +17,9 @@ const BAND_COLOURS = { 'No plan': '#999', 'Degraded plan': '#ff7f0e' };
 /** Plans in blues and greens, forecasts in the colours of sun and house, so that the two read apart. */
 const PLANNED_COLOURS = ['#1f77b4', '#2ca02c', '#17becf', '#9467bd'];
 const FORECAST_COLOURS = { pv: '#e6a700', load: '#8c564b' };
+/** A target as the plan in force has it: reached, missed, or held by no plan yet (`met` null). */
+const REACHED: Record<string, string> = { true: 'met', false: 'missed', null: 'not planned yet' };
+const TARGET_COLOURS: Record<string, string> = { met: '#2ca02c', missed: '#d62728', 'not planned yet': '#777' };
 const ms = (iso: string) => Date.parse(iso);
 
 /** The answer's window on the finest step any of its series has (an hour when it has none). */
@@ -211,15 +214,22 @@ function socLayers(plan: PlanAhead, grid: StepGrid): Spec[] {
   });
   const yTitle = 'State of charge (kWh)';
   const targets = plan.devices.flatMap((d) =>
-    d.targets.map((t) => ({ ...point(`${d.asset} target`, ms(t.at), t.soc_kwh, 0), reached: t.met ? 'met' : 'missed' })),
+    d.targets.map((t) => ({ ...point(`${d.asset} target`, ms(t.at), t.soc_kwh, 0), reached: REACHED[String(t.met)] })),
   );
+  // Only the outcomes present in the legend.
+  const reached = [...new Set(targets.map((t) => t.reached))];
   const targetLayer = {
     data: { values: targets },
     mark: { type: 'point', shape: 'diamond', size: 140, filled: true },
     encoding: {
       x: windowAxis(grid),
       y: { field: 'value', type: 'quantitative' },
-      fill: { field: 'reached', type: 'nominal', title: 'Target', scale: { domain: ['met', 'missed'], range: ['#2ca02c', '#d62728'] } },
+      fill: {
+        field: 'reached',
+        type: 'nominal',
+        title: 'Target',
+        scale: { domain: reached, range: reached.map((r) => TARGET_COLOURS[r]) },
+      },
       tooltip: [
         { field: 'series', title: 'Series' },
         { field: 'time', title: 'Target at' },

@@ -22,7 +22,7 @@ const stretches = (list: { start: string; end: string }[], zone: string) =>
 function PlanNotes({ plan }: { plan: PlanAhead }) {
   const zone = plan.timezone;
   const degraded = plan.plans.filter((p) => p.degraded);
-  const missed = plan.devices.flatMap((d) => d.targets.filter((t) => !t.met).map((t) => ({ ...t, asset: d.asset })));
+  const targets = plan.devices.flatMap((d) => d.targets.map((t) => ({ ...t, asset: d.asset })));
   return (
     <ul className="plan-notes" aria-label="About this plan">
       {plan.no_prices.length > 0 && <li data-note="no-plan">No plan (unknown, not zero): {stretches(plan.no_prices, zone)}</li>}
@@ -33,11 +33,20 @@ function PlanNotes({ plan }: { plan: PlanAhead }) {
           <Link to={`/jobs/${p.job_id}`}>the job</Link>
         </li>
       ))}
-      {missed.map((t) => (
-        <li key={`${t.job_id}@${t.at}`} data-note="target-missed" className="warning">
-          {t.asset}: target of {t.soc_kwh} kWh at {formatTime(t.at, zone)} missed by the plan
-        </li>
-      ))}
+      {targets
+        .filter((t) => t.met === false)
+        .map((t) => (
+          <li key={`${t.job_id}@${t.at}`} data-note="target-missed" className="warning">
+            {t.asset}: target of {t.soc_kwh} kWh at {formatTime(t.at, zone)} missed by the plan
+          </li>
+        ))}
+      {targets
+        .filter((t) => t.met === null)
+        .map((t) => (
+          <li key={`${t.asset}@${t.at}`} data-note="target-unplanned">
+            {t.asset}: target of {t.soc_kwh} kWh at {formatTime(t.at, zone)} not planned yet
+          </li>
+        ))}
       {plan.forecasts
         .filter((f) => f.no_forecast.length > 0)
         .map((f) => (
