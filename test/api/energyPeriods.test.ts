@@ -122,11 +122,21 @@ describe('energy per period', () => {
       // 3 kWh covered it and then the EV's 2; mornings have no sun: 84 × 2 = 168 of 334.
       ev_solar_kwh: 168,
       ev_solar_percent: 50.3, // 168 / 334
-      // The battery as measured, at the plan's prices: charging 1 kW (0.001 MW) at 100 EUR/MWh for
-      // 83 morning hours is 83 × 0.1 = 8.3 EUR; discharging 1 kW at 200 for 84 afternoon hours is
-      // −84 × 0.2 = −16.8 EUR; 8.3 − 16.8 = −8.5 EUR. Doing nothing the battery is idle and the
-      // plan forecast no other load (nothing was measured when it was made): 0 EUR.
-      money: { cost: -8.5, cost_without_flex: 0, savings: 8.5, steps: 167, measured_steps: 167, fallback_steps: 0 },
+      // Cost as it was, the grid meter at the plan's prices (selling at the buying price: the plan
+      // names no production price): 83 morning hours importing 2 kWh at 100 EUR/MWh, 83 × 0.2 =
+      // 16.6 EUR; 84 afternoon hours exporting 1 kWh at 200, −84 × 0.2 = −16.8 EUR; −0.2 EUR.
+      // Without flex the battery idles and the rest of the site is the meter less the battery
+      // (consumption positive: +1 kW charging mornings, −1 kW discharging afternoons): 2 − 1 = 1 kW
+      // imported mornings, 83 × 0.1 = 8.3 EUR, and −1 + 1 = 0 afternoons: 8.3 EUR. Saved 8.3 + 0.2.
+      money: {
+        cost: -0.2,
+        cost_without_flex: 8.3,
+        savings: 8.5,
+        rest_of_site: 'measured',
+        steps: 167,
+        measured_steps: 167,
+        fallback_steps: 0,
+      },
       parts: expect.any(Array),
     });
     expect(res.body.currency).toBe('EUR');
@@ -155,7 +165,15 @@ describe('energy per period', () => {
       battery_cycles: 0,
       ev_solar_percent: null,
       // No plan was in force then: no money to count.
-      money: { cost: null, cost_without_flex: null, savings: null, steps: 0, measured_steps: 0, fallback_steps: 0 },
+      money: {
+        cost: null,
+        cost_without_flex: null,
+        savings: null,
+        rest_of_site: 'measured',
+        steps: 0,
+        measured_steps: 0,
+        fallback_steps: 0,
+      },
     });
     expect(res.body.previous.parts).toHaveLength(7);
   });
@@ -177,8 +195,9 @@ describe('energy per period', () => {
       ev_kwh: 46,
       ev_solar_kwh: 24, // 12 afternoon hours × 2
       ev_solar_percent: 52.2, // 24 / 46
-      // 11 morning hours × 0.1 EUR − 12 afternoon hours × 0.2 EUR = 1.1 − 2.4 = −1.3 EUR.
-      money: { cost: -1.3, cost_without_flex: 0, savings: 1.3, steps: 23, measured_steps: 23 },
+      // The meter: 11 morning hours × 2 kWh × 0.1 EUR/kWh − 12 afternoon hours × 1 kWh × 0.2 EUR/kWh
+      // = 2.2 − 2.4 = −0.2 EUR; without the battery 11 × 1 kWh × 0.1 = 1.1 EUR mornings, 0 afternoons.
+      money: { cost: -0.2, cost_without_flex: 1.1, savings: 1.3, steps: 23, measured_steps: 23 },
     });
     // The day's parts are its 23 local hours: 02:00 does not exist.
     const hours = res.body.current.parts.map((p: { period: string }) => p.period);
@@ -208,7 +227,7 @@ describe('energy per period', () => {
     expect(current.split(',').slice(0, 1).concat(current.split(',').slice(3, 7))).toEqual(['2025-03', '743', '166', '84', '252']);
     // Then the money in the site's currency, the week's (no other plan was in force in March); none in February.
     expect(header.split(',').slice(-4)).toEqual(['currency', 'cost', 'cost_without_flex', 'savings']);
-    expect(current.split(',').slice(-4)).toEqual(['EUR', '-8.5', '0', '8.5']);
+    expect(current.split(',').slice(-4)).toEqual(['EUR', '-0.2', '8.3', '8.5']);
     expect(previous.split(',').slice(-4)).toEqual(['EUR', '', '', '']);
   });
 

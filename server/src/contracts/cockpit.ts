@@ -183,18 +183,34 @@ const partEnergy = z.object({
   consumed_kwh: z.number(),
 });
 
-/** A period's money as the cockpit counts it, in the answer's currency. */
+/** A period's money, each step at the prices of the plan in force at it, in the answer's currency. */
 const periodMoney = z
   .object({
-    cost: z.number().nullable().describe("With the devices' measured power; null when no step was measured."),
-    cost_without_flex: z.number().nullable().describe('The same steps doing nothing: batteries idle, EVs charging at once.'),
+    cost: z
+      .number()
+      .nullable()
+      .describe("Cost as it was: the site's measured net grid flow × the step's price; null when no step was measured."),
+    cost_without_flex: z
+      .number()
+      .nullable()
+      .describe(
+        'The same steps with the flexible devices doing nothing (batteries idle, EVs charging at once) and the rest of the site as it was.',
+      ),
     savings: z.number().nullable().describe('Cost without flex − cost.'),
+    rest_of_site: z
+      .enum(['measured', 'forecast'])
+      .describe(
+        "The site's load without the flexible devices: its grid meter less the devices' measured power, or without a grid meter the plan's forecast.",
+      ),
     steps: z.number().int().describe('Steps with a plan in force.'),
-    measured_steps: z.number().int().describe('Of those, the steps whose devices were all measured: the money counts these.'),
+    measured_steps: z
+      .number()
+      .int()
+      .describe('Of those, the steps whose devices (and grid meter) were all measured: the money counts these.'),
     fallback_steps: z.number().int().describe('Steps planned by the fallback scheduler: degraded figures.'),
   })
   .describe(
-    'Each step counts by the plan in force at it (as `GET /assets/<id>/kpis` counts): its prices, and the rest of the site as that plan forecast it.',
+    "Each step with a plan in force (as `GET /assets/<id>/kpis` picks it) at that plan's prices: buying at the consumption price and selling at the production price by the sign of the net flow. The flexible devices are those the plans schedule.",
   );
 
 /** The measured energy of one period (kWh) and the shares made of it. */

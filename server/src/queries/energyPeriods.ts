@@ -180,20 +180,12 @@ export function localDate(text: string, zone = 'UTC'): DateTime {
 }
 
 /** A period's energy figures, its money and its parts. */
-async function period(
-  db: Knex,
-  site: { sensors: Sensor[]; devices: RoleSensor[]; zone: string },
-  start: DateTime,
-  kind: PeriodKind,
-  nowMs: number,
-) {
+async function period(db: Knex, site: { sensors: Sensor[]; devices: RoleSensor[]; zone: string }, start: DateTime, kind: PeriodKind) {
   const { figures, parts } = await periodFigures(db, site.devices, start, kind);
-  const window = { startMs: start.toMillis(), endMs: start.plus({ [kind + 's']: 1 }).toMillis(), nowMs, zone: site.zone };
-  const { currency, money } = await periodMoney(
-    db,
-    site.sensors.map((s) => s.id),
-    window,
-  );
+  const window = { startMs: start.toMillis(), endMs: start.plus({ [kind + 's']: 1 }).toMillis() };
+  // The money's net grid flow is the one the imported and exported energy counts.
+  const grid = site.devices.filter((d) => d.role === 'grid').map((d) => d.sensor.id);
+  const { currency, money } = await periodMoney(db, { sensorIds: site.sensors.map((s) => s.id), gridSensorIds: grid }, window);
   return { currency, figures: { ...figures, money, parts } };
 }
 
@@ -207,8 +199,8 @@ export async function energyPeriods(db: Knex, assetId: number, kind: PeriodKind,
   const day = at.date ? localDate(at.date, zone) : DateTime.fromMillis(at.nowMs, { zone });
   const start = day.startOf(kind);
   const site = { sensors, devices: await roleSensors(db, sensors), zone };
-  const current = await period(db, site, start, kind, at.nowMs);
-  const previous = await period(db, site, start.minus({ [kind + 's']: 1 }), kind, at.nowMs);
+  const current = await period(db, site, start, kind);
+  const previous = await period(db, site, start.minus({ [kind + 's']: 1 }), kind);
   return {
     asset_id: assetId,
     timezone: zone,

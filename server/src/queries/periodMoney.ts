@@ -1,43 +1,80 @@
 import type { Knex } from 'knex';
-import { figures } from './moneyFigures.ts';
-import { currencyInForce, plansInForce } from './planInForce.ts';
-import { stepMoney } from './stepMoney.ts';
+import { currencyInForce, plansInForce, type StepInForce } from './planInForce.ts';
+import { costPerMw, measurements } from './stepMoney.ts';
 
 /**
- * A period's money as the cockpit counts it (each step by the plan in force at it, see
- * `planInForce.ts`), over the steps whose devices were all measured: the cost with the devices'
- * measured power, and the cost of the same steps doing nothing (batteries idle, EVs charging at once).
+ * A period's money, each step with a plan in force at that plan's prices (see `planInForce.ts`):
+ * the cost of the site's measured net grid flow (cost as it was), and the cost of the same steps
+ * with the flexible devices doing nothing (batteries idle, EVs charging at once) and the rest of
+ * the site as it was measured. The rest of the site is the grid meter less the devices where the
+ * site has a grid meter; without one it is the plan's forecast (`rest_of_site` says which).
  */
 export interface PeriodMoney {
   cost: number | null;
   cost_without_flex: number | null;
   /** Cost without flex − cost: what the flexible devices saved (negative: cost). */
   savings: number | null;
+  /** Where the rest of the site (the load without the flexible devices) comes from. */
+  rest_of_site: 'measured' | 'forecast';
   /** Steps with a plan in force, those of them measured, and those planned by the fallback scheduler. */
   steps: number;
   measured_steps: number;
   fallback_steps: number;
 }
 
-/** @returns the money of the site's sensors over [startMs, endMs) and the currency its plans price in. */
+type Measured = Awaited<ReturnType<typeof measurements>>;
+
+/** The sum of these values, null when any is unknown. */
+const sumKnown = (values: (number | null)[]) => (values.some((v) => v === null) ? null : values.reduce((a: number, v) => a + v!, 0));
+
+/**
+ * One step's cost as it was and without flex; null when the step's devices or its grid meters
+ * were not all measured. Without grid meters the site's net flow is the plan's forecast of the
+ * rest of the site plus the devices' measured power.
+ */
+function stepCosts(step: StepInForce, measured: Measured, gridSensorIds: number[]): { cost: number; withoutFlex: number } | null {
+  const { series, stepMs } = step.plan;
+  const devicesMw = sumKnown(step.devices.map((d) => measured(d.sensorId, d.plan.stepMs, step.startMs)));
+  if (devicesMw === null) return null;
+  const gridMw = gridSensorIds.length
+    ? sumKnown(gridSensorIds.map((id) => measured(id, stepMs, step.startMs)))
+    : series.inflexibleMw[step.index] + devicesMw;
+  if (gridMw === null) return null;
+  const baselineMw = step.devices.reduce((sum, d) => sum + d.plan.series.devices[d.device].baselineMw[d.index], 0);
+  const withoutMw = gridMw - devicesMw + baselineMw;
+  return {
+    cost: gridMw * costPerMw(series, step.index, gridMw),
+    withoutFlex: withoutMw * costPerMw(series, step.index, withoutMw),
+  };
+}
+
+const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+
+/**
+ * @param gridSensorIds the site's grid meters' power sensors (its net flow, as the imported and
+ *   exported energy counts it); none: the rest of the site is the plans' forecast.
+ * @returns the money of the site's sensors over [startMs, endMs) and the currency its plans price in.
+ */
 export async function periodMoney(
   db: Knex,
-  sensorIds: number[],
-  window: { startMs: number; endMs: number; nowMs: number; zone: string },
+  site: { sensorIds: number[]; gridSensorIds: number[] },
+  window: { startMs: number; endMs: number },
 ): Promise<{ currency: string | null; money: PeriodMoney }> {
-  const inForce = await plansInForce(db, sensorIds, window.startMs, window.endMs);
-  const f = figures(await stepMoney(db, inForce, window.endMs), window.nowMs, window.zone);
-  // The realised savings are the baseline of the measured steps less their realised cost.
-  const withoutFlex = f.realised_cost === null ? null : Math.round((f.realised_cost + f.realised_savings!) * 1e6) / 1e6;
+  const inForce = await plansInForce(db, site.sensorIds, window.startMs, window.endMs);
+  const measured = await measurements(db, inForce, window.endMs, site.gridSensorIds);
+  const counted = inForce.map((step) => stepCosts(step, measured, site.gridSensorIds)).filter((c) => c !== null);
+  const cost = counted.length ? round6(counted.reduce((sum, c) => sum + c.cost, 0)) : null;
+  const withoutFlex = counted.length ? round6(counted.reduce((sum, c) => sum + c.withoutFlex, 0)) : null;
   return {
     currency: currencyInForce(inForce),
     money: {
-      cost: f.realised_cost,
+      cost,
       cost_without_flex: withoutFlex,
-      savings: f.realised_savings,
-      steps: f.steps,
-      measured_steps: f.measured_steps,
-      fallback_steps: f.fallback_steps,
+      savings: cost === null ? null : round6(withoutFlex! - cost),
+      rest_of_site: site.gridSensorIds.length ? 'measured' : 'forecast',
+      steps: inForce.length,
+      measured_steps: counted.length,
+      fallback_steps: inForce.filter((s) => s.devices.some((d) => d.plan.fallback)).length,
     },
   };
 }

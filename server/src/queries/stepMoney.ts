@@ -47,20 +47,27 @@ async function measuredMw(
   );
 }
 
-/** Measured power per device and step length, read once per window. */
-async function measurements(
+/**
+ * Measured power per device and step length, read once per window: each device on its plan's
+ * steps, and each of `siteSensorIds` (a grid meter) on the steps of each step's plan.
+ */
+export async function measurements(
   db: Knex,
   steps: StepInForce[],
   endMs: number,
+  siteSensorIds: number[] = [],
 ): Promise<(sensorId: number, stepMs: number, t: number) => number | null> {
   const grids = new Map<string, { startMs: number; stepMs: number; values: (number | null)[] }>();
   for (const step of steps) {
-    for (const d of step.devices) {
-      const key = `${d.sensorId}/${d.plan.stepMs}`;
+    const wanted = [
+      ...step.devices.map((d) => ({ sensorId: d.sensorId, stepMs: d.plan.stepMs })),
+      ...siteSensorIds.map((sensorId) => ({ sensorId, stepMs: step.plan.stepMs })),
+    ];
+    for (const { sensorId, stepMs } of wanted) {
+      const key = `${sensorId}/${stepMs}`;
       if (grids.has(key)) continue;
-      const stepMs = d.plan.stepMs;
       const startMs = Math.floor(step.startMs / stepMs) * stepMs;
-      grids.set(key, { startMs, stepMs, values: await measuredMw(db, d.sensorId, { startMs, endMs, stepMs }) });
+      grids.set(key, { startMs, stepMs, values: await measuredMw(db, sensorId, { startMs, endMs, stepMs }) });
     }
   }
   return (sensorId, stepMs, t) => {
@@ -74,7 +81,7 @@ async function measurements(
  * production price, by the sign of its net flow. The cost is linear in the flow at that price,
  * so every part of the flow counted at it adds up to the site's cost.
  */
-const costPerMw = (series: MoneySeries, index: number, netMw: number) =>
+export const costPerMw = (series: MoneySeries, index: number, netMw: number) =>
   netMw >= 0 ? stepCost(series, index, 1) : -stepCost(series, index, -1);
 
 /**
