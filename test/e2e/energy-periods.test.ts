@@ -157,12 +157,15 @@ run('energy and money per period on the site page (issue 33)', () => {
     // The week before: 168 × 2 = 336 kWh; each afternoon hour the panels' 2 kWh cover the rest's
     // 0 + 2 − 0 − 2 = 0 kWh, then the car's 2: 84 × 2 = 168 kWh, 50 %.
     expect(await figure('EV energy')).toEqual(['334 kWh, 50.3 % solar', 'before: 336 kWh, 50 % solar']);
-    // The battery at the plan's prices: 83 h charging 1 kW at 100 EUR/MWh = 8.30 EUR, 84 h
-    // discharging 1 kW at 200 = −16.80 EUR: −8.50 EUR. Without flex the battery idles: 0. No plan
-    // was in force the week before: no money to count.
-    expect(await figure('Cost')).toEqual(['−€ 8.50', 'before: –']);
-    expect(await figure('Cost without flex')).toEqual(['€ 0.00', 'before: –']);
-    expect(await page.getByLabel('How the money is counted').innerText()).toMatch(/^Money in EUR over 167 of 167 planned steps measured/);
+    // The grid meter at the plan's prices: 83 h importing 2 kWh at 0.1 EUR/kWh = 16.60 EUR, 84 h
+    // exporting 1 kWh at 0.2 = −16.80 EUR: −0.20 EUR. Without flex the battery idles and the rest
+    // of the site is the meter less the battery: 2 − 1 = 1 kWh each morning hour, 83 × 0.1 =
+    // 8.30 EUR, and −1 + 1 = 0 each afternoon hour. No plan was in force the week before: no money.
+    expect(await figure('Cost')).toEqual(['−€ 0.20', 'before: –']);
+    expect(await figure('Cost without flex')).toEqual(['€ 8.30', 'before: –']);
+    const note = await page.getByLabel('How the money is counted').innerText();
+    expect(note).toMatch(/^Money in EUR over 167 of 167 planned steps measured/);
+    expect(note).toContain('Cost as it was from the grid meter; without flex: the rest of the site as measured');
     // Seven bars each: Monday to Saturday 24 − 12 + 36 − 0 = 48 kWh, the 23-hour Sunday 47; the week before 36 + 24 = 60 a day.
     const drawn = await bars();
     const current = drawn.filter((b) => b.series.startsWith('Week 13'));
@@ -189,8 +192,10 @@ run('energy and money per period on the site page (issue 33)', () => {
     await expect.poll(() => page.getByLabel('Period shown').innerText()).toMatch(/^Sun 30 Mar 2025 beside Sat 29 Mar 2025/);
     expect(await figure('Imported')).toEqual(['22 kWh', 'before: 24 kWh']); // 11 × 2; 12 × 2
     expect(await figure('Consumed on site')).toEqual(['47 kWh', 'before: 48 kWh']);
-    // 11 h × 0.1 − 12 h × 0.2 = −1.30 EUR; the Saturday 12 × 0.1 − 12 × 0.2 = −1.20 EUR.
-    expect(await figure('Cost')).toEqual(['−€ 1.30', 'before: −€ 1.20']);
+    // The meter: 11 h × 2 kWh × 0.1 − 12 h × 1 kWh × 0.2 = 2.20 − 2.40 = −0.20 EUR; the Saturday
+    // 12 × 2 × 0.1 − 12 × 1 × 0.2 = 0 EUR. Without flex 11 × 1 kWh × 0.1 = 1.10; 12 × 0.1 = 1.20 EUR.
+    expect(await figure('Cost')).toEqual(['−€ 0.20', 'before: € 0.00']);
+    expect(await figure('Cost without flex')).toEqual(['€ 1.10', 'before: € 1.20']);
     expect(await figure('EV energy')).toEqual(['46 kWh, 52.2 % solar', 'before: 48 kWh, 50 % solar']); // 24 / 46; 24 / 48
     // The Sunday's 23 Amsterdam hours (no 02:00) beside the Saturday's 24.
     const drawn = await bars();
@@ -216,11 +221,11 @@ run('energy and money per period on the site page (issue 33)', () => {
       consumed_kwh: '47',
       ev_solar_kwh: '24',
       currency: 'EUR',
-      cost: '-1.3',
-      cost_without_flex: '0',
+      cost: '-0.2',
+      cost_without_flex: '1.1',
       savings: '1.3',
     });
-    expect(row(saturday)).toMatchObject({ period: '2025-03-29', hours: '24', imported_kwh: '24', cost: '-1.2' });
+    expect(row(saturday)).toMatchObject({ period: '2025-03-29', hours: '24', imported_kwh: '24', cost: '0', savings: '1.2' });
     await screenshot(page, 'energy-periods-day-1280');
     expect(errors).toEqual([]);
   });
@@ -229,7 +234,7 @@ run('energy and money per period on the site page (issue 33)', () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.getByRole('radiogroup', { name: 'Period' }).getByText('Week', { exact: true }).click();
     await expect.poll(() => page.getByLabel('Period shown').innerText()).toMatch(/^Week 13 \(24 Mar – 30 Mar 2025\)/);
-    expect(await figure('Cost')).toEqual(['−€ 8.50', 'before: –']);
+    expect(await figure('Cost')).toEqual(['−€ 0.20', 'before: –']);
     expect((await bars()).length).toBe(14);
     const section = page.locator('section[aria-labelledby="periods-title"]');
     await section.scrollIntoViewIfNeeded();

@@ -171,7 +171,10 @@ function MoneyNote({ period, currency }: { period: Period; currency: string | nu
   return (
     <p className="muted" aria-label="How the money is counted">
       Money {currency ? `in ${currency}` : '(currency unknown)'} over {m.measured_steps} of {m.steps} planned steps measured, each priced as
-      the plan in force at it had it; without flex: batteries idle, EVs charging at once.
+      the plan in force at it had it.{' '}
+      {m.rest_of_site === 'measured'
+        ? 'Cost as it was from the grid meter; without flex: the rest of the site as measured, batteries idle, EVs charging at once.'
+        : 'No grid meter: the rest of the site is as the plan forecast it; without flex: batteries idle, EVs charging at once.'}
       {m.fallback_steps > 0 && ` ${m.fallback_steps} steps were planned by the fallback scheduler.`}
     </p>
   );

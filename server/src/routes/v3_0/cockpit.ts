@@ -107,8 +107,11 @@ export const cockpitRoutes = [
     response: {
       schema: z.union([cockpit.energyPeriods, z.string()]),
       description:
-        "Energy from the devices' measured power, each by its role; money as `GET /assets/<id>/kpis` counts it " +
-        '(the plan in force at each step, realised over the steps measured), in `currency`. With `format=csv`: the ' +
+        "Energy from the devices' measured power, each by its role. Money at the prices of the plan in force at each " +
+        "step (as `GET /assets/<id>/kpis` picks it), over the steps measured, in `currency`: cost as it was is the site's " +
+        'measured net grid flow (its grid meter; without one the forecast rest of the site plus the devices), cost ' +
+        'without flex the same rest of the site with batteries idle and EVs charging at once; `money.rest_of_site` ' +
+        'says `measured` or `forecast`. With `format=csv`: the ' +
         "period's figures and money (not its parts) as CSV, the previous period first.",
       present: (result: EnergyPeriods, ctx) => {
         if (ctx.query.format !== 'csv') return result;
