@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatteryReplayResult } from '../../server/src/contracts/batteryReplay.ts';
+import { schedulingJob } from '../../server/src/contracts/responses.ts';
 import type { Sensor } from '../../server/src/store/sensors.ts';
 import { HAND_WORKED, handWorkedSite } from '../helpers/replaySite.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
@@ -98,6 +99,8 @@ describe('POST /assets/<id>/battery-replay', () => {
     const job = await t.request('GET', `/api/v3_0/jobs/${started.body.job}`, { token: owner });
     expect(job.body).toMatchObject({ queue: 'battery-replay', status: 'finished', progress: { done: DAYS, total: DAYS } });
     expect(job.body.args).toMatchObject({ assetId: siteId, start: '2026-03-02', end: '2026-03-04' });
+    // As the UI's job pages read a job: its contract accepts a replay's result.
+    expect(schedulingJob.safeParse(job.body).success).toBe(true);
   });
 
   it('replays against a day-ahead price series the same way', { timeout: 300_000 }, async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { batteryReplayResult } from './batteryReplay.ts';
 
 /**
  * The bodies the API answers with, shared by the server (its routes declare them and, under
@@ -276,12 +277,12 @@ export type ForecastJobResult = z.infer<typeof forecastJobResult>;
 
 /**
  * A job as the UI reads it from `GET /jobs/<uuid>` in either dialect: the state in either case
- * (1.0 writes capitals), the result in the shape of its queue (scheduling, automation or
- * forecasting), so that the development check accepts every job the Jobs page links to.
+ * (1.0 writes capitals), the result in the shape of its queue (scheduling, automation,
+ * forecasting or battery replay), so that the development check accepts every job the Jobs page links to.
  */
 export const schedulingJob = job.extend({
   status: z.string(),
-  result: z.union([jobResult, automationJobResult, forecastJobResult]).nullable().optional(),
+  result: z.union([jobResult, automationJobResult, forecastJobResult, batteryReplayResult]).nullable().optional(),
 });
 
 /** One belief as the chart endpoints give it. */
