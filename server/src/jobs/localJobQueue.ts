@@ -1,5 +1,6 @@
 import { SPARE_SLOTS, type EnqueueOptions, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
-import { cacheKeyOf, JobTable, runAndRecord, type QueueSetup } from './jobTable.ts';
+import { cacheKeyOf, runAndRecord, type QueueSetup } from './jobTable.ts';
+import { TableQueue } from './tableQueue.ts';
 
 const SHUTDOWN_GRACE_MS = 15_000;
 
@@ -7,8 +8,7 @@ const SHUTDOWN_GRACE_MS = 15_000;
  * The in-process queue: jobs live in the `job` table, `concurrency` run at a time. A restart
  * puts interrupted jobs back in the queue once; a job interrupted twice fails with a message.
  */
-export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
-  private table: JobTable<M>;
+export class LocalJobQueue<M extends JobTypes> extends TableQueue<M> implements JobQueue<M> {
   private running = new Map<string, Promise<void>>();
   /** The account of each running job, for choosing the next job fairly. */
   private runningAccounts = new Map<string, number | null>();
@@ -25,9 +25,8 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
   private closing = false;
   private timer: NodeJS.Timeout;
 
-  constructor(private readonly setup: QueueSetup<M>) {
-    const { db, config, isQueue, clock } = setup;
-    this.table = new JobTable(db, config, isQueue, clock);
+  constructor(setup: QueueSetup<M>) {
+    super(setup);
     // Housekeeping every hour: expire stale queued jobs, forget old finished ones.
     this.timer = setInterval(() => void this.table.housekeeping(), 3600_000);
     this.timer.unref();
@@ -52,14 +51,6 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
     return job;
   }
 
-  record<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], result: M[Q]['result'], options: EnqueueOptions) {
-    return this.table.record(queue, args, result, options);
-  }
-
-  get(id: string): Promise<JobRecord<M> | undefined> {
-    return this.table.get(id);
-  }
-
   async settled(id: string, timeoutMs: number): Promise<void> {
     let wake!: () => void;
     const woken = new Promise<void>((resolve) => (wake = resolve));
@@ -82,10 +73,6 @@ export class LocalJobQueue<M extends JobTypes> implements JobQueue<M> {
       await Promise.allSettled([...this.running.values()]);
       await new Promise((resolve) => setImmediate(resolve));
     }
-  }
-
-  list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]> {
-    return this.table.list(filter);
   }
 
   async ping(): Promise<undefined> {

@@ -1,7 +1,8 @@
 import { Queue, QueueEvents, WaitingError, Worker, type ConnectionOptions, type Job as BullJob } from 'bullmq';
 import { redisNamespace } from '../redis.ts';
 import { SPARE_SLOTS, type EnqueueOptions, type JobHandlers, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
-import { cacheKeyOf, JobTable, runAndRecord, wasInterrupted, type QueueSetup } from './jobTable.ts';
+import { cacheKeyOf, runAndRecord, wasInterrupted, type QueueSetup } from './jobTable.ts';
+import { TableQueue } from './tableQueue.ts';
 import { Turns } from './turns.ts';
 
 const QUEUE = 'jobs';
@@ -27,18 +28,16 @@ const LAST_PRIORITY = 2 ** 21;
  * process takes one job more than it has slots, which waits in the process (`Turns`) until a
  * slot is free or a long job of another account gives its slot between two cycles.
  */
-export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
-  private table: JobTable<M>;
+export class RedisJobQueue<M extends JobTypes> extends TableQueue<M> implements JobQueue<M> {
   private queue: Queue;
   private events?: QueueEvents;
   private worker?: Worker;
   private timer?: NodeJS.Timeout;
   private turns: Turns;
 
-  constructor(private readonly setup: QueueSetup<M>) {
-    const { db, config, isQueue, clock } = setup;
-    this.table = new JobTable(db, config, isQueue, clock);
-    this.turns = new Turns(config.workerThreads, SPARE_SLOTS);
+  constructor(setup: QueueSetup<M>) {
+    super(setup);
+    this.turns = new Turns(setup.config.workerThreads, SPARE_SLOTS);
     this.queue = new Queue(QUEUE, { connection: this.connection(), prefix: redisNamespace(this.setup.config) });
   }
 
@@ -148,14 +147,6 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
     return job;
   }
 
-  record<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], result: M[Q]['result'], options: EnqueueOptions) {
-    return this.table.record(queue, args, result, options);
-  }
-
-  get(id: string): Promise<JobRecord<M> | undefined> {
-    return this.table.get(id);
-  }
-
   /** Jobs may end in another process: the store is watched until the job ends or time runs out. */
   async settled(id: string, timeoutMs: number): Promise<void> {
     const until = Date.now() + timeoutMs;
@@ -169,10 +160,6 @@ export class RedisJobQueue<M extends JobTypes> implements JobQueue<M> {
   /** Jobs may run in other processes: the store is watched until none is queued or running. */
   async drained(): Promise<void> {
     while (await this.table.busy()) await new Promise((resolve) => setTimeout(resolve, SETTLED_POLL_MS));
-  }
-
-  list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]> {
-    return this.table.list(filter);
   }
 
   async ping(): Promise<boolean> {
