@@ -254,6 +254,9 @@ export const energyPeriods = z.object({
 /** A stretch of a window, ISO 8601 in the site's zone. */
 const span = z.object({ start: z.string(), end: z.string() });
 
+/** A power sensor of the site, by the name the page shows for it. */
+const powerSensor = z.object({ sensor_id: z.number().int(), name: z.string() });
+
 /** `GET /assets/<id>/plan-ahead`: the next hours of a site's plan, its prices and forecasts. */
 export const planAhead = z.object({
   asset_id: z.number().int(),
@@ -266,9 +269,7 @@ export const planAhead = z.object({
     .describe('Every power is in kW, consumption positive: charging a battery and using power are positive, PV is negative.'),
   currency: z.string().nullable().describe("The prices' currency (null when unknown or mixed)."),
   devices: z.array(
-    z.object({
-      sensor_id: z.number().int(),
-      name: z.string(),
+    powerSensor.extend({
       asset: z.string(),
       steps: z.array(
         span.extend({
@@ -296,9 +297,7 @@ export const planAhead = z.object({
   ),
   no_prices: z.array(span),
   forecasts: z.array(
-    z.object({
-      sensor_id: z.number().int(),
-      name: z.string(),
+    powerSensor.extend({
       role: z.enum(['pv', 'load']),
       values: z.array(span.extend({ power_kw: z.number() })).describe("A forecaster's newest values known now."),
       no_forecast: z.array(span),
