@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { JobQueue } from '../jobs/jobQueue.ts';
 import { Periodic } from '../periodic.ts';
-import { listAutomations } from '../store/automations.ts';
-import { markQueued } from '../store/write/automations.ts';
+import { listAutomations, type Automation } from '../store/automations.ts';
+import { automationChanges, markQueued } from '../store/write/automations.ts';
 import { getAsset } from '../store/assets.ts';
 import { latestDue, nextDue } from '../domain/cron.ts';
 import type { AutomationJobArgs } from '../contracts/jobs.ts';
@@ -19,6 +19,8 @@ export interface UnchangedRuns {
 /** A run's job is the same job for the same automation and due time, however often it is asked for. */
 const SAME_RUN_S = 400 * 86_400;
 const TICK_MS = 15_000;
+/** The longest the clock keeps its list of automations, for changes made by another process (the CLI, another server). */
+const LIST_KEPT_MS = 60_000;
 
 /**
  * Starts automation runs when they are due. Each tick queues, per automation, one job for the
@@ -33,6 +35,14 @@ export class AutomationClock extends Periodic {
    * its previous runs (every 15 s, for every automation).
    */
   private firstDue = new Map<number, { key: string; dueMs: number | null }>();
+
+  /**
+   * The enabled automations as last read, with this process's count of automation changes and
+   * the time they were read. A tick reads them again when one of them is due (its run then starts
+   * from the stored automation), when this process changed one, and at least every minute: an
+   * automation made elsewhere is due at the latest one minute later, and its run is caught up.
+   */
+  private listed?: { automations: Automation[]; changes: number; atMs: number };
 
   /**
    * @param unchanged in a process that runs automations: answers a run that would only find its
@@ -56,34 +66,68 @@ export class AutomationClock extends Periodic {
   protected async work(nowMs: number): Promise<number> {
     let queued = 0;
     const firstDue = new Map<number, { key: string; dueMs: number | null }>();
-    for (const automation of await listAutomations(this.db, { enabled: true })) {
+    const automations = await this.enabledAutomations(nowMs);
+    for (const [i, automation] of automations.entries()) {
       const afterMs = automation.lastDueMs ?? automation.createdAtMs;
-      const key = `${automation.cron} ${automation.timezone} ${afterMs}`;
-      const kept = this.firstDue.get(automation.id);
-      const first = kept?.key === key ? kept : { key, dueMs: nextDue(automation.cron, automation.timezone, afterMs) };
+      const first = this.firstDueOf(automation);
       firstDue.set(automation.id, first);
       // Nothing due since the last run: no due time lies in (afterMs, nowMs].
       if (first.dueMs === null || first.dueMs > nowMs) continue;
       const due = latestDue(automation.cron, automation.timezone, afterMs, nowMs);
       if (due === null) continue;
-      const asset = await getAsset(this.db, automation.assetId);
-      // Each run acts for the automation's maker, whose rights it resolves when it runs.
-      const principal = { kind: 'automation' as const, automationId: automation.id, ownerId: automation.ownerId };
-      const args: AutomationJobArgs = { automationId: automation.id, dueMs: due, principal };
-      const options = { accountId: asset?.account_id ?? null, sensorId: null, reuseWithinS: SAME_RUN_S };
-      // A run that would only find the last run's job is recorded as it ran, finished, without
-      // a turn in the queue (an automation due every minute is that run fourteen times a quarter hour).
-      const result = await this.unchanged?.run(args, this.jobs);
-      const job = result
-        ? await this.jobs.record('automation', args, result, options)
-        : await this.jobs.enqueue('automation', args, options);
-      if (result && options.accountId !== null) await this.unchanged?.succeeded(options.accountId, automation.id);
-      if (await markQueued(this.db, automation.id, due, job.id)) queued++;
+      if (await this.queue(automation, due)) queued++;
+      // The kept list goes on from this run (markQueued stored it, or found a later one stored).
+      automations[i] = { ...automation, lastDueMs: due };
       // Requests wait while a tick holds the event loop: give them a turn between automations.
       await new Promise((resolve) => setImmediate(resolve));
     }
     // Only the automations still enabled keep an entry.
     this.firstDue = firstDue;
     return queued;
+  }
+
+  /** The first due time after an automation's last queued one (kept while its key holds). */
+  private firstDueOf(automation: Automation): { key: string; dueMs: number | null } {
+    const afterMs = automation.lastDueMs ?? automation.createdAtMs;
+    const key = `${automation.cron} ${automation.timezone} ${afterMs}`;
+    const kept = this.firstDue.get(automation.id);
+    return kept?.key === key ? kept : { key, dueMs: nextDue(automation.cron, automation.timezone, afterMs) };
+  }
+
+  /** The enabled automations: the kept list while it holds (see `listed`), else read again. */
+  private async enabledAutomations(nowMs: number): Promise<Automation[]> {
+    const changes = automationChanges();
+    const kept = this.listed;
+    const holds =
+      kept !== undefined &&
+      kept.changes === changes &&
+      nowMs >= kept.atMs &&
+      nowMs - kept.atMs < LIST_KEPT_MS &&
+      kept.automations.every((a) => {
+        const { dueMs } = this.firstDueOf(a);
+        return dueMs === null || dueMs > nowMs;
+      });
+    if (holds) return kept.automations;
+    const automations = await listAutomations(this.db, { enabled: true });
+    this.listed = { automations, changes, atMs: nowMs };
+    return automations;
+  }
+
+  /**
+   * Queues (or records, when unchanged) the automation's run due at `due`.
+   * @returns whether this call marked it queued.
+   */
+  private async queue(automation: Automation, due: number): Promise<boolean> {
+    const asset = await getAsset(this.db, automation.assetId);
+    // Each run acts for the automation's maker, whose rights it resolves when it runs.
+    const principal = { kind: 'automation' as const, automationId: automation.id, ownerId: automation.ownerId };
+    const args: AutomationJobArgs = { automationId: automation.id, dueMs: due, principal };
+    const options = { accountId: asset?.account_id ?? null, sensorId: null, reuseWithinS: SAME_RUN_S };
+    // A run that would only find the last run's job is recorded as it ran, finished, without
+    // a turn in the queue (an automation due every minute is that run fourteen times a quarter hour).
+    const result = await this.unchanged?.run(args, this.jobs);
+    const job = result ? await this.jobs.record('automation', args, result, options) : await this.jobs.enqueue('automation', args, options);
+    if (result && options.accountId !== null) await this.unchanged?.succeeded(options.accountId, automation.id);
+    return markQueued(this.db, automation.id, due, job.id);
   }
 }

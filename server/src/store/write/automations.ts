@@ -13,6 +13,21 @@ const toRow = (p: Partial<AutomationProps>) => ({
   ...(p.enabled !== undefined ? { enabled: p.enabled } : {}),
 });
 
+let changes = 0;
+
+/**
+ * How many automations this process has created or changed, counted once each write is committed:
+ * the automation clock keeps its list while this stays the same (see `AutomationClock`).
+ */
+export const automationChanges = (): number => changes;
+
+const countWhenCommitted = (trx: Knex.Transaction) =>
+  trx.executionPromise.then(
+    () => changes++,
+    // A rolled-back write changed nothing; its error is the caller's.
+    () => undefined,
+  );
+
 /** The asset an automation belongs to, on whose log its entries go. */
 type OnAsset = { id: number; account_id: number | null };
 
@@ -30,6 +45,7 @@ export async function createAutomation(
     .insert({ generic_asset_id: asset.id, owner_id: ownerId, created_at: nowMs, last_due: nowMs, ...toRow(props) } as Partial<Row>)
     .returning('*');
   const automation = fromRow(row as Row);
+  void countWhenCommitted(trx);
   await recordAudit(trx, by, onAsset(asset), `Created automation '${automation.name}': ${automation.id}`);
   return automation;
 }
@@ -42,8 +58,9 @@ export async function updateAutomation(
   props: Partial<AutomationProps>,
 ): Promise<Automation> {
   const { id, name } = target.automation;
-  const changes = toRow(props);
-  if (Object.keys(changes).length) await trx('automation').where({ id }).update(changes);
+  const changed = toRow(props);
+  if (Object.keys(changed).length) await trx('automation').where({ id }).update(changed);
+  void countWhenCommitted(trx);
   const fields = Object.keys(props).filter((k) => props[k as keyof AutomationProps] !== undefined);
   await recordAudit(trx, by, onAsset(target.asset), `Updated automation '${name}': ${id}, Field: ${fields.join(', ')}`);
   return (await getAutomation(trx, id))!;
