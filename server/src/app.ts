@@ -261,22 +261,7 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
   const server = http.createServer(handler);
   server.on('clientError', answerClientError);
   try {
-    await migrate(db);
-    // The solver warms up beside the start, not before it: the port opens without waiting for it.
-    if (options.warm) void pool?.warmUp();
-    await jobs.start();
-    // API-only processes leave the clock to the workers.
-    if (config.role !== 'api') {
-      for (const work of periodic) work.start();
-      await mqtt?.open();
-      mqtt?.start();
-    }
-    if (options.warm) {
-      warmMainThread();
-      await warmRequestPath(handler);
-    }
-    // A worker-only process serves no HTTP.
-    if (config.role !== 'worker') await listen(server, config);
+    await bringUp({ db, pool, jobs, periodic, mqtt, config, handler, server }, options.warm);
   } catch (err) {
     // Leave the folder free for another attempt (the desktop app retries on another port).
     await stop();
@@ -299,6 +284,42 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
       await stop();
     },
   };
+}
+
+/**
+ * Migrates the store, starts the queue and the clock's work, warms up, and opens the port: the
+ * order a start needs (the clock's work writes to a migrated store; the port opens last).
+ */
+async function bringUp(
+  parts: {
+    db: Knex;
+    pool: ReturnType<typeof createWorkerPool> | undefined;
+    jobs: Awaited<ReturnType<typeof openJobQueue>>;
+    periodic: { start(): void }[];
+    mqtt: { open(): Promise<void>; start(): void } | undefined;
+    config: Config;
+    handler: http.RequestListener;
+    server: http.Server;
+  },
+  warm: boolean | undefined,
+): Promise<void> {
+  const { db, pool, jobs, periodic, mqtt, config, handler, server } = parts;
+  await migrate(db);
+  // The solver warms up beside the start, not before it: the port opens without waiting for it.
+  if (warm) void pool?.warmUp();
+  await jobs.start();
+  // API-only processes leave the clock to the workers.
+  if (config.role !== 'api') {
+    for (const work of periodic) work.start();
+    await mqtt?.open();
+    mqtt?.start();
+  }
+  if (warm) {
+    warmMainThread();
+    await warmRequestPath(handler);
+  }
+  // A worker-only process serves no HTTP.
+  if (config.role !== 'worker') await listen(server, config);
 }
 
 /** Where the processes that serve HTTP count login attempts together: Redis, when it is set. */

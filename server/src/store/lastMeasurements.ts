@@ -136,7 +136,12 @@ export async function lastUpload(db: Knex, sensorId: number, sinceMs: number): P
  * A sensor's measured events starting in [fromMs, toMs): per event the most recent measurement,
  * in event order.
  */
-export async function measuredEvents(db: Knex, sensorId: number, fromMs: number, toMs: number): Promise<{ startMs: number; value: number }[]> {
+export async function measuredEvents(
+  db: Knex,
+  sensorId: number,
+  fromMs: number,
+  toMs: number,
+): Promise<{ startMs: number; value: number }[]> {
   const rows = await db('timed_belief as b')
     .join('data_source as s', 's.id', 'b.source_id')
     .where('b.sensor_id', sensorId)
