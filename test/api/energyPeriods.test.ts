@@ -27,15 +27,32 @@ let t: TestServer;
 let token: string;
 let stranger: string;
 let site: number;
+/** A second site of the account with the same battery and no grid meter. */
+let meterless: number;
 
 const ZONE = 'Europe/Amsterdam';
 const WEEK = DateTime.fromISO('2025-03-24T00:00', { zone: ZONE });
 /** 6 days of 24 hours and one of 23. */
 const HOURS = 6 * 24 + 23;
 
-const setUp = (json: Record<string, unknown>) =>
-  t.request('POST', `/api/v3_0/assets/${site}/devices`, { token, json: { timezone: ZONE, resolution: 'PT1H', ...json } });
-const energy = (query: string, as = token) => t.request('GET', `/api/v3_0/assets/${site}/energy?${query}`, { token: as });
+const setUp = (json: Record<string, unknown>, on = site) =>
+  t.request('POST', `/api/v3_0/assets/${on}/devices`, { token, json: { timezone: ZONE, resolution: 'PT1H', ...json } });
+const energy = (query: string, as = token, of = site) => t.request('GET', `/api/v3_0/assets/${of}/energy?${query}`, { token: as });
+
+/** The battery's plan for the week, made now (before the week) against the week's prices. */
+async function planWeek(battery: number, prices: number) {
+  const trigger = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
+    token,
+    json: {
+      start: WEEK.toISO(),
+      duration: `PT${HOURS}H`,
+      'flex-model': { 'soc-at-start': '5 kWh' },
+      'flex-context': { 'consumption-price-sensor': prices },
+    },
+  });
+  expect(trigger.status).toBe(200);
+  expect((await waitForSchedule(t, token, battery, trigger.body.schedule)).status).toBe(200);
+}
 
 async function post(sensorId: number, morning: number, afternoon: number) {
   const values = Array.from({ length: HOURS }, (_, i) => (WEEK.plus({ hours: i }).hour < 12 ? morning : afternoon));
@@ -73,23 +90,17 @@ beforeAll(async () => {
   const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
   const week = Array.from({ length: HOURS }, (_, i) => price(WEEK.plus({ hours: i }).hour));
   await f.beliefs(prices, WEEK.toMillis(), 3_600_000, week, clock.now() - 86_400_000);
-  const battery = sensors[2];
-  const trigger = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
-    token,
-    json: {
-      start: WEEK.toISO(),
-      duration: `PT${HOURS}H`,
-      'flex-model': { 'soc-at-start': '5 kWh' },
-      'flex-context': { 'consumption-price-sensor': prices },
-    },
-  });
-  expect(trigger.status).toBe(200);
-  expect((await waitForSchedule(t, token, battery, trigger.body.schedule)).status).toBe(200);
+  await planWeek(sensors[2], prices);
+  meterless = (await f.asset({ accountId, type: 'building', name: 'Flat' })).id;
+  const flatBattery = await setUp({ kind: 'battery', name: 'Battery', power: '5 kW', capacity: '10 kWh' }, meterless);
+  expect(flatBattery.status).toBe(201);
+  await planWeek(flatBattery.body.sensors[0].id, prices);
   // The week is over: the same store served again on the real clock (moving the simulated one a
   // week on would run a week of periodic work).
   await t.server.close();
   t = await startTestServer({}, t.dataDir);
   for (const [i, [, morning, afternoon]] of devices.entries()) await post(sensors[i], morning, afternoon);
+  await post(flatBattery.body.sensors[0].id, -1, 1);
 });
 afterAll(async () => {
   await t.close();
@@ -229,6 +240,25 @@ describe('energy per period', () => {
     expect(header.split(',').slice(-4)).toEqual(['currency', 'cost', 'cost_without_flex', 'savings']);
     expect(current.split(',').slice(-4)).toEqual(['EUR', '-0.2', '8.3', '8.5']);
     expect(previous.split(',').slice(-4)).toEqual(['EUR', '', '', '']);
+  });
+
+  it('without a grid meter takes the rest of the site as the plan forecast it, and says so', async () => {
+    const res = await energy('period=week&start=2025-03-26', token, meterless);
+    expect(res.status).toBe(200);
+    expect(res.body.roles.map((r: { role: string }) => r.role)).toEqual(['battery']);
+    // The plan forecast no other load (nothing was measured when it was made), so the site's net
+    // flow is the battery's: charging 1 kW for 83 morning hours at 100 EUR/MWh, 83 × 0.1 = 8.3
+    // EUR, discharging 1 kW for 84 afternoon hours at 200, −84 × 0.2 = −16.8 EUR: −8.5 EUR.
+    // Without flex the battery idles and nothing else was forecast: 0 EUR.
+    expect(res.body.current.money).toEqual({
+      cost: -8.5,
+      cost_without_flex: 0,
+      savings: 8.5,
+      rest_of_site: 'forecast',
+      steps: 167,
+      measured_steps: 167,
+      fallback_steps: 0,
+    });
   });
 
   it('refuses a bad period or start with field messages, and another account', async () => {
