@@ -25,6 +25,11 @@ import type { CommandContext } from './context.ts';
 type Resolving = Pick<CommandContext, 'reader' | 'clock'>;
 /** What starting one uses besides: the queue, and the store for its audit entry. */
 type Replaying = Pick<CommandContext, 'db' | 'reader' | 'clock' | 'jobs'>;
+/** What both take: the site and the replay asked of it. */
+interface ReplayInput {
+  asset: Asset;
+  request: BatteryReplayRequest;
+}
 
 /** The price a tariff is entered in, and the one the replay counts in. */
 const ENTERED = 'EUR/kWh';
@@ -103,11 +108,7 @@ async function tariffOf(
  * @throws 422 for a site without load measurements, a period out of bounds or a tariff that is
  *   missing or not in EUR; 403 for a price sensor the principal or the site's account may not read.
  */
-export async function resolveBatteryReplay(
-  context: Resolving,
-  principal: Principal,
-  input: { asset: Asset; request: BatteryReplayRequest },
-): Promise<BatteryReplayJobArgs> {
+export async function resolveBatteryReplay(context: Resolving, principal: Principal, input: ReplayInput): Promise<BatteryReplayJobArgs> {
   const { asset, request } = input;
   const measured = await replaySensors(context.reader, asset.id);
   if (!measured) throw fieldError('path', 'id', `Asset ${asset.id} has no house load or grid meter with measured power to replay.`);
@@ -130,11 +131,7 @@ export async function resolveBatteryReplay(
  * @returns the job.
  * @throws as `resolveBatteryReplay`; nothing is queued then.
  */
-export async function startBatteryReplay(
-  context: Replaying,
-  principal: Principal,
-  input: { asset: Asset; request: BatteryReplayRequest },
-): Promise<JobRecord> {
+export async function startBatteryReplay(context: Replaying, principal: Principal, input: ReplayInput): Promise<JobRecord> {
   const { asset, request } = input;
   const args = await resolveBatteryReplay(context, principal, input);
   // Measurements may be added to the period at any time: each start replays afresh.

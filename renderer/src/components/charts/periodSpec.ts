@@ -1,17 +1,12 @@
 import { DateTime } from 'luxon';
+import type { z } from 'zod';
+import type * as cockpit from '../../../../server/src/contracts/cockpit.ts';
 import { SCHEMA, type Spec } from './scheduleSpecs.ts';
 
+type Answer = z.infer<typeof cockpit.energyPeriods>;
 /** A part of a period as the energy answer gives it. */
-interface Part {
-  period: string;
-  start: string;
-  imported_kwh: number;
-  exported_kwh: number;
-  pv_kwh: number;
-  consumed_kwh: number;
-}
-
-type Kind = 'day' | 'week' | 'month' | 'year';
+type Part = Answer['current']['parts'][number];
+type Kind = Answer['period'];
 
 /** Where a part sits on the axis, so that a period's parts meet the previous one's: the hour, the weekday, the day of the month, the month. */
 function slot(part: Part, kind: Kind, zone: string): string {

@@ -101,6 +101,11 @@ export function EnergyPeriods({ assetId }: { assetId: number }) {
     );
   const data = answer.data;
   const localDate = (iso: string) => DateTime.fromISO(iso, { zone: data?.timezone }).toISODate()!;
+  // The days the previous and the next period start on (the next starts where this one ends), once the answer is in.
+  const steps = [
+    { name: 'Previous', text: '‹ Previous', date: data && localDate(data.previous.start) },
+    { name: 'Next', text: 'Next ›', date: data && localDate(data.current.end) },
+  ];
 
   return (
     <div className="energy-periods">
@@ -113,22 +118,17 @@ export function EnergyPeriods({ assetId }: { assetId: number }) {
             </label>
           ))}
         </div>
-        <button
-          type="button"
-          disabled={!data || answer.loading}
-          onClick={() => data && show({ date: localDate(data.previous.start) })}
-          aria-label={`Previous ${kind}`}
-        >
-          ‹ Previous
-        </button>
-        <button
-          type="button"
-          disabled={!data || answer.loading}
-          onClick={() => data && show({ date: localDate(data.current.end) })}
-          aria-label={`Next ${kind}`}
-        >
-          Next ›
-        </button>
+        {steps.map(({ name, text, date }) => (
+          <button
+            key={name}
+            type="button"
+            disabled={!date || answer.loading}
+            onClick={() => date && show({ date })}
+            aria-label={`${name} ${kind}`}
+          >
+            {text}
+          </button>
+        ))}
         <CsvButton assetId={assetId} kind={kind} date={data && localDate(data.current.start)} />
       </div>
       {answer.error && <ErrorNotice error={answer.error} />}
