@@ -23,7 +23,7 @@ const dateConstructedFromText = [
 
 export default tseslint.config(
   // Build output and run data, as in .gitignore.
-  { ignores: ['**/dist/', 'release/', 'data/', 'test/artifacts/', 'coverage/'] },
+  { ignores: ['**/dist/', 'build/', 'release/', 'data/', 'test/artifacts/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
