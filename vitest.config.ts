@@ -9,6 +9,9 @@ export default defineConfig({
   test: {
     // Each test file starts its own server over its own store; files run in parallel processes.
     pool: 'forks',
+    // Two files at once: vitest's default (cores − 1) runs one at a time on a 2-core machine,
+    // which leaves the second core idle while a file waits on its server, store or browser.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { TZ: 'UTC' },
