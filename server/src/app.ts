@@ -229,7 +229,10 @@ export async function startServer(config: Config, options: { log?: Logger; warm?
     jobs,
     log,
     clock,
-    runs && { run: (args, queue) => runs.unchanged(args, queue), succeeded: (account, id) => attention.automationSucceeded(account, id) },
+    runs && {
+      run: (args, queue, read) => runs.unchanged(args, queue, read),
+      succeeded: (account, id) => attention.automationSucceeded(account, id),
+    },
   );
   // The clock-driven work, started after the migration and stopped before the devices, the queue and the store.
   const periodic = [automations, attention, webhooks, tariffs, toyPrices];

@@ -5,14 +5,19 @@ import type { JobQueue } from '../jobs/jobQueue.ts';
 import { Periodic } from '../periodic.ts';
 import { listAutomations, type Automation } from '../store/automations.ts';
 import { automationChanges, markQueued } from '../store/write/automations.ts';
-import { getAsset } from '../store/assets.ts';
+import { getAsset, type Asset } from '../store/assets.ts';
 import { latestDue, nextDue } from '../domain/cron.ts';
 import type { AutomationJobArgs } from '../contracts/jobs.ts';
 import type { AutomationJobResult } from '../contracts/responses.ts';
 
 /** Runs answered without the queue (see the clock's constructor). */
 export interface UnchangedRuns {
-  run(args: AutomationJobArgs, jobs: Pick<JobQueue, 'enqueue'>): Promise<AutomationJobResult | undefined>;
+  /** `read`: the automation and its asset as this tick read them, which the run need not read again. */
+  run(
+    args: AutomationJobArgs,
+    jobs: Pick<JobQueue, 'enqueue'>,
+    read: { automation: Automation; asset?: Asset },
+  ): Promise<AutomationJobResult | undefined>;
   succeeded(accountId: number, automationId: number): Promise<void>;
 }
 
@@ -125,7 +130,7 @@ export class AutomationClock extends Periodic {
     const options = { accountId: asset?.account_id ?? null, sensorId: null, reuseWithinS: SAME_RUN_S };
     // A run that would only find the last run's job is recorded as it ran, finished, without
     // a turn in the queue (an automation due every minute is that run fourteen times a quarter hour).
-    const result = await this.unchanged?.run(args, this.jobs);
+    const result = await this.unchanged?.run(args, this.jobs, { automation, asset });
     const job = result ? await this.jobs.record('automation', args, result, options) : await this.jobs.enqueue('automation', args, options);
     if (result && options.accountId !== null) await this.unchanged?.succeeded(options.accountId, automation.id);
     return markQueued(this.db, automation.id, due, job.id);

@@ -217,9 +217,9 @@ async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInConte
 }
 
 /** What a run is of: the automation, as whom it acts, its window and the sensor it schedules. */
-async function runOf(db: Knex, config: Config, args: AutomationJobArgs) {
+async function runOf(db: Knex, config: Config, args: AutomationJobArgs, read?: Automation) {
   const { automationId, dueMs, principal: ref } = args;
-  const automation = await getAutomation(db, automationId);
+  const automation = read ?? (await getAutomation(db, automationId));
   if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
   const principal = await resolvePrincipal(db, ref);
   if (typeof principal === 'string') throw new JobFailure('PermissionDenied', `${principal}; nothing was run.`);
@@ -244,6 +244,12 @@ const resultOf = (args: AutomationJobArgs, forecasts: AutomationJobResult['forec
     // The occurrences of the device's recurring SoC targets this run scheduled for.
     ...(schedule?.socTargets.length && { soc_targets: schedule.socTargets }),
   }) satisfies AutomationJobResult;
+
+/** What the caller of `unchanged` has just read for the run, at its tick: not read again. */
+export interface AlreadyRead {
+  automation: Automation;
+  asset?: Asset;
+}
 
 /**
  * Automation runs in this process. `handler` is the handler of the `automation` queue: it
@@ -309,12 +315,16 @@ export class AutomationRuns {
    * through the queue and runs in full, which reports what failed.
    * @param jobs where the schedule job is found (or queued again once its time to live ran out).
    */
-  async unchanged(args: AutomationJobArgs, jobs: Pick<QueueAccess, 'enqueue'>): Promise<AutomationJobResult | undefined> {
+  async unchanged(
+    args: AutomationJobArgs,
+    jobs: Pick<QueueAccess, 'enqueue'>,
+    read?: AlreadyRead,
+  ): Promise<AutomationJobResult | undefined> {
     if (!this.lastResolved.has(args.automationId)) return undefined;
     const at = { db: this.db, config: this.config, clock: this.clock, runtime: jobs, lastResolved: this.lastResolved };
     try {
-      const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(this.db, this.config, args);
-      const asset = sensor && (await getAsset(this.db, sensor.generic_asset_id));
+      const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(this.db, this.config, args, read?.automation);
+      const asset = sensor && (read?.asset?.id === sensor.generic_asset_id ? read.asset : await getAsset(this.db, sensor.generic_asset_id));
       const { scheduleSensorId } = automation;
       if (automation.forecastSensorIds.length || scheduleSensorId === null || !sensor || !asset) return undefined;
       const run = { automation: { ...automation, scheduleSensorId }, principal, ref, start, horizon, endMs };
