@@ -122,6 +122,9 @@ run('the operator can trust the screen', () => {
     'says which prices were extended over which hours, in amber, in the panel, on Jobs, the Dashboard and the job page',
     async () => {
       await page.reload();
+      // The page has loaded its sections before Compute: one still loading above the panel would
+      // move the result after it was brought into view.
+      await expect.poll(() => page.locator('.loading').count(), { timeout: STEP }).toBe(0);
       const panel = page.locator('.schedule-panel');
       await panel.getByLabel(`Start (${ZONE})`).fill(tomorrow.toFormat("yyyy-LL-dd'T'HH:mm"));
       await panel.getByLabel('SoC at start (kWh)').fill('10');
