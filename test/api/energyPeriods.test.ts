@@ -1,10 +1,8 @@
 import fs from 'node:fs';
-import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimulatedClock } from '../../server/src/clock.ts';
+import { addDevice, DEVICES, measuredWeek, planWeek, plannedWeek, postHourly, ZONE } from '../helpers/energyWeek.ts';
 import { factories } from '../helpers/factories.ts';
-import { waitForSchedule } from '../helpers/schedules.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import type { TestServer } from '../helpers/testServer.ts';
 
 /**
  * Issue 33's energy per period over the API: a known week of hourly measurements, Monday
@@ -30,77 +28,20 @@ let site: number;
 /** A second site of the account with the same battery and no grid meter. */
 let meterless: number;
 
-const ZONE = 'Europe/Amsterdam';
-const WEEK = DateTime.fromISO('2025-03-24T00:00', { zone: ZONE });
-/** 6 days of 24 hours and one of 23. */
-const HOURS = 6 * 24 + 23;
-
-const setUp = (json: Record<string, unknown>, on = site) =>
-  t.request('POST', `/api/v3_0/assets/${on}/devices`, { token, json: { timezone: ZONE, resolution: 'PT1H', ...json } });
 const energy = (query: string, as = token, of = site) => t.request('GET', `/api/v3_0/assets/${of}/energy?${query}`, { token: as });
 
-/** The battery's plan for the week, made now (before the week) against the week's prices. */
-async function planWeek(battery: number, prices: number) {
-  const trigger = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
-    token,
-    json: {
-      start: WEEK.toISO(),
-      duration: `PT${HOURS}H`,
-      'flex-model': { 'soc-at-start': '5 kWh' },
-      'flex-context': { 'consumption-price-sensor': prices },
-    },
-  });
-  expect(trigger.status).toBe(200);
-  expect((await waitForSchedule(t, token, battery, trigger.body.schedule)).status).toBe(200);
-}
-
-async function post(sensorId: number, morning: number, afternoon: number) {
-  const values = Array.from({ length: HOURS }, (_, i) => (WEEK.plus({ hours: i }).hour < 12 ? morning : afternoon));
-  const res = await t.request('POST', `/api/v3_0/sensors/${sensorId}/data`, {
-    token,
-    json: { values, start: WEEK.toISO(), duration: `PT${HOURS}H`, unit: 'kW' },
-  });
-  expect(res.status).toBe(200);
-}
-
-/** EUR/MWh each hour of the week by its local hour. */
-const price = (hour: number) => (hour < 12 ? 100 : 200);
-
 beforeAll(async () => {
-  const clock = new SimulatedClock(DateTime.fromISO('2025-03-23T12:00', { zone: ZONE }).toMillis());
-  t = await startTestServer({}, undefined, { clock });
+  const planned = await plannedWeek();
+  t = planned.t;
+  token = planned.admin.token;
+  site = planned.site;
   const f = factories(t.db);
-  const accountId = (await f.account()).id;
-  token = (await f.user({ accountId, roles: ['account-admin'] })).token;
   stranger = (await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] })).token;
-  site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
-  const devices = [
-    [{ kind: 'grid-meter', name: 'Meter' }, 2, -1],
-    [{ kind: 'pv', name: 'Roof', power: '5 kW' }, 0, 3],
-    [{ kind: 'battery', name: 'Battery', power: '5 kW', capacity: '10 kWh' }, -1, 1],
-    [{ kind: 'ev-charger', name: 'Car', power: '11 kW', capacity: '60 kWh' }, -2, -2],
-  ] as const;
-  const sensors: number[] = [];
-  for (const [body] of devices) {
-    const made = await setUp(body);
-    expect(made.status).toBe(201);
-    sensors.push(made.body.sensors[0].id);
-  }
-  const market = await f.asset({ accountId: null, type: 'transmission zone' });
-  const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
-  const week = Array.from({ length: HOURS }, (_, i) => price(WEEK.plus({ hours: i }).hour));
-  await f.beliefs(prices, WEEK.toMillis(), 3_600_000, week, clock.now() - 86_400_000);
-  await planWeek(sensors[2], prices);
-  meterless = (await f.asset({ accountId, type: 'building', name: 'Flat' })).id;
-  const flatBattery = await setUp({ kind: 'battery', name: 'Battery', power: '5 kW', capacity: '10 kWh' }, meterless);
-  expect(flatBattery.status).toBe(201);
-  await planWeek(flatBattery.body.sensors[0].id, prices);
-  // The week is over: the same store served again on the real clock (moving the simulated one a
-  // week on would run a week of periodic work).
-  await t.server.close();
-  t = await startTestServer({}, t.dataDir);
-  for (const [i, [, morning, afternoon]] of devices.entries()) await post(sensors[i], morning, afternoon);
-  await post(flatBattery.body.sensors[0].id, -1, 1);
+  meterless = (await f.asset({ accountId: planned.accountId, type: 'building', name: 'Flat' })).id;
+  const flatBattery = await addDevice(t, token, meterless, DEVICES[2][0]);
+  await planWeek(t, token, flatBattery, planned.prices);
+  t = await measuredWeek(t, token, planned.sensors);
+  await postHourly(t, token, flatBattery, -1, 1);
 });
 afterAll(async () => {
   await t.close();

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../server/src/clock.ts';
-import { recordBeliefs } from '../../server/src/store/write/beliefs.ts';
-import { ensureAssetType } from '../../server/src/store/write/assets.ts';
-import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
 import { factories } from '../helpers/factories.ts';
+import { PLAN_NOW, plannedBattery } from '../helpers/planAheadSite.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
 import { startTestServer, type TestServer } from '../helpers/testServer.ts';
 
@@ -12,12 +10,11 @@ import { startTestServer, type TestServer } from '../helpers/testServer.ts';
  * API against two price levels charges at its power limit in the cheap hours and discharges in the
  * dear ones; `GET /assets/<id>/plan-ahead` gives that plan step by step as the schedule stored it,
  * its state of charge and target, the prices, the PV and load forecasts a forecaster left, and says
- * where nothing is planned or forecast instead of drawing zero. The server runs on a simulated clock.
+ * where nothing is planned or forecast instead of drawing zero. The server runs on a simulated clock;
+ * the site is helpers/planAheadSite.ts's.
  */
 
-const H = 3600_000;
 const ZONE = 'Europe/Amsterdam';
-const at = (iso: string) => Date.parse(iso);
 /** An instant as the API writes it in Amsterdam in March (UTC+1). */
 const ams = (hour: string) => `2027-03-${hour}:00.000+01:00`;
 
@@ -33,74 +30,13 @@ let prices: number;
 let batteryAsset: number;
 
 beforeAll(async () => {
-  // Now: 9 March 2027, 10:20 in Amsterdam.
-  const clock = new SimulatedClock(at('2027-03-09T10:20:00+01:00'));
-  t = await startTestServer({}, undefined, { clock });
+  t = await startTestServer({}, undefined, { clock: new SimulatedClock(PLAN_NOW) });
   const f = factories(t.db);
-  await t.db.transaction(async (trx) => {
-    for (const type of ['solar', 'house load']) await ensureAssetType(trx, type, type);
-  });
   const accountId = (await f.account()).id;
   token = (await f.user({ accountId, roles: ['account-admin'] })).token;
   stranger = (await f.user({ accountId: (await f.account()).id, roles: ['account-admin'] })).token;
   site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
-  const device = async (type: string, name: string) => {
-    const id = (await f.asset({ accountId, type, name })).id;
-    await t.db('generic_asset').where({ id }).update({ parent_asset_id: site });
-    return id;
-  };
-  batteryAsset = await device('battery', 'Battery');
-  battery = (await f.sensor({ assetId: batteryAsset, unit: 'kW', resolutionMinutes: 60, timezone: ZONE, name: 'power' })).id;
-  pv = (await f.sensor({ assetId: await device('solar', 'Roof'), unit: 'kW', resolutionMinutes: 60, timezone: ZONE, name: 'PV' })).id;
-  const house = await device('house load', 'House');
-  load = (
-    await f.sensor({
-      assetId: house,
-      unit: 'kW',
-      resolutionMinutes: 60,
-      timezone: ZONE,
-      name: 'load',
-      attributes: { consumption_is_positive: true },
-    })
-  ).id;
-  const market = await f.asset({ accountId: null, type: 'transmission zone' });
-  prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
-  // Two levels: 20 EUR/MWh from 11:00 to 14:00, 100 from 14:00 to 17:00.
-  await f.beliefs(prices, at('2027-03-09T11:00:00+01:00'), H, [20, 20, 20, 100, 100, 100], at('2027-03-08T12:00:00+01:00'));
-  // A forecaster's values, made at 06:00: PV 12:00–14:00 (production positive: 2 and 3 kW), the house 11:00–13:00 (1.5 kW).
-  await t.db.transaction(async (trx) => {
-    const source = await getOrCreateSource(trx, { name: 'forecast', type: 'forecaster', model: 'test' });
-    const row = (sensorId: number, hour: string, value: number) => ({
-      sensorId,
-      eventStartMs: at(`2027-03-09T${hour}:00+01:00`),
-      beliefTimeMs: at('2027-03-09T06:00:00+01:00'),
-      sourceId: source.id,
-      value,
-    });
-    await recordBeliefs(trx, [row(pv, '12:00', 2), row(pv, '13:00', 3), row(load, '11:00', 1.5), row(load, '12:00', 1.5)], {
-      allowOverwrite: false,
-    });
-  });
-  const res = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
-    token,
-    json: {
-      start: '2027-03-09T11:00:00+01:00',
-      duration: 'PT6H',
-      'flex-model': {
-        'soc-at-start': '0 kWh',
-        'soc-min': '0 kWh',
-        'soc-max': '20 kWh',
-        'power-capacity': '5 kW',
-        'roundtrip-efficiency': 1,
-        'storage-efficiency': 1,
-        'soc-targets': [{ datetime: '2027-03-09T14:00:00+01:00', value: '15 kWh' }],
-      },
-      'flex-context': { 'consumption-price-sensor': prices, 'site-power-capacity': '1 MW' },
-    },
-  });
-  expect(res.status).toBe(200);
-  job = res.body.schedule as string;
-  expect((await waitForSchedule(t, token, battery, job)).status).toBe(200);
+  ({ batteryAsset, battery, pv, load, prices, job } = await plannedBattery(t, token, accountId, site));
 });
 afterAll(() => t.close());
 

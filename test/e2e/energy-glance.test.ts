@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../server/src/clock.ts';
-import { ensureAssetType } from '../../server/src/store/write/assets.ts';
-import { recordBeliefs } from '../../server/src/store/write/beliefs.ts';
-import { getOrCreateSource } from '../../server/src/store/write/sources.ts';
-import { PASSWORD, factories } from '../helpers/factories.ts';
+import { PASSWORD } from '../helpers/factories.ts';
+import { PLAN_FIRST, PLAN_NOW, plannedBattery } from '../helpers/planAheadSite.ts';
 import { waitForSchedule } from '../helpers/schedules.ts';
 import { chartValues, chromiumPath, screenshot, signIn } from './browser.ts';
 import { openSite, type OpenSite } from './fixture.ts';
@@ -14,7 +12,8 @@ import { openSite, type OpenSite } from './fixture.ts';
  * (charging at its 5 kW limit in the cheap hours, discharging in the dear ones), its state of
  * charge and target, the prices, PV and load forecasts, a "now" line at the site's current time,
  * the hours in Amsterdam's time, and where nothing is planned said so instead of drawn as zero.
- * The server runs on a simulated clock: 9 March 2027, 10:20 in Amsterdam (UTC+1).
+ * The server runs on a simulated clock: 9 March 2027, 10:20 in Amsterdam (UTC+1); the site is
+ * helpers/planAheadSite.ts's.
  */
 
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
@@ -40,62 +39,11 @@ for (const width of [1280, 375]) {
     let prices: number;
     let batteryAsset: number;
     /** Now, and the first hour planned: the next whole hour. */
-    const now = Date.parse('2027-03-09T10:20:00+01:00');
-    const first = Date.parse('2027-03-09T11:00:00+01:00');
+    const [now, first] = [PLAN_NOW, PLAN_FIRST];
 
     beforeAll(async () => {
       o = await openSite({ clock: new SimulatedClock(now), viewport: { width, height: 900 }, timezoneId: 'America/New_York', zone: ZONE });
-      const f = factories(o.t.db);
-      await o.t.db.transaction(async (trx) => {
-        for (const type of ['solar', 'house load']) await ensureAssetType(trx, type, type);
-      });
-      const device = async (type: string, name: string) => {
-        const id = (await f.asset({ accountId: o.accountId, type, name })).id;
-        await o.t.db('generic_asset').where({ id }).update({ parent_asset_id: o.site });
-        return id;
-      };
-      const sensor = (assetId: number, name: string, attributes = {}) =>
-        f.sensor({ assetId, name, unit: 'kW', resolutionMinutes: 60, timezone: o.zone, attributes });
-      batteryAsset = await device('battery', 'Battery');
-      battery = (await sensor(batteryAsset, 'power')).id;
-      const pv = (await sensor(await device('solar', 'Roof'), 'PV')).id;
-      const load = (await sensor(await device('house load', 'House'), 'load', { consumption_is_positive: true })).id;
-      const market = await f.asset({ accountId: null, type: 'transmission zone' });
-      prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
-      // Two levels: 20 EUR/MWh for the first three hours, 100 for the next three.
-      await f.beliefs(prices, first, H, [20, 20, 20, 100, 100, 100], now - H);
-      // A forecaster's values: PV 2 and 3 kW produced in hours 2 and 3, the house 1.5 kW in hours 1 and 2.
-      await o.t.db.transaction(async (trx) => {
-        const source = await getOrCreateSource(trx, { name: 'forecast', type: 'forecaster', model: 'test' });
-        const row = (sensorId: number, hour: number, value: number) => ({
-          sensorId,
-          eventStartMs: first + hour * H,
-          beliefTimeMs: now - H,
-          sourceId: source.id,
-          value,
-        });
-        await recordBeliefs(trx, [row(pv, 1, 2), row(pv, 2, 3), row(load, 0, 1.5), row(load, 1, 1.5)], { allowOverwrite: false });
-      });
-      const res = await o.t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
-        token: o.token,
-        json: {
-          start: new Date(first).toISOString(),
-          duration: 'PT6H',
-          'flex-model': {
-            'soc-at-start': '0 kWh',
-            'soc-min': '0 kWh',
-            'soc-max': '20 kWh',
-            'power-capacity': '5 kW',
-            'roundtrip-efficiency': 1,
-            'storage-efficiency': 1,
-            'soc-targets': [{ datetime: new Date(first + 3 * H).toISOString(), value: '15 kWh' }],
-          },
-          'flex-context': { 'consumption-price-sensor': prices, 'site-power-capacity': '1 MW' },
-        },
-      });
-      expect(res.status).toBe(200);
-      job = res.body.schedule as string;
-      expect((await waitForSchedule(o.t, o.token, battery, job)).status).toBe(200);
+      ({ batteryAsset, battery, prices, job } = await plannedBattery(o.t, o.token, o.accountId, o.site));
     });
     afterAll(() => o?.close());
 

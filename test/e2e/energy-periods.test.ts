@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SimulatedClock } from '../../server/src/clock.ts';
-import { PASSWORD, factories } from '../helpers/factories.ts';
-import { waitForSchedule } from '../helpers/schedules.ts';
-import { startTestServer, type TestServer } from '../helpers/testServer.ts';
+import { measuredWeek, plannedWeek, postHourly, WEEK } from '../helpers/energyWeek.ts';
+import { PASSWORD } from '../helpers/factories.ts';
+import type { TestServer } from '../helpers/testServer.ts';
 import { ARTIFACTS, chromiumPath, launchBrowser, screenshot, signIn } from './browser.ts';
 import { openPage } from './fixture.ts';
 
@@ -24,16 +22,11 @@ import { openPage } from './fixture.ts';
  * The battery's plan for the week was made the Sunday before (so it is in force at every step),
  * against 100 EUR/MWh before noon and 200 from noon. `openSite` does not fit here: the plan is
  * made on a simulated clock before the week, and the week's measurements after it, on a server
- * over the same store started again on the real clock (moving the simulated clock a week on would
- * run a week of periodic work); the page comes from the fixture's `openPage`.
+ * over the same store started again on the real clock (helpers/energyWeek.ts); the page comes
+ * from the fixture's `openPage`.
  */
 
 const run = chromiumPath || process.env.CI ? describe : describe.skip;
-const ZONE = 'Europe/Amsterdam';
-const WEEK = DateTime.fromISO('2025-03-24T00:00', { zone: ZONE });
-/** 6 days of 24 hours and one of 23. */
-const HOURS = 6 * 24 + 23;
-
 let t: TestServer;
 let browser: Browser;
 let page: Page;
@@ -64,71 +57,23 @@ async function bars(): Promise<{ series: string; slot: string; consumed: number 
 
 beforeAll(async () => {
   if (!chromiumPath && !process.env.CI) return;
-  const clock = new SimulatedClock(DateTime.fromISO('2025-03-23T12:00', { zone: ZONE }).toMillis());
-  t = await startTestServer({}, undefined, { clock });
-  const f = factories(t.db);
-  const accountId = (await f.account()).id;
-  const admin = await f.user({ accountId, roles: ['account-admin'] });
-  token = admin.token;
-  site = (await f.asset({ accountId, type: 'building', name: 'Home' })).id;
-  const devices = [
-    [{ kind: 'grid-meter', name: 'Meter' }, 2, -1],
-    [{ kind: 'pv', name: 'Roof', power: '5 kW' }, 0, 3],
-    [{ kind: 'battery', name: 'Battery', power: '5 kW', capacity: '10 kWh' }, -1, 1],
-    [{ kind: 'ev-charger', name: 'Car', power: '11 kW', capacity: '60 kWh' }, -2, -2],
-  ] as const;
-  const sensors: number[] = [];
-  for (const [body] of devices) {
-    const made = await t.request('POST', `/api/v3_0/assets/${site}/devices`, {
-      token,
-      json: { timezone: ZONE, resolution: 'PT1H', ...body },
-    });
-    expect(made.status).toBe(201);
-    sensors.push(made.body.sensors[0].id);
-  }
-  const market = await f.asset({ accountId: null, type: 'transmission zone' });
-  const prices = (await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60, timezone: ZONE })).id;
-  const hourly = (morning: number, afternoon: number, start = WEEK, hours = HOURS) =>
-    Array.from({ length: hours }, (_, i) => (start.plus({ hours: i }).hour < 12 ? morning : afternoon));
-  await f.beliefs(prices, WEEK.toMillis(), 3_600_000, hourly(100, 200), clock.now() - 86_400_000);
-  const battery = sensors[2];
-  const trigger = await t.request('POST', `/api/v3_0/sensors/${battery}/schedules/trigger`, {
-    token,
-    json: {
-      start: WEEK.toISO(),
-      duration: `PT${HOURS}H`,
-      'flex-model': { 'soc-at-start': '5 kWh' },
-      'flex-context': { 'consumption-price-sensor': prices },
-    },
-  });
-  expect(trigger.status).toBe(200);
-  expect((await waitForSchedule(t, token, battery, trigger.body.schedule)).status).toBe(200);
-  await t.server.close();
-  t = await startTestServer({}, t.dataDir);
-  for (const [i, [, morning, afternoon]] of devices.entries()) {
-    const posted = await t.request('POST', `/api/v3_0/sensors/${sensors[i]}/data`, {
-      token,
-      json: { values: hourly(morning, afternoon), start: WEEK.toISO(), duration: `PT${HOURS}H`, unit: 'kW' },
-    });
-    expect(posted.status).toBe(200);
-  }
+  const planned = await plannedWeek();
+  token = planned.admin.token;
+  site = planned.site;
+  t = await measuredWeek(planned.t, token, planned.sensors);
   const before = WEEK.minus({ weeks: 1 });
   for (const [i, morning, afternoon] of [
     [0, 3, 0],
     [1, 0, 2],
     [3, -2, -2],
   ]) {
-    const posted = await t.request('POST', `/api/v3_0/sensors/${sensors[i]}/data`, {
-      token,
-      json: { values: hourly(morning, afternoon, before, 168), start: before.toISO(), duration: 'PT168H', unit: 'kW' },
-    });
-    expect(posted.status).toBe(200);
+    await postHourly(t, token, planned.sensors[i], morning, afternoon, before, 168);
   }
 
   browser = await launchBrowser();
   ({ page, errors } = await openPage(browser, { viewport: { width: 1280, height: 900 }, timezoneId: 'America/New_York' }));
   const at = `/assets/${site}?energy=week&energy_date=2025-03-26`;
-  await signIn(page, `${t.url}/signin?next=${encodeURIComponent(at)}`, admin.user.email, PASSWORD);
+  await signIn(page, `${t.url}/signin?next=${encodeURIComponent(at)}`, planned.admin.user.email, PASSWORD);
   await page.getByRole('heading', { name: 'Energy and money per period' }).waitFor();
 }, 180_000);
 afterAll(async () => {
