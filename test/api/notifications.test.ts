@@ -230,7 +230,8 @@ describe('attention', () => {
     const market = await f.asset({ accountId: null, type: 'transmission zone' });
     const prices = await f.sensor({ assetId: market.id, unit: 'EUR/MWh', resolutionMinutes: 60 });
     await f.beliefs(prices.id, Date.parse('2026-06-03T00:00:00Z'), 3600_000, [50, 60], Date.parse('2026-06-02T00:00:00Z'));
-    const battery = await f.sensor({ assetId: (await f.asset({ accountId, type: 'battery' })).id, unit: 'MW', resolutionMinutes: 15 });
+    const shed = await f.asset({ accountId, type: 'battery', name: 'Shed battery' });
+    const battery = await f.sensor({ assetId: shed.id, name: 'power', unit: 'MW', resolutionMinutes: 15 });
     // 4 MWh in one hour at 1 MW cannot be reached: infeasible, then the fallback charges 1 MWh.
     const trigger = await t.request('POST', `/api/v3_0/sensors/${battery.id}/schedules/trigger`, {
       token,
@@ -256,6 +257,10 @@ describe('attention', () => {
       ['schedule-fallback', jobId],
       ['target-missed', fallbackId],
     ]);
+    // The device by its asset's and sensor's names, as the screen shows it.
+    expect(mine.find((n: { kind: string }) => n.kind === 'target-missed').message).toBe(
+      'The schedule of Shed battery power misses a state-of-charge target of Shed battery power.',
+    );
     // Webhooks are posted by the outbox, on its own clock.
     await t.server.webhooks.tick(Date.now());
     expect(received.filter((r) => r.body.job_id === jobId || r.body.job_id === fallbackId)).toHaveLength(2);

@@ -184,6 +184,8 @@ describe('plan ahead', () => {
     const fallback = body.plans.find((p: { job_id: string }) => p.job_id === fallbackJob);
     expect(fallback).toMatchObject({ scheduler: 'StorageFallbackScheduler', fallback: true, degraded: true });
     expect(fallback.warnings.map((w: { code: string }) => w.code)).toEqual(['fallback', 'target-missed']);
+    // The missed target's warning names the device as the screen does (asset "Battery", sensor "power").
+    expect(fallback.warnings[1].message).toMatch(/^SoC targets of Battery power not met at /);
     expect(body.plans.find((p: { job_id: string }) => p.job_id === job)).toMatchObject({ fallback: false, degraded: false });
   });
 

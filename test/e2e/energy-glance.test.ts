@@ -150,6 +150,8 @@ for (const width of [1280, 375]) {
       expect(degraded[0]).toContain(`${amsterdam(first + 3 * H)} – ${amsterdam(first + 6 * H)}`);
       const notes = o.page.getByRole('list', { name: 'About this plan' });
       expect(await notes.locator('[data-note="degraded"]').textContent()).toContain('by the fallback scheduler');
+      // Its warnings name the device (asset "Battery", sensor "power"), not a sensor id.
+      expect(await notes.locator('[data-note="degraded"]').textContent()).toContain('SoC targets of Battery power not met');
       expect(await notes.locator('[data-note="target-missed"]').textContent()).toBe(
         `Battery: target of 20 kWh at ${amsterdam(first + 4 * H)} missed by the plan`,
       );

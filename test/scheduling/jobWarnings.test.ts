@@ -30,9 +30,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function battery(): Promise<number> {
-  const asset = await f.asset({ accountId, type: 'battery' });
-  return (await f.sensor({ assetId: asset.id, unit: 'MW', resolutionMinutes: 60 })).id;
+/** A battery; `names` its asset's and sensor's names where a test reads them in a message. */
+async function battery(names: { asset?: string; sensor?: string } = {}): Promise<number> {
+  const asset = await f.asset({ accountId, type: 'battery', name: names.asset });
+  return (await f.sensor({ assetId: asset.id, unit: 'MW', resolutionMinutes: 60, name: names.sensor })).id;
 }
 
 async function run(sensorId: number, body: Record<string, unknown>) {
@@ -90,8 +91,9 @@ describe('job warnings', () => {
     expect(body.warnings).toEqual([]);
   });
 
-  it('names a soft SoC target that was missed', async () => {
-    const id = await run(await battery(), {
+  it('names a soft SoC target that was missed, and its device as people know it', async () => {
+    const device = await battery({ asset: 'Garage battery', sensor: 'power' });
+    const id = await run(device, {
       start: '2015-01-02T00:00:00Z',
       duration: 'PT4H',
       'flex-model': {
@@ -110,8 +112,9 @@ describe('job warnings', () => {
       {
         code: 'target-missed',
         field: 'soc-targets',
-        sensor_id: expect.any(Number),
-        message: expect.stringMatching(/^SoC targets of sensor \d+ not met at 1 step\(s\), by up to 3000\.0 kWh\.$/),
+        sensor_id: device,
+        // The device by its asset's name and its sensor's, as the screens name it; not "sensor <id>".
+        message: 'SoC targets of Garage battery power not met at 1 step(s), by up to 3000.0 kWh.',
         periods: [{ start: '2015-01-02T01:00:00.000Z', end: '2015-01-02T02:00:00.000Z' }],
       },
     ]);

@@ -55,7 +55,7 @@ export function schedulingHandler({ db, pool, log, clock, fallback }: Scheduling
     const solved = performance.now();
     const stored = await storeStorageSchedule(db, sensors, { jobId: job.id, args: storageArgs, model, problem, schedule, beliefTimeMs });
     const timing_ms = { read: ms(read - started), solve: ms(solved - read), store: ms(performance.now() - solved) };
-    return presentStorageSchedule({ args: storageArgs, model, problem, schedule, beliefTimeMs, stored, warnings, timing_ms }, sensors);
+    return presentStorageSchedule({ args: storageArgs, model, problem, schedule, beliefTimeMs, stored, warnings, timing_ms }, sensors, db);
   };
 }
 

@@ -143,8 +143,14 @@ const kindNames: Record<string, string> = {
  * One warning per device and kind of soft constraint that was breached, with its largest violation.
  * @param unresolved the job's `unresolved` list.
  * @param stepMs the step length: a SoC constraint's instant is the end of its step.
+ * @param names each device's sensor as people name it ("Home battery power"): the message is read
+ *   on screen and the operator knows devices by name, not by sensor id (`sensor_id` keeps the id).
  */
-export function unresolvedConstraints(unresolved: readonly DeviceConstraints[], stepMs: number): JobWarning[] {
+export function unresolvedConstraints(
+  unresolved: readonly DeviceConstraints[],
+  stepMs: number,
+  names: ReadonlyMap<number, { name: string }>,
+): JobWarning[] {
   return unresolved.flatMap(({ asset: _asset, sensor, ...kinds }) =>
     Object.entries(kinds).flatMap(([kind, slots]) => {
       if (!slots?.length) return [];
@@ -157,7 +163,7 @@ export function unresolvedConstraints(unresolved: readonly DeviceConstraints[], 
           code: kind === 'soc-targets' ? ('target-missed' as const) : ('constraint-unresolved' as const),
           field: kind,
           sensor_id: sensor,
-          message: `${kindNames[kind] ?? kind} of sensor ${sensor} not met at ${slots.length} step(s), by up to ${worst.violation}.`,
+          message: `${kindNames[kind] ?? kind} of ${names.get(sensor)?.name ?? `sensor ${sensor}`} not met at ${slots.length} step(s), by up to ${worst.violation}.`,
           periods: slots.map((s) => {
             // The worker writes these instants itself (constraintResults), always with an offset.
             const t = instantMs(s.datetime) ?? Number.NaN;

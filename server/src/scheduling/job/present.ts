@@ -1,7 +1,9 @@
+import type { Knex } from 'knex';
 import type { JobResult, JobWarning } from '../../contracts/responses.ts';
 import type { ProcessJobSpec } from '../../contracts/jobSpec.ts';
 import type { ProcessProblem, ProcessSchedule } from '../../../../worker/src/tasks.ts';
 import type { JobSensors } from '../buildProblem.ts';
+import { sensorNamings } from '../../store/sensorNames.ts';
 import { constraintResults } from '../constraintResults.ts';
 import { planMoney, priceCurrency, round6 } from '../money.ts';
 import { startFloored } from '../timeGrid.ts';
@@ -16,6 +18,7 @@ export type JobTiming = Record<'read' | 'solve' | 'store', number>;
 export async function presentStorageSchedule(
   job: SolvedStorageJob & { stored: StoredStorageSchedule; warnings: JobWarning[]; timing_ms: JobTiming },
   sensors: JobSensors,
+  db: Knex,
 ): Promise<JobResult> {
   const { args, model, problem, schedule, beliefTimeMs, stored } = job;
   const { spec, fallback } = args;
@@ -26,6 +29,10 @@ export async function presentStorageSchedule(
       spec.devices.map(async (d) => ({ sensorId: d.sensorId, assetId: (await sensors(d.sensorId)).generic_asset_id })),
     ),
   });
+  const names = await sensorNamings(
+    db,
+    constraints.unresolved.map((d) => d.sensor),
+  );
   return {
     scheduler_info: { scheduler: model },
     data_source_id: stored.source.id,
@@ -63,7 +70,7 @@ export async function presentStorageSchedule(
       ...spec.devices.flatMap((d) => (d.socReading ? (socFromReading(d.socReading, spec.startMs) ?? []) : [])),
       ...spec.devices.flatMap((d) => (d.socAssumed ? [socAssumedOnArrival(d.socAssumed, spec.startMs)] : [])),
       ...job.warnings,
-      ...unresolvedConstraints(constraints.unresolved, spec.stepMs),
+      ...unresolvedConstraints(constraints.unresolved, spec.stepMs, names),
     ],
   } satisfies JobResult;
 }
