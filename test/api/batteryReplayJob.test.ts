@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BatteryReplayResult } from '../../server/src/contracts/batteryReplay.ts';
 import { schedulingJob } from '../../server/src/contracts/responses.ts';
+import { dialectOf } from '../../server/src/db/dialect.ts';
 import type { Sensor } from '../../server/src/store/sensors.ts';
 import { HAND_WORKED, handWorkedSite } from '../helpers/replaySite.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/testServer.ts';
@@ -181,4 +182,40 @@ describe('POST /assets/<id>/battery-replay', () => {
     }
     expect([await replays(), await audits()]).toEqual([jobs, entries]);
   });
+
+  it('stores the job with its audit entry or neither: when the store refuses the entry, no job is queued or run', async () => {
+    const [jobs, entries] = [await replays(), await audits()];
+    await refuseReplayAudits(true);
+    try {
+      const res = await t.request('POST', `/api/v3_0/assets/${siteId}/battery-replay`, { token: owner, json: body() });
+      expect(res.status).toBe(500);
+    } finally {
+      await refuseReplayAudits(false);
+    }
+    // Nothing was handed to the queue either: once it is idle, still no job.
+    await t.server.services.jobs.drained();
+    expect([await replays(), await audits()]).toEqual([jobs, entries]);
+  });
 });
+
+/** Makes the store itself refuse (or no longer refuse) a replay's audit entry, as a failing write would. */
+async function refuseReplayAudits(refuse: boolean) {
+  const sqlite = dialectOf(t.db).name === 'sqlite';
+  if (!refuse) {
+    await t.db.raw('DROP TRIGGER refuse_replay_audit' + (sqlite ? '' : ' ON audit_log'));
+    if (!sqlite) await t.db.raw('DROP FUNCTION refuse_replay_audit()');
+    return;
+  }
+  if (sqlite) {
+    await t.db.raw(
+      `CREATE TRIGGER refuse_replay_audit BEFORE INSERT ON audit_log WHEN NEW.event LIKE 'Started battery replay%'
+       BEGIN SELECT RAISE(ABORT, 'audit refused'); END`,
+    );
+    return;
+  }
+  await t.db.raw(
+    `CREATE FUNCTION refuse_replay_audit() RETURNS trigger AS $$
+     BEGIN IF NEW.event LIKE 'Started battery replay%' THEN RAISE EXCEPTION 'audit refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+  );
+  await t.db.raw('CREATE TRIGGER refuse_replay_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_replay_audit()');
+}

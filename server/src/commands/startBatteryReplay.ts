@@ -12,19 +12,20 @@ import type { Asset } from '../store/assets.ts';
 import { getSensor } from '../store/sensors.ts';
 import { listTariffs } from '../store/tariffs.ts';
 import { recordAudit } from '../store/write/auditLog.ts';
-import type { CommandContext } from './context.ts';
+import type { CommandContext, Writes } from './context.ts';
 
 /**
  * Starting a battery replay ("would a battery pay?") of a site: resolves what it will read (the
  * site's load and PV sensors, its tariff or the named price sensor, authorized for the principal
  * and the site's account), bounds the period, queues the job in the principal's name and records
- * the audit entry. No HTTP context: errors are the API's (422 with field messages, 403).
+ * the audit entry, both in the route's transaction. No HTTP context: errors are the API's (422
+ * with field messages, 403).
  */
 
 /** What resolving a replay reads: the store, and the clock for "now" (the period ends by tomorrow). */
 type Resolving = Pick<CommandContext, 'reader' | 'clock'>;
-/** What starting one uses besides: the queue, and the store for its audit entry. */
-type Replaying = Pick<CommandContext, 'db' | 'reader' | 'clock' | 'jobs'>;
+/** What starting one uses besides: the queue, and the route's transaction for the job's record and its audit entry. */
+type Replaying = Writes<'reader' | 'clock' | 'jobs'>;
 /** What both take: the site and the replay asked of it. */
 interface ReplayInput {
   asset: Asset;
@@ -134,16 +135,17 @@ export async function resolveBatteryReplay(context: Resolving, principal: Princi
 export async function startBatteryReplay(context: Replaying, principal: Principal, input: ReplayInput): Promise<JobRecord> {
   const { asset, request } = input;
   const args = await resolveBatteryReplay(context, principal, input);
-  // Measurements may be added to the period at any time: each start replays afresh.
+  // Measurements may be added to the period at any time: each start replays afresh. The job's
+  // record is stored in the route's transaction, with the audit entry; the queue takes it up once committed.
   const job = await context.jobs.enqueue('battery-replay', args, {
     accountId: asset.account_id,
     sensorId: null,
     reuseWithinS: 0,
     force: true,
+    trx: context.db,
   });
-  // The job's row is the queue's own (on Redis, not even in this store); the audit entry follows it in a transaction of its own.
   const sizes = request.sizes.map((s) => `${s.capacity_kwh} kWh / ${s.power_kw} kW`).join(', ');
   const event = `Started battery replay ${job.id} of asset '${asset.name}': ${asset.id}, ${request.start} to ${request.end}, ${sizes}, tariff ${request.tariff.kind}`;
-  await context.db.transaction((trx) => recordAudit(trx, auditActor(principal), { assetId: asset.id, accountId: asset.account_id }, event));
+  await recordAudit(context.db, auditActor(principal), { assetId: asset.id, accountId: asset.account_id }, event);
   return job;
 }

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { FlexsiteJobs } from '../contracts/jobs.ts';
 
 /**
@@ -50,6 +51,12 @@ export interface EnqueueOptions {
    * leaves out its belief time, which moves every run while what the job reads may not.
    */
   keyArgs?: object;
+  /**
+   * The caller's transaction: the job's record is stored in it, so that it commits together with
+   * the caller's other writes (its audit entry) or not at all, and the queue takes the job up once
+   * the transaction has committed. Such a job is always a new one, as with `force`.
+   */
+  trx?: Knex.Transaction;
 }
 
 /** The kinds of job failure, for programs; people read the message. */

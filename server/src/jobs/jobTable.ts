@@ -126,6 +126,16 @@ export function failureOf(error: Error): { error: string; error_kind: JobErrorKi
   return { error: 'InternalError: the job failed unexpectedly; the server log has the details.', error_kind: 'internal' };
 }
 
+/**
+ * Runs `then` now, or, for a job stored in the caller's transaction, once that has committed
+ * (never when it rolls back: the job is gone then): a queue must not look for a job before it exists.
+ */
+export function whenStored(trx: Knex.Transaction | undefined, then: () => void): void {
+  if (!trx) return then();
+  // A rolled-back transaction's error is its caller's.
+  trx.executionPromise.then(then, () => undefined);
+}
+
 /** Whether a job failed because the process running it stopped (such a job is never reused). */
 export const wasInterrupted = (job: Pick<JobRecord, 'status' | 'errorKind'>) => job.status === 'failed' && job.errorKind === 'interrupted';
 
@@ -144,7 +154,7 @@ export class JobTable<M extends JobTypes> {
 
   /** @returns the newest job of these arguments created within `reuseWithinS`, unless it was interrupted. */
   async reusable<Q extends keyof M & string>(queue: Q, cacheKey: string, options: EnqueueOptions): Promise<JobRecord<M, Q> | undefined> {
-    if (options.force || options.reuseWithinS <= 0) return undefined;
+    if (options.force || options.trx || options.reuseWithinS <= 0) return undefined;
     const cached = await this.db<DbJob>('job')
       .where({ cache_key: cacheKey, queue })
       .andWhere('created_at', '>', this.clock.now() - options.reuseWithinS * 1000)
@@ -185,7 +195,7 @@ export class JobTable<M extends JobTypes> {
       progress_done: null,
       progress_total: null,
     };
-    await this.db('job').insert(row);
+    await (options.trx ?? this.db)('job').insert(row);
     return jobOf<M, Q>(queue, row);
   }
 
@@ -243,9 +253,10 @@ export class JobTable<M extends JobTypes> {
   /**
    * How many jobs of an account are queued or running: its place in the turns of a queue that
    * orders by it (BullMQ's priority), so an account with fewer waiting jobs goes first.
+   * @param db the caller's transaction when the job is queued in one (it may hold the only writer).
    */
-  async unfinished(accountId: number | null): Promise<number> {
-    const q = this.db('job').whereIn('status', ['queued', 'started']);
+  async unfinished(accountId: number | null, db: Knex = this.db): Promise<number> {
+    const q = db('job').whereIn('status', ['queued', 'started']);
     if (accountId === null) q.whereNull('account_id');
     else q.where({ account_id: accountId });
     const [{ n }] = await q.count({ n: '*' });

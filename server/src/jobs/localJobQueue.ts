@@ -1,5 +1,5 @@
 import { SPARE_SLOTS, type EnqueueOptions, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
-import { cacheKeyOf, runAndRecord, type QueueSetup } from './jobTable.ts';
+import { cacheKeyOf, runAndRecord, whenStored, type QueueSetup } from './jobTable.ts';
 import { TableQueue } from './tableQueue.ts';
 
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -46,8 +46,10 @@ export class LocalJobQueue<M extends JobTypes> extends TableQueue<M> implements 
     const cached = await this.table.reusable(queue, cacheKey, options);
     if (cached) return cached;
     const job = await this.table.insert(queue, args, cacheKey, options);
-    this.queuedAccounts.set(job.id, job.accountId);
-    this.pump();
+    whenStored(options.trx, () => {
+      this.queuedAccounts.set(job.id, job.accountId);
+      this.pump();
+    });
     return job;
   }
 

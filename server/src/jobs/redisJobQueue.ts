@@ -1,7 +1,7 @@
 import { Queue, QueueEvents, WaitingError, Worker, type ConnectionOptions, type Job as BullJob } from 'bullmq';
 import { redisNamespace } from '../redis.ts';
 import { SPARE_SLOTS, type EnqueueOptions, type JobHandlers, type JobQueue, type JobRecord, type JobTypes } from './jobQueue.ts';
-import { cacheKeyOf, runAndRecord, wasInterrupted, type QueueSetup } from './jobTable.ts';
+import { cacheKeyOf, runAndRecord, wasInterrupted, whenStored, type QueueSetup } from './jobTable.ts';
 import { TableQueue } from './tableQueue.ts';
 import { Turns } from './turns.ts';
 
@@ -117,9 +117,9 @@ export class RedisJobQueue<M extends JobTypes> extends TableQueue<M> implements 
     const cached = await this.table.reusable(queue, cacheKey, options);
     if (cached) return cached;
     // Counted before this job is stored: an account with nothing queued or running goes first.
-    const priority = Math.min(LAST_PRIORITY, 1 + (await this.table.unfinished(options.accountId)));
+    const priority = Math.min(LAST_PRIORITY, 1 + (await this.table.unfinished(options.accountId, options.trx)));
     const job = await this.table.insert(queue, args, cacheKey, options);
-    const reuse = !options.force && options.reuseWithinS > 0;
+    const reuse = !options.force && !options.trx && options.reuseWithinS > 0;
     const add = () =>
       this.queue.add(
         queue,
@@ -133,6 +133,15 @@ export class RedisJobQueue<M extends JobTypes> extends TableQueue<M> implements 
           removeOnFail: true,
         },
       );
+    if (options.trx) {
+      // Handed to BullMQ once stored, as a worker looks the job up by its id. Should Redis refuse
+      // it then, the record waits as queued until housekeeping expires it.
+      whenStored(
+        options.trx,
+        () => void add().catch((err: unknown) => this.setup.log.error({ err, job: job.id }, 'job not handed to the queue')),
+      );
+      return job;
+    }
     const added = await add();
     if (added.id !== job.id) {
       const other = await this.table.getOf(queue, String(added.id));

@@ -21,6 +21,7 @@ export const batteryReplayRoutes = [
     summary: "Start a replay of a site's measured history with one or a few battery sizes (a job)",
     request: { params: idParams, json: replay.batteryReplayRequest },
     load: async ({ db, params }) => ({ asset: await assetById(db, params.id, 'read') }),
+    transaction: true,
     async command({ context, principal, body, loaded: { asset } }) {
       const job = await startBatteryReplay(context, principal, { asset, request: body });
       return {
