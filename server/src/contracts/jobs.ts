@@ -98,5 +98,8 @@ export type QueueName = keyof FlexsiteJobs;
 /** Every queue (the type requires each to be listed). */
 const queues: Record<QueueName, true> = { scheduling: true, forecasting: true, automation: true, 'battery-replay': true };
 
+/** The queues' names, as `GET /jobs?queue=` accepts them. */
+export const queueNames = Object.keys(queues) as QueueName[];
+
 /** Whether a stored job's queue name is one of Flexsite's queues. */
 export const isQueueName = (name: string): name is QueueName => Object.hasOwn(queues, name);

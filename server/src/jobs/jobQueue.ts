@@ -59,6 +59,17 @@ export interface EnqueueOptions {
   trx?: Knex.Transaction;
 }
 
+/** Which jobs a listing answers with: all of them, or those of an account, of some queues, ended since a time. */
+export interface JobListFilter<M extends JobTypes = FlexsiteJobs> {
+  accountId?: number;
+  /** Only jobs of these queues. */
+  queues?: (keyof M & string)[];
+  /** Only jobs that ended (finished or failed) at or after this time; a client that lists what ended since its last look passes its last look's newest end. */
+  endedFromMs?: number;
+  /** At most this many, the newest first. */
+  limit: number;
+}
+
 /** The kinds of job failure, for programs; people read the message. */
 export type JobErrorKind =
   'infeasible' | 'unknown-prices' | 'interrupted' | 'forbidden' | 'invalid-input' | 'not-found' | 'conflict' | 'internal';
@@ -164,7 +175,7 @@ export interface JobQueue<M extends JobTypes = FlexsiteJobs> {
    */
   drained(): Promise<void>;
   /** Newest first. */
-  list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]>;
+  list(filter: JobListFilter<M>): Promise<JobRecord<M>[]>;
   /** Whether the queue's own store answers (readiness); undefined when it has none of its own. */
   ping(): Promise<boolean | undefined>;
   /** Stops taking jobs, lets running ones finish for a while, re-queues the rest. */

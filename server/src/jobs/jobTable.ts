@@ -10,6 +10,7 @@ import {
   type FailureName,
   type JobErrorKind,
   type JobHandlers,
+  type JobListFilter,
   type JobOf,
   type JobRecord,
   type JobTypes,
@@ -235,9 +236,12 @@ export class JobTable<M extends JobTypes> {
     return row && jobOf<M, Q>(queue, row);
   }
 
-  async list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]> {
+  async list(filter: JobListFilter<M>): Promise<JobRecord<M>[]> {
     const q = this.db<DbJob>('job').orderBy('created_at', 'desc').limit(filter.limit);
     if (filter.accountId !== undefined) q.where({ account_id: filter.accountId });
+    if (filter.queues) q.whereIn('queue', filter.queues);
+    // Ended jobs only: finished and failed ones (and only they) have an end.
+    if (filter.endedFromMs !== undefined) q.where('finished_at', '>=', filter.endedFromMs);
     return (await q).flatMap((r) => fromRow(this.isQueue, r) ?? []);
   }
 

@@ -1,4 +1,4 @@
-import type { EnqueueOptions, JobQueue, JobRecord, JobTypes } from './jobQueue.ts';
+import type { EnqueueOptions, JobListFilter, JobQueue, JobRecord, JobTypes } from './jobQueue.ts';
 import { JobTable, type QueueSetup } from './jobTable.ts';
 
 /**
@@ -21,7 +21,7 @@ export abstract class TableQueue<M extends JobTypes> implements Pick<JobQueue<M>
     return this.table.get(id);
   }
 
-  list(filter: { accountId?: number; limit: number }): Promise<JobRecord<M>[]> {
+  list(filter: JobListFilter<M>): Promise<JobRecord<M>[]> {
     return this.table.list(filter);
   }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { intText } from '../../contracts/fields.ts';
+import { awareDateTime, intText } from '../../contracts/fields.ts';
+import { isQueueName, queueNames, type QueueName } from '../../contracts/jobs.ts';
 import * as wire from '../../contracts/responses.ts';
 import { isoOrNull } from '../../domain/time.ts';
 import { AppError, rejected } from '../../errors.ts';
@@ -8,7 +9,30 @@ import { route } from '../../http/routes.ts';
 import type { JobRecord } from '../../jobs/jobQueue.ts';
 import { accountById, listedAccount } from '../load.ts';
 
-const listQuery = z.object({ account_id: intText.optional(), limit: intText.optional() });
+/** `queue`: one queue's name, several comma-separated, or the parameter repeated. */
+const queueFilter = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v, ctx): QueueName[] => {
+    const names = (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim());
+    if (names.every(isQueueName)) return [...new Set(names)];
+    ctx.addIssue({ code: 'custom', message: `Must be one of: ${queueNames.join(', ')}.` });
+    return z.NEVER;
+  })
+  .meta({ type: 'string', description: `only jobs of this queue, or of several (repeated or comma-separated): ${queueNames.join(', ')}` });
+
+const listQuery = z.object({
+  account_id: intText.optional(),
+  limit: intText.optional(),
+  queue: queueFilter.optional(),
+  // Results can be large (a schedule's per-step power, prices and costs), so a list leaves them out unless asked.
+  include: z
+    .enum(['result'])
+    .optional()
+    .meta({ description: "`result`: each job's result, as `GET /jobs/<uuid>` gives it (0.18's dialect)" }),
+  ended_after: awareDateTime
+    .optional()
+    .meta({ description: 'only jobs that ended (finished or failed) at or after this time; those still queued or running are left out' }),
+});
 
 /** A finished job's warnings (results of jobs from before warnings, and of other queues, have none). */
 const jobWarnings = (job: JobRecord) => (job.queue === 'scheduling' && job.result?.warnings) || [];
@@ -81,17 +105,24 @@ function presentJob10(job: JobRecord) {
 /** The 1.0 dialect's status: 202 while the job waits or runs, 422 once it failed. */
 const status10 = (job: JobRecord) => (job.status === 'finished' ? 200 : job.status === 'failed' ? 422 : 202);
 
-/** The scheduling jobs of an account, for the UI's job list and schedule inspection. */
+/** The jobs of an account, for the UI's job list and schedule inspection, and for clients collecting outcomes. */
 export const jobRoutes = [
   route({
     method: 'GET',
     path: '/jobs',
-    summary: 'List the scheduling jobs of an account, newest first',
+    summary: 'List the jobs of an account, newest first; of some queues, ended since a time, with their results if asked',
     request: { query: listQuery },
     load: async ({ db, user, query }) => ({ account: await listedAccount(db, user, query.account_id) }),
-    command: ({ ctx, query, loaded }) =>
-      ctx.services.jobs.list({ accountId: loaded.account.id, limit: Math.min(Math.max(query.limit ?? 100, 1), 1000) }),
-    response: { schema: z.array(wire.job), present: (jobs) => jobs.map((j) => presentJob(j, false)) },
+    command: async ({ ctx, query, loaded }) => ({
+      jobs: await ctx.services.jobs.list({
+        accountId: loaded.account.id,
+        queues: query.queue,
+        endedFromMs: query.ended_after?.toMillis(),
+        limit: Math.min(Math.max(query.limit ?? 100, 1), 1000),
+      }),
+      withResult: query.include === 'result',
+    }),
+    response: { schema: z.array(wire.job), present: ({ jobs, withResult }) => jobs.map((j) => presentJob(j, withResult)) },
   }),
   route({
     method: 'GET',
