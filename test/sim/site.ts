@@ -122,10 +122,12 @@ class Site {
   readonly computes: Compute[] = [];
   readonly reports: SiteRun['reports'] = { battery: [], ev: [] };
   private seen = new Set<string>();
+  /** The newest end of a job the last look listed. */
+  private lastEndMs = 0;
 
   /**
-   * @param jobsPerLook how many of the newest jobs to list at each look: more than end between
-   *   two looks (every-minute plans queue 15 runs and 15 schedules a quarter hour per device).
+   * @param jobsPerLook how many of the newest runs and schedules to list at each look: more than end
+   *   between two looks (every-minute plans queue 15 runs and 15 schedules a quarter hour per device).
    */
   constructor(
     readonly api: Api,
@@ -213,20 +215,30 @@ class Site {
     this.computes.push({ atMs: tMs, jobId: job.id, status: job.status, error: job.error });
   }
 
-  /** Reads the scheduling jobs and automation runs that ended since the last look. */
+  /**
+   * Reads the scheduling jobs and automation runs that ended since the last look, with their
+   * results, in one listing: those that ended at or after the newest end of the last look (the
+   * jobs that ended at that very time are listed again, and skipped as seen).
+   */
   async collectPlans(): Promise<void> {
+    const query = {
+      queue: 'automation,scheduling',
+      include: 'result',
+      ended_after: new Date(this.lastEndMs).toISOString(),
+      limit: this.jobsPerLook,
+    };
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- jobs as the API lists them
-    const jobs = (await this.api.must('GET', '/api/v3_0/jobs', { query: { limit: this.jobsPerLook } })).body as any[];
-    for (const listed of jobs.reverse()) {
-      const pressed = this.computes.some((c) => c.jobId === listed.id);
-      if (pressed || this.seen.has(listed.id) || !['finished', 'failed'].includes(listed.status)) continue;
-      this.seen.add(listed.id);
-      if (listed.queue === 'automation') {
-        const run = (await this.api.must('GET', `/api/v3_0/jobs/${listed.id}`)).body;
-        const { automationId, dueMs } = listed.args;
-        this.runs.push({ automationId, dueMs, status: run.status, scheduleJobId: run.result?.schedule_job_id ?? null });
-      } else if (listed.queue === 'scheduling') {
-        this.plans.push(this.planOf((await this.api.must('GET', `/api/v3_0/jobs/${listed.id}`)).body));
+    const jobs = (await this.api.must('GET', '/api/v3_0/jobs', { query })).body as any[];
+    for (const job of jobs.reverse()) {
+      this.lastEndMs = Math.max(this.lastEndMs, Date.parse(job.finished_at));
+      const pressed = this.computes.some((c) => c.jobId === job.id);
+      if (pressed || this.seen.has(job.id)) continue;
+      this.seen.add(job.id);
+      if (job.queue === 'automation') {
+        const { automationId, dueMs } = job.args;
+        this.runs.push({ automationId, dueMs, status: job.status, scheduleJobId: job.result?.schedule_job_id ?? null });
+      } else {
+        this.plans.push(this.planOf(job));
       }
     }
   }
