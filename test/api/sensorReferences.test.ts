@@ -447,6 +447,30 @@ describe('jobs re-check their owner’s rights before they store', () => {
     expect(await beliefCount(w.target)).toBe(4);
     expect(await beliefCount(w.own.sensor.id)).toBe(0);
   });
+  it('fails a job whose SoC sensor moves to another account while it is being solved, storing nothing', async () => {
+    // The job reads its sensors once when it starts; the check before it stores reads them again.
+    const w = await world('sameAccount', 'MWh', { 'custom-scheduler': 'held' });
+    const elsewhere = await f.asset({ accountId: accounts.B, type: 'battery' });
+    fs.writeFileSync(hold, '');
+    const answered = trigger(w, model({ 'state-of-charge': ref(w.target) }));
+    let job: { id: string; status: string } | undefined;
+    for (let i = 0; i < 200 && job?.status !== 'started'; i++) {
+      job = await t.db('job').orderBy('created_at', 'desc').first();
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(job?.status).toBe('started');
+    await t.db('sensor').where({ id: w.target }).update({ generic_asset_id: elsewhere.id });
+    fs.rmSync(hold);
+    expect((await answered).status).toBe(200);
+    await t.server.services.jobs.settled(job!.id, 30_000);
+    const failed = (await t.server.services.jobs.get(job!.id))!;
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toBe(
+      `PermissionDenied: the user who triggered this job (id ${member.id}) may no longer write to sensor ${w.target} (devices.0.socSensorId); nothing was stored.`,
+    );
+    expect(await beliefCount(w.target)).toBe(4);
+    expect(await beliefCount(w.own.sensor.id)).toBe(0);
+  });
 });
 
 describe('a job that failed by interruption', () => {

@@ -274,6 +274,15 @@ export class JobTable<M extends JobTypes> {
    * @returns the started job, or undefined when it is gone or another process claimed it first.
    */
   async claim(id: string, from: JobRecord['status'][] = ['queued']): Promise<JobRecord<M> | undefined> {
+    if (from.length === 1 && from[0] === 'queued') {
+      // One statement: a queued job leaves that state when claimed, so of two claims (processes
+      // on a pooled engine) only one matches.
+      const [row] = await this.db<DbJob>('job')
+        .where({ id, status: 'queued' })
+        .update({ status: 'started', started_at: this.clock.now(), attempts: this.db.raw('attempts + 1') }, '*');
+      return row && fromRow(this.isQueue, row as DbJob);
+    }
+    // A started job stays started when handed out again: the attempts read tell two claims apart.
     return this.db.transaction(async (trx) => {
       const next = await trx<DbJob>('job').where({ id }).first();
       if (!next || !from.includes(next.status)) return undefined;

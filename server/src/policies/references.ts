@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { fieldTree, forbidden, mergeFieldTrees, unprocessable, type Location } from '../errors.ts';
 import { getAccount } from '../store/accounts.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
-import { getSensor, type SensorInContext } from '../store/sensors.ts';
+import { getSensors, type SensorInContext } from '../store/sensors.ts';
 import { accountMay, can, type ObjectAccess } from './access.ts';
 import type { Actor } from './principal.ts';
 
@@ -187,7 +187,7 @@ export async function firstRefused(
   db: Knex,
   actor: Actor,
   refs: Reference[],
-  readSensor: SensorReader = (id) => getSensor(db, id),
+  readSensor?: SensorReader,
   usableBy?: UsableBy,
 ): Promise<Reference | undefined> {
   const resolved = await resolve(db, refs, [], readSensor);
@@ -201,19 +201,19 @@ export async function authorizeSensor(db: Knex, actor: Actor, sensor: SensorInCo
   if (!can(actor, permissionFor(use), sensorAccess(sensor))) throw forbidden();
 }
 
-async function resolve(
-  db: Knex,
-  refs: Reference[],
-  loaded: readonly SensorInContext[] = [],
-  readSensor: SensorReader = (id) => getSensor(db, id),
-): Promise<Resolved> {
+/** Resolves the references: the sensors not loaded through `readSensor`, else all in one read. */
+async function resolve(db: Knex, refs: Reference[], loaded: readonly SensorInContext[] = [], readSensor?: SensorReader): Promise<Resolved> {
   const sensors = new Map<number, SensorInContext>(loaded.map((s) => [s.id, s]));
+  const unread = [...new Set(refs.flatMap((r) => (r.kind === 'sensor' && !sensors.has(r.id) ? [r.id] : [])))];
+  if (readSensor) {
+    for (const id of unread) {
+      const s = await readSensor(id);
+      if (s) sensors.set(id, s);
+    }
+  } else for (const [id, s] of await getSensors(db, unread)) sensors.set(id, s);
   const assets = new Map<number, Asset>();
   for (const r of refs) {
-    if (r.kind === 'sensor' && !sensors.has(r.id)) {
-      const s = await readSensor(r.id);
-      if (s) sensors.set(r.id, s);
-    } else if (r.kind === 'asset' && !assets.has(r.id)) {
+    if (r.kind === 'asset' && !assets.has(r.id)) {
       const a = await getAsset(db, r.id);
       if (a) assets.set(r.id, a);
     }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { conversion } from '../domain/units.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import { resampleToGrid } from '../domain/resample.ts';
-import { getSensor, type Sensor, type SensorInContext } from '../store/sensors.ts';
+import { getSensor, getSensors, type Sensor, type SensorInContext } from '../store/sensors.ts';
 import { socSeries, type ProcessProblem, type StorageDevice, type StorageProblem } from '../../../worker/src/tasks.ts';
 import type { ProcessJobSpec, SeriesSpec, SocConstraintSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 import { SchedulingFailure } from './failure.ts';
@@ -17,12 +17,16 @@ type FlowCommitment = NonNullable<StorageProblem['commitments']>[number];
  * The job's sensors, each read from the store once per job: by the owner check, which fails the
  * job for one that does not exist, then for the inputs and the outputs.
  */
-export type JobSensors = (id: number) => Promise<SensorInContext>;
+export interface JobSensors {
+  (id: number): Promise<SensorInContext>;
+  /** Reads those of `ids` not read yet, together in one statement. */
+  load(ids: readonly number[]): Promise<void>;
+}
 
 /** @returns a reader of sensors that reads each one once. */
 export function sensorsOnce(db: Knex): JobSensors {
   const read = new Map<number, Promise<SensorInContext>>();
-  return (id) => {
+  const one = (id: number) => {
     if (!read.has(id))
       read.set(
         id,
@@ -30,6 +34,14 @@ export function sensorsOnce(db: Knex): JobSensors {
       );
     return read.get(id)!;
   };
+  const load = async (ids: readonly number[]) => {
+    const unread = ids.filter((id) => !read.has(id));
+    if (!unread.length) return;
+    const found = await getSensors(db, unread);
+    // An unknown id reads as none, as `one` reads it.
+    for (const id of unread) if (!read.has(id)) read.set(id, Promise.resolve(found.get(id)!));
+  };
+  return Object.assign(one, { load });
 }
 
 /**
@@ -84,6 +96,7 @@ async function sensorSeries(sensorId: number, unit: string, grid: Grid, sign: 1 
   const sensor = await grid.sensors(sensorId);
   const events = await mostRecentBeliefs(grid.db, {
     sensorId,
+    eventResolutionMs: sensor.event_resolution_ms,
     startMs: grid.startMs,
     endMs: grid.endMs,
     // An hourly price covers a schedule that starts at a quarter past.
@@ -112,6 +125,7 @@ async function setpointUnderWay(sensorId: number, grid: Grid): Promise<number | 
   const sensor = await grid.sensors(sensorId);
   const planned = await mostRecentBeliefs(grid.db, {
     sensorId,
+    eventResolutionMs: sensor.event_resolution_ms,
     startMs: grid.startMs,
     endMs: grid.startMs + grid.stepMs,
     overlapping: true,
@@ -221,6 +235,7 @@ async function socConstraintsOf(ref: { sensor: number; unit: string } | undefine
   const resolution = sensor.event_resolution_ms;
   const events = await mostRecentBeliefs(grid.db, {
     sensorId: ref.sensor,
+    eventResolutionMs: resolution,
     startMs: grid.startMs,
     endMs: grid.endMs,
     overlapping: true,

@@ -68,6 +68,7 @@ async function socAtStart(
   const counted = { sourceTypes, excludeSourceTypes: spec.excludeSourceTypes?.[sensor.id] ?? (sourceTypes ? undefined : NOT_MEASURED) };
   const beliefs = await mostRecentBeliefs(db, {
     sensorId: sensor.id,
+    eventResolutionMs: sensor.event_resolution_ms,
     startMs: spec.startMs - radiusMs,
     endMs: spec.startMs + radiusMs,
     beliefsBeforeMs: beliefTimeMs,

@@ -47,6 +47,8 @@ export async function sensorResolutions(db: Knex | Knex.Transaction, ids: number
 /** Which beliefs `mostRecentBeliefs` reads. */
 export interface BeliefQuery {
   sensorId: number;
+  /** The sensor's event resolution, when the caller has the sensor read already (else it is read here). */
+  eventResolutionMs?: number;
   /**
    * The window: events that lie within [startMs, endMs], i.e. start ≥ startMs and end ≤ endMs
    * (an instantaneous event at endMs counts).
@@ -118,7 +120,7 @@ export interface BeliefSeries {
  * @returns the beliefs as columns, in the order `mostRecentBeliefs` gives.
  */
 export async function mostRecentBeliefSeries(db: Knex | Knex.Transaction, query: BeliefQuery): Promise<BeliefSeries> {
-  const resolution = (await sensorResolutions(db, [query.sensorId])).get(query.sensorId);
+  const resolution = query.eventResolutionMs ?? (await sensorResolutions(db, [query.sensorId])).get(query.sensorId);
   const latest = resolution === undefined ? undefined : beliefWindowQuery(db, query, resolution);
   // One pass over the window's key range: the latest belief per event, source and probability.
   const rows = latest ? inKeyOrder(await dialectOf(db).latestPerProbability(latest)) : emptyColumns(0);

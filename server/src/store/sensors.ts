@@ -27,19 +27,35 @@ const fromRow = <T extends DbSensor>(r: T): Omit<T, 'attributes'> & { attributes
   attributes: JSON.parse(r.attributes) as Record<string, unknown>,
 });
 
+const IN_CONTEXT = `SELECT s.*, a.account_id, o.consultancy_account_id, t.name AS asset_type FROM sensor s
+     JOIN generic_asset a ON a.id = s.generic_asset_id
+     JOIN generic_asset_type t ON t.id = a.generic_asset_type_id
+     LEFT JOIN account o ON o.id = a.account_id`;
+
 /** @returns the sensor with its asset's account and type, or undefined. */
 export async function getSensor(db: Knex, id: number): Promise<SensorInContext | undefined> {
   // Read by every request that names a sensor: a kept statement (see `Dialect.query`).
-  const [row] = await dialectOf(db).query<DbSensor & Omit<SensorInContext, keyof Sensor>>(
-    db,
-    `SELECT s.*, a.account_id, o.consultancy_account_id, t.name AS asset_type FROM sensor s
-     JOIN generic_asset a ON a.id = s.generic_asset_id
-     JOIN generic_asset_type t ON t.id = a.generic_asset_type_id
-     LEFT JOIN account o ON o.id = a.account_id
-     WHERE s.id = ?`,
-    [id],
-  );
+  const [row] = await dialectOf(db).query<DbSensor & Omit<SensorInContext, keyof Sensor>>(db, `${IN_CONTEXT} WHERE s.id = ?`, [id]);
   return row && fromRow(row);
+}
+
+/**
+ * Sensors as `getSensor` reads them, several in one statement (a job's or a trigger's references
+ * name some ten sensors; read one by one, each costs a statement).
+ * @returns the sensors found, by id (an unknown id has no entry).
+ */
+export async function getSensors(db: Knex, ids: readonly number[]): Promise<Map<number, SensorInContext>> {
+  const unique = [...new Set(ids)];
+  if (unique.length <= 1) {
+    const one = unique.length ? await getSensor(db, unique[0]) : undefined;
+    return new Map(one ? [[one.id, one]] : []);
+  }
+  const rows = await dialectOf(db).query<DbSensor & Omit<SensorInContext, keyof Sensor>>(
+    db,
+    `${IN_CONTEXT} WHERE s.id IN (${unique.map(() => '?').join(', ')})`,
+    unique,
+  );
+  return new Map(rows.map((r) => [Number(r.id), fromRow(r)]));
 }
 
 /** @returns the sensors on assets of the account. */

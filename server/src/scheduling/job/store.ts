@@ -89,7 +89,9 @@ export async function storeStorageSchedule(
   const { spec } = args;
   // Read before the write transaction: on SQLite's single writer connection a read through `db`
   // inside it would wait for the connection the transaction holds.
-  for (const id of outputSensorIds(spec)) await sensors(id);
+  const outputs = outputSensorIds(spec);
+  await sensors.load(outputs);
+  const resolutions = new Map(await Promise.all(outputs.map(async (id) => [id, (await sensors(id)).event_resolution_ms] as const)));
   const money = moneySeries(
     problem,
     spec.devices.map((d, i) => ({ sensorId: d.sensorId, powerMw: schedule.devices[i].powerMw })),
@@ -108,7 +110,8 @@ export async function storeStorageSchedule(
     const src = await schedulerSource(trx, model);
     const rows = await storageBeliefs(trx, sensors, job, src.id);
     // A re-run with the same belief time replaces its own earlier result.
-    await recordBeliefs(trx, rows, { allowOverwrite: true });
+    // The resolutions as read for the job: the owner check above found each sensor still there.
+    await recordBeliefs(trx, rows, { allowOverwrite: true, resolutions });
     if (spec.devices.length)
       await recordScheduleMoney(trx, { jobId: job.jobId, sensorId: spec.devices[0].sensorId, ...moneyAt, series: money });
     return { source: src, numBeliefs: rows.length };
