@@ -1,4 +1,4 @@
-import { CholeskyDecomposition, Matrix, solve } from 'ml-matrix';
+import { Matrix, solve } from 'ml-matrix';
 import type { StepCalendar } from './calendar.ts';
 
 /**
@@ -255,12 +255,52 @@ function solveNormal(xtx: Float64Array, xty: Float64Array, p: number): Float64Ar
   let trace = 0;
   for (let i = 0; i < p; i++) trace += xtx[i * p + i];
   const lambda = (1e-8 * trace) / p + 1e-12;
-  const a = new Matrix(p, p);
-  for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) a.set(i, j, xtx[i * p + j] + (i === j ? lambda : 0));
-  const b = Matrix.columnVector(Array.from(xty));
-  const chol = new CholeskyDecomposition(a);
-  const beta = chol.isPositiveDefinite() ? chol.solve(b) : solve(a, b, true);
-  return Float64Array.from(beta.getColumn(0));
+  const a = new Float64Array(p * p);
+  for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) a[i * p + j] = xtx[i * p + j] + (i === j ? lambda : 0);
+  const beta = choleskySolve(a, xty, p);
+  if (beta) return beta;
+  const m = new Matrix(p, p);
+  for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) m.set(i, j, a[i * p + j]);
+  // Not positive definite (a column a constant multiple of another): the least-squares solution by SVD.
+  return Float64Array.from(solve(m, Matrix.columnVector(Array.from(xty)), true).getColumn(0));
+}
+
+/**
+ * Solves a β = b for a symmetric a (p × p, row-major) by Cholesky, or returns null when a is not
+ * positive definite. The same operations in the same order as ml-matrix's CholeskyDecomposition
+ * and its solve, so the coefficients are bit for bit what it gives, on flat arrays instead of its
+ * per-element method calls (which made the solve most of a forecast's time), and without the
+ * terms that are exactly zero: row j of the factor is +0 left of row j of a's first non-zero
+ * (`first[j]`, the envelope), and adding a ±0 product to a sum that is never −0 changes nothing.
+ * The one-hot time-of-day columns make most rows' envelopes start at the diagonal.
+ */
+function choleskySolve(a: Float64Array, b: Float64Array, p: number): Float64Array | null {
+  const first = new Int32Array(p);
+  for (let j = 0; j < p; j++) while (first[j] < j && a[j * p + first[j]] === 0) first[j]++;
+  const l = new Float64Array(p * p);
+  for (let j = 0; j < p; j++) {
+    let d = 0;
+    for (let k = first[j]; k < j; k++) {
+      let s = 0;
+      for (let i = Math.max(first[j], first[k]); i < k; i++) s += l[k * p + i] * l[j * p + i];
+      s = (a[j * p + k] - s) / l[k * p + k];
+      l[j * p + k] = s;
+      d = d + s * s;
+    }
+    d = a[j * p + j] - d;
+    if (!(d > 0)) return null;
+    l[j * p + j] = Math.sqrt(d);
+  }
+  const x = Float64Array.from(b);
+  for (let k = 0; k < p; k++) {
+    for (let i = 0; i < k; i++) x[k] = x[k] - x[i] * l[k * p + i];
+    x[k] = x[k] / l[k * p + k];
+  }
+  for (let k = p - 1; k >= 0; k--) {
+    for (let i = k + 1; i < p; i++) x[k] = x[k] - x[i] * l[i * p + k];
+    x[k] = x[k] / l[k * p + k];
+  }
+  return x;
 }
 
 /**
