@@ -1,4 +1,4 @@
-import { getTimes } from 'suncalc';
+import { getPosition, getTimes } from 'suncalc';
 import { describe, expect, it } from 'vitest';
 import { forecastSeries } from '../../worker/src/forecasting/index.ts';
 import { solarAltitudeDeg, sunOverSteps } from '../../worker/src/forecasting/solar.ts';
@@ -58,6 +58,41 @@ describe('solar geometry', () => {
     expect(shape[0]).toBe(0); // midnight: the sun is 15° below the horizon
     expect(Math.max(...shape)).toBeCloseTo(Math.sin((61.96 * Math.PI) / 180), 2);
     for (let i = 1; i < shape.length; i++) expect(Math.abs(shape[i] - shape[i - 1])).toBeLessThan(0.06);
+  });
+
+  it('gives each step what the sun gives there, whatever grid at the place came before', () => {
+    // Expected straight from suncalc: the mean of max(0, sin altitude) at the step's four
+    // midpoints, and down when the altitude at those and at both ends is below −16′.
+    const step = 900_000;
+    const expectStep = (grid: { shape: Float64Array; down: Uint8Array }, i: number, t: number, place: typeof GREENWICH) => {
+      const altitude = (ms: number) => getPosition(new Date(ms), place.lat, place.lon).altitude;
+      let sum = 0;
+      let highest = Math.max(altitude(t), altitude(t + step));
+      for (let s = 0; s < 4; s++) {
+        const mid = altitude(t + (s + 0.5) * (step / 4));
+        sum += Math.max(0, Math.sin(mid * (Math.PI / 180)));
+        highest = Math.max(highest, mid);
+      }
+      expect(grid.shape[i]).toBe(sum / 4);
+      expect(grid.down[i]).toBe(highest < -16 / 60 ? 1 : 0);
+    };
+    const start = Date.parse('2026-03-28T00:00Z');
+    const first = sunOverSteps(start, step, 300, GREENWICH.lat, GREENWICH.lon);
+    // What a caller does with its arrays must not reach the next grid.
+    first.shape.fill(7);
+    first.down.fill(1);
+    const grids = [
+      { from: start + 3600_000, place: GREENWICH }, // an hour on: the hourly forecast
+      { from: start - 2 * 3600_000, place: GREENWICH }, // earlier
+      { from: start, place: NEW_YORK }, // another place
+      { from: start + 3600_000 + 7 * 60_000, place: GREENWICH }, // steps not on the last grid's
+      { from: start + 400 * step, place: GREENWICH }, // no overlap
+    ];
+    for (const g of grids) {
+      const grid = sunOverSteps(g.from, step, 300, g.place.lat, g.place.lon);
+      for (let i = 0; i < 300; i += 7) expectStep(grid, i, g.from + i * step, g.place);
+      expectStep(grid, 299, g.from + 299 * step, g.place);
+    }
   });
 });
 

@@ -89,7 +89,10 @@ export function backtest(ctx: SeriesContext, historyEnd: number, steps: number, 
   const totals = new Map<MethodName, Accumulator>();
   const bands = new Map<MethodName, Accumulator[]>();
   const stepH = ctx.stepMs / 3600_000;
-  const bandOf = (h: number) => HORIZON_BANDS_H.findIndex((b, i) => h * stepH >= b && h * stepH < (HORIZON_BANDS_H[i + 1] ?? Infinity));
+  // Each step's band, found once: the loop below visits every step of every origin for every method.
+  const bandOf = Int8Array.from({ length: steps }, (_, h) =>
+    HORIZON_BANDS_H.findIndex((b, i) => h * stepH >= b && h * stepH < (HORIZON_BANDS_H[i + 1] ?? Infinity)),
+  );
   for (const method of methods) {
     const predict = method.fit(ctx, trainEnd);
     const total = new Accumulator();
@@ -102,7 +105,7 @@ export function backtest(ctx: SeriesContext, historyEnd: number, steps: number, 
         // A method that cannot say anything counts as forecasting zero: it must not win by silence.
         const error = (Number.isNaN(forecast[h]) ? 0 : forecast[h]) - actual;
         total.add(error);
-        perBand[bandOf(h)].add(error);
+        perBand[bandOf[h]].add(error);
       }
     }
     totals.set(method.name, total);

@@ -152,7 +152,7 @@ function featureRows(ctx: SeriesContext, use: LinearFeatures, day: number): Feat
     if (use.dayLag) dense[j++] = seasonalLag(ctx.values, t, origin, day);
     if (use.weekLag) dense[j++] = seasonalLag(ctx.values, t, origin, week);
     if (clearnessAt) dense[j] = ctx.clearSky![t] * clearnessAt(origin);
-    regressors.forEach((r, j) => (dense[lags + j] = r[t]));
+    for (let j = 0; j < regressors.length; j++) dense[lags + j] = regressors[j][t];
     if (clearSky) dense[dense.length - 1] = clearSky[t];
   };
 
@@ -206,7 +206,9 @@ function denseMeans(rows: FeatureRows, first: number, trainEnd: number): Float64
 
 /**
  * The model for forecasts `lead` steps ahead (whole days): each training step seen from `lead`
- * steps before it, by least squares over the non-zero entries of the normal equations.
+ * steps before it, by least squares over the non-zero entries of the normal equations. A row's
+ * columns come in increasing order, so only the upper triangle of XᵀX is summed and then
+ * mirrored: each cell gets the same products in the same order as the lower one would.
  * @returns the coefficients, or null with no more rows than columns.
  */
 function fitBand(rows: FeatureRows, values: Float64Array, at: { first: number; trainEnd: number; lead: number }): Float64Array | null {
@@ -222,9 +224,11 @@ function fitBand(rows: FeatureRows, values: Float64Array, at: { first: number; t
     n++;
     for (let a = 0; a < k; a++) {
       xty[idx[a]] += val[a] * y;
-      for (let b = 0; b < k; b++) xtx[idx[a] * p + idx[b]] += val[a] * val[b];
+      const row = idx[a] * p;
+      for (let b = a; b < k; b++) xtx[row + idx[b]] += val[a] * val[b];
     }
   }
+  for (let i = 0; i < p; i++) for (let j = i + 1; j < p; j++) xtx[j * p + i] = xtx[i * p + j];
   return n > p ? solveNormal(xtx, xty, p) : null;
 }
 
