@@ -273,28 +273,11 @@ function solveNormal(xtx: Float64Array, xty: Float64Array, p: number): Float64Ar
  * Solves a β = b for a symmetric a (p × p, row-major) by Cholesky, or returns null when a is not
  * positive definite. The same operations in the same order as ml-matrix's CholeskyDecomposition
  * and its solve, so the coefficients are bit for bit what it gives, on flat arrays instead of its
- * per-element method calls (which made the solve most of a forecast's time), and without the
- * terms that are exactly zero: row j of the factor is +0 left of row j of a's first non-zero
- * (`first[j]`, the envelope), and adding a ±0 product to a sum that is never −0 changes nothing.
- * The one-hot time-of-day columns make most rows' envelopes start at the diagonal.
+ * per-element method calls (which made the solve most of a forecast's time).
  */
 function choleskySolve(a: Float64Array, b: Float64Array, p: number): Float64Array | null {
-  const first = new Int32Array(p);
-  for (let j = 0; j < p; j++) while (first[j] < j && a[j * p + first[j]] === 0) first[j]++;
-  const l = new Float64Array(p * p);
-  for (let j = 0; j < p; j++) {
-    let d = 0;
-    for (let k = first[j]; k < j; k++) {
-      let s = 0;
-      for (let i = Math.max(first[j], first[k]); i < k; i++) s += l[k * p + i] * l[j * p + i];
-      s = (a[j * p + k] - s) / l[k * p + k];
-      l[j * p + k] = s;
-      d = d + s * s;
-    }
-    d = a[j * p + j] - d;
-    if (!(d > 0)) return null;
-    l[j * p + j] = Math.sqrt(d);
-  }
+  const l = choleskyFactor(a, p);
+  if (!l) return null;
   const x = Float64Array.from(b);
   for (let k = 0; k < p; k++) {
     for (let i = 0; i < k; i++) x[k] = x[k] - x[i] * l[k * p + i];
@@ -305,6 +288,39 @@ function choleskySolve(a: Float64Array, b: Float64Array, p: number): Float64Arra
     x[k] = x[k] / l[k * p + k];
   }
   return x;
+}
+
+/**
+ * The lower Cholesky factor of a (row-major), or null when a is not positive definite. Each entry
+ * is ml-matrix's sum of l[k][i]·l[j][i] over i < k, taken only over the i where row j or row k
+ * (the one with fewer) is non-zero: the terms left out are exactly ±0, and adding ±0 to a sum that
+ * starts at +0 and is never −0 changes nothing, so the factor is the same bit for bit. The one-hot
+ * time-of-day and weekend columns leave most rows of the factor sparse: this is a third of the work.
+ */
+function choleskyFactor(a: Float64Array, p: number): Float64Array | null {
+  const l = new Float64Array(p * p);
+  // Per row, the columns of its non-zero entries left of the diagonal, in increasing order.
+  const nonZero = new Int32Array(p * p);
+  const nonZeros = new Int32Array(p);
+  for (let j = 0; j < p; j++) {
+    let d = 0;
+    for (let k = 0; k < j; k++) {
+      const row = nonZeros[j] <= nonZeros[k] ? j : k;
+      let s = 0;
+      for (let m = 0; m < nonZeros[row]; m++) {
+        const i = nonZero[row * p + m];
+        s += l[k * p + i] * l[j * p + i];
+      }
+      s = (a[j * p + k] - s) / l[k * p + k];
+      l[j * p + k] = s;
+      if (s !== 0) nonZero[j * p + nonZeros[j]++] = k;
+      d = d + s * s;
+    }
+    d = a[j * p + j] - d;
+    if (!(d > 0)) return null;
+    l[j * p + j] = Math.sqrt(d);
+  }
+  return l;
 }
 
 /**
