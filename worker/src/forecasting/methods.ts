@@ -265,7 +265,7 @@ function solveNormal(xtx: Float64Array, xty: Float64Array, p: number): Float64Ar
   if (beta) return beta;
   const m = new Matrix(p, p);
   for (let i = 0; i < p; i++) for (let j = 0; j < p; j++) m.set(i, j, a[i * p + j]);
-  // Not positive definite (a column a constant multiple of another): the least-squares solution by SVD.
+  // Not positive definite in floating point (columns nearly collinear despite the ridge term): the least-squares solution by SVD.
   return Float64Array.from(solve(m, Matrix.columnVector(Array.from(xty)), true).getColumn(0));
 }
 
@@ -295,7 +295,7 @@ function choleskySolve(a: Float64Array, b: Float64Array, p: number): Float64Arra
  * is ml-matrix's sum of l[k][i]·l[j][i] over i < k, taken only over the i where row j or row k
  * (the one with fewer) is non-zero: the terms left out are exactly ±0, and adding ±0 to a sum that
  * starts at +0 and is never −0 changes nothing, so the factor is the same bit for bit. The one-hot
- * time-of-day and weekend columns leave most rows of the factor sparse: this is a third of the work.
+ * time-of-day and weekend columns leave most rows of the factor sparse, so most products are skipped.
  */
 function choleskyFactor(a: Float64Array, p: number): Float64Array | null {
   const l = new Float64Array(p * p);
