@@ -202,6 +202,32 @@ describe('energy per period', () => {
     });
   });
 
+  it("gives the cockpit's realised money from the same measured grid flow", async () => {
+    const kpis = (of: number) =>
+      t.request('GET', `/api/v3_0/assets/${of}/kpis`, {
+        token,
+        query: { start: '2025-03-24T00:00:00+01:00', end: '2025-03-31T00:00:00+02:00' },
+      });
+    const res = await kpis(site);
+    expect(res.status).toBe(200);
+    expect(res.body.rest_of_site).toBe('measured');
+    // As the week's money above: the meter's −0.2 EUR as it was; without flex 8.3 EUR, saved 8.5.
+    expect(res.body.total).toMatchObject({ realised_cost: -0.2, realised_savings: 8.5, steps: 167, measured_steps: 167 });
+    // Its parts at the meter's prices: the battery charging 1 kWh in 83 morning hours at 0.1 EUR/kWh
+    // (8.3) and discharging 1 kWh in 84 afternoon hours at 0.2 (−16.8): −8.5 EUR, 0 idle, saved 8.5;
+    // the rest of the site (the meter less the battery) 1 kWh × 83 × 0.1 = 8.3 EUR mornings and
+    // 0 afternoons, the same without flex: 8.3 EUR, saved 0. Together −0.2 and 8.5.
+    const part = (battery: boolean) => res.body.devices.find((d: { sensor_id: number | null }) => (d.sensor_id !== null) === battery);
+    expect(res.body.devices).toHaveLength(2);
+    expect(part(true)).toMatchObject({ realised_cost: -8.5, realised_savings: 8.5 });
+    expect(part(false)).toMatchObject({ realised_cost: 8.3, realised_savings: 0 });
+    // Without a grid meter, as the period's money without one: −8.5 EUR, 0 without flex, saved 8.5.
+    const flat = await kpis(meterless);
+    expect(flat.status).toBe(200);
+    expect(flat.body.rest_of_site).toBe('forecast');
+    expect(flat.body.total).toMatchObject({ realised_cost: -8.5, realised_savings: 8.5, steps: 167, measured_steps: 167 });
+  });
+
   it('refuses a bad period or start with field messages, and another account', async () => {
     const bad = await energy('period=fortnight&start=2025-02-30');
     expect(bad.status).toBe(422);

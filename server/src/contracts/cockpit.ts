@@ -6,8 +6,14 @@ const money = z.object({
   plan_cost: z.number().describe('What the plans in force at the steps cost.'),
   baseline_cost: z.number().describe('What the same steps cost doing nothing: batteries idle, EVs charging at full power from the start.'),
   planned_savings: z.number(),
-  realised_cost: z.number().nullable().describe("The steps measured so far at the devices' measured power (null when none is)."),
-  realised_savings: z.number().nullable().describe('Baseline cost of the measured steps minus their realised cost.'),
+  realised_cost: z
+    .number()
+    .nullable()
+    .describe("The steps measured so far: the site's measured net grid flow × the step's price (null when none is)."),
+  realised_savings: z
+    .number()
+    .nullable()
+    .describe('The measured steps with the devices doing nothing and the rest of the site as it was, minus their realised cost.'),
 });
 
 /** Money figures of a period. */
@@ -22,7 +28,7 @@ const kpiFigures = money.extend({
 
 const periodFigures = kpiFigures.extend({ period: z.string() });
 
-/** One part of a site: a device (its power sensor) or, with `sensor_id` null, the rest of the site as the plans forecast it. */
+/** One part of a site: a device (its power sensor) or, with `sensor_id` null, the rest of the site (planned as forecast, realised as `rest_of_site` says). */
 const partFigures = money.extend({
   sensor_id: z.number().int().nullable(),
   name: z.string(),
@@ -35,11 +41,19 @@ const partFigures = money.extend({
   measured_discharged_mwh: z.number(),
 });
 
+/** Where measured money takes the site's load without the flexible devices from. */
+const restOfSite = z
+  .enum(['measured', 'forecast'])
+  .describe(
+    "The site's load without the flexible devices: its grid meter less the devices' measured power, or without a grid meter the plan's forecast.",
+  );
+
 /** `GET /assets/<id>/kpis`: what the asset's schedules cost against doing nothing, planned and realised. */
 export const assetKpis = z.object({
   asset_id: z.number().int(),
   /** Null when the prices were fixed (no price sensor) or the schedules used different currencies. */
   currency: z.string().nullable(),
+  rest_of_site: restOfSite.describe("Where the realised figures' rest of the site comes from."),
   /** The zone whose days and months the periods are: the site's (its sensors'). */
   timezone: z.string(),
   now: z.string().describe('When the figures were made: steps begun before it are past.'),
@@ -197,11 +211,7 @@ const periodMoney = z
         'The same steps with the flexible devices doing nothing (batteries idle, EVs charging at once) and the rest of the site as it was.',
       ),
     savings: z.number().nullable().describe('Cost without flex − cost.'),
-    rest_of_site: z
-      .enum(['measured', 'forecast'])
-      .describe(
-        "The site's load without the flexible devices: its grid meter less the devices' measured power, or without a grid meter the plan's forecast.",
-      ),
+    rest_of_site: restOfSite,
     steps: z.number().int().describe('Steps with a plan in force.'),
     measured_steps: z
       .number()

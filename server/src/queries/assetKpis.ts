@@ -6,6 +6,7 @@ import { sensorStats } from '../store/sensorStats.ts';
 import { getSensor, listSensors, type Sensor, type SensorInContext } from '../store/sensors.ts';
 import { byPeriod, figures, partFigures, type KpiFigures, type PartFigures } from './moneyFigures.ts';
 import { currencyInForce, plansInForce } from './planInForce.ts';
+import { gridMeters, roleSensors } from './siteRoles.ts';
 import { stepMoney, type StepMoney } from './stepMoney.ts';
 
 export type { KpiFigures } from './moneyFigures.ts';
@@ -27,6 +28,8 @@ export type NamedPartFigures = PartFigures & { name: string; asset: string | nul
 export interface AssetKpis {
   asset_id: number;
   currency: string | null;
+  /** Where the realised figures' rest of the site comes from: the grid meters less the devices, or the plans' forecast. */
+  rest_of_site: 'measured' | 'forecast';
   timezone: string;
   /** The time the figures were made at: steps starting before it are past, the rest as planned now. */
   now: string;
@@ -84,7 +87,9 @@ export async function assetKpis(db: Knex, assetId: number, window: { startMs: nu
     startMs,
     endMs,
   );
-  const steps = await stepMoney(db, inForce, endMs);
+  // Realised money prices the site's measured net grid flow, as the period's money does.
+  const grid = gridMeters(await roleSensors(db, sensors));
+  const steps = await stepMoney(db, inForce, endMs, grid);
   const iso = (ms: number) => DateTime.fromMillis(ms, { zone }).toISO()!;
   const schedules = new Map(
     inForce
@@ -98,6 +103,7 @@ export async function assetKpis(db: Knex, assetId: number, window: { startMs: nu
   return {
     asset_id: assetId,
     currency: currencyInForce(inForce),
+    rest_of_site: grid.length ? 'measured' : 'forecast',
     timezone: zone,
     now: iso(nowMs),
     start: iso(startMs),

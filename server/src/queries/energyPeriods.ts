@@ -1,25 +1,14 @@
 import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
-import { readQuantity } from '../domain/units.ts';
-import { getAsset, getAssetType } from '../store/assets.ts';
 import { measuredEvents } from '../store/lastMeasurements.ts';
 import type { Sensor } from '../store/sensors.ts';
 import { signConvention } from './loadSign.ts';
 import { siteSensors } from './assetKpis.ts';
 import { periodMoney } from './periodMoney.ts';
+import { gridMeters, ROLE_NAMES, roleSensors, type Role, type RoleSensor } from './siteRoles.ts';
 
 export type PeriodKind = 'day' | 'week' | 'month' | 'year';
 
-/** A device's role on the site, by the type its set-up gave its asset. */
-type Role = 'grid' | 'pv' | 'battery' | 'ev' | 'load';
-const ROLES: Record<string, Role> = {
-  'grid meter': 'grid',
-  solar: 'pv',
-  battery: 'battery',
-  'one-way_evse': 'ev',
-  'two-way_evse': 'ev',
-  'house load': 'load',
-};
 const KW_PER_UNIT: Record<string, number> = { W: 1e-3, kW: 1, MW: 1e3, GW: 1e6 };
 
 /** The figures of one part of a period (an hour, a day or a month) that its chart shows. */
@@ -48,7 +37,7 @@ export interface PeriodEnergy extends PartEnergy {
 
 /** Each role's measured energy in kWh, split into its consumed (+) and produced (−) parts. */
 type Flows = Record<Role, { in: number; out: number }>;
-const noFlows = (): Flows => Object.fromEntries(Object.values(ROLES).map((r) => [r, { in: 0, out: 0 }])) as Flows;
+const noFlows = (): Flows => Object.fromEntries(ROLE_NAMES.map((r) => [r, { in: 0, out: 0 }])) as Flows;
 const HOUR_MS = 3_600_000;
 
 /** The site's measured energy per hour (keyed by its start) over [from, to), each device read with its sign. */
@@ -84,28 +73,6 @@ function evSolarKwh(f: Flows): number {
 
 const round = (x: number, digits = 3) => Math.round(x * 10 ** digits) / 10 ** digits;
 const percent = (part: number, whole: number) => (whole > 0 ? round((100 * part) / whole, 1) : null);
-
-/** A device's measured power sensor, its role and, for batteries, the capacity in kWh. */
-export interface RoleSensor {
-  sensor: Sensor;
-  role: Role;
-  capacityKwh: number | null;
-}
-
-/** The site's measured power sensors with their role. */
-export async function roleSensors(db: Knex, sensors: Sensor[]): Promise<RoleSensor[]> {
-  const out: RoleSensor[] = [];
-  for (const sensor of sensors) {
-    if (signConvention(sensor) === null || sensor.event_resolution_ms <= 0) continue;
-    const asset = (await getAsset(db, sensor.generic_asset_id))!;
-    const role = ROLES[(await getAssetType(db, asset.generic_asset_type_id))?.name ?? ''];
-    if (!role) continue;
-    const capacity = asset.flex_model['soc-max'];
-    const mwh = role === 'battery' && capacity !== undefined ? readQuantity(capacity as string, 'MWh', 'kWh') : null;
-    out.push({ sensor, role, capacityKwh: typeof mwh === 'number' ? mwh * 1000 : null });
-  }
-  return out;
-}
 
 /** How a period or a part of one is named: the local date, the ISO week (2025-W13), the month, the year or the local hour. */
 function periodName(start: DateTime, kind: PeriodKind | 'hour'): string {
@@ -184,8 +151,11 @@ async function period(db: Knex, site: { sensors: Sensor[]; devices: RoleSensor[]
   const { figures, parts } = await periodFigures(db, site.devices, start, kind);
   const window = { startMs: start.toMillis(), endMs: start.plus({ [kind + 's']: 1 }).toMillis() };
   // The money's net grid flow is the one the imported and exported energy counts.
-  const grid = site.devices.filter((d) => d.role === 'grid').map((d) => d.sensor.id);
-  const { currency, money } = await periodMoney(db, { sensorIds: site.sensors.map((s) => s.id), gridSensorIds: grid }, window);
+  const { currency, money } = await periodMoney(
+    db,
+    { sensorIds: site.sensors.map((s) => s.id), gridSensorIds: gridMeters(site.devices) },
+    window,
+  );
   return { currency, figures: { ...figures, money, parts } };
 }
 

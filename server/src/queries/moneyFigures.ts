@@ -8,9 +8,12 @@ export interface KpiFigures {
   /** What the same steps cost doing nothing (batteries idle, EVs charging at once). */
   baseline_cost: number;
   planned_savings: number;
-  /** Cost with the devices' measured power, over the steps measured; null when none is. */
+  /**
+   * Cost of the site's measured net grid flow (its grid meters; without any, the forecast rest of
+   * the site plus the devices' measured power), over the steps measured; null when none is.
+   */
   realised_cost: number | null;
-  /** Baseline cost of the measured steps minus their realised cost; null when none is measured. */
+  /** What the measured steps cost doing nothing (the rest of the site as measured) minus their realised cost; null when none is measured. */
   realised_savings: number | null;
   steps: number;
   measured_steps: number;
@@ -48,6 +51,7 @@ const sumParts = (parts: PartMoney[]) => ({
   plan: total(parts, (p) => p.plan),
   baseline: total(parts, (p) => p.baseline),
   realised: total(parts, (p) => p.realised ?? 0),
+  realisedBaseline: total(parts, (p) => p.realisedBaseline ?? 0),
 });
 
 /** @returns the figures of these steps; `nowMs` tells the steps begun from those ahead. */
@@ -62,7 +66,7 @@ export function figures(steps: StepMoney[], nowMs: number, zone: string): KpiFig
     baseline_cost: all.baseline,
     planned_savings: round6(all.baseline - all.plan),
     realised_cost: done && done.realised,
-    realised_savings: done && round6(done.baseline - done.realised),
+    realised_savings: done && round6(done.realisedBaseline - done.realised),
     steps: steps.length,
     measured_steps: measured.length,
     fallback_steps: steps.filter((s) => s.fallback).length,
@@ -90,7 +94,7 @@ export function partFigures(steps: StepMoney[], nowMs: number): PartFigures[] {
       baseline_cost: money.baseline,
       planned_savings: round6(money.baseline - money.plan),
       realised_cost: done && done.realised,
-      realised_savings: done && round6(done.baseline - done.realised),
+      realised_savings: done && round6(done.realisedBaseline - done.realised),
       planned_charged_mwh: charged(parts, (p) => p.plannedMwh),
       planned_discharged_mwh: discharged(parts, (p) => p.plannedMwh),
       ahead_charged_mwh: charged(ahead, (p) => p.plannedMwh),

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { currencyInForce, plansInForce, type StepInForce } from './planInForce.ts';
-import { costPerMw, measurements } from './stepMoney.ts';
+import { costPerMw, measuredFlows, measurements, type Measured } from './stepMoney.ts';
 
 /**
  * A period's money, each step with a plan in force at that plan's prices (see `planInForce.ts`):
@@ -22,29 +22,14 @@ export interface PeriodMoney {
   fallback_steps: number;
 }
 
-type Measured = Awaited<ReturnType<typeof measurements>>;
-
-/** The sum of these values, null when any is unknown. */
-const sumKnown = (values: (number | null)[]) => (values.some((v) => v === null) ? null : values.reduce((a: number, v) => a + v!, 0));
-
-/**
- * One step's cost as it was and without flex; null when the step's devices or its grid meters
- * were not all measured. Without grid meters the site's net flow is the plan's forecast of the
- * rest of the site plus the devices' measured power.
- */
+/** One step's cost as it was and without flex (see `measuredFlows`); null when not all of it was measured. */
 function stepCosts(step: StepInForce, measured: Measured, gridSensorIds: number[]): { cost: number; withoutFlex: number } | null {
-  const { series, stepMs } = step.plan;
-  const devicesMw = sumKnown(step.devices.map((d) => measured(d.sensorId, d.plan.stepMs, step.startMs)));
-  if (devicesMw === null) return null;
-  const gridMw = gridSensorIds.length
-    ? sumKnown(gridSensorIds.map((id) => measured(id, stepMs, step.startMs)))
-    : series.inflexibleMw[step.index] + devicesMw;
-  if (gridMw === null) return null;
-  const baselineMw = step.devices.reduce((sum, d) => sum + d.plan.series.devices[d.device].baselineMw[d.index], 0);
-  const withoutMw = gridMw - devicesMw + baselineMw;
+  const flows = measuredFlows(step, measured, gridSensorIds);
+  if (!flows) return null;
+  const { series } = step.plan;
   return {
-    cost: gridMw * costPerMw(series, step.index, gridMw),
-    withoutFlex: withoutMw * costPerMw(series, step.index, withoutMw),
+    cost: flows.gridMw * costPerMw(series, step.index, flows.gridMw),
+    withoutFlex: flows.withoutMw * costPerMw(series, step.index, flows.withoutMw),
   };
 }
 

@@ -10,7 +10,7 @@ import { getAsset, type Asset } from '../store/assets.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
 import type { Sensor } from '../store/sensors.ts';
 import { siteSensors } from './assetKpis.ts';
-import { roleSensors } from './energyPeriods.ts';
+import { roleSensors } from './siteRoles.ts';
 import { signConvention } from './loadSign.ts';
 import { plansInForce, type DeviceInForce, type StepInForce } from './planInForce.ts';
 

@@ -13,15 +13,17 @@ import type { StepInForce } from './planInForce.ts';
 export interface PartMoney {
   plan: number;
   baseline: number;
-  /** Null where the step's devices were not all measured. */
+  /** As measured, at the price of the site's measured net flow; null where the step's devices or grid meters were not all measured. */
   realised: number | null;
+  /** Doing nothing with the rest of the site as measured, at that flow's price; null as `realised`. */
+  realisedBaseline: number | null;
   /** Energy as planned (MWh, consumption positive). */
   plannedMwh: number;
   /** Energy as measured (MWh, consumption positive); null where unknown. */
   measuredMwh: number | null;
 }
 
-/** One step as counted: its parts by device sensor (null: the rest of the site, as the plan forecast it). */
+/** One step as counted: its parts by device sensor (null: the rest of the site). */
 export interface StepMoney {
   startMs: number;
   endMs: number;
@@ -47,16 +49,14 @@ async function measuredMw(
   );
 }
 
+/** A sensor's measured power (MW, consumption positive) in the step of `stepMs` starting at `t`; null where unknown. */
+export type Measured = (sensorId: number, stepMs: number, t: number) => number | null;
+
 /**
  * Measured power per device and step length, read once per window: each device on its plan's
  * steps, and each of `siteSensorIds` (a grid meter) on the steps of each step's plan.
  */
-export async function measurements(
-  db: Knex,
-  steps: StepInForce[],
-  endMs: number,
-  siteSensorIds: number[] = [],
-): Promise<(sensorId: number, stepMs: number, t: number) => number | null> {
+export async function measurements(db: Knex, steps: StepInForce[], endMs: number, siteSensorIds: number[] = []): Promise<Measured> {
   const grids = new Map<string, { startMs: number; stepMs: number; values: (number | null)[] }>();
   for (const step of steps) {
     const wanted = [
@@ -84,13 +84,38 @@ export async function measurements(
 export const costPerMw = (series: MoneySeries, index: number, netMw: number) =>
   netMw >= 0 ? stepCost(series, index, 1) : -stepCost(series, index, -1);
 
+/** The sum of these values, null when any is unknown. */
+const sumKnown = (values: (number | null)[]) => (values.some((v) => v === null) ? null : values.reduce((a: number, v) => a + v!, 0));
+
+/**
+ * A step's flows as measured (MW, consumption positive): the site's net grid flow (its grid
+ * meters; without any, the rest of the site as the plan forecast it plus the devices' measured
+ * power), the rest of the site (that flow less the devices) and that flow with the devices doing
+ * nothing instead (batteries idle, EVs charging at once). Null when the step's devices or grid
+ * meters were not all measured.
+ */
+export function measuredFlows(step: StepInForce, measured: Measured, gridSensorIds: number[]) {
+  const devicesMw = sumKnown(step.devices.map((d) => measured(d.sensorId, d.plan.stepMs, step.startMs)));
+  if (devicesMw === null) return null;
+  const { series, stepMs } = step.plan;
+  const gridMw = gridSensorIds.length
+    ? sumKnown(gridSensorIds.map((id) => measured(id, stepMs, step.startMs)))
+    : series.inflexibleMw[step.index] + devicesMw;
+  if (gridMw === null) return null;
+  const baselineMw = step.devices.reduce((sum, d) => sum + d.plan.series.devices[d.device].baselineMw[d.index], 0);
+  return { gridMw, restMw: gridMw - devicesMw, withoutMw: gridMw - devicesMw + baselineMw };
+}
+
 /**
  * The money of each step with plans in force: per device and for the rest of the site, planned,
- * doing nothing (batteries idle, EVs charging at once) and as measured. The rest of the site is
- * its load without the devices as the newest plan in force forecast it (it is not measured apart).
+ * doing nothing (batteries idle, EVs charging at once) and as measured. As planned, the rest of the
+ * site is its load without the devices as the newest plan in force forecast it; as measured, it is
+ * the grid meters less the devices where the site has grid meters (`measuredFlows`, as the period's
+ * money counts it), else that forecast.
+ * @param gridSensorIds the site's grid meters' power sensors.
  */
-export async function stepMoney(db: Knex, steps: StepInForce[], endMs: number): Promise<StepMoney[]> {
-  const measured = await measurements(db, steps, endMs);
+export async function stepMoney(db: Knex, steps: StepInForce[], endMs: number, gridSensorIds: number[]): Promise<StepMoney[]> {
+  const measured = await measurements(db, steps, endMs, gridSensorIds);
   return steps.map((step) => {
     const { series } = step.plan;
     const rest = series.inflexibleMw[step.index];
@@ -103,22 +128,27 @@ export async function stepMoney(db: Knex, steps: StepInForce[], endMs: number): 
         measuredMw: measured(d.sensorId, d.plan.stepMs, step.startMs),
       };
     });
-    const known = devices.every((d) => d.measuredMw !== null);
-    const net = (key: 'planMw' | 'baselineMw' | 'measuredMw') => devices.reduce((sum, d) => sum + (d[key] ?? 0), rest);
+    const flows = measuredFlows(step, measured, gridSensorIds);
+    const net = (key: 'planMw' | 'baselineMw') => devices.reduce((sum, d) => sum + d[key], rest);
     const price = {
       plan: costPerMw(series, step.index, net('planMw')),
       baseline: costPerMw(series, step.index, net('baselineMw')),
-      realised: costPerMw(series, step.index, net('measuredMw')),
+      realised: flows && costPerMw(series, step.index, flows.gridMw),
+      realisedBaseline: flows && costPerMw(series, step.index, flows.withoutMw),
     };
-    const part = (planMw: number, baselineMw: number, measuredMw: number | null): PartMoney => ({
+    const part = (planMw: number, baselineMw: number, measuredMw: number | null, measuredBaselineMw: number): PartMoney => ({
       plan: planMw * price.plan,
       baseline: baselineMw * price.baseline,
-      realised: known ? measuredMw! * price.realised : null,
+      realised: price.realised === null ? null : measuredMw! * price.realised,
+      realisedBaseline: price.realisedBaseline === null ? null : measuredBaselineMw * price.realisedBaseline,
       plannedMwh: planMw * series.stepHours,
       measuredMwh: measuredMw === null ? null : measuredMw * series.stepHours,
     });
-    const parts = new Map<number | null, PartMoney>(devices.map((d) => [d.sensorId, part(d.planMw, d.baselineMw, d.measuredMw)]));
-    parts.set(null, part(rest, rest, rest));
+    const parts = new Map<number | null, PartMoney>(
+      devices.map((d) => [d.sensorId, part(d.planMw, d.baselineMw, d.measuredMw, d.baselineMw)]),
+    );
+    const measuredRest = flows?.restMw ?? rest;
+    parts.set(null, part(rest, rest, measuredRest, measuredRest));
     return {
       startMs: step.startMs,
       endMs: step.startMs + step.plan.stepMs,

@@ -126,8 +126,8 @@ function RealisedExplained({ kpis }: { kpis: AssetKpis }) {
     <p aria-label="Realised so far">
       Realised so far {today ? 'today' : `on ${dayLabel(day.period)}`} ({hour(day.measured_from)}–{hour(day.measured_to)},{' '}
       {day.measured_steps} of {day.steps} steps measured): {did}. At the step prices that {cost(day.realised_cost, currency)}, with the rest
-      of the site as forecast, against doing nothing (batteries idle, EVs charging at once) on the same steps:{' '}
-      {savings(day.realised_savings, currency)}.
+      of the site {kpis.rest_of_site === 'measured' ? 'as the grid meter measured it' : 'as forecast (no grid meter)'}, against doing
+      nothing (batteries idle, EVs charging at once) on the same steps: {savings(day.realised_savings, currency)}.
       {later.length > 0 && ` Later that day the plan in force: ${later.join('; ')}, when the energy bought earns.`}
     </p>
   );

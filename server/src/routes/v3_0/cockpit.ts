@@ -39,8 +39,9 @@ const MONEY_RULES =
   "step's start. A plan made later (a Compute now for past steps, a re-run of yesterday) changes no figure of a step " +
   'already begun; steps ahead count as the newest plan made so far says (`ahead`), apart from those begun (`so_far`). ' +
   'Steps planned by the fallback scheduler are counted and marked (`fallback_steps`). Realised figures price the ' +
-  "devices' measured power, with the rest of the site as the plan forecast it, against doing nothing (batteries idle, " +
-  'EVs charging at once) over the steps measured so far (`measured_from`–`measured_to`). Days and months are in the ' +
+  "site's measured net grid flow (its grid meter; without one the forecast rest of the site plus the devices' measured " +
+  'power, `rest_of_site` says which), against the same rest of the site with batteries idle and EVs charging at once, ' +
+  'over the steps measured so far (`measured_from`–`measured_to`). Days and months are in the ' +
   "site's zone; the devices of a day and the rest of the site add up to the day.";
 
 /** The operator's cockpit: what a site's schedules save, and what its sensors say now. */
