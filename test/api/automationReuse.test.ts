@@ -348,3 +348,28 @@ describe('an automation due every minute whose maker loses their rights between 
     expect(await schedulingJobs(batterySensor)).toBe(jobsBefore);
   });
 });
+
+describe('an automation due every minute whose failures another process recorded', () => {
+  it('ends a spell of failures another process opened, and writes no notification while none is open', async () => {
+    const { account_id: accountId } = await t.db('generic_asset').where({ id: siteId }).first();
+    // Two runs from now on, the later one answered without the queue.
+    const minute = Math.ceil(clock.now() / MINUTE) + 1;
+    await clock.advanceTo(minute * MINUTE);
+    const subject = `automation-failed:${automationId}`;
+    // Another server on the same store recorded a failed run of this automation.
+    await t
+      .db('notification')
+      .insert({ account_id: accountId, kind: 'automation-failed', subject, message: 'failed', created_at: clock.now() });
+    const { id } = await t.db('notification').where({ account_id: accountId, subject }).first();
+    await clock.advanceTo((minute + 1) * MINUTE);
+    const dueAt = async (m: number) => (await runs()).find((r) => r.dueMs === m * MINUTE)!;
+    expect((await dueAt(minute - 1)).result).toMatchObject({ without_queue: true });
+    expect((await dueAt(minute)).result).toMatchObject({ schedule_job_reused: true, without_queue: true });
+    expect((await t.db('notification').where({ id }).first()).subject).toBe(`${subject}:ended:${id}`);
+    // No spell open: the next run leaves the notifications as they are.
+    const before = await t.db('notification').orderBy('id');
+    await clock.advanceTo((minute + 2) * MINUTE);
+    expect((await dueAt(minute + 1)).result).toMatchObject({ schedule_job_reused: true, without_queue: true });
+    expect(await t.db('notification').orderBy('id')).toEqual(before);
+  });
+});

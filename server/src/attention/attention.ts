@@ -24,7 +24,7 @@ const STALE_CHECK_MS = 60_000;
 const STALE_NEWS_MS = 7 * 86_400_000;
 
 /** The subject of an automation's spell of failing runs (see `watchAutomations`). */
-const failingAutomation = (automationId: number) => `automation-failed:${automationId}`;
+export const failingAutomation = (automationId: number) => `automation-failed:${automationId}`;
 
 /** Titles of the kinds, as mail subjects say them. */
 const titles: Record<Notification['kind'], string> = {

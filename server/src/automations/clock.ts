@@ -3,23 +3,21 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { JobQueue } from '../jobs/jobQueue.ts';
 import { Periodic } from '../periodic.ts';
-import { listAutomations, type Automation } from '../store/automations.ts';
+import { enabledAutomations, type Automation } from '../store/automations.ts';
 import { automationChanges, markQueued } from '../store/write/automations.ts';
-import { getAsset, type Asset } from '../store/assets.ts';
 import { latestDue, nextDue } from '../domain/cron.ts';
 import type { AutomationJobArgs } from '../contracts/jobs.ts';
-import type { AutomationJobResult } from '../contracts/responses.ts';
+import type { AlreadyRead, UnchangedRun } from './runAutomation.ts';
 
 /** Runs answered without the queue (see the clock's constructor). */
 export interface UnchangedRuns {
-  /** `read`: the automation and its asset as this tick read them, which the run need not read again. */
-  run(
-    args: AutomationJobArgs,
-    jobs: Pick<JobQueue, 'enqueue'>,
-    read: { automation: Automation; asset?: Asset },
-  ): Promise<AutomationJobResult | undefined>;
+  /** `read`: the automation and its asset's account as this tick read them, which the run need not read again. */
+  run(args: AutomationJobArgs, jobs: Pick<JobQueue, 'enqueue'>, read: AlreadyRead): Promise<UnchangedRun | undefined>;
   succeeded(accountId: number, automationId: number): Promise<void>;
 }
+
+/** An enabled automation as a tick reads it: with the account of its asset, which its runs are recorded for. */
+type Listed = Automation & { accountId: number | null };
 
 /** A run's job is the same job for the same automation and due time, however often it is asked for. */
 const SAME_RUN_S = 400 * 86_400;
@@ -47,7 +45,7 @@ export class AutomationClock extends Periodic {
    * from the stored automation), when this process changed one, and at least every minute: an
    * automation made elsewhere is due at the latest one minute later, and its run is caught up.
    */
-  private listed?: { automations: Automation[]; changes: number; atMs: number };
+  private listed?: { automations: Listed[]; changes: number; atMs: number };
 
   /**
    * @param unchanged in a process that runs automations: answers a run that would only find its
@@ -100,7 +98,7 @@ export class AutomationClock extends Periodic {
   }
 
   /** The enabled automations: the kept list while it holds (see `listed`), else read again. */
-  private async enabledAutomations(nowMs: number): Promise<Automation[]> {
+  private async enabledAutomations(nowMs: number): Promise<Listed[]> {
     const changes = automationChanges();
     const kept = this.listed;
     const holds =
@@ -113,7 +111,7 @@ export class AutomationClock extends Periodic {
         return dueMs === null || dueMs > nowMs;
       });
     if (holds) return kept.automations;
-    const automations = await listAutomations(this.db, { enabled: true });
+    const automations = await enabledAutomations(this.db);
     this.listed = { automations, changes, atMs: nowMs };
     return automations;
   }
@@ -122,17 +120,20 @@ export class AutomationClock extends Periodic {
    * Queues (or records, when unchanged) the automation's run due at `due`.
    * @returns whether this call marked it queued.
    */
-  private async queue(automation: Automation, due: number): Promise<boolean> {
-    const asset = await getAsset(this.db, automation.assetId);
+  private async queue(automation: Listed, due: number): Promise<boolean> {
     // Each run acts for the automation's maker, whose rights it resolves when it runs.
     const principal = { kind: 'automation' as const, automationId: automation.id, ownerId: automation.ownerId };
     const args: AutomationJobArgs = { automationId: automation.id, dueMs: due, principal };
-    const options = { accountId: asset?.account_id ?? null, sensorId: null, reuseWithinS: SAME_RUN_S };
+    const options = { accountId: automation.accountId, sensorId: null, reuseWithinS: SAME_RUN_S };
     // A run that would only find the last run's job is recorded as it ran, finished, without
     // a turn in the queue (an automation due every minute is that run fourteen times a quarter hour).
-    const result = await this.unchanged?.run(args, this.jobs, { automation, asset });
-    const job = result ? await this.jobs.record('automation', args, result, options) : await this.jobs.enqueue('automation', args, options);
-    if (result && options.accountId !== null) await this.unchanged?.succeeded(options.accountId, automation.id);
+    const { accountId, ...stored } = automation;
+    const unchanged = await this.unchanged?.run(args, this.jobs, { automation: stored, accountId });
+    const job = unchanged
+      ? await this.jobs.record('automation', args, unchanged.result, options)
+      : await this.jobs.enqueue('automation', args, options);
+    // It ends the automation's spell of failures, which it read with its stamp.
+    if (unchanged?.spellOpen && options.accountId !== null) await this.unchanged?.succeeded(options.accountId, automation.id);
     return markQueued(this.db, automation.id, due, job.id);
   }
 }

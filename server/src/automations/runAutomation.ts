@@ -18,10 +18,11 @@ import { getAutomation, type Automation } from '../store/automations.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { floorToGrid } from '../scheduling/timeGrid.ts';
 import { nextDue } from '../domain/cron.ts';
-import { namedSensors, resolutionStamp, type ResolvedRun } from './unchangedSchedule.ts';
+import { namedSensors, readStamp, resolutionStamp, type ResolvedRun } from './unchangedSchedule.ts';
 import { standingForecast } from '../store/standingForecast.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
 import type { AutomationJobResult } from '../contracts/responses.ts';
+import { failingAutomation } from '../attention/attention.ts';
 
 /**
  * What an automation forecasts feeds its own schedule: a forecast power sensor (other than the
@@ -160,30 +161,38 @@ type RunWindow = Awaited<ReturnType<typeof runWindow>>;
  * The answer of a run whose stamp and key are those of the automation's last run (see
  * unchangedSchedule.ts): the job those found, looked for (or queued again once its time to live
  * ran out); undefined when anything differs, and the run must resolve in full.
+ * @param spell the automation's spell of failures, which the stamp's statement reads as well.
  */
-async function reuseResolved(at: Scheduling, run: ScheduleRun, sensor: SensorInContext, asset: Asset, w: RunWindow) {
+async function reuseResolved(
+  at: Scheduling,
+  run: ScheduleRun,
+  sensor: SensorInContext,
+  asset: Asset,
+  w: RunWindow,
+  spell?: { accountId: number; subject: string },
+) {
   const last = at.lastResolved.get(run.automation.id);
   // A run of another grid step has another window: only a full resolution tells its job.
-  if (
-    last?.resolved.spec.startMs !== w.gridStartMs ||
-    last.stamp !== (await resolutionStamp(at.db, { ...w.stampParts, sensorIds: namedSensors(last.resolved, sensor.id) }))
-  )
-    return undefined;
+  if (last?.resolved.spec.startMs !== w.gridStartMs) return undefined;
+  const now = await readStamp(at.db, { ...w.stampParts, sensorIds: namedSensors(last.resolved, sensor.id) }, spell);
+  if (last.stamp !== now.stamp) return undefined;
   const spec = {
     ...last.resolved.spec,
     priorMs: w.prior.toMillis(),
     requestedStartMs: w.dueMs === last.resolved.spec.startMs ? undefined : w.dueMs,
   };
-  // Its rights are those checked when it was resolved: the stamp covers all they rest on.
-  const prepared = await readSchedule(w.queueing, run.principal, { ...last.resolved, spec, asset }, w.options);
+  // Its rights are those checked when it was resolved: the stamp covers all they rest on. Its
+  // sensors' units and resolutions are those the stamp has just read.
+  const prepared = await readSchedule(w.queueing, run.principal, { ...last.resolved, spec, asset }, { ...w.options, sensors: now.sensors });
   // Another key: the data changed, and the resolution may read them too.
   if (prepared.key !== last.key) return undefined;
   const queued = await prepared.queue();
-  const answer: ScheduleAnswer = {
+  const answer: ScheduleAnswer & { spellOpen: boolean } = {
     jobId: queued.id,
     reused: queued.createdAt < w.queuedAtMs,
     scheduleInputs: last.scheduleInputs,
     socTargets: w.recurring.added,
+    spellOpen: spell === undefined || now.spellOpen,
   };
   return answer;
 }
@@ -221,7 +230,7 @@ async function runOf(db: Knex, config: Config, args: AutomationJobArgs, read?: A
   const { automationId, dueMs, principal: ref } = args;
   const automation = read ?? (await getAutomation(db, automationId));
   if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
-  const principal = await resolvePrincipal(db, ref);
+  const principal = await resolvePrincipal(db, ref, automation);
   if (typeof principal === 'string') throw new JobFailure('PermissionDenied', `${principal}; nothing was run.`);
   const horizon = parseIsoDuration(automation.horizon);
   if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
@@ -248,7 +257,19 @@ const resultOf = (args: AutomationJobArgs, forecasts: AutomationJobResult['forec
 /** What the caller of `unchanged` has just read for the run, at its tick: not read again. */
 export interface AlreadyRead {
   automation: Automation;
-  asset?: Asset;
+  /** The account of the automation's asset, which its runs are recorded for. */
+  accountId: number | null;
+}
+
+/** A run answered without the queue. */
+export interface UnchangedRun {
+  result: AutomationJobResult;
+  /**
+   * Whether the automation's spell of failures was open when the run read its stamp (the same
+   * statement reads both), so that the run's success must end it. A spell another process opens
+   * after that is ended by the next successful run, as one opened just after this run would be.
+   */
+  spellOpen: boolean;
 }
 
 /**
@@ -315,21 +336,18 @@ export class AutomationRuns {
    * through the queue and runs in full, which reports what failed.
    * @param jobs where the schedule job is found (or queued again once its time to live ran out).
    */
-  async unchanged(
-    args: AutomationJobArgs,
-    jobs: Pick<QueueAccess, 'enqueue'>,
-    read?: AlreadyRead,
-  ): Promise<AutomationJobResult | undefined> {
+  async unchanged(args: AutomationJobArgs, jobs: Pick<QueueAccess, 'enqueue'>, read?: AlreadyRead): Promise<UnchangedRun | undefined> {
     if (!this.lastResolved.has(args.automationId)) return undefined;
     const at = { db: this.db, config: this.config, clock: this.clock, runtime: jobs, lastResolved: this.lastResolved };
     try {
       const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(this.db, this.config, args, read?.automation);
-      const asset = sensor && (read?.asset?.id === sensor.generic_asset_id ? read.asset : await getAsset(this.db, sensor.generic_asset_id));
+      const asset = sensor && (await getAsset(this.db, sensor.generic_asset_id));
       const { scheduleSensorId } = automation;
       if (automation.forecastSensorIds.length || scheduleSensorId === null || !sensor || !asset) return undefined;
       const run = { automation: { ...automation, scheduleSensorId }, principal, ref, start, horizon, endMs };
-      const schedule = await reuseResolved(at, run, sensor, asset, await runWindow(at, run, sensor, asset));
-      return schedule && { ...resultOf(args, [], schedule), without_queue: true };
+      const spell = read && read.accountId !== null ? { accountId: read.accountId, subject: failingAutomation(automation.id) } : undefined;
+      const schedule = await reuseResolved(at, run, sensor, asset, await runWindow(at, run, sensor, asset), spell);
+      return schedule && { result: { ...resultOf(args, [], schedule), without_queue: true }, spellOpen: schedule.spellOpen };
     } catch {
       return undefined;
     }

@@ -41,8 +41,32 @@ export interface StampParts {
   sensorIds: readonly number[];
 }
 
-/** The newest audit entry and the auth epoch, in one kept statement. */
-const WRITTEN = 'SELECT (SELECT MAX(id) FROM audit_log) AS audit, (SELECT epoch FROM auth_epoch WHERE id = 1) AS epoch';
+/** A named sensor as the stamp reads it: what reading its state of charge and figures needs, too. */
+export interface StampedSensor {
+  id: number;
+  generic_asset_id: number;
+  unit: string;
+  event_resolution_ms: number;
+  attributes: string;
+}
+
+/**
+ * The newest audit entry, the auth epoch and the rows of the named sensors (`count` of them),
+ * with the id of the automation's open spell of failures when `spell`: one kept statement.
+ */
+const written = (count: number, spell: boolean) =>
+  `SELECT w.audit, w.epoch, w.failing, s.id, s.generic_asset_id, s.unit, s.event_resolution_ms, s.attributes FROM (SELECT (SELECT MAX(id) FROM audit_log) AS audit, (SELECT epoch FROM auth_epoch WHERE id = 1) AS epoch, ${
+    spell ? '(SELECT id FROM notification WHERE account_id = ? AND subject = ?)' : 'NULL'
+  } AS failing) w LEFT JOIN sensor s ON s.id IN (${Array(count).fill('?').join(', ')}) ORDER BY s.id`;
+
+/** A stamp, and what its statement read besides. */
+export interface Stamp {
+  stamp: string;
+  /** The named sensors' rows, as read for the stamp (a run reads their data with them). */
+  sensors: ReadonlyMap<number, StampedSensor>;
+  /** Whether the spell of failures asked about was open (false when none was asked about). */
+  spellOpen: boolean;
+}
 
 /** The sensors a resolved job names, with the one scheduled. */
 export const namedSensors = (resolved: ResolvedSchedule, scheduledId: number): number[] => [
@@ -55,13 +79,28 @@ export const namedSensors = (resolved: ResolvedSchedule, scheduledId: number): n
  * and roles raises the auth epoch, in whichever process it is made; the attributes of the named
  * sensors are read as well, as the scheduler and legacy devices write some without an entry.
  */
-export async function resolutionStamp(db: Knex, parts: StampParts): Promise<string> {
+export async function readStamp(db: Knex, parts: StampParts, spell?: { accountId: number; subject: string }): Promise<Stamp> {
   const { automation, principal, sensor, asset, gridStartMs, recurring, sensorIds } = parts;
-  const [written] = await dialectOf(db).query<{ audit: unknown; epoch: unknown }>(db, WRITTEN, []);
-  const sensors = await db('sensor')
-    .whereIn('id', [...sensorIds])
-    .orderBy('id')
-    .select('id', 'generic_asset_id', 'unit', 'event_resolution_ms', 'attributes');
+  const ids = [...new Set(sensorIds)].sort((a, b) => a - b);
+  type Row = StampedSensor & { audit: unknown; epoch: unknown; failing: unknown; id: number | null };
+  const rows = await dialectOf(db).query<Row>(db, written(ids.length, spell !== undefined), [
+    ...(spell ? [spell.accountId, spell.subject] : []),
+    ...ids,
+  ]);
+  // The same columns the stamp always held (a sensor not found has no row).
+  const sensors = rows.flatMap(({ id, generic_asset_id, unit, event_resolution_ms, attributes }) =>
+    id === null
+      ? []
+      : [
+          {
+            id: Number(id),
+            generic_asset_id: Number(generic_asset_id),
+            unit,
+            event_resolution_ms: Number(event_resolution_ms),
+            attributes,
+          },
+        ],
+  );
   // The run's own bookkeeping moves every run: it is not what the schedule is made from.
   const { lastDueMs: _due, lastJobId: _job, ...config } = automation;
   // A user's sign-in and last request times move without a change of rights.
@@ -69,5 +108,13 @@ export async function resolutionStamp(db: Knex, parts: StampParts): Promise<stri
     principal.kind === 'operator'
       ? principal
       : (({ last_login_at: _login, last_seen_at: _seen, ...user }) => user)(principal.kind === 'user' ? principal.user : principal.owner);
-  return JSON.stringify([config, rights, sensor, asset, gridStartMs, recurring, String(written.audit), String(written.epoch), sensors]);
+  const [{ audit, epoch, failing }] = rows;
+  return {
+    stamp: JSON.stringify([config, rights, sensor, asset, gridStartMs, recurring, String(audit), String(epoch), sensors]),
+    sensors: new Map(sensors.map((s) => [s.id, s])),
+    spellOpen: failing !== null && failing !== undefined,
+  };
 }
+
+/** The stamp alone (see `readStamp`). */
+export const resolutionStamp = async (db: Knex, parts: StampParts): Promise<string> => (await readStamp(db, parts)).stamp;

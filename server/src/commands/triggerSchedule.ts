@@ -10,7 +10,7 @@ import { readSensorState } from '../scheduling/sensorState.ts';
 import { deviceFlexModel, inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { windowVersions } from '../store/beliefs.ts';
-import type { SensorInContext } from '../store/sensors.ts';
+import type { SensorInContext, SensorsRead } from '../store/sensors.ts';
 import type { DateTime } from 'luxon';
 import { fieldError, fieldTree, unprocessable } from '../errors.ts';
 import { resolveStorageJob } from '../scheduling/flexConfig.ts';
@@ -40,7 +40,12 @@ export type Queueing = Pick<CommandContext, 'reader' | 'config' | 'jobs' | 'cloc
  * on the same grid point) from the same inputs, as an automation due every minute finds the job of
  * its run a minute ago while nothing it reads has changed.
  */
-export type QueueOptions = Pick<EnqueueOptions, 'reuseWithinS' | 'force'> & { sensorId: number; anyBeliefTime?: boolean };
+export type QueueOptions = Pick<EnqueueOptions, 'reuseWithinS' | 'force'> & {
+  sensorId: number;
+  anyBeliefTime?: boolean;
+  /** The unit and resolution of sensors the job reads, as the caller has just read them (not read again). */
+  sensors?: SensorsRead;
+};
 
 /** A resolved trigger, ready to queue: the job spec (its state of charge not yet read), the asset, the request as named. */
 export interface ResolvedSchedule {
@@ -91,12 +96,12 @@ export async function readSchedule(
 ): Promise<{ key: string; queue: () => Promise<JobRecord> }> {
   const { spec, asset } = job;
   const db = context.reader;
+  const { anyBeliefTime, sensors, ...queueing } = options;
   const args: SchedulingJobArgs = {
-    spec: await readSensorState(db, spec, spec.priorMs ?? context.clock.now(), context.config.socMaxAgeSteps),
+    spec: await readSensorState(db, spec, spec.priorMs ?? context.clock.now(), context.config.socMaxAgeSteps, sensors),
     principal: principalRef(principal),
-    inputs: await inputVersions(db, spec),
+    inputs: await inputVersions(db, spec, sensors),
   };
-  const { anyBeliefTime, ...queueing } = options;
   // The state of charge and every input's figures are read at the belief time: equal, the job reads the same.
   const keyArgs = anyBeliefTime ? { ...args, spec: { ...args.spec, priorMs: undefined, requestedStartMs: undefined } } : undefined;
   return {
@@ -110,9 +115,10 @@ export async function readSchedule(
  * trigger finds an earlier job only while the prices, forecasts and other inputs it read are
  * unchanged (the state of charge it starts from is in the spec itself).
  */
-function inputVersions(db: Knex, spec: JobSpec) {
+function inputVersions(db: Knex, spec: JobSpec, sensors?: SensorsRead) {
   const inputs = jobReferences(spec).flatMap((r) => (r.use === 'read' ? [r.id] : []));
-  return windowVersions(db, inputs, { startMs: spec.startMs, endMs: spec.endMs, beliefsBeforeMs: spec.priorMs ?? undefined });
+  const window = { startMs: spec.startMs, endMs: spec.endMs, beliefsBeforeMs: spec.priorMs ?? undefined };
+  return windowVersions(db, inputs, window, sensors);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { PrincipalRef } from '../contracts/jobs.ts';
 import { actorOf, type Actor as AuditActor } from '../store/auditLog.ts';
-import { getAutomation } from '../store/automations.ts';
+import { getAutomation, type Automation } from '../store/automations.ts';
 import { getUser, type User } from '../store/users.ts';
 
 /**
@@ -55,13 +55,20 @@ export function describePrincipal(ref: PrincipalRef): string {
  * The principal of a recorded job with its rights as they are now: the user (or the automation's
  * maker) read afresh from the store. An automation acts for its maker only while it exists and was
  * made by that user; a deactivated user has no rights left to act with.
+ * @param automation the automation of an automation's principal as the caller has just read it
+ *   from the store (not read again); undefined when it was not read, or not found.
  * @returns the principal, or a sentence saying why it can no longer act.
  */
-export async function resolvePrincipal(db: Knex, ref: PrincipalRef | undefined): Promise<Principal | string> {
+export async function resolvePrincipal(
+  db: Knex,
+  ref: PrincipalRef | undefined,
+  automation?: Pick<Automation, 'id' | 'ownerId'>,
+): Promise<Principal | string> {
   if (!ref) return 'the job records no principal to run as';
   if (ref.kind === 'operator') return { kind: 'operator' };
   const userId = ref.kind === 'user' ? ref.userId : ref.ownerId;
-  if (ref.kind === 'automation' && (await getAutomation(db, ref.automationId))?.ownerId !== ref.ownerId) {
+  const read = async (id: number) => (automation?.id === id ? automation : getAutomation(db, id));
+  if (ref.kind === 'automation' && (await read(ref.automationId))?.ownerId !== ref.ownerId) {
     return `automation ${ref.automationId} no longer exists or no longer acts for user ${ref.ownerId}`;
   }
   const user = userId === null ? undefined : await getUser(db, userId);

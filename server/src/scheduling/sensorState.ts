@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { formatTimedelta } from '../domain/time.ts';
 import { conversion } from '../domain/units.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
-import { getSensor } from '../store/sensors.ts';
+import { getSensor, type SensorsRead } from '../store/sensors.ts';
 import { lastMeasurement } from '../store/lastMeasurements.ts';
 import type { JobSpec, StorageDeviceSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 import { fail } from './flexConfig/fields.ts';
@@ -28,10 +28,17 @@ export const NOT_MEASURED = ['scheduler', 'forecaster'];
  * Completes a resolved job.
  * @param beliefTimeMs what is known: the trigger's `prior`, else now.
  * @param maxAgeSteps a reading older than this many steps at the start makes the job warn that the SoC is unknown.
+ * @param sensors the unit and resolution of the state-of-charge sensors, as the caller has just read them.
  * @returns the spec with every soc-at-start known; 422 when a state of charge is missing or an
  *   device output sensor's sign attribute contradicts its field (1.0 checks only flex-model outputs).
  */
-export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: number, maxAgeSteps = 2): Promise<JobSpec> {
+export async function readSensorState(
+  db: Knex,
+  spec: JobSpec,
+  beliefTimeMs: number,
+  maxAgeSteps = 2,
+  sensors?: SensorsRead,
+): Promise<JobSpec> {
   if (spec.scheduler !== 'StorageScheduler') return spec;
   for (const d of spec.devices) {
     await checkOutputSigns(db, [
@@ -43,7 +50,9 @@ export async function readSensorState(db: Knex, spec: JobSpec, beliefTimeMs: num
   const devices: StorageDeviceSpec[] = [];
   for (const { socAtStartFromSensor, ...d } of spec.devices) {
     devices.push(
-      socAtStartFromSensor ? { ...d, ...(await socAtStart(db, spec, d, { beliefTimeMs, maxAgeMs: maxAgeSteps * spec.stepMs })) } : d,
+      socAtStartFromSensor
+        ? { ...d, ...(await socAtStart(db, spec, d, { beliefTimeMs, maxAgeMs: maxAgeSteps * spec.stepMs, sensors })) }
+        : d,
     );
   }
   return { ...spec, devices };
@@ -59,9 +68,10 @@ async function socAtStart(
   db: Knex,
   spec: StorageJobSpec,
   d: StorageDeviceSpec,
-  { beliefTimeMs, maxAgeMs }: { beliefTimeMs: number; maxAgeMs: number },
+  { beliefTimeMs, maxAgeMs, sensors }: { beliefTimeMs: number; maxAgeMs: number; sensors?: SensorsRead },
 ): Promise<Pick<StorageDeviceSpec, 'socAtStartMwh' | 'socReading' | 'socAssumed'>> {
-  const sensor = (await getSensor(db, d.socSensorId!))!;
+  const read = sensors?.get(d.socSensorId!);
+  const sensor = read ? { id: d.socSensorId!, ...read } : (await getSensor(db, d.socSensorId!))!;
   const radiusMs = SOC_LOOKUP_STEPS * spec.stepMs;
   const sourceTypes = spec.sourceTypes?.[sensor.id];
   // What counts as a measurement: the sensor reference's filters, else all but plans and forecasts.

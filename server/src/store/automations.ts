@@ -72,6 +72,19 @@ export async function listAutomations(db: Knex, filter: { assetId?: number; enab
   return (await q).map(fromRow);
 }
 
+/**
+ * The enabled automations, each with the account of its asset (whose account its runs are
+ * recorded for; null when the asset is gone or belongs to none), in one read.
+ */
+export async function enabledAutomations(db: Knex): Promise<(Automation & { accountId: number | null })[]> {
+  const rows = await db<Row & { account_id: number | null }>('automation')
+    .leftJoin('generic_asset', 'generic_asset.id', 'automation.generic_asset_id')
+    .where('automation.enabled', true)
+    .orderBy('automation.id')
+    .select('automation.*', 'generic_asset.account_id');
+  return rows.map((r) => ({ ...fromRow(r), accountId: num(r.account_id) }));
+}
+
 /** How many automations an asset, or the assets of an account, have. */
 export async function countAutomations(db: Knex, filter: { assetId: number } | { accountId: number | null }): Promise<number> {
   const q = db('automation').join('generic_asset', 'generic_asset.id', 'automation.generic_asset_id');

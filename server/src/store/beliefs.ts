@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { emptyColumns, type BeliefColumns } from '../db/beliefColumns.ts';
 import { dialectOf } from '../db/dialect.ts';
 import type { WindowVersion } from '../contracts/jobs.ts';
+import type { SensorsRead } from './sensors.ts';
 
 /** One belief to record: a value for the event starting at `eventStartMs`, known at `beliefTimeMs`. */
 export interface BeliefInput {
@@ -38,8 +39,12 @@ export class ReplacementError extends Error {
 /** The cumulative probability of a belief that is no quantile of a forecast. */
 export const MEDIAN = 0.5;
 
-/** The event resolution of each of the sensors, by id. */
-export async function sensorResolutions(db: Knex | Knex.Transaction, ids: number[]): Promise<Map<number, number>> {
+/**
+ * The event resolution of each of the sensors, by id.
+ * @param known the sensors as the caller has just read them: read again only when one is missing.
+ */
+export async function sensorResolutions(db: Knex | Knex.Transaction, ids: number[], known?: SensorsRead): Promise<Map<number, number>> {
+  if (known && ids.every((id) => known.has(id))) return new Map(ids.map((id) => [id, Number(known.get(id)!.event_resolution_ms)]));
   const rows = await db('sensor').whereIn('id', ids).select<{ id: number; event_resolution_ms: number }[]>('id', 'event_resolution_ms');
   return new Map(rows.map((r) => [r.id, Number(r.event_resolution_ms)]));
 }
@@ -241,10 +246,11 @@ export async function windowVersions(
   db: Knex,
   sensorIds: readonly number[],
   window: { startMs: number; endMs: number; beliefsBeforeMs?: number },
+  known?: SensorsRead,
 ): Promise<WindowVersion[]> {
   const sensors = [...new Set(sensorIds)].sort((a, b) => a - b);
   if (!sensors.length) return [];
-  const resolutions = await sensorResolutions(db, sensors);
+  const resolutions = await sensorResolutions(db, sensors, known);
   const reads = sensors.map((sensor) => {
     const resolution = resolutions.get(sensor) ?? 0;
     const q = db('timed_belief')

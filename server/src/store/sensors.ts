@@ -19,6 +19,12 @@ export interface SensorInContext extends Sensor {
   asset_type: string;
 }
 
+/**
+ * Sensors' units and resolutions by id, as a caller has just read them (within the same piece of
+ * work, not kept): what reads their data then need not read them again.
+ */
+export type SensorsRead = ReadonlyMap<number, Pick<Sensor, 'unit' | 'event_resolution_ms'>>;
+
 type DbSensor = Omit<Sensor, 'attributes'> & { attributes: string };
 
 const fromRow = <T extends DbSensor>(r: T): Omit<T, 'attributes'> & { attributes: Record<string, unknown> } => ({
