@@ -1,8 +1,8 @@
 /**
- * What a statement costs through knex and as a statement kept compiled on its SQLite connection
- * (`Dialect.query`, db/sqlite/statements.ts), in-process on a fresh store: wall time and CPU
- * time (all threads of the process, the thread pool's included) per statement. CPU time is the
- * figure that holds on a shared machine.
+ * What a statement costs through knex and through `Dialect.query`, which skips knex's builder
+ * (on SQLite both run on statements kept compiled on the connection, db/sqlite/statements.ts),
+ * in-process on a fresh store: wall time and CPU time (all threads of the process, the thread
+ * pool's included) per statement. CPU time is the figure that holds on a shared machine.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -37,8 +37,8 @@ export interface Dialect {
   latestPerProbability(query: Knex.QueryBuilder): Promise<BeliefColumns>;
   /**
    * Runs one statement of the hot paths (every request, every upload), written in SQL both
-   * engines read, with `?` placeholders: SQLite keeps it compiled on the connection for the next
-   * time (knex's builder and node-sqlite3 would compile it again each time).
+   * engines read, with `?` placeholders, without knex's query builder (SQLite runs it, as every
+   * statement, on a statement kept compiled on its connection).
    * @param db the store, its reader pool, or a transaction.
    * @returns the rows it produced (none for writes).
    */

@@ -5,7 +5,7 @@ import type sqlite3 from 'sqlite3';
 import type { Dialect } from '../dialect.ts';
 import { backupStore } from './backup.ts';
 import { latestPerProbability } from './latestBeliefs.ts';
-import { finalizeKept, runKept } from './statements.ts';
+import { keepStatements, runKept } from './statements.ts';
 import { lockStore } from './storeLock.ts';
 
 /** knex's own bookkeeping, which is not part of the application's schema. */
@@ -73,11 +73,7 @@ function connect(file: string, max: number, pragmas: string[]) {
       min: 1,
       max,
       afterCreate(conn: sqlite3.Database, done: (err: Error | null, conn: sqlite3.Database) => void) {
-        const close = conn.close.bind(conn);
-        conn.close = (callback) => {
-          finalizeKept(conn);
-          return close(callback);
-        };
+        keepStatements(conn);
         // The CLI may write while the server runs; wait for its lock instead of failing.
         conn.exec([...pragmas, 'PRAGMA busy_timeout = 10000'].join(';'), (err) => done(err, conn));
       },
