@@ -551,3 +551,29 @@ describe('instantaneous sensors', () => {
     });
   });
 });
+
+describe('the stale check', () => {
+  it('judges each sensor by its own last measurement, read together with the others', async () => {
+    const mine = await f.account();
+    const me = await f.user({ accountId: mine.id, roles: ['account-admin'] });
+    const house = await f.asset({ accountId: mine.id, type: 'building', name: 'Barn' });
+    const early = await f.sensor({ assetId: house.id, unit: 'kW', resolutionMinutes: 15, name: 'early meter', timezone: 'UTC' });
+    const late = await f.sensor({ assetId: house.id, unit: 'kW', resolutionMinutes: 15, name: 'late meter', timezone: 'UTC' });
+    // Last events: 00:45–01:00 and 01:00–01:15; each is stale 30 minutes after its end.
+    await f.beliefs(early.id, Date.parse('2027-03-01T00:30:00Z'), 900_000, [1, 2], Date.parse('2027-03-01T01:00:00Z'));
+    await f.beliefs(late.id, Date.parse('2027-03-01T00:30:00Z'), 900_000, [1, 2, 3], Date.parse('2027-03-01T01:15:00Z'));
+    const staleOf = async () =>
+      ((await list({}, me.token)).body as { kind: string; subject: string }[])
+        .filter((n) => n.kind === 'sensor-stale')
+        .map((n) => n.subject);
+    expect(await t.server.attention.checkStale(Date.parse('2027-03-01T01:31:00Z'))).toBe(1);
+    expect(await staleOf()).toEqual([`sensor-stale:${early.id}:${Date.parse('2027-03-01T00:45:00Z')}`]);
+    expect(await t.server.attention.checkStale(Date.parse('2027-03-01T01:46:00Z'))).toBe(1);
+    expect((await staleOf()).sort()).toEqual(
+      [
+        `sensor-stale:${early.id}:${Date.parse('2027-03-01T00:45:00Z')}`,
+        `sensor-stale:${late.id}:${Date.parse('2027-03-01T01:00:00Z')}`,
+      ].sort(),
+    );
+  });
+});

@@ -32,6 +32,37 @@ export interface LastMeasurement {
   sourceType: string;
 }
 
+/** The query of one sensor's latest measured event (see `lastMeasurement`), its id as `sensor`. */
+const latestMeasured = (db: Knex, sensorId: number, nowMs: number, counted: Counted) =>
+  db('timed_belief as b')
+    .join('data_source as s', 's.id', 'b.source_id')
+    .where('b.sensor_id', sensorId)
+    .andWhere('b.event_start', '<=', nowMs)
+    .modify(measured, counted)
+    .orderBy([
+      { column: 'b.event_start', order: 'desc' },
+      { column: 'b.belief_time', order: 'desc' },
+    ])
+    .limit(1)
+    .select(
+      db.raw('CAST(? AS INTEGER) AS sensor', [sensorId]),
+      'b.event_start as es',
+      'b.event_value as v',
+      'b.belief_time as bt',
+      's.name',
+      's.type',
+    );
+
+type LatestRow = { sensor: number | string; es: number; v: number; bt: number; name: string; type: string };
+
+const fromLatest = (row: LatestRow): LastMeasurement => ({
+  eventStartMs: Number(row.es),
+  value: Number(row.v),
+  beliefTimeMs: Number(row.bt),
+  sourceName: row.name,
+  sourceType: row.type,
+});
+
 /**
  * The latest measured event of a sensor that has started by `nowMs` (a plan or forecast for
  * later is no measurement), with the most recent belief about it.
@@ -43,25 +74,29 @@ export async function lastMeasurement(
   nowMs: number,
   counted: Counted = {},
 ): Promise<LastMeasurement | undefined> {
-  const row = await db('timed_belief as b')
-    .join('data_source as s', 's.id', 'b.source_id')
-    .where('b.sensor_id', sensorId)
-    .andWhere('b.event_start', '<=', nowMs)
-    .modify(measured, counted)
-    .orderBy([
-      { column: 'b.event_start', order: 'desc' },
-      { column: 'b.belief_time', order: 'desc' },
-    ])
-    .first<{ es: number; v: number; bt: number; name: string; type: string } | undefined>(
-      'b.event_start as es',
-      'b.event_value as v',
-      'b.belief_time as bt',
-      's.name',
-      's.type',
-    );
-  return (
-    row && { eventStartMs: Number(row.es), value: Number(row.v), beliefTimeMs: Number(row.bt), sourceName: row.name, sourceType: row.type }
-  );
+  const [row] = (await latestMeasured(db, sensorId, nowMs, counted)) as LatestRow[];
+  return row && fromLatest(row);
+}
+
+/** Sensors per statement of `lastMeasurements`. */
+const COMPOUND_CHUNK = 200;
+
+/**
+ * `lastMeasurement` of several sensors in one statement (the stale-sensor check looks at every
+ * sensor not known fresh, each minute).
+ * @returns by sensor id; a sensor without a measurement has no entry.
+ */
+export async function lastMeasurements(db: Knex, sensorIds: readonly number[], nowMs: number): Promise<Map<number, LastMeasurement>> {
+  const found = new Map<number, LastMeasurement>();
+  // SQLite joins at most 500 selects into one compound select.
+  for (let i = 0; i < sensorIds.length; i += COMPOUND_CHUNK) {
+    // Each sensor's read in a subquery of its own: SQLite takes no ORDER BY or LIMIT in a bare part of a compound select.
+    const [first, ...rest] = sensorIds
+      .slice(i, i + COMPOUND_CHUNK)
+      .map((id, k) => db.select('*').from(latestMeasured(db, id, nowMs, {}).as(`m${k}`)));
+    for (const r of (await (rest.length ? first.unionAll(rest) : first)) as LatestRow[]) found.set(Number(r.sensor), fromLatest(r));
+  }
+  return found;
 }
 
 /** A sensor whose data can go stale, with what the notification about it says. */

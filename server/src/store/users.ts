@@ -21,6 +21,22 @@ interface DbUser extends Omit<User, 'roles' | 'roleIds' | 'active'> {
 
 const columns = ['id', 'email', 'username', 'active', 'timezone', 'account_id', 'last_login_at', 'last_seen_at'];
 
+/** A user row with its roles (in role id order). */
+function userOf(r: DbUser, mine: { id: number; name: string }[]): User {
+  return {
+    id: r.id,
+    email: r.email,
+    username: r.username,
+    active: Boolean(r.active),
+    timezone: r.timezone,
+    account_id: r.account_id,
+    last_login_at: r.last_login_at === null ? null : Number(r.last_login_at),
+    last_seen_at: r.last_seen_at === null ? null : Number(r.last_seen_at),
+    roles: mine.map((x) => x.name),
+    roleIds: mine.map((x) => x.id),
+  };
+}
+
 async function withRoles(db: Knex, rows: DbUser[]): Promise<User[]> {
   if (!rows.length) return [];
   const roleRows = await db('user_role as ur')
@@ -31,27 +47,32 @@ async function withRoles(db: Knex, rows: DbUser[]): Promise<User[]> {
     )
     .orderBy('r.id')
     .select<{ user_id: number; id: number; name: string }[]>('ur.user_id', 'r.id', 'r.name');
-  return rows.map((r) => {
-    const mine = roleRows.filter((x) => x.user_id === r.id);
-    return {
-      id: r.id,
-      email: r.email,
-      username: r.username,
-      active: Boolean(r.active),
-      timezone: r.timezone,
-      account_id: r.account_id,
-      last_login_at: r.last_login_at === null ? null : Number(r.last_login_at),
-      last_seen_at: r.last_seen_at === null ? null : Number(r.last_seen_at),
-      roles: mine.map((x) => x.name),
-      roleIds: mine.map((x) => x.id),
-    };
-  });
+  return rows.map((r) =>
+    userOf(
+      r,
+      roleRows.filter((x) => x.user_id === r.id),
+    ),
+  );
 }
 
-/** @returns the user, or undefined. */
+/**
+ * @returns the user, or undefined. One statement, user and roles joined: every job and
+ *   automation run resolves its principal's current rights with it.
+ */
 export async function getUser(db: Knex, id: number): Promise<User | undefined> {
-  const rows = await db('user').where({ id }).select<DbUser[]>(columns);
-  return (await withRoles(db, rows))[0];
+  const rows = await db('user as u')
+    .leftJoin('user_role as ur', 'ur.user_id', 'u.id')
+    .leftJoin('role as r', 'r.id', 'ur.role_id')
+    .where('u.id', id)
+    .orderBy('r.id')
+    .select<(DbUser & { role_id: number | null; role_name: string | null })[]>(
+      ...columns.map((c) => `u.${c}`),
+      'r.id as role_id',
+      'r.name as role_name',
+    );
+  if (!rows.length) return undefined;
+  const roles = rows.flatMap((r) => (r.role_id === null ? [] : [{ id: Number(r.role_id), name: r.role_name! }]));
+  return userOf(rows[0], roles);
 }
 
 /** @returns the user with this email (case-insensitive) and the password hash, or undefined. */

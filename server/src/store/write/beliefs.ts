@@ -20,6 +20,8 @@ const KEY = COLUMNS.slice(0, 5).join(', ');
 const WRITE_CHUNK = 10_000;
 const LOOKUP_CHUNK = 8000;
 const EARLIEST = -Number.MAX_SAFE_INTEGER;
+/** Beliefs of one series looked up without probing its window first (see `recordRun`). */
+const SMALL_SERIES = 16;
 
 interface Pending {
   eventStartMs: number;
@@ -151,7 +153,9 @@ async function recordRun(trx: Knex.Transaction, run: SetPlan[], resolutions: Rea
       return { plan, group: g, rows: pending.rows };
     }),
   );
-  const occupied = await storedInWindows(trx, series);
+  // A single small series (a device posting its reading) is looked up straight away: the probe
+  // would cost a statement of its own and finds its window occupied as often as not (forecasts, plans).
+  const occupied = series.length === 1 && series[0].rows.length <= SMALL_SERIES ? new Set([0]) : await storedInWindows(trx, series);
   for (const [s, { plan, group, rows }] of series.entries()) {
     const { sensorId, sourceId, cp } = group;
     const stored = occupied.has(s) ? await mostRecentStored(trx, sensorId, sourceId, cp, rows) : undefined;
