@@ -45,6 +45,9 @@ export async function getSensor(db: Knex, id: number): Promise<SensorInContext |
   return row && fromRow(row);
 }
 
+/** Sensors per statement of `getSensors`. */
+const IDS_PER_READ = 1000;
+
 /**
  * Sensors as `getSensor` reads them, several in one statement (a job's or a trigger's references
  * name some ten sensors; read one by one, each costs a statement).
@@ -56,12 +59,18 @@ export async function getSensors(db: Knex, ids: readonly number[]): Promise<Map<
     const one = unique.length ? await getSensor(db, unique[0]) : undefined;
     return new Map(one ? [[one.id, one]] : []);
   }
-  const rows = await dialectOf(db).query<DbSensor & Omit<SensorInContext, keyof Sensor>>(
-    db,
-    `${IN_CONTEXT} WHERE s.id IN (${unique.map(() => '?').join(', ')})`,
-    unique,
-  );
-  return new Map(rows.map((r) => [Number(r.id), fromRow(r)]));
+  const found = new Map<number, SensorInContext>();
+  // A request may name any number of sensors; SQLite binds at most 32766 values per statement.
+  for (let i = 0; i < unique.length; i += IDS_PER_READ) {
+    const ids = unique.slice(i, i + IDS_PER_READ);
+    const rows = await dialectOf(db).query<DbSensor & Omit<SensorInContext, keyof Sensor>>(
+      db,
+      `${IN_CONTEXT} WHERE s.id IN (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
+    for (const r of rows) found.set(Number(r.id), fromRow(r));
+  }
+  return found;
 }
 
 /** @returns the sensors on assets of the account. */
