@@ -5,7 +5,7 @@ import type { JobQueue } from '../jobs/jobQueue.ts';
 import { Periodic } from '../periodic.ts';
 import { enabledAutomations, type Automation } from '../store/automations.ts';
 import { automationChanges, markQueued } from '../store/write/automations.ts';
-import { latestDue, nextDue } from '../domain/cron.ts';
+import { latestDueFrom, nextDue } from '../domain/cron.ts';
 import type { AutomationJobArgs } from '../contracts/jobs.ts';
 import type { AlreadyRead, UnchangedRun } from './runAutomation.ts';
 
@@ -18,6 +18,9 @@ export interface UnchangedRuns {
 
 /** An enabled automation as a tick reads it: with the account of its asset, which its runs are recorded for. */
 type Listed = Automation & { accountId: number | null };
+
+/** What an automation's first due time after its last queued one depends on. */
+const dueKey = (a: Automation) => `${a.cron} ${a.timezone} ${a.lastDueMs ?? a.createdAtMs}`;
 
 /** A run's job is the same job for the same automation and due time, however often it is asked for. */
 const SAME_RUN_S = 400 * 86_400;
@@ -76,11 +79,13 @@ export class AutomationClock extends Periodic {
       firstDue.set(automation.id, first);
       // Nothing due since the last run: no due time lies in (afterMs, nowMs].
       if (first.dueMs === null || first.dueMs > nowMs) continue;
-      const due = latestDue(automation.cron, automation.timezone, afterMs, nowMs);
+      const { dueMs: due, nextMs } = latestDueFrom(automation.cron, automation.timezone, afterMs, first.dueMs, nowMs);
       if (due === null) continue;
       if (await this.queue(automation, due)) queued++;
       // The kept list goes on from this run (markQueued stored it, or found a later one stored).
       automations[i] = { ...automation, lastDueMs: due };
+      // And so does the first due time after it, when found already.
+      if (nextMs !== undefined) firstDue.set(automation.id, { key: dueKey(automations[i]), dueMs: nextMs });
       // Requests wait while a tick holds the event loop: give them a turn between automations.
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -92,7 +97,7 @@ export class AutomationClock extends Periodic {
   /** The first due time after an automation's last queued one (kept while its key holds). */
   private firstDueOf(automation: Automation): { key: string; dueMs: number | null } {
     const afterMs = automation.lastDueMs ?? automation.createdAtMs;
-    const key = `${automation.cron} ${automation.timezone} ${afterMs}`;
+    const key = dueKey(automation);
     const kept = this.firstDue.get(automation.id);
     return kept?.key === key ? kept : { key, dueMs: nextDue(automation.cron, automation.timezone, afterMs) };
   }

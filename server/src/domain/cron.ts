@@ -1,7 +1,24 @@
 import { Cron } from 'croner';
 
-/** A cron expression read in a time zone: croner keeps wall-clock times across DST changes. */
-const pattern = (cron: string, timezone: string) => new Cron(cron, { timezone, paused: true });
+/** Cron expressions as read, by time zone and expression: the automation clock asks every tick. */
+const parsed = new Map<string, Cron>();
+/** More expressions than any appliance's automations hold: the map starts over past it. */
+const PARSED_KEPT = 256;
+
+/**
+ * A cron expression read in a time zone: croner keeps wall-clock times across DST changes. Kept
+ * once read: a paused croner pattern answers from the date it is given, and holds no stored state.
+ */
+function pattern(cron: string, timezone: string): Cron {
+  const key = `${timezone} ${cron}`;
+  let read = parsed.get(key);
+  if (!read) {
+    read = new Cron(cron, { timezone, paused: true });
+    if (parsed.size >= PARSED_KEPT) parsed.clear();
+    parsed.set(key, read);
+  }
+  return read;
+}
 
 /** @returns why the cron expression or time zone is unusable, or null when it is fine. */
 export function cronProblem(cron: string, timezone: string): string | null {
@@ -34,6 +51,24 @@ export function latestDue(cron: string, timezone: string, afterMs: number, nowMs
     ?.getTime();
   if (latest === undefined || latest > nowMs || latest <= Math.max(afterMs, nowMs - CATCH_UP_WINDOW_MS)) return null;
   return latest;
+}
+
+/**
+ * `latestDue` when the first due time after `afterMs` is known (`firstMs`, at or before `nowMs`):
+ * while the due time after it lies ahead, it is the latest, found by one step forward instead of
+ * a look back (an automation due every minute is ticked every 15 s).
+ * @returns the due time (null when none) and, when found on the way, the first due time after it.
+ */
+export function latestDueFrom(
+  cron: string,
+  timezone: string,
+  afterMs: number,
+  firstMs: number,
+  nowMs: number,
+): { dueMs: number | null; nextMs?: number | null } {
+  const nextMs = nextDue(cron, timezone, firstMs);
+  if (nextMs !== null && nextMs <= nowMs) return { dueMs: latestDue(cron, timezone, afterMs, nowMs) };
+  return { dueMs: firstMs > nowMs - CATCH_UP_WINDOW_MS ? firstMs : null, nextMs };
 }
 
 /**
