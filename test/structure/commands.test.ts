@@ -34,7 +34,8 @@ function contextTypes(texts: string[]): Set<string> {
   const names = new Set(['Writes', 'Uses', 'CommandContext']);
   for (const file of texts.map(parse)) {
     for (const s of file.statements) {
-      if (ts.isTypeAliasDeclaration(s) && /\bCommandContext\b/.test(s.type.getText(file))) names.add(s.name.text);
+      // An alias built from a context type (`Pick<CommandContext, …>`, `Writes<'jobs'>`) is one too.
+      if (ts.isTypeAliasDeclaration(s) && /\b(CommandContext|Writes|Uses)\b/.test(s.type.getText(file))) names.add(s.name.text);
     }
   }
   return names;
@@ -124,6 +125,8 @@ describe('commands/', () => {
       'export interface Input { id: number }',
       "export type { SensorUpload } from '../store/write/uploads.ts';",
       "type Queueing = Pick<CommandContext, 'db' | 'jobs'>;",
+      "type Replaying = Writes<'jobs'>;",
+      'export async function f(context: Replaying, principal: Principal, input: Row) {}',
       'export async function a(context: Writes, principal: Principal, input: Row) {}',
       'export async function b(context: Queueing & Uses, principal: Principal) {}',
       'export async function c(trx: Knex.Transaction, rows: Row[]) {}',
