@@ -53,6 +53,8 @@ export async function readSensorData(
   if (request.type === 'GetPrognosisRequest') horizonAtLeastMs = Math.max(horizonAtLeastMs ?? 0, 0);
   const beliefs = await mostRecentBeliefSeries(db, {
     sensorId: sensor.id,
+    // The sensor as this request read it: not read again.
+    eventResolutionMs: res,
     startMs,
     endMs,
     beliefsBeforeMs: request.beliefsBeforeMs,
