@@ -138,6 +138,12 @@ describe('an automation due every minute', () => {
     for (const run of after)
       expect(run.result).toMatchObject({ schedule_job_id: changed.result.schedule_job_id, schedule_job_reused: true });
     expect(await schedulingJobs(batterySensor)).toBe(2);
+    // A run recorded finished without the queue set nothing off there for a simulated clock to
+    // wait for: its tick counts no work, yet the run is recorded.
+    expect(await t.server.automations.tick(START + 7 * MINUTE)).toBe(0);
+    const [recorded] = (await runs()).slice(-1);
+    expect(recorded.dueMs).toBe(START + 7 * MINUTE);
+    expect(recorded.result).toMatchObject({ schedule_job_id: changed.result.schedule_job_id, without_queue: true });
     // The new job read the corrected price.
     const job = await t.request('GET', `/api/v3_0/jobs/${changed.result.schedule_job_id}`, { token });
     expect(job.body.status).toBe('finished');

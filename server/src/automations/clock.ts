@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { JobQueue } from '../jobs/jobQueue.ts';
+import type { JobQueue, JobRecord } from '../jobs/jobQueue.ts';
 import { Periodic } from '../periodic.ts';
 import { enabledAutomations, type Automation } from '../store/automations.ts';
 import { automationChanges, markQueued } from '../store/write/automations.ts';
@@ -18,6 +18,9 @@ export interface UnchangedRuns {
 
 /** An enabled automation as a tick reads it: with the account of its asset, which its runs are recorded for. */
 type Listed = Automation & { accountId: number | null };
+
+/** Whether a job has finished or failed: nothing of it is left for the queue to do. */
+const ended = (job: Pick<JobRecord, 'status'>) => job.status === 'finished' || job.status === 'failed';
 
 /** What an automation's first due time after its last queued one depends on. */
 const dueKey = (a: Automation) => `${a.cron} ${a.timezone} ${a.lastDueMs ?? a.createdAtMs}`;
@@ -67,7 +70,8 @@ export class AutomationClock extends Periodic {
 
   /**
    * Queues what is due at `nowMs`.
-   * @returns how many runs were queued.
+   * @returns how many runs set off work in the queue (a run recorded finished without it set off
+   *   none, unless it queued its schedule job again): what a simulated clock waits for.
    */
   protected async work(nowMs: number): Promise<number> {
     let queued = 0;
@@ -123,7 +127,7 @@ export class AutomationClock extends Periodic {
 
   /**
    * Queues (or records, when unchanged) the automation's run due at `due`.
-   * @returns whether this call marked it queued.
+   * @returns whether this call marked it queued and set off work in the queue.
    */
   private async queue(automation: Listed, due: number): Promise<boolean> {
     // Each run acts for the automation's maker, whose rights it resolves when it runs.
@@ -133,12 +137,22 @@ export class AutomationClock extends Periodic {
     // A run that would only find the last run's job is recorded as it ran, finished, without
     // a turn in the queue (an automation due every minute is that run fourteen times a quarter hour).
     const { accountId, ...stored } = automation;
-    const unchanged = await this.unchanged?.run(args, this.jobs, { automation: stored, accountId });
+    let setOff = false;
+    const jobs: Pick<JobQueue, 'enqueue'> = {
+      // An unchanged run queues its schedule job again once its time to live ran out.
+      enqueue: async (queue, jobArgs, jobOptions) => {
+        const queued = await this.jobs.enqueue(queue, jobArgs, jobOptions);
+        setOff ||= !ended(queued);
+        return queued;
+      },
+    };
+    const unchanged = await this.unchanged?.run(args, jobs, { automation: stored, accountId });
     const job = unchanged
       ? await this.jobs.record('automation', args, unchanged.result, options)
       : await this.jobs.enqueue('automation', args, options);
     // It ends the automation's spell of failures, which it read with its stamp.
     if (unchanged?.spellOpen && options.accountId !== null) await this.unchanged?.succeeded(options.accountId, automation.id);
-    return markQueued(this.db, automation.id, due, job.id);
+    const marked = await markQueued(this.db, automation.id, due, job.id);
+    return marked && (setOff || !ended(job));
   }
 }
