@@ -64,6 +64,29 @@ describe('GET /sensors/<id>/data: source-account and source-type (1.0)', () => {
     expect((await get({ 'source-account': 'x' })).status).toBe(422);
   });
 
+  it('the source-type 422 comes first, whatever else the request gets wrong, and for a window with or without values', async () => {
+    const noForecaster = unprocessable('query', {
+      source_type: ["No data source with source-type 'forecaster' has recorded any data on this sensor."],
+    });
+    // A unit the sensor cannot convert to; more values than one answer holds; a window with no data.
+    const others: Record<string, string>[] = [
+      { unit: 'm' },
+      { duration: 'P10000D', resolution: 'PT1M' },
+      { start: '2026-05-01T00:00:00Z' },
+    ];
+    for (const query of others) {
+      expect(await get({ 'source-type': 'forecaster', ...query })).toMatchObject({ status: 422, body: noForecaster });
+    }
+    // A type with data elsewhere on the sensor: an empty window is no problem.
+    expect(await get({ 'source-type': 'user', start: '2026-05-01T00:00:00Z' })).toMatchObject({
+      status: 200,
+      body: { values: [null, null, null, null] },
+    });
+    expect((await get({ 'source-type': 'user', unit: 'm' })).body).toEqual(
+      unprocessable('query', { _schema: ['Required unit for this sensor is MW, got incompatible unit: m'] }),
+    );
+  });
+
   it('another account stays refused whatever the filters', async () => {
     expect((await get({ 'source-account': ownAccount }, stranger)).status).toBe(403);
   });

@@ -102,12 +102,36 @@ async function checkDownload({
   // 1.0 names the account as its account ids are named everywhere: an unknown one is a 404.
   const sourceAccount = query['source-account'] ?? query.source_account;
   if (sourceAccount !== undefined && !(await getAccount(db, sourceAccount))) throw notFound(`Account ${sourceAccount} not found`);
+  const problems = downloadProblems(loaded.sensor, query.unit, query.type);
+  if (problems.length) {
+    await checkSourceType({ db, query, queryLocation, sensor: loaded.sensor });
+    throw unprocessable(queryLocation, { _schema: problems });
+  }
+}
+
+/**
+ * A source-type filter must name a type of source that recorded data on the sensor (422). The
+ * download asks only when its answer leaves that open: a value read through the filter comes from
+ * a belief of such a source on the sensor, and every belief's sensor/source pair is in the
+ * sensor's source list (written with the belief, kept when beliefs are deleted), so the check
+ * would pass. This spares the common read of a device (one value it finds) a statement; the
+ * check still answers before any other problem of the request.
+ */
+async function checkSourceType({
+  db,
+  query,
+  queryLocation,
+  sensor,
+}: {
+  db: Knex;
+  query: DownloadQuery;
+  queryLocation: Location;
+  sensor: SensorInContext;
+}) {
   const sourceType = query['source-type'] ?? query.source_type;
-  if (sourceType !== undefined && !(await listSources(db, { sensorId: loaded.sensor.id })).some((s) => s.type === sourceType)) {
+  if (sourceType !== undefined && !(await listSources(db, { sensorId: sensor.id })).some((s) => s.type === sourceType)) {
     throw fieldError(queryLocation, 'source_type', `No data source with source-type '${sourceType}' has recorded any data on this sensor.`);
   }
-  const problems = downloadProblems(loaded.sensor, query.unit, query.type);
-  if (problems.length) throw unprocessable(queryLocation, { _schema: problems });
 }
 
 async function download({
@@ -133,6 +157,7 @@ async function download({
     sourceType: query['source-type'] ?? query.source_type,
     type: query.type,
   });
+  if ('problems' in data || data.values.every((v) => v === null)) await checkSourceType({ db, query, queryLocation, sensor });
   if ('problems' in data) throw unprocessable(queryLocation, data.problems);
   return {
     values: data.values,
