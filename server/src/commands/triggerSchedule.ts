@@ -149,7 +149,7 @@ export async function resolveSensorTrigger(context: Queueing, principal: Princip
   const { sensor, ...trigger } = input;
   const asset = (await getAsset(db, sensor.generic_asset_id))!;
   const flexContext = await inheritedFlexContext(db, asset, input.flexContext);
-  const flexModel = await deviceFlexModel(db, sensor, input.flexModel);
+  const flexModel = await deviceFlexModel(db, sensor, input.flexModel, asset);
   // Attributes stored before they were authorized when written must not tell a foreign unit either.
   const attributeRefs = [...attributeReferences(sensor.attributes), ...attributeReferences(asset.attributes)];
   await refuseForeign(db, principal, [...flexReferences(flexModel), ...flexReferences(flexContext), ...attributeRefs], asset.account_id);

@@ -138,7 +138,8 @@ export class LocalJobQueue<M extends JobTypes> extends TableQueue<M> implements 
       const fresh = await queued()
         .where((q) => q.whereNull('account_id').orWhereNotIn('account_id', active))
         .first('id');
-      const next = fresh ?? (spareOnly ? undefined : await queued().first('id'));
+      // With no account running, the first look saw every queued job already.
+      const next = fresh ?? (spareOnly || !active.length ? undefined : await queued().first('id'));
       if (!next) {
         // Nothing is queued: notes of jobs that expired meanwhile go too.
         if (!spareOnly) this.queuedAccounts.clear();

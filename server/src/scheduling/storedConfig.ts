@@ -33,13 +33,17 @@ export async function inheritedFlexContext(db: Knex, asset: Asset, requested: Re
   return context;
 }
 
-/** @returns the device's flex-model: the request's entry over the one stored on the sensor's asset. */
+/**
+ * @param read the sensor's asset when the caller has read it for this trigger (not read again).
+ * @returns the device's flex-model: the request's entry over the one stored on the sensor's asset.
+ */
 export async function deviceFlexModel(
   db: Knex,
   sensor: SensorInContext,
   requested: Record<string, unknown>,
+  read?: Asset,
 ): Promise<Record<string, unknown>> {
-  const asset = await getAsset(db, sensor.generic_asset_id);
+  const asset = read?.id === sensor.generic_asset_id ? read : await getAsset(db, sensor.generic_asset_id);
   return { ...(asset?.flex_model ?? {}), ...requested };
 }
 

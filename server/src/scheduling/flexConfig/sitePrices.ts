@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { flexContext, type FlexContext } from '../../contracts/flexModel.ts';
 import type { SeriesSpec } from '../../contracts/jobSpec.ts';
-import { getAsset } from '../../store/assets.ts';
+import { getAsset, type Asset } from '../../store/assets.ts';
 import type { SensorInContext } from '../../store/sensors.ts';
 import { inheritedFlexContext } from '../storedConfig.ts';
 import { asNumber, fail, parseFlex, referencedSensor } from './fields.ts';
@@ -65,9 +65,11 @@ export const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): S
  * as the device's power capacity of last resort (`_get_device_power_capacity`): a trigger's own
  * site-power-capacity bounds the site, not the device. Undefined when none is stored; the
  * trigger's then serves (Flexsite's lenience, where FlexMeasures fails the job).
+ * @param asset the trigger's asset.
  */
-export async function storedSitePowerCapacity(at: Resolving, sensor: SensorInContext): Promise<SeriesSpec | undefined> {
-  const deviceAsset = await getAsset(at.db, sensor.generic_asset_id);
+export async function storedSitePowerCapacity(at: Resolving, sensor: SensorInContext, asset: Asset): Promise<SeriesSpec | undefined> {
+  // The trigger's asset was read for this trigger: a device on it is not read again.
+  const deviceAsset = sensor.generic_asset_id === asset.id ? asset : await getAsset(at.db, sensor.generic_asset_id);
   if (!deviceAsset) return undefined;
   const context = parseFlex(flexContext, await inheritedFlexContext(at.db, deviceAsset, {}));
   return siteCapacity(at, context, 'site-power-capacity');

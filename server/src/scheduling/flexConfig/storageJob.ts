@@ -42,7 +42,7 @@ async function devicesOf(at: DeviceContext, devices: DeviceRequest, asset: Asset
   let socUnit: 'MWh' | 'kWh' = 'MWh';
   for (const [i, d] of devices.entries()) {
     socUnit = socUnitOf(models[i], d.sensor);
-    const storedSitePower = await storedSitePowerCapacity(at, d.sensor);
+    const storedSitePower = await storedSitePowerCapacity(at, d.sensor, asset);
     specs.push(await deviceSpec({ ...at, sitePower: storedSitePower ?? at.sitePower }, { sensor: d.sensor, asset, model: models[i] }));
   }
   return { specs, rawModels, models, socUnit };
