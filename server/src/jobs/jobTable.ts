@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { isDomainError, type ErrorKind } from '../errors.ts';
+import { dialectOf } from '../db/dialect.ts';
 import {
   JobFailure,
   type EnqueueOptions,
@@ -105,6 +106,13 @@ export const cacheKeyOf = (queue: string, args: object) =>
     .update(`${queue}:${canonical(args)}`)
     .digest('hex');
 
+/**
+ * The newest job of a key and queue created after a time, unless it was interrupted: an
+ * interrupted job says "trigger it again", and that trigger gets a new job.
+ */
+const REUSABLE =
+  "SELECT * FROM job WHERE cache_key = ? AND queue = ? AND created_at > ? AND (status <> 'failed' OR error_kind IS NULL OR error_kind <> 'interrupted') ORDER BY created_at DESC LIMIT 1";
+
 /** The name a domain refusal is recorded under in a job (the reference's failure names). */
 const failureNames: Record<ErrorKind, FailureName> = {
   refused: 'PermissionDenied',
@@ -156,13 +164,12 @@ export class JobTable<M extends JobTypes> {
   /** @returns the newest job of these arguments created within `reuseWithinS`, unless it was interrupted. */
   async reusable<Q extends keyof M & string>(queue: Q, cacheKey: string, options: EnqueueOptions): Promise<JobRecord<M, Q> | undefined> {
     if (options.force || options.trx || options.reuseWithinS <= 0) return undefined;
-    const cached = await this.db<DbJob>('job')
-      .where({ cache_key: cacheKey, queue })
-      .andWhere('created_at', '>', this.clock.now() - options.reuseWithinS * 1000)
-      // An interrupted job says "trigger it again": that trigger gets a new job.
-      .andWhere((q) => q.whereNot({ status: 'failed' }).orWhereNull('error_kind').orWhereNot({ error_kind: 'interrupted' }))
-      .orderBy('created_at', 'desc')
-      .first();
+    // Every trigger and automation run asks: one kept statement, without the query builder.
+    const [cached] = await dialectOf(this.db).query<DbJob>(this.db, REUSABLE, [
+      cacheKey,
+      queue,
+      this.clock.now() - options.reuseWithinS * 1000,
+    ]);
     return cached && jobOf<M, Q>(queue, cached);
   }
 

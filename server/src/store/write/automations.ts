@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Writer } from '../auditLog.ts';
 import { fromRow, getAutomation, type Automation, type AutomationProps, type Row } from '../automations.ts';
 import { recordAudit } from './auditLog.ts';
+import { dialectOf } from '../../db/dialect.ts';
 
 const toRow = (p: Partial<AutomationProps>) => ({
   ...(p.name !== undefined ? { name: p.name } : {}),
@@ -83,9 +84,11 @@ export async function deleteAutomation(
  * @returns whether this call recorded it.
  */
 export async function markQueued(db: Knex, id: number, dueMs: number, jobId: string): Promise<boolean> {
-  const updated = await db('automation')
-    .where({ id })
-    .andWhere((q) => q.whereNull('last_due').orWhere('last_due', '<', dueMs))
-    .update({ last_due: dueMs, last_job_id: jobId });
-  return updated > 0;
+  // Every automation run marks one (every minute for some): one kept statement, without the query builder.
+  const updated = await dialectOf(db).query(
+    db,
+    'UPDATE automation SET last_due = ?, last_job_id = ? WHERE id = ? AND (last_due IS NULL OR last_due < ?) RETURNING id',
+    [dueMs, jobId, id, dueMs],
+  );
+  return updated.length > 0;
 }
