@@ -203,7 +203,17 @@ export class JobTable<M extends JobTypes> {
       progress_done: null,
       progress_total: null,
     };
-    await (options.trx ?? this.db)('job').insert(row);
+    if (options.trx) await options.trx('job').insert(row);
+    // Else one kept statement, without the query builder (every automation run records one).
+    else {
+      const columns = Object.keys(row) as (keyof DbJob)[];
+      const sql = `INSERT INTO job (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+      await dialectOf(this.db).query(
+        this.db,
+        sql,
+        columns.map((c) => row[c]),
+      );
+    }
     return jobOf<M, Q>(queue, row);
   }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { dialectOf } from '../db/dialect.ts';
 import { weekdays, type Weekday } from '../contracts/devices.ts';
 
 /** A device's recurring state-of-charge target, as stored. */
@@ -34,5 +35,7 @@ const fromRow = (r: DbRow): RecurringSocTarget => ({
 
 /** @returns the asset's recurring targets, in the order written. */
 export async function listRecurringSocTargets(db: Knex, assetId: number): Promise<RecurringSocTarget[]> {
-  return (await db<DbRow>('recurring_soc_target').where({ asset_id: assetId }).orderBy('id')).map(fromRow);
+  // Every automation run reads them (every minute for some): one kept statement, without the query builder.
+  const rows = await dialectOf(db).query<DbRow>(db, 'SELECT * FROM recurring_soc_target WHERE asset_id = ? ORDER BY id', [assetId]);
+  return rows.map(fromRow);
 }
