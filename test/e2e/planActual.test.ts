@@ -118,6 +118,8 @@ afterAll(() => opened?.close());
 
 /** x of each drawn point (tooltip marks) whose label names the field, and the labels. */
 async function pointsOf(figure: Locator, field: string) {
+  // The figure says it is ready once its data arrived; Vega draws the marks just after.
+  await figure.locator(`g.mark-symbol path[aria-label*="${field}"]`).first().waitFor({ state: 'attached' });
   const marks = await figure.locator('g.mark-symbol path[aria-label]').evaluateAll((nodes) =>
     nodes.map((n) => ({
       label: n.getAttribute('aria-label') ?? '',
