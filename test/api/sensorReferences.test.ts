@@ -421,17 +421,22 @@ describe('jobs re-check their owner’s rights before they store', () => {
     expect(await beliefCount(w.target)).toBe(socBefore);
     expect(await beliefCount(w.own.sensor.id)).toBe(powerBefore);
   });
+  /** The newest job, once it has started (the held solver keeps it there), polled for up to 5 s. */
+  async function newestJobOnceStarted(): Promise<{ id: string; status: string } | undefined> {
+    let job: { id: string; status: string } | undefined;
+    for (let i = 0; i < 200 && job?.status !== 'started'; i++) {
+      job = await t.db('job').orderBy('created_at', 'desc').first();
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return job;
+  }
   it('fails a job whose owner loses the right while it is being solved, storing nothing', async () => {
     const admin = await f.user({ accountId: accounts.B, roles: ['admin'] });
     const w = await world('own', 'MWh', { 'custom-scheduler': 'held' });
     fs.writeFileSync(hold, '');
     const jobsBefore = await jobCount();
     const answered = trigger({ ...w, caller: { id: admin.user.id, token: admin.token } }, model({ 'state-of-charge': ref(w.target) }));
-    let job: { id: string; status: string } | undefined;
-    for (let i = 0; i < 200 && job?.status !== 'started'; i++) {
-      job = await t.db('job').orderBy('created_at', 'desc').first();
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const job = await newestJobOnceStarted();
     expect(await jobCount()).toBe(jobsBefore + 1);
     expect(job?.status).toBe('started');
     // The job passed its check at the start; the right goes while the solver waits.
@@ -453,11 +458,7 @@ describe('jobs re-check their owner’s rights before they store', () => {
     const elsewhere = await f.asset({ accountId: accounts.B, type: 'battery' });
     fs.writeFileSync(hold, '');
     const answered = trigger(w, model({ 'state-of-charge': ref(w.target) }));
-    let job: { id: string; status: string } | undefined;
-    for (let i = 0; i < 200 && job?.status !== 'started'; i++) {
-      job = await t.db('job').orderBy('created_at', 'desc').first();
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const job = await newestJobOnceStarted();
     expect(job?.status).toBe('started');
     await t.db('sensor').where({ id: w.target }).update({ generic_asset_id: elsewhere.id });
     fs.rmSync(hold);
