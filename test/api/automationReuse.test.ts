@@ -319,6 +319,22 @@ describe('an automation due every minute, when what it plans from changes betwee
     const [run] = await runsFrom(36);
     expect((run.result as { soc_targets?: unknown[] }).soc_targets).toHaveLength(1);
   });
+
+  it('plans again once a price stored earlier with a later belief time becomes known, with no write in between', async () => {
+    // Stored at 06:38, believed at 06:39:30: the run due at 06:39 cannot read it, the run due at 06:40 must.
+    expect(clock.now()).toBe(START + 38 * MINUTE);
+    const jobsBefore = await schedulingJobs(batterySensor);
+    await f.beliefs(priceSensor, START + 4 * HOUR, HOUR, [777], START + 39 * MINUTE + 30_000);
+    await clock.advanceTo(START + 42 * MINUTE);
+    const [at38, at39, at40, at41] = await runsFrom(38);
+    expect(at39.result).toMatchObject({ schedule_job_id: at38.result.schedule_job_id, schedule_job_reused: true });
+    expect(at40.result.schedule_job_id).not.toBe(at39.result.schedule_job_id);
+    expect(at40.result.schedule_job_reused).toBeUndefined();
+    expect(at41.result).toMatchObject({ schedule_job_id: at40.result.schedule_job_id, schedule_job_reused: true });
+    expect(await schedulingJobs(batterySensor)).toBe(jobsBefore + 1);
+    // The tests after this one count the jobs of a few minutes: past the start of the next quarter hour.
+    await clock.advanceTo(START + 46 * MINUTE);
+  });
 });
 
 describe('an automation due every minute whose maker loses their rights between two runs', () => {

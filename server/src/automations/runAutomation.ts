@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.ts';
 import type { Clock } from '../clock.ts';
-import { parseIsoDuration, type IsoDuration } from '../domain/time.ts';
+import type { IsoDuration } from '../domain/time.ts';
 import { assertOwnerMay, forecastSensor } from '../forecasting/forecastJob.ts';
 import { prepareSchedule, readSchedule, resolveSensorTrigger } from '../commands/triggerSchedule.ts';
 import { isDomainError } from '../errors.ts';
@@ -12,17 +12,18 @@ import { describePrincipal, resolvePrincipal, type Principal } from '../policies
 import type { AutomationJobArgs, PrincipalRef } from '../contracts/jobs.ts';
 import { maxPlanningMs } from '../scheduling/flexConfig.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
-import { plannedSocTargets } from '../scheduling/recurringTargets.ts';
+import { plannedWithin, readRecurring } from '../scheduling/recurringTargets.ts';
 import { getAsset, type Asset } from '../store/assets.ts';
 import { getAutomation, type Automation } from '../store/automations.ts';
 import { getSensor, type SensorInContext } from '../store/sensors.ts';
 import { floorToGrid } from '../scheduling/timeGrid.ts';
 import { nextDue } from '../domain/cron.ts';
-import { namedSensors, readStamp, resolutionStamp, type ResolvedRun } from './unchangedSchedule.ts';
+import { configOf, namedSensors, readStamp, resolutionStamp, type ResolvedRun } from './unchangedSchedule.ts';
 import { standingForecast } from '../store/standingForecast.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
 import type { AutomationJobResult } from '../contracts/responses.ts';
 import { failingAutomation } from '../attention/attention.ts';
+import { dueWindow, LastAnswers, type ScheduleAnswer } from './sameAnswer.ts';
 
 /**
  * What an automation forecasts feeds its own schedule: a forecast power sensor (other than the
@@ -50,11 +51,15 @@ async function fedByForecasts(db: Knex, context: Record<string, unknown>, foreca
   };
 }
 
-/** The device's recurring SoC targets that fall in this run's window, after the soc-targets its stored flex-model lists. */
+/**
+ * The device's recurring SoC targets that fall in this run's window, after the soc-targets its
+ * stored flex-model lists; with the targets as read, for the runs after it (see sameAnswer.ts).
+ */
 async function recurringTargetsOf(db: Knex, asset: Asset, startMs: number, endMs: number) {
-  const planned = await plannedSocTargets(db, asset, asset.flex_model['soc-targets'], { startMs, endMs });
+  const read = await readRecurring(db, asset);
+  const planned = plannedWithin(read, asset.flex_model['soc-targets'], { startMs, endMs });
   if ('problem' in planned) throw new JobFailure('ValueError', planned.problem);
-  return planned;
+  return { ...planned, read };
 }
 
 /**
@@ -134,14 +139,6 @@ async function scheduleOf(at: Scheduling, run: ScheduleRun, sensor: SensorInCont
   });
 }
 
-/** What a run's schedule part answers: the job, whether an earlier run queued it, what fed it. */
-interface ScheduleAnswer {
-  jobId: string;
-  reused: boolean;
-  scheduleInputs: AutomationJobResult['schedule_inputs'];
-  socTargets: { value: string | number; datetime: string }[];
-}
-
 /** A run's window and the recurring targets in it, as both ways of answering it read them. */
 async function runWindow(at: Scheduling, run: ScheduleRun, sensor: SensorInContext, asset: Asset) {
   const { automation, principal, start } = run;
@@ -187,7 +184,8 @@ async function reuseResolved(
   // Another key: the data changed, and the resolution may read them too.
   if (prepared.key !== last.key) return undefined;
   const queued = await prepared.queue();
-  const answer: ScheduleAnswer & { spellOpen: boolean } = {
+  const answer: ScheduleAnswer & { spellOpen: boolean; key: string } = {
+    key: prepared.key,
     jobId: queued.id,
     reused: queued.createdAt < w.queuedAtMs,
     scheduleInputs: last.scheduleInputs,
@@ -232,10 +230,9 @@ async function runOf(db: Knex, config: Config, args: AutomationJobArgs, read?: A
   if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
   const principal = await resolvePrincipal(db, ref, automation);
   if (typeof principal === 'string') throw new JobFailure('PermissionDenied', `${principal}; nothing was run.`);
-  const horizon = parseIsoDuration(automation.horizon);
-  if (typeof horizon === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${horizon}`);
-  const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
-  const endMs = start.plus(horizon.luxon).toMillis();
+  const window = dueWindow(automation, dueMs);
+  if (typeof window === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${window}`);
+  const { horizon, start, endMs } = window;
   const sensor = automation.scheduleSensorId === null ? undefined : await getSensor(db, automation.scheduleSensorId);
   checkScheduleHorizon(config, automation, sensor, endMs - dueMs);
   return { automation, principal, ref, horizon, start, endMs, sensor };
@@ -284,6 +281,8 @@ export interface UnchangedRun {
 export class AutomationRuns {
   /** What each automation's last run resolved (see unchangedSchedule.ts). */
   private lastResolved = new Map<number, ResolvedRun>();
+  /** What each automation's last run answered without the queue (see sameAnswer.ts). */
+  private answers = new LastAnswers();
 
   constructor(
     private db: Knex,
@@ -340,14 +339,37 @@ export class AutomationRuns {
     if (!this.lastResolved.has(args.automationId)) return undefined;
     const at = { db: this.db, config: this.config, clock: this.clock, runtime: jobs, lastResolved: this.lastResolved };
     try {
+      const spell =
+        read && read.accountId !== null ? { accountId: read.accountId, subject: failingAutomation(args.automationId) } : undefined;
+      const looked =
+        read && (await this.answers.lookUp(this.db, { automation: read.automation, dueMs: args.dueMs, nowMs: this.clock.now(), spell }));
+      if (looked?.again) return { result: { ...resultOf(args, [], looked.again), without_queue: true }, spellOpen: looked.again.spellOpen };
+      this.answers.forget(args.automationId);
       const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(this.db, this.config, args, read?.automation);
       const asset = sensor && (await getAsset(this.db, sensor.generic_asset_id));
       const { scheduleSensorId } = automation;
       if (automation.forecastSensorIds.length || scheduleSensorId === null || !sensor || !asset) return undefined;
       const run = { automation: { ...automation, scheduleSensorId }, principal, ref, start, horizon, endMs };
-      const spell = read && read.accountId !== null ? { accountId: read.accountId, subject: failingAutomation(automation.id) } : undefined;
-      const schedule = await reuseResolved(at, run, sensor, asset, await runWindow(at, run, sensor, asset), spell);
-      return schedule && { result: { ...resultOf(args, [], schedule), without_queue: true }, spellOpen: schedule.spellOpen };
+      const w = await runWindow(at, run, sensor, asset);
+      const schedule = await reuseResolved(at, run, sensor, asset, w, spell);
+      if (!schedule) return undefined;
+      if (looked) {
+        this.answers.keep(automation.id, {
+          count: looked.count,
+          priorMs: w.prior.toMillis(),
+          config: configOf(automation),
+          stepMs: sensor.event_resolution_ms,
+          gridStartMs: w.gridStartMs,
+          recurring: w.recurring.read,
+          listed: asset.flex_model['soc-targets'],
+          flexModel: JSON.stringify(w.recurring.flexModel),
+          jobKey: schedule.key,
+          jobId: schedule.jobId,
+          reuseWithinS: this.config.jobCacheTtlS,
+          scheduleInputs: schedule.scheduleInputs,
+        });
+      }
+      return { result: { ...resultOf(args, [], schedule), without_queue: true }, spellOpen: schedule.spellOpen };
     } catch {
       return undefined;
     }

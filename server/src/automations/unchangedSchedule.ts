@@ -50,13 +50,19 @@ export interface StampedSensor {
   attributes: string;
 }
 
+/** The id of an account's notice of a subject (an automation's open spell of failures): a subquery. */
+export const OPEN_SPELL = '(SELECT id FROM notification WHERE account_id = ? AND subject = ?)';
+
+/** The automation as a resolution depends on it: its run's own bookkeeping moves every run. */
+export const configOf = ({ lastDueMs: _due, lastJobId: _job, ...config }: Automation): string => JSON.stringify(config);
+
 /**
  * The newest audit entry, the auth epoch and the rows of the named sensors (`count` of them),
  * with the id of the automation's open spell of failures when `spell`: one kept statement.
  */
 const written = (count: number, spell: boolean) =>
   `SELECT w.audit, w.epoch, w.failing, s.id, s.generic_asset_id, s.unit, s.event_resolution_ms, s.attributes FROM (SELECT (SELECT MAX(id) FROM audit_log) AS audit, (SELECT epoch FROM auth_epoch WHERE id = 1) AS epoch, ${
-    spell ? '(SELECT id FROM notification WHERE account_id = ? AND subject = ?)' : 'NULL'
+    spell ? OPEN_SPELL : 'NULL'
   } AS failing) w LEFT JOIN sensor s ON s.id IN (${Array(count).fill('?').join(', ')}) ORDER BY s.id`;
 
 /** A stamp, and what its statement read besides. */
@@ -101,8 +107,6 @@ export async function readStamp(db: Knex, parts: StampParts, spell?: { accountId
           },
         ],
   );
-  // The run's own bookkeeping moves every run: it is not what the schedule is made from.
-  const { lastDueMs: _due, lastJobId: _job, ...config } = automation;
   // A user's sign-in and last request times move without a change of rights.
   const rights =
     principal.kind === 'operator'
@@ -110,7 +114,7 @@ export async function readStamp(db: Knex, parts: StampParts, spell?: { accountId
       : (({ last_login_at: _login, last_seen_at: _seen, ...user }) => user)(principal.kind === 'user' ? principal.user : principal.owner);
   const [{ audit, epoch, failing }] = rows;
   return {
-    stamp: JSON.stringify([config, rights, sensor, asset, gridStartMs, recurring, String(audit), String(epoch), sensors]),
+    stamp: JSON.stringify([configOf(automation), rights, sensor, asset, gridStartMs, recurring, String(audit), String(epoch), sensors]),
     sensors: new Map(sensors.map((s) => [s.id, s])),
     spellOpen: failing !== null && failing !== undefined,
   };

@@ -19,6 +19,11 @@ export interface Dialect {
   /** The knex `client` this dialect drives. */
   readonly client: string;
   /**
+   * Whether the store counts the writes a schedule reads in `store_change` (migration 0027): then
+   * a reader that finds the count unchanged may keep what it read.
+   */
+  readonly countsChanges: boolean;
+  /**
    * Opens a connection pool with the engine's settings applied.
    * @param target a file path (SQLite) or a connection URL.
    */

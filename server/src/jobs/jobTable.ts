@@ -110,8 +110,9 @@ export const cacheKeyOf = (queue: string, args: object) =>
  * The newest job of a key and queue created after a time, unless it was interrupted: an
  * interrupted job says "trigger it again", and that trigger gets a new job.
  */
-const REUSABLE =
-  "SELECT * FROM job WHERE cache_key = ? AND queue = ? AND created_at > ? AND (status <> 'failed' OR error_kind IS NULL OR error_kind <> 'interrupted') ORDER BY created_at DESC LIMIT 1";
+export const REUSABLE_JOB =
+  "FROM job WHERE cache_key = ? AND queue = ? AND created_at > ? AND (status <> 'failed' OR error_kind IS NULL OR error_kind <> 'interrupted') ORDER BY created_at DESC LIMIT 1";
+const REUSABLE = `SELECT * ${REUSABLE_JOB}`;
 
 /** The name a domain refusal is recorded under in a job (the reference's failure names). */
 const failureNames: Record<ErrorKind, FailureName> = {

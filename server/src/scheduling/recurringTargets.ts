@@ -141,29 +141,51 @@ export function socTargetsWithin(
   return found.sort((a, b) => a.ms - b.ms).map((f) => f.target);
 }
 
+/** A device's recurring targets as stored, with what they are measured against (none without targets). */
+export interface RecurringRead {
+  assetId: number;
+  recurring: RecurringSocTarget[];
+  device?: DeviceCapacity;
+}
+
+/** Reads what `plannedWithin` expands: the asset's recurring targets, and its capacity when it has some. */
+export async function readRecurring(db: Knex, asset: Asset): Promise<RecurringRead> {
+  const recurring = await listRecurringSocTargets(db, asset.id);
+  return { assetId: asset.id, recurring, ...(recurring.length > 0 && { device: await deviceCapacity(db, asset) }) };
+}
+
 /**
  * The soc-targets a schedule of the asset's device plans for, automations and Compute alike: those
  * listed (a trigger's own, else the stored ones), followed by the occurrences of the device's
  * recurring targets in the window (a flex-model given replaces a stored field, it does not add to
  * it, so the list carries both).
+ * @param read the device's recurring targets (see `readRecurring`).
  * @param listed the soc-targets listed for this schedule, if any.
  * @returns the flex-model fields to schedule with (none without recurring targets) and the
  *   occurrences added; or the problem why they cannot be read.
  */
+export function plannedWithin(
+  { assetId, recurring, device }: RecurringRead,
+  listed: unknown,
+  window: { startMs: number; endMs: number },
+): { flexModel: Record<string, unknown>; added: SocTargetAt[] } | { problem: string } {
+  if (!recurring.length || !device) return { flexModel: {}, added: [] };
+  if (listed !== undefined && !Array.isArray(listed)) {
+    return { problem: `Asset ${assetId} has recurring SoC targets and soc-targets from a sensor; keep one of the two.` };
+  }
+  const added = socTargetsWithin(recurring, device, window.startMs, window.endMs);
+  if (typeof added === 'string') return { problem: added };
+  return { flexModel: added.length ? { 'soc-targets': [...((listed as unknown[] | undefined) ?? []), ...added] } : {}, added };
+}
+
+/** `plannedWithin` of the targets read now. */
 export async function plannedSocTargets(
   db: Knex,
   asset: Asset,
   listed: unknown,
   window: { startMs: number; endMs: number },
-): Promise<{ flexModel: Record<string, unknown>; added: SocTargetAt[] } | { problem: string }> {
-  const recurring = await listRecurringSocTargets(db, asset.id);
-  if (!recurring.length) return { flexModel: {}, added: [] };
-  if (listed !== undefined && !Array.isArray(listed)) {
-    return { problem: `Asset ${asset.id} has recurring SoC targets and soc-targets from a sensor; keep one of the two.` };
-  }
-  const added = socTargetsWithin(recurring, await deviceCapacity(db, asset), window.startMs, window.endMs);
-  if (typeof added === 'string') return { problem: added };
-  return { flexModel: added.length ? { 'soc-targets': [...((listed as unknown[] | undefined) ?? []), ...added] } : {}, added };
+): Promise<ReturnType<typeof plannedWithin>> {
+  return plannedWithin(await readRecurring(db, asset), listed, window);
 }
 
 /**

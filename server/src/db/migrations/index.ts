@@ -19,6 +19,7 @@ import * as m0023 from './0023_price_connector_status.ts';
 import * as m0024 from './0024_site_asset_type.ts';
 import * as m0025 from './0025_schedule_money_fallback.ts';
 import * as m0026 from './0026_job_progress.ts';
+import * as m0027 from './0027_store_changes.ts';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -47,6 +48,7 @@ export const migrations: [string, Migration][] = [
   ['0024_site_asset_type', m0024],
   ['0025_schedule_money_fallback', m0025],
   ['0026_job_progress', m0026],
+  ['0027_store_changes', m0027],
 ];
 
 export const migrationSource: Knex.MigrationSource<[string, Migration]> = {

@@ -18,6 +18,8 @@ interface PgConnection {
 export const postgresql: Dialect = {
   name: 'postgresql',
   client: 'pg',
+  // Every writer would queue for the one counter row until it commits (see migration 0027).
+  countsChanges: false,
 
   open(url) {
     return knex({

@@ -15,6 +15,7 @@ const knexTables = ['knex_migrations', 'knex_migrations_lock'];
 export const sqlite: Dialect = {
   name: 'sqlite',
   client: 'sqlite3',
+  countsChanges: true,
 
   open(file) {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
