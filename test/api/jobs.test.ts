@@ -44,3 +44,41 @@ describe('jobs', () => {
     expect(one.body).toHaveProperty('result');
   });
 });
+
+describe('a run recorded without the queue', () => {
+  /** An automation run's finished outcome (written out here, not taken from the server). */
+  const result = (dueMs: number) => ({
+    automation_id: 7,
+    due: new Date(dueMs).toISOString(),
+    forecasts: [],
+    schedule_job_id: null,
+    schedule_inputs: null,
+  });
+  const principal = { kind: 'user' as const, userId: 1 };
+  const DUE = Date.parse('2026-03-02T08:00:00Z');
+
+  it('is stored once when recorded twice: the second record answers with the first job', async () => {
+    const accountId = (await factories(t.db).account()).id;
+    const { jobs } = t.server.services;
+    const options = { accountId, sensorId: null, reuseWithinS: 600 };
+    const record = (dueMs: number, more = {}) =>
+      jobs.record('automation', { automationId: 7, dueMs, principal }, result(dueMs), { ...options, ...more });
+    const stored = async () =>
+      t.db('job').where({ account_id: accountId }).orderBy('created_at').select('id', 'status', 'attempts', 'result');
+
+    const first = await record(DUE);
+    expect(first).toMatchObject({ queue: 'automation', status: 'finished', attempts: 1, accountId, result: result(DUE) });
+    expect(first.startedAt).toBe(first.createdAt);
+    expect(first.finishedAt).toBe(first.createdAt);
+    expect(await jobs.get(first.id)).toEqual(first);
+    const again = await record(DUE);
+    expect(again).toEqual(first);
+    expect(await stored()).toEqual([{ id: first.id, status: 'finished', attempts: 1, result: JSON.stringify(result(DUE)) }]);
+
+    // Another run is another job; a forced record stores a new one whatever is there.
+    const next = await record(DUE + 60_000);
+    const forced = await record(DUE, { force: true });
+    expect(new Set([first.id, next.id, forced.id]).size).toBe(3);
+    expect((await stored()).map((j) => j.id).sort()).toEqual([first.id, next.id, forced.id].sort());
+  });
+});

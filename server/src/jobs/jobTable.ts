@@ -114,6 +114,36 @@ export const REUSABLE_JOB =
   "FROM job WHERE cache_key = ? AND queue = ? AND created_at > ? AND (status <> 'failed' OR error_kind IS NULL OR error_kind <> 'interrupted') ORDER BY created_at DESC LIMIT 1";
 const REUSABLE = `SELECT * ${REUSABLE_JOB}`;
 
+/**
+ * The SQL type of each column of `job`, in the order statements list them: a parameter in a
+ * SELECT list has no column to take its type from, and PostgreSQL would take it for text.
+ */
+const JOB_COLUMN_TYPES: Record<keyof DbJob, 'TEXT' | 'BIGINT' | 'INTEGER'> = {
+  id: 'TEXT',
+  queue: 'TEXT',
+  status: 'TEXT',
+  args: 'TEXT',
+  cache_key: 'TEXT',
+  account_id: 'BIGINT',
+  sensor_id: 'BIGINT',
+  created_at: 'BIGINT',
+  started_at: 'BIGINT',
+  finished_at: 'BIGINT',
+  attempts: 'INTEGER',
+  result: 'TEXT',
+  error: 'TEXT',
+  error_kind: 'TEXT',
+  fallback_job_id: 'TEXT',
+  progress_done: 'INTEGER',
+  progress_total: 'INTEGER',
+};
+const JOB_COLUMNS = Object.keys(JOB_COLUMN_TYPES) as (keyof DbJob)[];
+const INSERT_JOB = `INSERT INTO job (${JOB_COLUMNS.join(', ')}) VALUES (${JOB_COLUMNS.map(() => '?').join(', ')})`;
+/** Stores a job unless a reusable one is there (`REUSABLE_JOB`; its bindings follow the columns). */
+const INSERT_UNLESS_REUSABLE = `INSERT INTO job (${JOB_COLUMNS.join(', ')}) SELECT ${JOB_COLUMNS.map(
+  (c) => `CAST(? AS ${JOB_COLUMN_TYPES[c]})`,
+).join(', ')} WHERE NOT EXISTS (SELECT 1 ${REUSABLE_JOB}) RETURNING id`;
+
 /** The name a domain refusal is recorded under in a job (the reference's failure names). */
 const failureNames: Record<ErrorKind, FailureName> = {
   refused: 'PermissionDenied',
@@ -184,8 +214,52 @@ export class JobTable<M extends JobTypes> {
     options: EnqueueOptions,
     result?: M[Q]['result'],
   ): Promise<JobRecord<M, Q>> {
+    const row = this.newRow(queue, args, cacheKey, options, result);
+    if (options.trx) await options.trx('job').insert(row);
+    // Else one kept statement, without the query builder.
+    else
+      await dialectOf(this.db).query(
+        this.db,
+        INSERT_JOB,
+        JOB_COLUMNS.map((c) => row[c]),
+      );
+    return jobOf<M, Q>(queue, row);
+  }
+
+  /** See `JobQueue.record`. */
+  async record<Q extends keyof M & string>(
+    queue: Q,
+    args: M[Q]['args'],
+    result: M[Q]['result'],
+    options: EnqueueOptions,
+  ): Promise<JobRecord<M, Q>> {
+    const cacheKey = cacheKeyOf(queue, options.keyArgs ?? args);
+    if (options.force || options.trx || options.reuseWithinS <= 0) return this.insert(queue, args, cacheKey, options, result);
+    // Every automation run that found its answer unchanged records one (fourteen a quarter hour
+    // for one due every minute): the lookup `reusable` makes and the insert in one kept statement.
+    const row = this.newRow(queue, args, cacheKey, options, result);
+    const inserted = await dialectOf(this.db).query(this.db, INSERT_UNLESS_REUSABLE, [
+      ...JOB_COLUMNS.map((c) => row[c]),
+      cacheKey,
+      queue,
+      row.created_at - options.reuseWithinS * 1000,
+    ]);
+    if (inserted.length) return jobOf<M, Q>(queue, row);
+    // The same run was recorded already (by another process, or before a restart): its job. One
+    // gone since (housekeeping, an interruption) leaves this run to record as a new one.
+    return (await this.reusable(queue, cacheKey, options)) ?? this.insert(queue, args, cacheKey, options, result);
+  }
+
+  /** A new job's row: queued, or with `result` one that started and finished now in one attempt. */
+  private newRow<Q extends keyof M & string>(
+    queue: Q,
+    args: M[Q]['args'],
+    cacheKey: string,
+    options: EnqueueOptions,
+    result?: M[Q]['result'],
+  ): DbJob {
     const nowMs = this.clock.now();
-    const row: DbJob = {
+    return {
       id: crypto.randomUUID(),
       queue,
       status: result ? 'finished' : 'queued',
@@ -204,29 +278,6 @@ export class JobTable<M extends JobTypes> {
       progress_done: null,
       progress_total: null,
     };
-    if (options.trx) await options.trx('job').insert(row);
-    // Else one kept statement, without the query builder (every automation run records one).
-    else {
-      const columns = Object.keys(row) as (keyof DbJob)[];
-      const sql = `INSERT INTO job (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
-      await dialectOf(this.db).query(
-        this.db,
-        sql,
-        columns.map((c) => row[c]),
-      );
-    }
-    return jobOf<M, Q>(queue, row);
-  }
-
-  /** See `JobQueue.record`. */
-  async record<Q extends keyof M & string>(
-    queue: Q,
-    args: M[Q]['args'],
-    result: M[Q]['result'],
-    options: EnqueueOptions,
-  ): Promise<JobRecord<M, Q>> {
-    const cacheKey = cacheKeyOf(queue, options.keyArgs ?? args);
-    return (await this.reusable(queue, cacheKey, options)) ?? this.insert(queue, args, cacheKey, options, result);
   }
 
   /** Forgets a job that was never handed to a queue. */
