@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/src/config.ts';
 import { openStore, storeTarget } from '../../server/src/db/connection.ts';
+import { dialectOf } from '../../server/src/db/dialect.ts';
 import { migrations, migrationSource } from '../../server/src/db/migrations/index.ts';
 import { schema, snapshot, tableNames } from '../helpers/db.ts';
 import { factories, PASSWORD } from '../helpers/factories.ts';
@@ -32,6 +33,9 @@ async function emptyStore(dataDir = tempDir()): Promise<Knex> {
 
 const names = migrations.map(([name]) => name);
 
+/** Migrations that concern one engine only, by design: the other engine's schema stays as it was. */
+const ONE_ENGINE: Record<string, 'sqlite' | 'postgresql'> = { '0027_store_changes': 'sqlite' };
+
 /**
  * The schema plus the asset types the migrations seed: a migration may add reference data only
  * (0024 adds the "site" type), and going down must take that away again.
@@ -56,7 +60,8 @@ describe('migrations', () => {
 
     await db.migrate.up({ migrationSource, name });
     const after = await state(db);
-    expect(after).not.toEqual(before);
+    if (ONE_ENGINE[name] && ONE_ENGINE[name] !== dialectOf(db).name) expect(after).toEqual(before);
+    else expect(after).not.toEqual(before);
     expect(await db('knex_migrations').orderBy('id').pluck('name')).toEqual(names.slice(0, index + 1));
 
     await db.migrate.down({ migrationSource, name });
