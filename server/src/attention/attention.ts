@@ -7,12 +7,13 @@ import type { FlexsiteJobs } from '../contracts/jobs.ts';
 import { JobFailure, type JobHandler, type JobRecord } from '../jobs/jobQueue.ts';
 import { sendMail } from '../outbox.ts';
 import { getAutomation } from '../store/automations.ts';
-import { lastMeasurements, monitoredSensors, staleAfterMs } from '../store/lastMeasurements.ts';
+import { staleAfterMs } from '../store/lastMeasurements.ts';
 import { deviceSensorName } from '../store/sensorNames.ts';
 import { webhookUrlOf, type NewNotification, type Notification } from '../store/notifications.ts';
 import { addNotification, endSubject, queueWebhook } from '../store/write/notifications.ts';
 import { listUsers } from '../store/users.ts';
 import { Periodic } from '../periodic.ts';
+import { StaleReads } from './staleReads.ts';
 import { failureReason, lengthOf, nameSensors, sensorName, siteTime } from './wording.ts';
 
 /** How often sensors are checked for stale data. */
@@ -54,6 +55,8 @@ export class Attention extends Periodic {
    * raised anew, in a transaction of its own, at each of 1,440 checks).
    */
   private staleSubjects = new Map<number, string>();
+  /** The check's sensors and last measurements, kept while the store's count of writes stands. */
+  private reads = new StaleReads();
 
   constructor(
     private db: Knex,
@@ -208,17 +211,13 @@ export class Attention extends Periodic {
     const staleSubjects = new Map<number, string>();
     // A sensor found fresh stays so until its allowed silence after that measurement's end:
     // newer data only moves that end on (a simulated week would otherwise read every sensor's
-    // last measurement 10,000 times). The others' last measurements are read together.
+    // last measurement 10,000 times). The others' last measurements are read together, or kept
+    // from an earlier check while nothing was written (see StaleReads); staleness is judged anew.
     const keptFresh = (id: number) => {
       const known = this.fresh.get(id);
       return known && known.fromMs <= nowMs && nowMs <= known.untilMs ? known : undefined;
     };
-    const sensors = await monitoredSensors(this.db);
-    const lasts = await lastMeasurements(
-      this.db,
-      sensors.flatMap((s) => (keptFresh(s.id) ? [] : [s.id])),
-      nowMs,
-    );
+    const { sensors, lasts } = await this.reads.read(this.db, nowMs, (id) => !keptFresh(id));
     for (const sensor of sensors) {
       const known = keptFresh(sensor.id);
       if (known) {

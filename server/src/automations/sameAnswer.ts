@@ -6,6 +6,7 @@ import { REUSABLE_JOB } from '../jobs/jobTable.ts';
 import { plannedWithin, type RecurringRead } from '../scheduling/recurringTargets.ts';
 import { floorToGrid } from '../scheduling/timeGrid.ts';
 import type { Automation } from '../store/automations.ts';
+import { countOf, readCount, standsSince, type Count } from '../store/storeChange.ts';
 import type { AutomationJobResult } from '../contracts/responses.ts';
 import { configOf, OPEN_SPELL } from './unchangedSchedule.ts';
 
@@ -18,13 +19,6 @@ import { configOf, OPEN_SPELL } from './unchangedSchedule.ts';
  * automation's spell of failures; what depends on the due time alone (the grid step, the
  * recurring targets in the window) is worked out again from what the run read.
  */
-
-/** Where the store's count of writes stood. */
-export interface Count {
-  n: number;
-  /** The newest belief time ever written. */
-  newestBeliefMs: number;
-}
 
 /** What a run answered with, and what it read that from. */
 export interface LastAnswer {
@@ -56,8 +50,6 @@ export function dueWindow(automation: Pick<Automation, 'horizon' | 'timezone'>, 
   const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
   return { horizon, start, endMs: start.plus(horizon.luxon).toMillis() };
 }
-
-const COUNT = 'SELECT n, newest_belief_time AS newest FROM store_change WHERE id = 1';
 
 /** The count, the job a key finds now and whether a spell of failures is open: one kept statement. */
 const AGAIN = (spell: boolean) =>
@@ -105,14 +97,14 @@ export class LastAnswers {
     if (!dialectOf(db).countsChanges) return undefined;
     const last = this.last.get(run.automation.id);
     if (!last) {
-      const [row] = await dialectOf(db).query<Row>(db, COUNT, []);
-      return { count: countOf(row) };
+      const count = await readCount(db);
+      return count && { count };
     }
     const { spell, nowMs } = run;
     const bindings = [...(spell ? [spell.accountId, spell.subject] : []), last.jobKey, 'scheduling', nowMs - last.reuseWithinS * 1000];
     const [row] = await dialectOf(db).query<Row>(db, AGAIN(spell !== undefined), bindings);
     const count = countOf(row);
-    const unchanged = count.n === last.count.n && count.newestBeliefMs <= last.priorMs;
+    const unchanged = standsSince(count, last.count, last.priorMs);
     // A job still to run sets off work the caller waits for: a full lookup reports it.
     const ended = row.status === 'finished' || row.status === 'failed';
     if (!unchanged || row.job !== last.jobId || !ended) return { count };
@@ -136,8 +128,6 @@ export class LastAnswers {
     this.last.delete(automationId);
   }
 }
-
-const countOf = (row: Row): Count => ({ n: Number(row.n), newestBeliefMs: Number(row.newest) });
 
 /**
  * The recurring targets a run adds when everything that depends on its due time is as it was for
