@@ -4,6 +4,7 @@ import { afterAll, expect } from 'vitest';
 import { AppError } from '../../server/src/errors.ts';
 import { errorAnswer } from '../../server/src/http/errorAnswer.ts';
 import type { Asset } from '../../server/src/store/assets.ts';
+import { RowReads } from '../../server/src/store/rowReads.ts';
 import type { SensorInContext } from '../../server/src/store/sensors.ts';
 import type { Horizon } from '../../server/src/scheduling/flexConfig/horizon.ts';
 import type { Resolving } from '../../server/src/scheduling/flexConfig/quantities.ts';
@@ -35,7 +36,7 @@ export function resolving(start: string, hours: number, stepMs = QUARTER_MS): Re
   const startDt = at(start);
   const startMs = startDt.toMillis();
   const horizon: Horizon = { startMs, endMs: startMs + hours * HOUR_MS, stepMs, maxEndMs: startMs + 48 * HOUR_MS };
-  return { db: store(), horizon, start: startDt };
+  return { rows: new RowReads(store()), horizon, start: startDt };
 }
 
 /** A power sensor as the store answers it, on a battery unless told otherwise. */

@@ -50,12 +50,12 @@ describe('efficiencies', () => {
 
   it('refuse a storage efficiency of 1.5 in the 0.18 dialect and let the 1.0 dialect clip it', async () => {
     const trigger = { models: [{ 'storage-efficiency': 1.5 }], context: {} };
-    const { db } = resolving('2026-06-01T00:00:00Z', 4);
+    const { rows } = resolving('2026-06-01T00:00:00Z', 4);
     // 0.18's storage-efficiency is a fraction in (0, 1].
-    expect(await refusal(() => checkTriggerValues(db, { ...trigger, clipStorageEfficiency: false }))).toEqual({
+    expect(await refusal(() => checkTriggerValues(rows, { ...trigger, clipStorageEfficiency: false }))).toEqual({
       'storage-efficiency': ['Must be greater than 0 and less than or equal to 1.'],
     });
-    await expect(checkTriggerValues(db, { ...trigger, clipStorageEfficiency: true })).resolves.toBeUndefined();
+    await expect(checkTriggerValues(rows, { ...trigger, clipStorageEfficiency: true })).resolves.toBeUndefined();
   });
 });
 

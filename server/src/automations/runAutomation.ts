@@ -13,9 +13,10 @@ import type { AutomationJobArgs, PrincipalRef } from '../contracts/jobs.ts';
 import { maxPlanningMs } from '../scheduling/flexConfig.ts';
 import { inheritedFlexContext } from '../scheduling/storedConfig.ts';
 import { plannedWithin, readRecurring } from '../scheduling/recurringTargets.ts';
-import { getAsset, type Asset } from '../store/assets.ts';
+import type { Asset } from '../store/assets.ts';
 import { getAutomation, type Automation } from '../store/automations.ts';
-import { getSensor, type SensorInContext } from '../store/sensors.ts';
+import { RowReads } from '../store/rowReads.ts';
+import type { SensorInContext } from '../store/sensors.ts';
 import { floorToGrid } from '../scheduling/timeGrid.ts';
 import { nextDue } from '../domain/cron.ts';
 import { configOf, namedSensors, readStamp, resolutionStamp, type ResolvedRun } from './unchangedSchedule.ts';
@@ -32,8 +33,8 @@ import { dueWindow, LastAnswers, type ScheduleAnswer } from './sameAnswer.ts';
  * kinds of list do not mix).
  * @returns the flex-context to schedule with, and what the forecasts added to it.
  */
-async function fedByForecasts(db: Knex, context: Record<string, unknown>, forecastIds: number[], scheduledId: number) {
-  const sensors = (await Promise.all(forecastIds.map((id) => getSensor(db, id)))).filter((s) => s !== undefined);
+async function fedByForecasts(rows: RowReads, context: Record<string, unknown>, forecastIds: number[], scheduledId: number) {
+  const sensors = (await Promise.all(forecastIds.map((id) => rows.sensor(id)))).filter((s) => s !== undefined);
   const listed = Array.isArray(context['inflexible-device-sensors']) ? (context['inflexible-device-sensors'] as number[]) : [];
   const modernLists = context['inflexible-consumption'] !== undefined || context['inflexible-production'] !== undefined;
   const devices = modernLists
@@ -90,8 +91,9 @@ function checkScheduleHorizon(
  * automation's forecasts read no regressors). A forecast made from fewer measurements than exist
  * at the due time is never one.
  */
-async function unchangedForecast(db: Knex, sensorId: number, dueMs: number, endMs: number) {
-  const stepMs = (await getSensor(db, sensorId))?.event_resolution_ms;
+async function unchangedForecast(rows: RowReads, sensorId: number, dueMs: number, endMs: number) {
+  const { db } = rows;
+  const stepMs = (await rows.sensor(sensorId))?.event_resolution_ms;
   if (!stepMs) return undefined;
   const fromMs = Math.floor(dueMs / stepMs) * stepMs;
   return standingForecast(db, sensorId, { fromMs, atMs: dueMs, lastEventMs: Math.ceil(endMs / stepMs) * stepMs - stepMs });
@@ -106,6 +108,8 @@ interface Scheduling {
   runtime: Pick<QueueAccess, 'enqueue'>;
   /** What each automation's last run resolved (see unchangedSchedule.ts). */
   lastResolved: Map<number, ResolvedRun>;
+  /** The run's reads of sensor and asset rows: made for this run, dropped with it. */
+  rows: RowReads;
 }
 
 /** One run of an automation with a sensor to schedule. */
@@ -126,7 +130,7 @@ interface ScheduleRun {
  */
 async function scheduleOf(at: Scheduling, run: ScheduleRun, sensor: SensorInContext | undefined) {
   const { automation, ref } = run;
-  const asset = sensor && (await getAsset(at.db, sensor.generic_asset_id));
+  const asset = sensor && (await at.rows.asset(sensor.generic_asset_id));
   if (!sensor || !asset) throw new JobFailure('ValueError', `The sensor to schedule (${automation.scheduleSensorId}) no longer exists.`);
   return answerRun(at, run, sensor, asset).catch((err: unknown) => {
     if (isDomainError(err) && err.kind === 'refused') {
@@ -180,7 +184,8 @@ async function reuseResolved(
   };
   // Its rights are those checked when it was resolved: the stamp covers all they rest on. Its
   // sensors' units and resolutions are those the stamp has just read.
-  const prepared = await readSchedule(w.queueing, run.principal, { ...last.resolved, spec, asset }, { ...w.options, sensors: now.sensors });
+  const job = { ...last.resolved, spec, asset };
+  const prepared = await readSchedule(w.queueing, run.principal, job, { ...w.options, sensors: now.sensors }, at.rows);
   // Another key: the data changed, and the resolution may read them too.
   if (prepared.key !== last.key) return undefined;
   const queued = await prepared.queue();
@@ -209,10 +214,11 @@ async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInConte
   const keep = nextMs < gridStartMs + sensor.event_resolution_ms;
   const before = keep && (await resolutionStamp(db, { ...stampParts, sensorIds: [sensor.id] }));
   // The asset's stored flex configuration (inherited from its ancestors), as a trigger without a body gets it.
-  const fed = await fedByForecasts(db, await inheritedFlexContext(db, asset, {}), automation.forecastSensorIds, sensor.id);
+  // The rows read before the stamp `before` (the sensor and its asset) are in the stamp themselves.
+  const fed = await fedByForecasts(at.rows, await inheritedFlexContext(at.rows, asset, {}), automation.forecastSensorIds, sensor.id);
   const input = { start, duration: horizon, prior, sensor, flexModel: recurring.flexModel, flexContext: fed.context };
-  const resolved = await resolveSensorTrigger(queueing, principal, input);
-  const prepared = await prepareSchedule(queueing, principal, resolved, options);
+  const resolved = await resolveSensorTrigger(queueing, principal, input, at.rows);
+  const prepared = await prepareSchedule(queueing, principal, resolved, options, at.rows);
   const queued = await prepared.queue();
   const scheduleInputs = fed.added;
   // Kept only when nothing the stamp covers changed while it was resolved.
@@ -224,7 +230,8 @@ async function answerRun(at: Scheduling, run: ScheduleRun, sensor: SensorInConte
 }
 
 /** What a run is of: the automation, as whom it acts, its window and the sensor it schedules. */
-async function runOf(db: Knex, config: Config, args: AutomationJobArgs, read?: Automation) {
+async function runOf(rows: RowReads, config: Config, args: AutomationJobArgs, read?: Automation) {
+  const { db } = rows;
   const { automationId, dueMs, principal: ref } = args;
   const automation = read ?? (await getAutomation(db, automationId));
   if (!automation) throw new JobFailure('ValueError', `Automation ${automationId} no longer exists.`);
@@ -233,7 +240,7 @@ async function runOf(db: Knex, config: Config, args: AutomationJobArgs, read?: A
   const window = dueWindow(automation, dueMs);
   if (typeof window === 'string') throw new JobFailure('ValueError', `Automation ${automationId} has an unreadable horizon: ${window}`);
   const { horizon, start, endMs } = window;
-  const sensor = automation.scheduleSensorId === null ? undefined : await getSensor(db, automation.scheduleSensorId);
+  const sensor = automation.scheduleSensorId === null ? undefined : await rows.sensor(automation.scheduleSensorId);
   checkScheduleHorizon(config, automation, sensor, endMs - dueMs);
   return { automation, principal, ref, horizon, start, endMs, sensor };
 }
@@ -293,13 +300,14 @@ export class AutomationRuns {
 
   readonly handler: JobHandler<FlexsiteJobs, 'automation'> = async (job, runtime) => {
     const { db, pool, config, clock } = this;
-    const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(db, config, job.args);
+    const rows = new RowReads(db);
+    const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(rows, config, job.args);
     const { dueMs } = job.args;
     const forecasts: AutomationJobResult['forecasts'] = [];
     for (const sensorId of automation.forecastSensorIds) {
       // Forecast as known at the due time, which the run stands for even when it runs late.
       const forecast = { sensorId, principal: ref, startMs: dueMs, endMs, priorMs: dueMs, regressorIds: [] };
-      const standing = await unchangedForecast(db, sensorId, dueMs, endMs);
+      const standing = await unchangedForecast(rows, sensorId, dueMs, endMs);
       if (standing) {
         // The rights a new forecast would need, checked now all the same.
         await assertOwnerMay(db, forecast);
@@ -320,7 +328,7 @@ export class AutomationRuns {
       scheduleSensorId === null
         ? undefined
         : await scheduleOf(
-            { db, config, clock, runtime, lastResolved: this.lastResolved },
+            { db, config, clock, runtime, lastResolved: this.lastResolved, rows },
             { automation: { ...automation, scheduleSensorId }, principal, ref, start, horizon, endMs },
             sensor,
           );
@@ -337,7 +345,8 @@ export class AutomationRuns {
    */
   async unchanged(args: AutomationJobArgs, jobs: Pick<QueueAccess, 'enqueue'>, read?: AlreadyRead): Promise<UnchangedRun | undefined> {
     if (!this.lastResolved.has(args.automationId)) return undefined;
-    const at = { db: this.db, config: this.config, clock: this.clock, runtime: jobs, lastResolved: this.lastResolved };
+    const rows = new RowReads(this.db);
+    const at = { db: this.db, config: this.config, clock: this.clock, runtime: jobs, lastResolved: this.lastResolved, rows };
     try {
       const spell =
         read && read.accountId !== null ? { accountId: read.accountId, subject: failingAutomation(args.automationId) } : undefined;
@@ -345,8 +354,8 @@ export class AutomationRuns {
         read && (await this.answers.lookUp(this.db, { automation: read.automation, dueMs: args.dueMs, nowMs: this.clock.now(), spell }));
       if (looked?.again) return { result: { ...resultOf(args, [], looked.again), without_queue: true }, spellOpen: looked.again.spellOpen };
       this.answers.forget(args.automationId);
-      const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(this.db, this.config, args, read?.automation);
-      const asset = sensor && (await getAsset(this.db, sensor.generic_asset_id));
+      const { automation, principal, ref, horizon, start, endMs, sensor } = await runOf(rows, this.config, args, read?.automation);
+      const asset = sensor && (await rows.asset(sensor.generic_asset_id));
       const { scheduleSensorId } = automation;
       if (automation.forecastSensorIds.length || scheduleSensorId === null || !sensor || !asset) return undefined;
       const run = { automation: { ...automation, scheduleSensorId }, principal, ref, start, horizon, endMs };

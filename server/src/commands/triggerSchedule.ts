@@ -8,7 +8,7 @@ import type { SchedulingJobArgs } from '../contracts/jobs.ts';
 import { jobReferences } from '../scheduling/jobReferences.ts';
 import { readSensorState } from '../scheduling/sensorState.ts';
 import { deviceFlexModel, inheritedFlexContext } from '../scheduling/storedConfig.ts';
-import { getAsset, type Asset } from '../store/assets.ts';
+import type { Asset } from '../store/assets.ts';
 import { windowVersions } from '../store/beliefs.ts';
 import type { SensorInContext, SensorsRead } from '../store/sensors.ts';
 import type { DateTime } from 'luxon';
@@ -18,10 +18,9 @@ import { storedDevices } from '../scheduling/storedConfig.ts';
 import { withRecurringTargets } from '../scheduling/recurringTargets.ts';
 import { unrecorded } from '../store/auditLog.ts';
 import { descendantIds } from '../store/assets.ts';
-import { getSensor } from '../store/sensors.ts';
+import { RowReads } from '../store/rowReads.ts';
 import { updateSensor } from '../store/write/sensors.ts';
 import { recordUdiEvent } from '../store/write/udiEvents.ts';
-import type { Knex } from 'knex';
 import type { CommandContext, Uses } from './context.ts';
 
 /**
@@ -57,19 +56,23 @@ export interface ResolvedSchedule {
 /**
  * Authorizes a resolved job for the principal and the asset's account, reads what it needs of the
  * (now authorized) sensors, and queues it.
+ * @param rows the reads of the resolution that made the job, if any (see `prepareSchedule`).
  */
 export async function queueSchedule(
   context: Queueing,
   principal: Principal,
   job: ResolvedSchedule,
   options: QueueOptions,
+  rows?: RowReads,
 ): Promise<JobRecord> {
-  return (await prepareSchedule(context, principal, job, options)).queue();
+  return (await prepareSchedule(context, principal, job, options, rows)).queue();
 }
 
 /**
  * What `queueSchedule` does before it queues: authorizes the job for the principal and the
  * asset's account, then reads what it needs of the (now authorized) sensors.
+ * @param rows the reads of the resolution that made the job: the sensors it read are authorized
+ *   as read then (within the same trigger or run), not read again.
  * @returns the key the job is found by (equal keys, the job reads the same) and how to queue it.
  */
 export async function prepareSchedule(
@@ -77,37 +80,37 @@ export async function prepareSchedule(
   principal: Principal,
   job: ResolvedSchedule,
   options: QueueOptions,
+  rows = new RowReads(context.reader),
 ): Promise<{ key: string; queue: () => Promise<JobRecord> }> {
   const { spec, asset, request } = job;
-  await authorizeReferences(context.reader, principal, triggerReferences(spec, asset, request), [], asset.account_id);
-  return readSchedule(context, principal, job, options);
+  await authorizeReferences(context.reader, principal, triggerReferences(spec, asset, request), [], asset.account_id, rows);
+  return readSchedule(context, principal, job, options, rows);
 }
 
 /**
  * `prepareSchedule` for a job authorized already: reads the state of charge and the inputs'
  * figures now. Only for a job whose rights are known unchanged since they were checked (an
  * automation's, see `unchangedSchedule.ts`).
+ * @param rows the reads of the piece of work the job is queued for (its sensors read once).
  */
 export async function readSchedule(
   context: Queueing,
   principal: Principal,
   job: ResolvedSchedule,
   options: QueueOptions,
+  rows = new RowReads(context.reader),
 ): Promise<{ key: string; queue: () => Promise<JobRecord> }> {
   const { spec, asset } = job;
-  const db = context.reader;
   const { anyBeliefTime, sensors, ...queueing } = options;
   const args: SchedulingJobArgs = {
-    spec: await readSensorState(db, spec, spec.priorMs ?? context.clock.now(), context.config.socMaxAgeSteps, sensors),
+    spec: await readSensorState(rows, spec, spec.priorMs ?? context.clock.now(), context.config.socMaxAgeSteps, sensors),
     principal: principalRef(principal),
-    inputs: await inputVersions(db, spec, sensors),
+    inputs: await inputVersions(rows, spec, sensors),
   };
   // The state of charge and every input's figures are read at the belief time: equal, the job reads the same.
-  const keyArgs = anyBeliefTime ? { ...args, spec: { ...args.spec, priorMs: undefined, requestedStartMs: undefined } } : undefined;
-  return {
-    key: cacheKeyOf('scheduling', keyArgs ?? args),
-    queue: () => context.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...queueing, ...(keyArgs && { keyArgs }) }),
-  };
+  const keyArgs = anyBeliefTime ? { ...args, spec: { ...args.spec, priorMs: undefined, requestedStartMs: undefined } } : args;
+  const key = cacheKeyOf('scheduling', keyArgs);
+  return { key, queue: () => context.jobs.enqueue('scheduling', args, { accountId: asset.account_id, ...queueing, cacheKey: key }) };
 }
 
 /**
@@ -115,10 +118,10 @@ export async function readSchedule(
  * trigger finds an earlier job only while the prices, forecasts and other inputs it read are
  * unchanged (the state of charge it starts from is in the spec itself).
  */
-function inputVersions(db: Knex, spec: JobSpec, sensors?: SensorsRead) {
+async function inputVersions(rows: RowReads, spec: JobSpec, sensors?: SensorsRead) {
   const inputs = jobReferences(spec).flatMap((r) => (r.use === 'read' ? [r.id] : []));
   const window = { startMs: spec.startMs, endMs: spec.endMs, beliefsBeforeMs: spec.priorMs ?? undefined };
-  return windowVersions(db, inputs, window, sensors);
+  return windowVersions(rows.db, inputs, window, sensors ?? (await rows.sensors(inputs)));
 }
 
 /**
@@ -132,8 +135,9 @@ export async function triggerSensorSchedule(
   input: SensorTrigger,
   options: Omit<QueueOptions, 'sensorId'>,
 ): Promise<JobRecord> {
-  const job = await resolveSensorTrigger(context, principal, input);
-  return queueSchedule(context, principal, job, { ...options, sensorId: input.sensor.id });
+  const rows = new RowReads(context.reader);
+  const job = await resolveSensorTrigger(context, principal, input, rows);
+  return queueSchedule(context, principal, job, { ...options, sensorId: input.sensor.id }, rows);
 }
 
 /** A trigger of one sensor: the window, the sensor, the flex-model and flex-context as named. */
@@ -143,17 +147,26 @@ export type SensorTrigger = Omit<TriggerInput, 'flexContext'> & {
   flexContext: Record<string, unknown>;
 };
 
-/** The resolution of `triggerSensorSchedule`, without queueing. */
-export async function resolveSensorTrigger(context: Queueing, principal: Principal, input: SensorTrigger): Promise<ResolvedSchedule> {
-  const { reader: db, config } = context;
+/**
+ * The resolution of `triggerSensorSchedule`, without queueing.
+ * @param rows the trigger's reads, which its queueing takes on (the sensor as the caller read it).
+ */
+export async function resolveSensorTrigger(
+  context: Queueing,
+  principal: Principal,
+  input: SensorTrigger,
+  rows: RowReads,
+): Promise<ResolvedSchedule> {
+  const { config } = context;
   const { sensor, ...trigger } = input;
-  const asset = (await getAsset(db, sensor.generic_asset_id))!;
-  const flexContext = await inheritedFlexContext(db, asset, input.flexContext);
-  const flexModel = await deviceFlexModel(db, sensor, input.flexModel, asset);
+  rows.know({ sensor });
+  const asset = (await rows.asset(sensor.generic_asset_id))!;
+  const flexContext = await inheritedFlexContext(rows, asset, input.flexContext);
+  const flexModel = await deviceFlexModel(rows, sensor, input.flexModel, asset);
   // Attributes stored before they were authorized when written must not tell a foreign unit either.
   const attributeRefs = [...attributeReferences(sensor.attributes), ...attributeReferences(asset.attributes)];
-  await refuseForeign(db, principal, [...flexReferences(flexModel), ...flexReferences(flexContext), ...attributeRefs], asset.account_id);
-  const spec = await resolveSensorJob(db, config, { input: { ...trigger, flexContext }, sensor, asset, flexModel });
+  await refuseForeign(rows, principal, [...flexReferences(flexModel), ...flexReferences(flexContext), ...attributeRefs], asset.account_id);
+  const spec = await resolveSensorJob(rows, config, { input: { ...trigger, flexContext }, sensor, asset, flexModel });
   return { spec, asset, request: { flexModel, flexContext } };
 }
 
@@ -164,8 +177,8 @@ export type AssetTrigger = Omit<TriggerInput, 'flexContext'> & {
 };
 
 /** The devices a trigger names, each on the asset or anywhere below it (422 under the entry's `sensor` otherwise). */
-async function namedDevices(db: Knex, asset: Asset, entries: Record<string, unknown>[]) {
-  const tree = new Set(await descendantIds(db, asset.id));
+async function namedDevices(rows: RowReads, asset: Asset, entries: Record<string, unknown>[]) {
+  const tree = new Set(await descendantIds(rows.db, asset.id));
   const devices: { sensor: SensorInContext; flexModel: Record<string, unknown> }[] = [];
   for (const [i, entry] of entries.entries()) {
     const { sensor: sensorId, ...flexModel } = entry;
@@ -173,10 +186,10 @@ async function namedDevices(db: Knex, asset: Asset, entries: Record<string, unkn
     const entryError = (message: string) => unprocessable('json', fieldTree(['flex-model', i, 'sensor'], [message]));
     if (sensorId === undefined) throw entryError('Missing data for required field.');
     if (!Number.isSafeInteger(sensorId)) throw entryError('Not a valid integer.');
-    const sensor = await getSensor(db, sensorId as number);
+    const sensor = await rows.sensor(sensorId as number);
     if (!sensor) throw entryError(`No sensor found with id ${String(sensorId)}.`);
     if (!tree.has(sensor.generic_asset_id)) throw entryError(`Sensor ${sensor.id} does not belong to asset ${asset.id} or one below it.`);
-    devices.push({ sensor, flexModel: await deviceFlexModel(db, sensor, flexModel) });
+    devices.push({ sensor, flexModel: await deviceFlexModel(rows, sensor, flexModel) });
   }
   return devices;
 }
@@ -195,8 +208,9 @@ export async function triggerAssetSchedule(
   const { reader: db, config } = context;
   const { asset, trigger } = input;
   const { devices: entries, flexContext: asked, ...window } = trigger;
-  const devices = await namedDevices(db, asset, entries);
-  const unnamed = await storedDevices(db, asset, new Set(devices.map((d) => d.sensor.generic_asset_id)));
+  const rows = new RowReads(db).know({ asset });
+  const devices = await namedDevices(rows, asset, entries);
+  const unnamed = await storedDevices(rows, asset, new Set(devices.map((d) => d.sensor.generic_asset_id)));
   if (typeof unnamed === 'string') throw fieldError('json', 'flex-model', unnamed);
   devices.push(...unnamed);
   // Each car's recurring targets in the window, as a sensor trigger and an automation plan for them.
@@ -211,16 +225,17 @@ export async function triggerAssetSchedule(
       'No flexible device: name a power sensor in the flex-model, or store a flex-model on the asset or one below it.',
     );
   }
-  const flexContext = await inheritedFlexContext(db, asset, asked);
+  const flexContext = await inheritedFlexContext(rows, asset, asked);
   const flexModels = devices.map((d) => d.flexModel);
-  await refuseForeign(db, principal, [...flexReferences(flexModels), ...flexReferences(flexContext)], asset.account_id);
-  const spec = await resolveStorageJob(db, config, { input: { ...window, flexContext }, devices, asset });
+  await refuseForeign(rows, principal, [...flexReferences(flexModels), ...flexReferences(flexContext)], asset.account_id);
+  const spec = await resolveStorageJob(rows, config, { input: { ...window, flexContext }, devices, asset });
   const flexModel = devices.map((d) => ({ sensor: d.sensor.id, ...d.flexModel }));
   return queueSchedule(
     context,
     principal,
     { spec, asset, request: { flexModel, flexContext } },
     { ...options, sensorId: devices[0].sensor.id },
+    rows,
   );
 }
 
@@ -248,14 +263,15 @@ export async function triggerUdiSchedule(
   options: Omit<QueueOptions, 'sensorId'>,
 ): Promise<JobRecord> {
   const { device, event, flexModel } = input;
-  const asset = (await getAsset(context.reader, device.generic_asset_id))!;
+  const rows = new RowReads(context.reader).know({ sensor: device });
+  const asset = (await rows.asset(device.generic_asset_id))!;
   // Flex-model problems (no SoC maximum known, say) answer 422 here, before anything is stored.
-  const spec = await resolveStorageJob(context.reader, context.config, {
+  const spec = await resolveStorageJob(rows, context.config, {
     input: { start: input.start, prior: input.prior, flexContext: {} },
     devices: [{ sensor: device, flexModel }],
     asset,
   });
-  const job = await queueSchedule(context, principal, { spec, asset, request: { flexModel } }, { ...options, sensorId: device.id });
+  const job = await queueSchedule(context, principal, { spec, asset, request: { flexModel } }, { ...options, sensorId: device.id }, rows);
   await context.db.transaction(async (trx) => {
     const soc = { soc_datetime: input.datetime, soc_in_mwh: input.socMwh, soc_udi_event_id: event.eventId };
     // A measurement kept with the device, as frequent as its data: not an entry of the asset's log.

@@ -47,10 +47,11 @@ export interface EnqueueOptions {
   /** Always create a new job. */
   force?: boolean;
   /**
-   * What identifies the job for reuse, when not all of its arguments: an automation's schedule
-   * leaves out its belief time, which moves every run while what the job reads may not.
+   * The key that identifies the job for reuse, `cacheKeyOf(queue, …)` as the caller computed it
+   * (not hashed again), of not all of its arguments maybe: an automation's schedule leaves out its
+   * belief time, which moves every run while what the job reads may not.
    */
-  keyArgs?: object;
+  cacheKey?: string;
   /**
    * The caller's transaction: the job's record is stored in it, so that it commits together with
    * the caller's other writes (its audit entry) or not at all, and the queue takes the job up once

@@ -233,7 +233,7 @@ export class JobTable<M extends JobTypes> {
     result: M[Q]['result'],
     options: EnqueueOptions,
   ): Promise<JobRecord<M, Q>> {
-    const cacheKey = cacheKeyOf(queue, options.keyArgs ?? args);
+    const cacheKey = options.cacheKey ?? cacheKeyOf(queue, args);
     if (options.force || options.trx || options.reuseWithinS <= 0) return this.insert(queue, args, cacheKey, options, result);
     // Every automation run that found its answer unchanged records one (fourteen a quarter hour
     // for one due every minute): the lookup `reusable` makes and the insert in one kept statement.

@@ -42,7 +42,7 @@ export class LocalJobQueue<M extends JobTypes> extends TableQueue<M> implements 
   }
 
   async enqueue<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], options: EnqueueOptions): Promise<JobRecord<M, Q>> {
-    const cacheKey = cacheKeyOf(queue, options.keyArgs ?? args);
+    const cacheKey = options.cacheKey ?? cacheKeyOf(queue, args);
     const cached = await this.table.reusable(queue, cacheKey, options);
     if (cached) return cached;
     const job = await this.table.insert(queue, args, cacheKey, options);

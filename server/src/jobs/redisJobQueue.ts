@@ -113,7 +113,7 @@ export class RedisJobQueue<M extends JobTypes> extends TableQueue<M> implements 
   }
 
   async enqueue<Q extends keyof M & string>(queue: Q, args: M[Q]['args'], options: EnqueueOptions): Promise<JobRecord<M, Q>> {
-    const cacheKey = cacheKeyOf(queue, options.keyArgs ?? args);
+    const cacheKey = options.cacheKey ?? cacheKeyOf(queue, args);
     const cached = await this.table.reusable(queue, cacheKey, options);
     if (cached) return cached;
     // Counted before this job is stored: an account with nothing queued or running goes first.

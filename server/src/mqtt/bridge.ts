@@ -165,7 +165,7 @@ export class MqttBridge extends Periodic {
       const sensor = await getSensor(this.db, link.sensorId);
       const asset = sensor && (await getAsset(this.db, sensor.generic_asset_id));
       if (!sensor || !asset) continue;
-      const top = (await assetLineage(this.db, asset)).at(-1)!;
+      const top = (await assetLineage((id) => getAsset(this.db, id), asset)).at(-1)!;
       const known = this.sites.get(top.id);
       const site = { currency: null, nextLookMs: 0, ...known, site: { id: top.id, name: top.name }, zone: sensor.timezone };
       sites.set(top.id, site);

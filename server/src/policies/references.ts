@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { fieldTree, forbidden, mergeFieldTrees, unprocessable, type Location } from '../errors.ts';
 import { getAccount } from '../store/accounts.ts';
-import { getAsset, type Asset } from '../store/assets.ts';
-import { getSensors, type SensorInContext } from '../store/sensors.ts';
+import type { Asset } from '../store/assets.ts';
+import { RowReads } from '../store/rowReads.ts';
+import type { SensorInContext } from '../store/sensors.ts';
 import { accountMay, can, type ObjectAccess } from './access.ts';
 import type { Actor } from './principal.ts';
 
@@ -139,6 +140,7 @@ export function attributeReferences(attributes: Record<string, unknown> | undefi
 /**
  * Resolves references once each and authorizes every one for its strongest use.
  * @param loaded sensors the request has read already, which are not read again.
+ * @param rows the resolution's reads, when the references are a trigger's (what it read is not read again).
  * @returns what they resolved to.
  * @throws 422 naming the fields of ids that do not exist (all of them, as a schema would), else
  *   the reference's 403 when the caller may not do something with one of them.
@@ -149,8 +151,9 @@ export async function authorizeReferences(
   refs: Reference[],
   loaded: readonly SensorInContext[] = [],
   usableBy?: UsableBy,
+  rows = new RowReads(db),
 ): Promise<Resolved> {
-  const resolved = await resolve(db, refs, loaded);
+  const resolved = await resolve(rows, refs, loaded);
   const missing = refs.filter((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id));
   if (missing.length) {
     // Fields of the first location named, nested per path part as marshmallow nests list items.
@@ -170,12 +173,13 @@ export async function authorizeReferences(
  * The 403 for references that exist but may not be used, before anything reads them further
  * (a unit check would otherwise tell a foreign sensor's unit in its 422). When an id is unknown,
  * nothing is refused here: the caller's resolution answers its 422.
+ * @param rows the resolution's reads, which then finds the sensors read.
  */
-export async function refuseForeign(db: Knex, actor: Actor, refs: Reference[], usableBy?: UsableBy): Promise<void> {
-  const resolved = await resolve(db, refs);
+export async function refuseForeign(rows: RowReads, actor: Actor, refs: Reference[], usableBy?: UsableBy): Promise<void> {
+  const resolved = await resolve(rows, refs);
   // An unknown id answers its 422 first, as a schema would.
   if (refs.some((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id))) return;
-  if ((await refused(db, actor, refs, resolved, usableBy)) !== undefined) throw forbidden();
+  if ((await refused(rows.db, actor, refs, resolved, usableBy)) !== undefined) throw forbidden();
 }
 
 /**
@@ -190,7 +194,7 @@ export async function firstRefused(
   readSensor?: SensorReader,
   usableBy?: UsableBy,
 ): Promise<Reference | undefined> {
-  const resolved = await resolve(db, refs, [], readSensor);
+  const resolved = await resolve(new RowReads(db), refs, [], readSensor);
   return (
     refs.find((r) => !(r.kind === 'sensor' ? resolved.sensors : resolved.assets).has(r.id)) ?? refused(db, actor, refs, resolved, usableBy)
   );
@@ -202,7 +206,12 @@ export async function authorizeSensor(db: Knex, actor: Actor, sensor: SensorInCo
 }
 
 /** Resolves the references: the sensors not loaded through `readSensor`, else all in one read. */
-async function resolve(db: Knex, refs: Reference[], loaded: readonly SensorInContext[] = [], readSensor?: SensorReader): Promise<Resolved> {
+async function resolve(
+  rows: RowReads,
+  refs: Reference[],
+  loaded: readonly SensorInContext[] = [],
+  readSensor?: SensorReader,
+): Promise<Resolved> {
   const sensors = new Map<number, SensorInContext>(loaded.map((s) => [s.id, s]));
   const unread = [...new Set(refs.flatMap((r) => (r.kind === 'sensor' && !sensors.has(r.id) ? [r.id] : [])))];
   if (readSensor) {
@@ -210,11 +219,11 @@ async function resolve(db: Knex, refs: Reference[], loaded: readonly SensorInCon
       const s = await readSensor(id);
       if (s) sensors.set(id, s);
     }
-  } else for (const [id, s] of await getSensors(db, unread)) sensors.set(id, s);
+  } else for (const [id, s] of await rows.sensors(unread)) sensors.set(id, s);
   const assets = new Map<number, Asset>();
   for (const r of refs) {
     if (r.kind === 'asset' && !assets.has(r.id)) {
-      const a = await getAsset(db, r.id);
+      const a = await rows.asset(r.id);
       if (a) assets.set(r.id, a);
     }
   }

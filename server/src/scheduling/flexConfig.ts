@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
 import type { JobSpec } from '../contracts/jobSpec.ts';
 import type { Asset } from '../store/assets.ts';
+import type { RowReads } from '../store/rowReads.ts';
 import { flexReferences, type Reference } from '../policies/references.ts';
 import { jobReferences } from './jobReferences.ts';
 import { attribute, flexError } from './flexConfig/fields.ts';
@@ -39,13 +39,13 @@ export function triggerReferences(spec: JobSpec, asset: Asset, request: { flexMo
  * Picks the scheduler for the asset type and resolves a single-sensor trigger.
  * @returns the job spec; 422 for asset types nothing can schedule (0.18 dialect).
  */
-export async function resolveSensorJob(db: Knex, config: Config, trigger: SensorTrigger): Promise<JobSpec> {
+export async function resolveSensorJob(rows: RowReads, config: Config, trigger: SensorTrigger): Promise<JobSpec> {
   const { input, sensor, asset, flexModel } = trigger;
-  if (processTypes.has(sensor.asset_type)) return resolveProcessJob(db, config, trigger);
+  if (processTypes.has(sensor.asset_type)) return resolveProcessJob(rows, config, trigger);
   // FlexMeasures 1.0 schedules every other asset type as storage; 0.18 kept a list.
   const storage = config.apiCompat === '1.0' || storageTypes.has(sensor.asset_type);
   if (storage || typeof attribute(sensor, asset, 'custom-scheduler') === 'string') {
-    return resolveStorageJob(db, config, { input, devices: [{ sensor, flexModel }], asset });
+    return resolveStorageJob(rows, config, { input, devices: [{ sensor, flexModel }], asset });
   }
   throw flexError(`Scheduling is not (yet) supported for asset type ${sensor.asset_type}.`);
 }

@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import { formatTimedelta } from '../domain/time.ts';
 import { conversion } from '../domain/units.ts';
 import { mostRecentBeliefs } from '../store/beliefs.ts';
-import { getSensor, type SensorsRead } from '../store/sensors.ts';
+import type { RowReads } from '../store/rowReads.ts';
+import type { SensorsRead } from '../store/sensors.ts';
 import { lastMeasurement } from '../store/lastMeasurements.ts';
 import type { JobSpec, StorageDeviceSpec, StorageJobSpec } from '../contracts/jobSpec.ts';
 import { fail } from './flexConfig/fields.ts';
@@ -33,7 +33,7 @@ export const NOT_MEASURED = ['scheduler', 'forecaster'];
  *   device output sensor's sign attribute contradicts its field (1.0 checks only flex-model outputs).
  */
 export async function readSensorState(
-  db: Knex,
+  rows: RowReads,
   spec: JobSpec,
   beliefTimeMs: number,
   maxAgeSteps = 2,
@@ -41,7 +41,7 @@ export async function readSensorState(
 ): Promise<JobSpec> {
   if (spec.scheduler !== 'StorageScheduler') return spec;
   for (const d of spec.devices) {
-    await checkOutputSigns(db, [
+    await checkOutputSigns(rows, [
       ['consumption', d.consumptionSensorId, true],
       ['production', d.productionSensorId, false],
     ]);
@@ -51,7 +51,7 @@ export async function readSensorState(
   for (const { socAtStartFromSensor, ...d } of spec.devices) {
     devices.push(
       socAtStartFromSensor
-        ? { ...d, ...(await socAtStart(db, spec, d, { beliefTimeMs, maxAgeMs: maxAgeSteps * spec.stepMs, sensors })) }
+        ? { ...d, ...(await socAtStart(rows, spec, d, { beliefTimeMs, maxAgeMs: maxAgeSteps * spec.stepMs, sensors })) }
         : d,
     );
   }
@@ -65,18 +65,18 @@ export async function readSensorState(
  * Without one, an EV's soc-at-arrival, else a 422.
  */
 async function socAtStart(
-  db: Knex,
+  rows: RowReads,
   spec: StorageJobSpec,
   d: StorageDeviceSpec,
   { beliefTimeMs, maxAgeMs, sensors }: { beliefTimeMs: number; maxAgeMs: number; sensors?: SensorsRead },
 ): Promise<Pick<StorageDeviceSpec, 'socAtStartMwh' | 'socReading' | 'socAssumed'>> {
   const read = sensors?.get(d.socSensorId!);
-  const sensor = read ? { id: d.socSensorId!, ...read } : (await getSensor(db, d.socSensorId!))!;
+  const sensor = read ? { id: d.socSensorId!, ...read } : (await rows.sensor(d.socSensorId!))!;
   const radiusMs = SOC_LOOKUP_STEPS * spec.stepMs;
   const sourceTypes = spec.sourceTypes?.[sensor.id];
   // What counts as a measurement: the sensor reference's filters, else all but plans and forecasts.
   const counted = { sourceTypes, excludeSourceTypes: spec.excludeSourceTypes?.[sensor.id] ?? (sourceTypes ? undefined : NOT_MEASURED) };
-  const beliefs = await mostRecentBeliefs(db, {
+  const beliefs = await mostRecentBeliefs(rows.db, {
     sensorId: sensor.id,
     eventResolutionMs: sensor.event_resolution_ms,
     startMs: spec.startMs - radiusMs,
@@ -92,7 +92,7 @@ async function socAtStart(
   if (!nearest) {
     if (d.socAtArrivalMwh !== undefined) {
       // A car that reports no SoC: planned from its stated assumption, said in the job's warnings.
-      const last = await lastMeasurement(db, sensor.id, spec.startMs, counted);
+      const last = await lastMeasurement(rows.db, sensor.id, spec.startMs, counted);
       const socAssumed = { sensorId: sensor.id, sinceMs: last?.eventStartMs, lookupMs: radiusMs, valueMwh: d.socAtArrivalMwh };
       return { socAtStartMwh: d.socAtArrivalMwh, socAssumed };
     }
@@ -119,10 +119,10 @@ function toMwh(unit: string, value: number, socMaxMwh: number, stepMs: number): 
  * 1.0 stores a consumption output consumption-positive and a production output production-positive,
  * recording that in the sensor's `consumption_is_positive`; a sensor that says otherwise is refused.
  */
-async function checkOutputSigns(db: Knex, outputs: [field: string, id: number | undefined, intended: boolean][]): Promise<void> {
+async function checkOutputSigns(rows: RowReads, outputs: [field: string, id: number | undefined, intended: boolean][]): Promise<void> {
   for (const [field, id, intended] of outputs) {
     if (id === undefined) continue;
-    const existing = (await getSensor(db, id))!.attributes.consumption_is_positive;
+    const existing = (await rows.sensor(id))!.attributes.consumption_is_positive;
     if (typeof existing === 'boolean' && existing !== intended) {
       const text = (v: boolean) => (v ? 'True' : 'False');
       throw fail(

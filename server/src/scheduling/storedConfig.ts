@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import { isPowerUnit } from '../domain/units.ts';
-import { assetLineage, descendantIds, getAsset, type Asset } from '../store/assets.ts';
-import { getSensor, listSensors, type SensorInContext } from '../store/sensors.ts';
+import { assetLineage, descendantIds, type Asset } from '../store/assets.ts';
+import type { RowReads } from '../store/rowReads.ts';
+import { listSensors, type SensorInContext } from '../store/sensors.ts';
 
 /**
  * Flex configuration stored on assets (FlexMeasures 1.0): a trigger's flex-context is the
@@ -27,9 +27,13 @@ function under(upper: Record<string, unknown>, lower: Record<string, unknown>): 
 }
 
 /** @returns the request's flex-context completed from the asset and its ancestors. */
-export async function inheritedFlexContext(db: Knex, asset: Asset, requested: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function inheritedFlexContext(
+  rows: RowReads,
+  asset: Asset,
+  requested: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   let context = requested;
-  for (const a of await assetLineage(db, asset)) context = under(context, a.flex_context);
+  for (const a of await assetLineage((id) => rows.asset(id), asset)) context = under(context, a.flex_context);
   return context;
 }
 
@@ -38,12 +42,12 @@ export async function inheritedFlexContext(db: Knex, asset: Asset, requested: Re
  * @returns the device's flex-model: the request's entry over the one stored on the sensor's asset.
  */
 export async function deviceFlexModel(
-  db: Knex,
+  rows: RowReads,
   sensor: SensorInContext,
   requested: Record<string, unknown>,
   read?: Asset,
 ): Promise<Record<string, unknown>> {
-  const asset = read?.id === sensor.generic_asset_id ? read : await getAsset(db, sensor.generic_asset_id);
+  const asset = read?.id === sensor.generic_asset_id ? read : await rows.asset(sensor.generic_asset_id);
   return { ...(asset?.flex_model ?? {}), ...requested };
 }
 
@@ -54,20 +58,21 @@ export async function deviceFlexModel(
  * @returns the devices, or a message naming an asset whose power sensor is ambiguous.
  */
 export async function storedDevices(
-  db: Knex,
+  rows: RowReads,
   asset: Asset,
   named: Set<number>,
 ): Promise<{ sensor: SensorInContext; flexModel: Record<string, unknown> }[] | string> {
   const devices: { sensor: SensorInContext; flexModel: Record<string, unknown> }[] = [];
+  const { db } = rows;
   for (const id of await descendantIds(db, asset.id)) {
     if (named.has(id)) continue;
-    const a = id === asset.id ? asset : (await getAsset(db, id))!;
+    const a = id === asset.id ? asset : (await rows.asset(id))!;
     if (!Object.keys(a.flex_model).length) continue;
     const power = (await listSensors(db, { assetId: id })).filter((s) => isPowerUnit(s.unit));
     if (power.length !== 1) {
       return `Asset ${id} has a stored flex-model but ${power.length ? 'several' : 'no'} power sensors; name the device's sensor in the flex-model.`;
     }
-    devices.push({ sensor: (await getSensor(db, power[0].id))!, flexModel: a.flex_model });
+    devices.push({ sensor: (await rows.sensor(power[0].id))!, flexModel: a.flex_model });
   }
   return devices;
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { fieldTree, mergeFieldTrees, unprocessable } from '../errors.ts';
 import { storedInstantMs } from '../domain/time.ts';
 import { isEnergyUnit, readQuantity } from '../domain/units.ts';
+import { RowReads } from '../store/rowReads.ts';
 import { getSensor } from '../store/sensors.ts';
 
 /**
@@ -142,8 +143,8 @@ function walkField(rule: Rule, value: unknown, path: (string | number)[], { socU
 }
 
 /** The currency of a price sensor's unit (`EUR/MWh` → `EUR`), if it is a price. */
-const sensorCurrency = async (db: Knex, id: number) => {
-  const unit = (await getSensor(db, id))?.unit;
+const sensorCurrency = async (rows: RowReads, id: number) => {
+  const unit = (await rows.sensor(id))?.unit;
   return (unit && /^([A-Za-z]{3})\//.exec(unit)?.[1]) || undefined;
 };
 
@@ -153,7 +154,7 @@ const sensorCurrency = async (db: Knex, id: number) => {
  * @returns the fields whose currency is a sensor's.
  */
 async function priceSensorCurrencies(
-  db: Knex,
+  rows: RowReads,
   config: Record<string, unknown>,
   currencies: Map<string, string>,
   fallback?: { field: string; sensorId: number },
@@ -163,13 +164,13 @@ async function priceSensorCurrencies(
     const v = config[key];
     const id = typeof v === 'number' ? v : v && typeof v === 'object' && !Array.isArray(v) ? (v as { sensor?: unknown }).sensor : undefined;
     if (typeof id !== 'number') continue;
-    const currency = await sensorCurrency(db, id);
+    const currency = await sensorCurrency(rows, id);
     if (currency) currencies.set(key, currency);
     if (currency) fromSensors.add(key);
   }
   const priced = ['consumption-price', 'consumption-price-sensor'].some((k) => config[k] !== undefined);
   if (fallback && !priced) {
-    const currency = await sensorCurrency(db, fallback.sensorId);
+    const currency = await sensorCurrency(rows, fallback.sensorId);
     if (currency) currencies.set(fallback.field, currency);
     if (currency) fromSensors.add(fallback.field);
   }
@@ -235,7 +236,7 @@ export async function checkStoredValues(db: Knex, config: unknown, bodyField: st
   if (!config || typeof config !== 'object' || Array.isArray(config)) return;
   const fields = Object.fromEntries(Object.entries(config));
   const out = walkConfig(fields);
-  const fromSensors = await priceSensorCurrencies(db, fields, out.currencies);
+  const fromSensors = await priceSensorCurrencies(new RowReads(db), fields, out.currencies);
   const mixed = currencyProblem(out.currencies, fromSensors);
   if (mixed) out.problems.push(mixed);
   if (out.problems.length) refuse(out.problems, bodyField.split('.'));
@@ -257,11 +258,11 @@ export interface TriggerValues {
  * price sensors (`10 USD/MWh` beside an EUR price sensor, or prices in two currencies).
  * @throws the 422 naming every bad field, before anything is queued.
  */
-export async function checkTriggerValues(db: Knex, trigger: TriggerValues): Promise<void> {
+export async function checkTriggerValues(rows: RowReads, trigger: TriggerValues): Promise<void> {
   const out = walkConfig(trigger.context);
   for (const model of trigger.models) walkConfig(model, out, trigger.clipStorageEfficiency);
   const market = trigger.marketSensorId === undefined ? undefined : { field: 'market_id', sensorId: trigger.marketSensorId };
-  const fromSensors = await priceSensorCurrencies(db, trigger.context, out.currencies, market);
+  const fromSensors = await priceSensorCurrencies(rows, trigger.context, out.currencies, market);
   const mixed = currencyProblem(out.currencies, fromSensors);
   if (mixed) out.problems.push(mixed);
   if (out.problems.length) refuse(out.problems, []);
@@ -319,7 +320,7 @@ export async function checkStoredAttributes(
   }
   const market = attributes.market_id;
   if (market !== undefined && market !== null) {
-    const priced = typeof market === 'number' && Number.isInteger(market) && market > 0 && (await sensorCurrency(db, market));
+    const priced = typeof market === 'number' && Number.isInteger(market) && market > 0 && (await sensorCurrency(new RowReads(db), market));
     if (!priced) problems.push({ path: ['market_id'], message: 'Must be the id of a price sensor (a unit such as EUR/MWh).' });
   }
   const socTime = attributes.soc_datetime;

@@ -90,12 +90,13 @@ export async function assetNameTaken(
 /**
  * The asset and its ancestors, nearest first. Parents sit in the same account, and a cycle
  * cannot be stored (an asset cannot be its own parent), but the walk still stops at a repeat.
+ * @param readAsset how a parent is read (a resolution's `RowReads` reads each once).
  */
-export async function assetLineage(db: Knex, asset: Asset): Promise<Asset[]> {
+export async function assetLineage(readAsset: (id: number) => Promise<Asset | undefined>, asset: Asset): Promise<Asset[]> {
   const lineage = [asset];
   const seen = new Set([asset.id]);
   for (let parentId = asset.parent_asset_id; parentId !== null && !seen.has(parentId);) {
-    const parent = await getAsset(db, parentId);
+    const parent = await readAsset(parentId);
     if (!parent) break;
     lineage.push(parent);
     seen.add(parent.id);

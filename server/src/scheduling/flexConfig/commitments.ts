@@ -40,7 +40,7 @@ async function commitmentBaseline(at: Resolving, field: string, value: NonNullab
   const unit = Array.isArray(value)
     ? 'MW'
     : typeof value === 'object'
-      ? (await referencedSensor(at.db, field, value.sensor)).unit
+      ? (await referencedSensor(at.rows, field, value.sensor)).unit
       : typeof value === 'string'
         ? value.replace(/^\s*[-+\d.eE]+\s*/, '') || 'MW'
         : 'MW';
@@ -72,7 +72,7 @@ export async function commitmentsOf(
       );
     }
     for (const [k, id] of (c.sensors ?? []).entries()) {
-      await referencedSensor(at.db, field(`sensors.${k}`), id);
+      await referencedSensor(at.rows, field(`sensors.${k}`), id);
       if (!deviceSensorIds.has(id)) {
         throw fail(field(`sensors.${k}`), `Sensor ${id} is neither a scheduled device nor an inflexible device of this flex-context.`);
       }

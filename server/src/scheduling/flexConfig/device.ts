@@ -95,7 +95,7 @@ export async function deviceSpec(at: DeviceContext, device: DeviceInput): Promis
   };
   const gains = await flows('soc-gain');
   const usages = await flows('soc-usage');
-  const socSensor = socRef ? await referencedSensor(at.db, 'state-of-charge', socRef.sensor) : null;
+  const socSensor = socRef ? await referencedSensor(at.rows, 'state-of-charge', socRef.sensor) : null;
   const strictlyConsumer = sensor.attributes.is_consumer === true && sensor.attributes.is_producer === false;
   const strictlyProducer = sensor.attributes.is_producer === true && sensor.attributes.is_consumer === false;
   return {
@@ -110,7 +110,7 @@ export async function deviceSpec(at: DeviceContext, device: DeviceInput): Promis
     canProduce: !strictlyConsumer && sensor.asset_type !== 'one-way_evse',
     socSensorId: socSensor?.id ?? null,
     ...(fromSocSensor && { socAtStartFromSensor: true }),
-    ...(await outputSensor(at.db, model, 'consumption', 'consumptionSensorId')),
-    ...(await outputSensor(at.db, model, 'production', 'productionSensorId')),
+    ...(await outputSensor(at.rows, model, 'consumption', 'consumptionSensorId')),
+    ...(await outputSensor(at.rows, model, 'production', 'productionSensorId')),
   };
 }

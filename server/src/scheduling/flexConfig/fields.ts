@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { fieldTree, unprocessable } from '../../errors.ts';
 import { fieldMessages } from '../../contracts/validate.ts';
 import type { Asset } from '../../store/assets.ts';
-import { getSensor, type SensorInContext } from '../../store/sensors.ts';
+import type { RowReads } from '../../store/rowReads.ts';
+import type { SensorInContext } from '../../store/sensors.ts';
 
 /** Flex-model and flex-context errors: field messages straight under `json`, as the reference nests them. */
 export const flexError = (fields: Record<string, unknown> | string) => unprocessable('json', fields);
@@ -29,21 +29,21 @@ export function stored(asset: Asset, key: 'flex-model' | 'flex-context'): Record
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
-export async function referencedSensor(db: Knex, field: string, sensorId: number): Promise<SensorInContext> {
-  const s = await getSensor(db, sensorId);
+export async function referencedSensor(rows: RowReads, field: string, sensorId: number): Promise<SensorInContext> {
+  const s = await rows.sensor(sensorId);
   if (!s) throw fail(field, `No sensor found with id ${sensorId}.`);
   return s;
 }
 
 /** An output sensor field as the spec's `…SensorId` key, absent when the field is. */
 export async function outputSensor<F extends string, K extends string>(
-  db: Knex,
+  rows: RowReads,
   config: Partial<Record<F, { sensor: number }>>,
   field: F,
   key: K,
 ): Promise<Partial<Record<K, number>>> {
   const ref = config[field];
-  return ref ? ({ [key]: (await referencedSensor(db, field, ref.sensor)).id } as Partial<Record<K, number>>) : {};
+  return ref ? ({ [key]: (await referencedSensor(rows, field, ref.sensor)).id } as Partial<Record<K, number>>) : {};
 }
 
 /**

@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 import { flexContext, processFlexModel } from '../../contracts/flexModel.ts';
 import type { ProcessJobSpec } from '../../contracts/jobSpec.ts';
 import { formatStart } from '../../domain/time.ts';
 import type { Asset } from '../../store/assets.ts';
+import type { RowReads } from '../../store/rowReads.ts';
 import type { SensorInContext } from '../../store/sensors.ts';
 import { checkTriggerValues } from '../storedValues.ts';
 import { startOnGrid } from '../timeGrid.ts';
@@ -23,13 +23,13 @@ export interface SensorTrigger {
  * Resolves a trigger for a process asset (INFLEXIBLE, SHIFTABLE or BREAKABLE load).
  * @returns the job spec.
  */
-export async function resolveProcessJob(db: Knex, config: Config, trigger: SensorTrigger): Promise<ProcessJobSpec> {
+export async function resolveProcessJob(rows: RowReads, config: Config, trigger: SensorTrigger): Promise<ProcessJobSpec> {
   const { input: requested, sensor, asset, flexModel: rawModel } = trigger;
   const rawContext = { ...stored(asset, 'flex-context'), ...requested.flexContext };
   const context = parseFlex(flexContext, rawContext);
   const marketId = asNumber(attribute(sensor, asset, 'market_id'));
   const rawFlexModel = { ...stored(asset, 'flex-model'), ...(rawModel as object) };
-  await checkTriggerValues(db, {
+  await checkTriggerValues(rows, {
     models: [rawFlexModel],
     context: rawContext,
     marketSensorId: marketId,
@@ -62,7 +62,7 @@ export async function resolveProcessJob(db: Knex, config: Config, trigger: Senso
       startMs: r.start.toMillis(),
       endMs: r.start.plus(r.duration.luxon).toMillis(),
     })),
-    consumptionPrice: await priceOf({ db, horizon }, context, 'consumption', marketId),
+    consumptionPrice: await priceOf({ rows, horizon }, context, 'consumption', marketId),
     ...sourceTypeFilters(context),
   };
 }

@@ -1,14 +1,14 @@
-import type { Knex } from 'knex';
 import type { TimedSegment, VariableQuantity } from '../../contracts/flexModel.ts';
 import type { SeriesSpec } from '../../contracts/jobSpec.ts';
 import { conversion, readQuantity } from '../../domain/units.ts';
+import type { RowReads } from '../../store/rowReads.ts';
 import type { SensorInContext } from '../../store/sensors.ts';
 import { asNumber, fail, referencedSensor } from './fields.ts';
 import type { Horizon } from './horizon.ts';
 
-/** Where a field is resolved: the store its sensors are looked up in, and the schedule's window. */
+/** Where a field is resolved: the resolution's reads of the sensors it names, and the schedule's window. */
 export interface Resolving {
-  db: Knex;
+  rows: RowReads;
   horizon: Horizon;
 }
 
@@ -91,7 +91,7 @@ export function segmentWindow(s: TimedSegment): [number, number] {
  * @returns the spec, or undefined when the field is absent.
  */
 export async function seriesOf(
-  { db, horizon }: Resolving,
+  { rows, horizon }: Resolving,
   field: string,
   value: VariableQuantity | undefined,
   kind: QuantityKind,
@@ -106,7 +106,7 @@ export async function seriesOf(
     return { segments, overlap: kind.overlap };
   }
   if (typeof value === 'object') {
-    const s = await referencedSensor(db, field, value.sensor);
+    const s = await referencedSensor(rows, field, value.sensor);
     const unit = kind.sensorUnit(field, s);
     return { sensor: s.id, unit, ...(value.default !== undefined && { default: kind.read(`${field}.default`, value.default) }) };
   }

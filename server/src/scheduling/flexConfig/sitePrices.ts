@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import { flexContext, type FlexContext } from '../../contracts/flexModel.ts';
 import type { SeriesSpec } from '../../contracts/jobSpec.ts';
-import { getAsset, type Asset } from '../../store/assets.ts';
+import type { Asset } from '../../store/assets.ts';
+import type { RowReads } from '../../store/rowReads.ts';
 import type { SensorInContext } from '../../store/sensors.ts';
 import { inheritedFlexContext } from '../storedConfig.ts';
 import { asNumber, fail, parseFlex, referencedSensor } from './fields.ts';
@@ -22,7 +22,7 @@ export async function priceOf(
   if (modern !== undefined) return (await seriesOf(at, `${which}-price`, modern, priceIn('MWh')))!;
   const sensorId = legacy ?? fallbackSensorId;
   if (sensorId === undefined) return null;
-  const s = await referencedSensor(at.db, `${which}-price-sensor`, sensorId);
+  const s = await referencedSensor(at.rows, `${which}-price-sensor`, sensorId);
   return { sensor: s.id, unit: s.unit.replace(/\/.*/, '/MWh') };
 }
 
@@ -69,9 +69,9 @@ export const tighter = (a: SeriesSpec | undefined, b: SeriesSpec | undefined): S
  */
 export async function storedSitePowerCapacity(at: Resolving, sensor: SensorInContext, asset: Asset): Promise<SeriesSpec | undefined> {
   // The trigger's asset was read for this trigger: a device on it is not read again.
-  const deviceAsset = sensor.generic_asset_id === asset.id ? asset : await getAsset(at.db, sensor.generic_asset_id);
+  const deviceAsset = sensor.generic_asset_id === asset.id ? asset : await at.rows.asset(sensor.generic_asset_id);
   if (!deviceAsset) return undefined;
-  const context = parseFlex(flexContext, await inheritedFlexContext(at.db, deviceAsset, {}));
+  const context = parseFlex(flexContext, await inheritedFlexContext(at.rows, deviceAsset, {}));
   return siteCapacity(at, context, 'site-power-capacity');
 }
 
@@ -80,7 +80,10 @@ export async function storedSitePowerCapacity(at: Resolving, sensor: SensorInCon
  * as 1.0 checks them: not mixed with `inflexible-device-sensors`, each sensor listed once, and no
  * sensor whose own `consumption_is_positive` contradicts the list it is in.
  */
-export async function signedInflexibleSensors(db: Knex, context: FlexContext): Promise<{ consumption: number[]; production: number[] }> {
+export async function signedInflexibleSensors(
+  rows: RowReads,
+  context: FlexContext,
+): Promise<{ consumption: number[]; production: number[] }> {
   const lists = { consumption: context['inflexible-consumption'] ?? [], production: context['inflexible-production'] ?? [] };
   if (context['inflexible-device-sensors'] && (lists.consumption.length || lists.production.length)) {
     throw fail(
@@ -92,7 +95,7 @@ export async function signedInflexibleSensors(db: Knex, context: FlexContext): P
   for (const kind of ['consumption', 'production'] as const) {
     const field = `inflexible-${kind}`;
     for (const [i, ref] of lists[kind].entries()) {
-      const sensor = await referencedSensor(db, `${field}.${i}`, ref.sensor);
+      const sensor = await referencedSensor(rows, `${field}.${i}`, ref.sensor);
       if (seen.has(sensor.id))
         throw fail(field, `Sensor ${sensor.id} may only be listed once across inflexible-consumption and inflexible-production.`);
       seen.add(sensor.id);

@@ -1,11 +1,11 @@
 import type { DateTime } from 'luxon';
-import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { socConstraint, StorageFlexModel, TimedSegment } from '../../contracts/flexModel.ts';
 import type { SocConstraintSpec } from '../../contracts/jobSpec.ts';
 import { formatStart, formatTimedelta, storedInstantMs } from '../../domain/time.ts';
 import { conversion, readQuantity } from '../../domain/units.ts';
 import type { Asset } from '../../store/assets.ts';
+import type { RowReads } from '../../store/rowReads.ts';
 import type { SensorInContext } from '../../store/sensors.ts';
 import { SOC_LOOKUP_STEPS } from '../sensorState.ts';
 import { asNumber, attribute, fail, flexError, referencedSensor } from './fields.ts';
@@ -14,13 +14,13 @@ import { segmentWindow, type Resolving } from './quantities.ts';
 
 /** SoC constraints given as a sensor (FlexMeasures 1.0), as `{ [key]: { sensor, unit } }`; nothing for a list. */
 async function socConstraintSensor<K extends string>(
-  db: Knex,
+  rows: RowReads,
   field: string,
   key: K,
   value: StorageFlexModel['soc-targets'],
 ): Promise<Partial<Record<K, { sensor: number; unit: 'MWh' }>>> {
   if (value === undefined || Array.isArray(value)) return {};
-  const s = await referencedSensor(db, field, value.sensor);
+  const s = await referencedSensor(rows, field, value.sensor);
   if (!conversion(s.unit, 'MWh', s.event_resolution_ms || 3600_000)) throw fail(field, `Cannot convert ${s.unit} to MWh`);
   return { [key]: { sensor: s.id, unit: 'MWh' } } as Partial<Record<K, { sensor: number; unit: 'MWh' }>>;
 }
@@ -128,7 +128,7 @@ export interface DeviceInput {
  * @returns the spec's SoC fields, the state-of-charge sensor named, and whether the SoC at the
  *   start is to be read from it.
  */
-export async function socSpec({ db, horizon, start }: Resolving & { start: DateTime }, { sensor, asset, model }: DeviceInput) {
+export async function socSpec({ rows, horizon, start }: Resolving & { start: DateTime }, { sensor, asset, model }: DeviceInput) {
   const socUnit = socUnitOf(model, sensor);
   const inMwh = (field: string, v: number | string | undefined, fallbackMwh?: number): number | undefined => {
     if (v === undefined) return fallbackMwh;
@@ -144,9 +144,9 @@ export async function socSpec({ db, horizon, start }: Resolving & { start: DateT
   const minima = listed('soc-minima');
   const maxima = listed('soc-maxima');
   const socConstraintSensors = {
-    ...(await socConstraintSensor(db, 'soc-targets', 'targets', model['soc-targets'])),
-    ...(await socConstraintSensor(db, 'soc-minima', 'minima', model['soc-minima'])),
-    ...(await socConstraintSensor(db, 'soc-maxima', 'maxima', model['soc-maxima'])),
+    ...(await socConstraintSensor(rows, 'soc-targets', 'targets', model['soc-targets'])),
+    ...(await socConstraintSensor(rows, 'soc-minima', 'minima', model['soc-minima'])),
+    ...(await socConstraintSensor(rows, 'soc-maxima', 'maxima', model['soc-maxima'])),
   };
   const socMin = inMwh('soc-min', model['soc-min'], asNumber(attribute(sensor, asset, 'min_soc_in_mwh')) ?? 0)!;
   if (socMin < 0) throw fail('soc-min', 'Must be greater than or equal to 0.');

@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
 import type { Config } from '../../config.ts';
 import { flexContext, storageFlexModel, type FlexContext, type StorageFlexModel } from '../../contracts/flexModel.ts';
 import type { SeriesSpec, StorageDeviceSpec, StorageJobSpec } from '../../contracts/jobSpec.ts';
 import { formatStart } from '../../domain/time.ts';
 import type { Asset } from '../../store/assets.ts';
+import type { RowReads } from '../../store/rowReads.ts';
 import type { SensorInContext } from '../../store/sensors.ts';
 import { checkTriggerValues } from '../storedValues.ts';
 import { startOnGrid } from '../timeGrid.ts';
@@ -53,8 +53,8 @@ async function siteOf(at: Resolving, context: FlexContext, asset: Asset, sitePow
   const siteConsumption = await siteCapacity(at, context, 'site-consumption-capacity', asset.attributes.consumption_capacity_in_mw);
   const siteProduction = await siteCapacity(at, context, 'site-production-capacity', asset.attributes.production_capacity_in_mw);
   const inflexible = context['inflexible-device-sensors'] ?? [];
-  for (const [i, sensorId] of inflexible.entries()) await referencedSensor(at.db, `inflexible-device-sensors.${i}`, sensorId);
-  const signed = await signedInflexibleSensors(at.db, context);
+  for (const [i, sensorId] of inflexible.entries()) await referencedSensor(at.rows, `inflexible-device-sensors.${i}`, sensorId);
+  const signed = await signedInflexibleSensors(at.rows, context);
   return {
     inflexible,
     signed,
@@ -84,7 +84,7 @@ function preferences(config: Pick<Config, 'apiCompat'>, devices: DeviceRequest, 
  * flex-model/flex-context error with a 422 before any job exists.
  * @returns the job spec.
  */
-export async function resolveStorageJob(db: Knex, config: Config, trigger: StorageTrigger): Promise<StorageJobSpec> {
+export async function resolveStorageJob(rows: RowReads, config: Config, trigger: StorageTrigger): Promise<StorageJobSpec> {
   const { input: requested, devices, asset } = trigger;
   const rawContext = { ...stored(asset, 'flex-context'), ...requested.flexContext };
   const context = parseFlex(flexContext, rawContext);
@@ -95,7 +95,7 @@ export async function resolveStorageJob(db: Knex, config: Config, trigger: Stora
     devices.map((d) => d.sensor),
   );
   const { input, requestedStartMs } = startOnGrid(requested, requested.resolution?.ms ?? sensorStepMs);
-  const at: Resolving = { db, horizon: horizonOf(config, input, sensorStepMs) };
+  const at: Resolving = { rows, horizon: horizonOf(config, input, sensorStepMs) };
   const sitePower = await siteCapacity(at, context, 'site-power-capacity', asset.attributes.capacity_in_mw);
   const dialect10 = config.apiCompat === '1.0';
   const { specs, rawModels, models, socUnit } = await devicesOf(
@@ -131,13 +131,13 @@ export async function resolveStorageJob(db: Knex, config: Config, trigger: Stora
     ...preferences(config, devices, models),
     socUnit,
     customScheduler: typeof customScheduler === 'string' && customScheduler ? customScheduler : null,
-    ...(await outputSensor(db, context, 'aggregate-power', 'aggregatePowerSensorId')),
-    ...(await outputSensor(db, context, 'aggregate-consumption', 'aggregateConsumptionSensorId')),
-    ...(await outputSensor(db, context, 'aggregate-production', 'aggregateProductionSensorId')),
+    ...(await outputSensor(rows, context, 'aggregate-power', 'aggregatePowerSensorId')),
+    ...(await outputSensor(rows, context, 'aggregate-consumption', 'aggregateConsumptionSensorId')),
+    ...(await outputSensor(rows, context, 'aggregate-production', 'aggregateProductionSensorId')),
     ...sourceTypeFilters(context, models),
   };
   // After the resolution, whose messages name shapes and units more precisely: what it lets
   // through (a breach price of 1e120, an unknown currency, a negative capacity) the rules refuse.
-  await checkTriggerValues(db, { models: rawModels, context: rawContext, marketSensorId, clipStorageEfficiency: dialect10 });
+  await checkTriggerValues(rows, { models: rawModels, context: rawContext, marketSensorId, clipStorageEfficiency: dialect10 });
   return spec;
 }
