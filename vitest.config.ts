@@ -6,6 +6,7 @@ import { postgresBinDir, redisServerBin } from './test/helpers/backends.ts';
 const sharedBackends = postgresBinDir() !== null && redisServerBin() !== null;
 
 const SIMULATED_WEEKS = ['test/sim/week*.test.ts'];
+const STRUCTURE = ['test/structure/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -25,15 +26,21 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['test/**/*.test.ts', 'server/src/**/*.test.ts', 'worker/src/**/*.test.ts'],
-          exclude: SIMULATED_WEEKS,
+          exclude: [...SIMULATED_WEEKS, ...STRUCTURE],
         },
+      },
+      // The structure checks plant files into the real tree to show a rule bite, and scan the whole
+      // tree: run alone, one file at a time, no other file sees a planted file or scans past one.
+      {
+        extends: true,
+        test: { name: 'structure', include: STRUCTURE, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
       // The simulated weeks run last, one at a time, on the embedded store: each takes minutes, and
       // its time is the loop's own (a week must run in under two minutes), not that of the other
       // files sharing the two cores with it.
       {
         extends: true,
-        test: { name: 'sim', include: SIMULATED_WEEKS, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { name: 'sim', include: SIMULATED_WEEKS, maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
       ...(sharedBackends
         ? [
