@@ -24,7 +24,8 @@ import { standingForecast } from '../store/standingForecast.ts';
 import type { WorkerPool } from '../workers/workerPool.ts';
 import type { AutomationJobResult } from '../contracts/responses.ts';
 import { failingAutomation } from '../attention/attention.ts';
-import { dueWindow, LastAnswers, type ScheduleAnswer } from './sameAnswer.ts';
+import { dueWindow } from './dueWindow.ts';
+import { LastAnswers, type ScheduleAnswer } from './sameAnswer.ts';
 
 /**
  * What an automation forecasts feeds its own schedule: a forecast power sensor (other than the

@@ -1,7 +1,5 @@
 import type { Knex } from 'knex';
-import { DateTime } from 'luxon';
 import { dialectOf } from '../db/dialect.ts';
-import { parseIsoDuration } from '../domain/time.ts';
 import { REUSABLE_JOB } from '../jobs/jobTable.ts';
 import { plannedWithin, type RecurringRead } from '../scheduling/recurringTargets.ts';
 import { floorToGrid } from '../scheduling/timeGrid.ts';
@@ -9,6 +7,7 @@ import type { Automation } from '../store/automations.ts';
 import { countOf, readCount, standsSince, type Count } from '../store/storeChange.ts';
 import type { AutomationJobResult } from '../contracts/responses.ts';
 import { configOf, OPEN_SPELL } from './unchangedSchedule.ts';
+import { dueWindow } from './dueWindow.ts';
 
 /**
  * An automation due every minute finds the same schedule job fourteen times a quarter hour. Once a
@@ -41,14 +40,6 @@ export interface LastAnswer {
   jobId: string;
   reuseWithinS: number;
   scheduleInputs: AutomationJobResult['schedule_inputs'];
-}
-
-/** A run's due time, and the end of its horizon; or why the horizon cannot be read. */
-export function dueWindow(automation: Pick<Automation, 'horizon' | 'timezone'>, dueMs: number) {
-  const horizon = parseIsoDuration(automation.horizon);
-  if (typeof horizon === 'string') return horizon;
-  const start = DateTime.fromMillis(dueMs, { zone: automation.timezone });
-  return { horizon, start, endMs: start.plus(horizon.luxon).toMillis() };
 }
 
 /** The count, the job a key finds now and whether a spell of failures is open: one kept statement. */
